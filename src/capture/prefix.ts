@@ -1,0 +1,340 @@
+/**
+ * Where a request's cacheable prefix stops matching the previous loop request of the run.
+ *
+ * Providers cache a prompt prefix in one order — tools, then system, then messages — so a request
+ * is laid out as that sequence of segments (each tool definition's JSON, each system part, each
+ * message's JSON) and compared with the previous one segment by segment. Only the first segment
+ * that differs is scanned character by character; everything before it is settled by string
+ * equality. Segments are read in place from the dissection, never copied into new arrays, because
+ * allocation, not comparison, is what a diff of a long run would spend its time on.
+ */
+import type { WireDissection } from "../providers/types.js";
+import type { PrefixInfo } from "./types.js";
+import type { TokenCounter } from "./tokens.js";
+
+export type SegmentKind = "tools" | "system" | "messages";
+
+/** One piece of a request in cache order. */
+export interface CacheSegment {
+  kind: SegmentKind;
+  text: string;
+}
+
+/** Joins segments in the cache-order text; one line break keeps the text readable when printed. */
+const SEPARATOR = "\n";
+const SEPARATOR_BYTES = 1;
+
+/** Longest quoted excerpt in a break phrase, so the phrase stays one readable line. */
+const EXCERPT_CHARS = 60;
+
+/** The cache-order serialization `sharedBytes` is measured on: the segments joined by `\n`. */
+export function cacheOrderText(d: WireDissection): string {
+  return segmentTextsFrom(d, 0).join(SEPARATOR);
+}
+
+function segmentCount(d: WireDissection): number {
+  return d.tools.length + d.systemParts.length + d.messages.length;
+}
+
+/** The text of the i-th segment in cache order. */
+function segmentText(d: WireDissection, i: number): string {
+  if (i < d.tools.length) return d.tools[i]!.json;
+  const j = i - d.tools.length;
+  if (j < d.systemParts.length) return d.systemParts[j]!;
+  return d.messages[j - d.systemParts.length]!.json;
+}
+
+function segmentKind(d: WireDissection, i: number): SegmentKind {
+  if (i < d.tools.length) return "tools";
+  return i < d.tools.length + d.systemParts.length ? "system" : "messages";
+}
+
+/** The i-th segment, or null past the last one. */
+function segmentAt(d: WireDissection, i: number): CacheSegment | null {
+  return i < segmentCount(d) ? { kind: segmentKind(d, i), text: segmentText(d, i) } : null;
+}
+
+function segmentTextsFrom(d: WireDissection, from: number): string[] {
+  const texts: string[] = [];
+  for (let i = from; i < segmentCount(d); i++) texts.push(segmentText(d, i));
+  return texts;
+}
+
+/**
+ * UTF-8 length of the longest common prefix of two strings, counted in whole characters: a
+ * character that differs is not shared, even when its first UTF-8 bytes happen to agree.
+ */
+export function sharedPrefixBytes(a: string, b: string): number {
+  return Buffer.byteLength(a.slice(0, sharedPrefixUnits(a, b)));
+}
+
+/** Common prefix length in UTF-16 units, never ending between the two halves of a surrogate pair. */
+function sharedPrefixUnits(a: string, b: string): number {
+  const end = Math.min(a.length, b.length);
+  let i = 0;
+  // Equal strides are settled by native string comparison; only the stride that differs is walked.
+  const STRIDE = 256;
+  while (i + STRIDE <= end && a.slice(i, i + STRIDE) === b.slice(i, i + STRIDE)) i += STRIDE;
+  while (i < end && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i > 0 && isHighSurrogate(a.charCodeAt(i - 1)) && (isLowSurrogate(a.charCodeAt(i)) || isLowSurrogate(b.charCodeAt(i)))) {
+    i--;
+  }
+  return i;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * Compare a request with the previous loop request of its run. Appending messages is how a
+ * conversation grows, so it is no break: `breakAt` is null when everything of `prev` is still the
+ * start of `cur`. With a token counter, `sharedTokens` is the common token prefix of the two
+ * requests in the token serialization of `tokens.ts`.
+ */
+export function locatePrefixBreak(
+  prev: WireDissection | null,
+  cur: WireDissection,
+  counter?: TokenCounter,
+): PrefixInfo & { sharedTokens?: number } {
+  if (prev === null) {
+    return { sharedBytes: 0, breakAt: null, breakDetail: null, ...(counter ? { sharedTokens: 0 } : {}) };
+  }
+  const firstDiff = firstDifferentSegment(prev, cur);
+  const onlyAppended =
+    firstDiff === segmentCount(prev) && prev.tools.length === cur.tools.length && prev.systemParts.length === cur.systemParts.length;
+  const found = onlyAppended
+    ? null
+    : (toolsBreak(prev.tools, cur.tools) ?? systemBreak(prev.systemParts, cur.systemParts) ?? messagesBreak(prev.messages, cur.messages));
+  const info: PrefixInfo & { sharedTokens?: number } = {
+    sharedBytes: sharedSegmentBytes(prev, cur, firstDiff),
+    breakAt: found?.at ?? null,
+    breakDetail: found?.detail ?? null,
+  };
+  if (counter) info.sharedTokens = sharedSegmentTokens(prev, cur, firstDiff, counter);
+  return info;
+}
+
+function firstDifferentSegment(a: WireDissection, b: WireDissection): number {
+  const end = Math.min(segmentCount(a), segmentCount(b));
+  let k = 0;
+  while (k < end && segmentText(a, k) === segmentText(b, k)) k++;
+  return k;
+}
+
+/**
+ * A run is diffed request after request, so one call's `cur` is the next call's `prev`. Keeping
+ * the UTF-8 lengths of its leading segments spares the next call measuring them again: in a
+ * growing conversation each segment is measured once. Dissections are never mutated, so a length
+ * kept for a dissection stays true.
+ */
+let measured: { d: WireDissection; lengths: number[] } | null = null;
+
+function sharedSegmentBytes(a: WireDissection, b: WireDissection, k: number): number {
+  const known = measured?.d === a ? measured.lengths : [];
+  const lengths: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < k; i++) {
+    const length = known[i] ?? Buffer.byteLength(segmentText(a, i));
+    lengths.push(length);
+    bytes += length;
+  }
+  measured = { d: b, lengths };
+  bytes += Math.max(k - 1, 0) * SEPARATOR_BYTES;
+  // One text ends where the other goes on: the shorter one is shared whole.
+  if (k === segmentCount(a) || k === segmentCount(b)) return bytes;
+  if (k > 0) bytes += SEPARATOR_BYTES;
+  const x = segmentText(a, k);
+  const y = segmentText(b, k);
+  const units = sharedPrefixUnits(x, y);
+  if (units < x.length && units < y.length) return bytes + Buffer.byteLength(x.slice(0, units));
+  // One segment is a prefix of the other, so the match runs on into the segments after it.
+  return bytes + sharedPrefixBytes(segmentTextsFrom(a, k).join(SEPARATOR), segmentTextsFrom(b, k).join(SEPARATOR));
+}
+
+function sharedSegmentTokens(a: WireDissection, b: WireDissection, k: number, counter: TokenCounter): number {
+  let tokens = 0;
+  for (let i = 0; i < k; i++) tokens += counter.segmentTokens(segmentAt(a, i)!);
+  // Past the last shared segment the two token sequences part inside one framed segment (or the
+  // reply opener that ends a request), so comparing those two token runs finishes the count.
+  const x = counter.framedTokens(segmentAt(a, k));
+  const y = counter.framedTokens(segmentAt(b, k));
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  return tokens + i;
+}
+
+interface Break {
+  at: "tools" | "system" | "messages";
+  detail: string;
+}
+
+function toolsBreak(prev: WireDissection["tools"], cur: WireDissection["tools"]): Break | null {
+  const end = Math.min(prev.length, cur.length);
+  let i = 0;
+  while (i < end && prev[i]!.json === cur[i]!.json) i++;
+  if (i === prev.length && i === cur.length) return null;
+  const at = "tools";
+  if (i === cur.length) return { at, detail: `tools[${i}] removed: ${namesFrom(prev, i)}` };
+  if (i === prev.length) return { at, detail: `tools[${i}] added: ${namesFrom(cur, i)}` };
+  const p = prev[i]!;
+  const c = cur[i]!;
+  if (p.name === c.name) return { at, detail: `tools[${i}] changed: ${c.name} (${changedToolKeys(p.json, c.json)})` };
+  const curIndexOfP = indexOfName(cur, p.name, i + 1);
+  const prevIndexOfC = indexOfName(prev, c.name, i + 1);
+  if (prevIndexOfC < 0 && curIndexOfP < 0) return { at, detail: `tools[${i}] replaced: ${p.name} by ${c.name}` };
+  if (prevIndexOfC < 0) return { at, detail: `tools[${i}] added: ${c.name}` };
+  if (curIndexOfP < 0) return { at, detail: `tools[${i}] removed: ${p.name}` };
+  // Both tools are still there, so the order changed. Name the one whose single move explains it.
+  const prevNames = prev.map((t) => t.name);
+  const curNames = cur.map((t) => t.name);
+  const movedBack = moveName(prevNames, i, curIndexOfP);
+  if (sameNames(movedBack, curNames) && !sameNames(moveName(prevNames, prevIndexOfC, i), curNames)) {
+    return { at, detail: `tools reordered: ${p.name} moved from ${i} to ${curIndexOfP}` };
+  }
+  return { at, detail: `tools reordered: ${c.name} moved from ${prevIndexOfC} to ${i}` };
+}
+
+/** The first name from `from` on, and how many more follow it. */
+function namesFrom(tools: WireDissection["tools"], from: number): string {
+  const more = tools.length - from - 1;
+  return more > 0 ? `${tools[from]!.name} (+${more} more)` : tools[from]!.name;
+}
+
+function indexOfName(tools: WireDissection["tools"], name: string, from: number): number {
+  for (let j = from; j < tools.length; j++) if (tools[j]!.name === name) return j;
+  return -1;
+}
+
+function moveName(names: string[], from: number, to: number): string[] {
+  const moved = names.slice();
+  const [name] = moved.splice(from, 1);
+  moved.splice(to, 0, name!);
+  return moved;
+}
+
+function sameNames(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name === b[i]);
+}
+
+/**
+ * Which top-level keys of a tool definition differ. The chat-completions shape wraps the
+ * definition in `{type, function}`; its inner keys (`description`, `parameters`) are the ones
+ * worth naming, so the wrapper is looked through.
+ */
+function changedToolKeys(prevJson: string, curJson: string): string {
+  const p = parseObject(prevJson);
+  const c = parseObject(curJson);
+  if (!p || !c) return "definition text";
+  const a = definitionEntries(p);
+  const b = definitionEntries(c);
+  const keys = [...new Set([...b.keys(), ...a.keys()])];
+  const changed = keys.filter((key) => JSON.stringify(a.get(key)) !== JSON.stringify(b.get(key)));
+  if (changed.length > 0) return changed.join(", ");
+  return sameNames([...a.keys()], [...b.keys()]) ? "formatting" : "key order";
+}
+
+function definitionEntries(definition: Record<string, unknown>): Map<string, unknown> {
+  const inner = definition.function;
+  if (definition.type !== "function" || !isPlainObject(inner)) return new Map(Object.entries(definition));
+  const entries = Object.entries(definition).filter(([key]) => key !== "function");
+  return new Map([...entries, ...Object.entries(inner)]);
+}
+
+function parseObject(json: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(json);
+    return isPlainObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function systemBreak(prev: string[], cur: string[]): Break | null {
+  const end = Math.min(prev.length, cur.length);
+  let k = 0;
+  while (k < end && prev[k] === cur[k]) k++;
+  if (k === prev.length && k === cur.length) return null;
+  const at = "system";
+  if (k === cur.length) return { at, detail: `system[${k}] removed: ${excerpt(firstLine(prev[k]!))}` };
+  if (k === prev.length) return { at, detail: `system[${k}] added: ${excerpt(firstLine(cur[k]!))}` };
+  return { at, detail: `system[${k}] ${lineChange(prev[k]!, cur[k]!)}` };
+}
+
+/**
+ * `line n added|removed|changed: "…"` for the first line (1-based) where two texts differ. Only
+ * the lines around the first differing character are cut out; a long prompt is never split whole.
+ */
+function lineChange(prevText: string, curText: string): string {
+  const diff = sharedPrefixUnits(prevText, curText);
+  const start = diff === 0 ? 0 : prevText.lastIndexOf("\n", diff - 1) + 1;
+  const n = lineNumberAt(prevText, start);
+  const p = lineAt(prevText, start);
+  const c = lineAt(curText, start);
+  if (p.text === c.text) {
+    // One text stops at the end of this line and the other goes on: the line after it differs.
+    if (p.next < 0) return `line ${n + 1} added: ${excerpt(lineAt(curText, c.next).text)}`;
+    return `line ${n + 1} removed: ${excerpt(lineAt(prevText, p.next).text)}`;
+  }
+  // A line slipped in or dropped out when the text right after it still lines up.
+  if (c.next >= 0 && lineAt(curText, c.next).text === p.text) return `line ${n} added: ${excerpt(c.text)}`;
+  if (p.next >= 0 && lineAt(prevText, p.next).text === c.text) return `line ${n} removed: ${excerpt(p.text)}`;
+  return `line ${n} changed: ${excerpt(c.text)}`;
+}
+
+interface Line {
+  text: string;
+  /** Where the following line starts, or -1 when this is the last line. */
+  next: number;
+}
+
+function lineAt(text: string, start: number): Line {
+  const end = text.indexOf("\n", start);
+  return end < 0 ? { text: text.slice(start), next: -1 } : { text: text.slice(start, end), next: end + 1 };
+}
+
+/** 1-based number of the line that starts at `start`. */
+function lineNumberAt(text: string, start: number): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && i < start; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function messagesBreak(prev: WireDissection["messages"], cur: WireDissection["messages"]): Break | null {
+  const end = Math.min(prev.length, cur.length);
+  let j = 0;
+  while (j < end && prev[j]!.json === cur[j]!.json) j++;
+  // Every earlier message is still in place: the conversation only grew.
+  if (j === prev.length) return null;
+  const at = "messages";
+  const p = prev[j]!;
+  if (j === cur.length) {
+    const more = prev.length - j - 1;
+    return { at, detail: `messages[${j}] removed: ${p.role}${more > 0 ? ` (+${more} more)` : ""}` };
+  }
+  const c = cur[j]!;
+  if (p.role !== c.role) return { at, detail: `messages[${j}] replaced: ${p.role} by ${c.role}` };
+  const from = sharedPrefixUnits(p.json, c.json);
+  const quoted = excerpt(c.json.slice(from));
+  return { at, detail: `messages[${j}] edited (${c.role}) at char ${from}: ${quoted}` };
+}
+
+function firstLine(text: string): string {
+  const end = text.indexOf("\n");
+  return end < 0 ? text : text.slice(0, end);
+}
+
+/** A short quoted piece of text; JSON quoting keeps control characters out of the phrase. */
+function excerpt(text: string): string {
+  if (text.length <= EXCERPT_CHARS) return JSON.stringify(text);
+  const cut = isHighSurrogate(text.charCodeAt(EXCERPT_CHARS - 1)) ? EXCERPT_CHARS - 1 : EXCERPT_CHARS;
+  return JSON.stringify(`${text.slice(0, cut)}…`);
+}

@@ -1,0 +1,128 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { RequestRecord } from "./types.js";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  probe TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  status TEXT NOT NULL,
+  request_count INTEGER NOT NULL DEFAULT 0,
+  dir TEXT
+);
+CREATE TABLE IF NOT EXISTS requests (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  ts TEXT NOT NULL,
+  model TEXT NOT NULL,
+  tools TEXT NOT NULL,
+  tools_bytes INTEGER NOT NULL,
+  system_bytes INTEGER NOT NULL,
+  messages_bytes INTEGER NOT NULL,
+  body_bytes INTEGER NOT NULL,
+  roles TEXT NOT NULL,
+  tokens_total INTEGER,
+  prefix_break_at TEXT,
+  record TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS payloads (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  idx INTEGER NOT NULL,
+  seq INTEGER,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (run_id, idx)
+);
+CREATE INDEX IF NOT EXISTS runs_by_probe ON runs(probe, started_at);
+`;
+
+/**
+ * The run database: many runs accumulate in one file. WAL with a row written per statement, so a
+ * crash keeps every request captured before it.
+ */
+export class RunDatabase {
+  private readonly db: Database.Database;
+  private readonly insertRequest: Database.Statement;
+  private readonly insertPayload: Database.Statement;
+  private readonly insertEvent: Database.Statement;
+
+  constructor(readonly path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.exec(SCHEMA);
+    this.insertRequest = this.db.prepare(
+      `INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, tokens_total, prefix_break_at, record)
+       VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record)`,
+    );
+    this.insertPayload = this.db.prepare(`INSERT INTO payloads (run_id, seq, type, data) VALUES (?, ?, ?, ?)`);
+    this.insertEvent = this.db.prepare(`INSERT INTO events (run_id, idx, seq, type, data) VALUES (?, ?, ?, ?, ?)`);
+  }
+
+  startRun(id: string, probe: string, dir: string): void {
+    this.db.prepare(`INSERT INTO runs (id, probe, started_at, status, dir) VALUES (?, ?, ?, 'running', ?)`).run(id, probe, new Date().toISOString(), dir);
+  }
+
+  finishRun(id: string, status: "passed" | "failed" | "error" | "captured"): void {
+    this.db
+      .prepare(`UPDATE runs SET finished_at = ?, status = ?, request_count = (SELECT count(*) FROM requests WHERE run_id = ?) WHERE id = ?`)
+      .run(new Date().toISOString(), status, id, id);
+  }
+
+  addRequest(record: RequestRecord): void {
+    this.insertRequest.run({
+      run: record.run,
+      seq: record.seq,
+      kind: record.kind,
+      ts: record.ts,
+      model: record.model,
+      tools: JSON.stringify(record.tools),
+      toolsBytes: record.toolsBytes,
+      systemBytes: record.systemBytes,
+      messagesBytes: record.messagesBytes,
+      bodyBytes: record.bodyBytes,
+      roles: record.roles.join(">"),
+      tokensTotal: record.tokens?.total ?? null,
+      breakAt: record.prefix?.breakAt ?? null,
+      record: JSON.stringify(record),
+    });
+  }
+
+  addPayload(run: string, seq: number, type: "request" | "response", data: unknown): void {
+    this.insertPayload.run(run, seq, type, JSON.stringify(data));
+  }
+
+  addEvent(run: string, idx: number, seq: number | null, type: string, data: unknown): void {
+    this.insertEvent.run(run, idx, seq, type, JSON.stringify(data));
+  }
+
+  /** Run ids of a probe, newest first. */
+  runsOf(probe: string): { id: string; dir: string | null; status: string }[] {
+    return this.db.prepare(`SELECT id, dir, status FROM runs WHERE probe = ? ORDER BY started_at DESC, rowid DESC`).all(probe) as {
+      id: string;
+      dir: string | null;
+      status: string;
+    }[];
+  }
+
+  recordsOf(run: string): RequestRecord[] {
+    const rows = this.db.prepare(`SELECT record FROM requests WHERE run_id = ? ORDER BY seq`).all(run) as { record: string }[];
+    return rows.map((row) => JSON.parse(row.record) as RequestRecord);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

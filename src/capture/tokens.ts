@@ -1,0 +1,126 @@
+/**
+ * Offline token estimate of a request with the `o200k_base` encoding (provider usage is kept apart).
+ *
+ * What is counted: the request's segments in cache order (see prefix.ts) — each tool definition's
+ * JSON text, each system part, each message's JSON text — rendered as ChatML the way gpt-tokenizer's
+ * `encodeChat` renders a chat for the o200k models:
+ *
+ *   <|im_start|>{kind}<|im_sep|>{segment text}<|im_end|>   one entry per segment, kind = tools | system | messages
+ *   <|im_start|>assistant<|im_sep|>                         once, opening the reply
+ *
+ * Special tokens stop byte-pair merging, so a segment's tokens never depend on its neighbours. The
+ * tokens a segment adds (the request with it minus the request without it) are therefore its own
+ * text plus its frame, every segment is tokenized once on its own, and the segments plus the
+ * reply opener — the fixed overhead — add up to the total exactly. Text that merely looks like a
+ * special token is counted as plain text, which is what it is inside a wire body.
+ */
+import type { WireDissection } from "../providers/types.js";
+import type { CacheSegment, SegmentKind } from "./prefix.js";
+import type { TokenCounts } from "./types.js";
+
+export const TOKEN_ENCODING = "o200k_base";
+
+export type RequestTokenCounts = TokenCounts & {
+  perTool: number[];
+  perSystemPart: number[];
+  perMessage: number[];
+  /** Tokens no segment owns: the reply opener that ends every request. */
+  overhead: number;
+};
+
+/** The loaded tokenizer; every function on it is synchronous. */
+export interface TokenCounter {
+  readonly encoding: typeof TOKEN_ENCODING;
+  /** Tokens of a plain text. */
+  countText(text: string): number;
+  /** Tokens one segment adds to a request: its text and its ChatML frame. */
+  segmentTokens(segment: CacheSegment): number;
+  /** A segment's framed tokens; `null` stands for the reply opener that ends a request. */
+  framedTokens(segment: CacheSegment | null): number[];
+  countRequestTokens(d: WireDissection): RequestTokenCounts;
+}
+
+type Tokenizer = typeof import("gpt-tokenizer/encoding/o200k_base");
+
+let loading: Promise<TokenCounter> | undefined;
+
+/** The tokenizer module takes about half a second to load, so it is loaded on first use only. */
+export function loadTokenCounter(): Promise<TokenCounter> {
+  loading ??= import("gpt-tokenizer/encoding/o200k_base").then(createTokenCounter);
+  return loading;
+}
+
+/** No special tokens recognised: whatever the text holds is counted as text. */
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/** ChatML frame tokens around a segment besides its kind: `<|im_start|>`, `<|im_sep|>`, `<|im_end|>`. */
+const FRAME_SPECIAL_TOKENS = 3;
+
+/** Every request of a run sends the history again; a bounded memo counts each distinct text once. */
+const MEMO_MAX_CHARS = 32 * 1024 * 1024;
+
+function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
+  const special = (token: string): number => tokenizer.encode(token, { allowedSpecial: new Set([token]) })[0]!;
+  const imStart = special(tokenizer.ImStart);
+  const imSep = special(tokenizer.ImSep);
+  const imEnd = special(tokenizer.ImEnd);
+  const encodeText = (text: string): number[] => tokenizer.encode(text, PLAIN_TEXT);
+  const kindTokens: Record<SegmentKind, number[]> = {
+    tools: encodeText("tools"),
+    system: encodeText("system"),
+    messages: encodeText("messages"),
+  };
+  const replyOpener = [imStart, ...encodeText("assistant"), imSep];
+
+  const memo = new Map<string, number>();
+  let memoChars = 0;
+  const countText = (text: string): number => {
+    const known = memo.get(text);
+    if (known !== undefined) return known;
+    const count = tokenizer.countTokens(text, PLAIN_TEXT);
+    if (memoChars + text.length > MEMO_MAX_CHARS) {
+      memo.clear();
+      memoChars = 0;
+    }
+    memo.set(text, count);
+    memoChars += text.length;
+    return count;
+  };
+
+  const segmentTokens = (segment: CacheSegment): number =>
+    FRAME_SPECIAL_TOKENS + kindTokens[segment.kind].length + countText(segment.text);
+
+  const framedTokens = (segment: CacheSegment | null): number[] =>
+    segment === null
+      ? replyOpener.slice()
+      : [imStart, ...kindTokens[segment.kind], imSep].concat(encodeText(segment.text), [imEnd]);
+
+  const countRequestTokens = (d: WireDissection): RequestTokenCounts => {
+    const perTool = d.tools.map((tool) => segmentTokens({ kind: "tools", text: tool.json }));
+    const perSystemPart = d.systemParts.map((part) => segmentTokens({ kind: "system", text: part }));
+    const perMessage = d.messages.map((message) => segmentTokens({ kind: "messages", text: message.json }));
+    const tools = sum(perTool);
+    const system = sum(perSystemPart);
+    const messages = sum(perMessage);
+    const overhead = replyOpener.length;
+    return {
+      encoding: TOKEN_ENCODING,
+      tools,
+      system,
+      messages,
+      total: tools + system + messages + overhead,
+      perTool,
+      perSystemPart,
+      perMessage,
+      overhead,
+    };
+  };
+
+  return { encoding: TOKEN_ENCODING, countText, segmentTokens, framedTokens, countRequestTokens };
+}
+
+function sum(values: number[]): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}

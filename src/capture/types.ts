@@ -1,0 +1,58 @@
+/** The record of one provider request, derived from its wire body alone. */
+
+export interface TokenCounts {
+  encoding: string;
+  tools: number;
+  system: number;
+  messages: number;
+  total: number;
+}
+
+export type PrefixBreakAt = "tools" | "system" | "messages" | null;
+
+export interface PrefixInfo {
+  /** Bytes of the cache-order serialization shared with the previous loop request of the run. */
+  sharedBytes: number;
+  breakAt: PrefixBreakAt;
+  /** One readable phrase: where the prefix broke and why (`tools[1] added: a_tool1`). */
+  breakDetail: string | null;
+}
+
+export interface SystemPartInfo {
+  bytes: number;
+  sha256: string;
+}
+
+export interface RequestRecord {
+  v: 1;
+  run: string;
+  probe: string;
+  seq: number;
+  kind: "loop" | "sampling" | "side";
+  ts: string;
+  durationMs: number;
+  api: string;
+  model: string;
+  tools: string[];
+  toolsBytes: number;
+  toolsChars: number;
+  systemBytes: number;
+  systemChars: number;
+  /** Bytes and hash of each system part (stable catalog vs dynamic environment, when split). */
+  systemParts: SystemPartInfo[];
+  messagesBytes: number;
+  bodyBytes: number;
+  roles: string[];
+  markers: Record<string, number>;
+  tokens: TokenCounts | null;
+  usage: Record<string, unknown> | null;
+  prefix: PrefixInfo | null;
+  hashes: { tools: string; system: string; body: string };
+  response: { kind: "tool_calls" | "text"; calls: string[]; text: string } | null;
+}
+
+/** Where a marker looks, and what it looks for (a literal string or a regular expression). */
+export interface MarkerSpec {
+  in: "system" | "tools" | "messages";
+  match: string | RegExp;
+}

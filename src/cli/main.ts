@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+import { CheckFailed, UserError } from "../errors.js";
+
+interface Command {
+  main(argv: string[]): Promise<number>;
+  help: string;
+}
+
+/** Each command is loaded only when it is used, so start-up pays for one command's modules. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  run: { summary: "run probes on the scripted model and check their expectations", load: () => import("./run.js") },
+};
+
+const USAGE = `Usage: payload-probe <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join("\n")}
+
+Run 'payload-probe <command> --help' for a command's options.
+Exit codes: 0 ok, 1 a check did not hold, 2 bad usage or input, 3 internal error.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    console.log(USAGE);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`payload-probe: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  return (await command.load()).main(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UserError) {
+      console.error(`payload-probe: ${error.message}`);
+      process.exitCode = 2;
+    } else if (error instanceof CheckFailed) {
+      console.error(`payload-probe: ${error.message}`);
+      for (const failure of error.failures) console.error(`  - ${failure}`);
+      process.exitCode = 1;
+    } else {
+      console.error("payload-probe: internal error (this is a bug):");
+      console.error(error);
+      process.exitCode = 3;
+    }
+  },
+);

@@ -1,0 +1,65 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import Table from "cli-table3";
+import { renderRunTable } from "../analysis/run-table.js";
+import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { runProbe, type RunResult } from "../probes/runner.js";
+import { PROJECT_ROOT } from "../runtime/profile.js";
+import { parseCommandArgs } from "./args.js";
+
+export const help = `Usage: payload-probe run <probe...|all> [options]
+
+Runs probes on the scripted model, records every provider request to runs/<probe>/ and
+runs/payload-probe.db, prints one row per request and whether the probe's expect block held.
+
+  <probe>       a name under probes/ (p1) or a path to a probe file
+  all           every probe under probes/
+  --json        print the results as JSON instead of tables
+  --no-db       do not write runs/payload-probe.db
+  -h, --help    show this help
+
+Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file).`;
+
+function allProbeNames(root: string): string[] {
+  return readdirSync(join(root, "probes"))
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => f.slice(0, -5))
+    .sort();
+}
+
+function printResult(result: RunResult): void {
+  const { probe, records, failures } = result;
+  console.log(`${probe.name}${probe.title ? ` — ${probe.title}` : ""}`);
+  console.log(renderRunTable(records));
+  if (failures.length === 0) console.log(`expect: held (${records.length} requests) → ${result.dir}`);
+  else {
+    console.log(`expect: FAILED (${failures.length})`);
+    for (const failure of failures) console.log(`  - ${failure}`);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("run", argv, { json: { type: "boolean" }, "no-db": { type: "boolean" } } as const);
+  if (values.help || positionals.length === 0) {
+    console.log(help);
+    return values.help ? 0 : 2;
+  }
+  const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
+  // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
+  const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
+  const results: RunResult[] = [];
+  for (const [i, probe] of probes.entries()) {
+    if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
+    const result = await runProbe(probe, { database: !values["no-db"] });
+    results.push(result);
+    if (!values.json) printResult(result);
+  }
+  if (values.json) {
+    console.log(JSON.stringify(results.map((r) => ({ probe: r.probe.name, run: r.runId, dir: r.dir, passed: r.failures.length === 0, failures: r.failures, records: r.records })), null, 2));
+  } else if (results.length > 1) {
+    const summary = new Table({ head: ["probe", "requests", "expect"], style: { head: [], border: [] } });
+    for (const r of results) summary.push([r.probe.name, r.records.length, r.failures.length === 0 ? "held" : `FAILED (${r.failures.length})`]);
+    console.log(summary.toString());
+  }
+  return results.every((r) => r.failures.length === 0) ? 0 : 1;
+}

@@ -1,0 +1,97 @@
+import { homedir } from "node:os";
+import type { Extension } from "../runtime/types.js";
+import { defaultCachePath, initEmptyCache, readCache } from "./cache.js";
+import { loadMcpConfig } from "./config.js";
+import { createProxyTool } from "./proxy-tool.js";
+import type { McpRuntime, McpTexts } from "./runtime-context.js";
+import { ServerManager } from "./server-manager.js";
+import type { SearchableTool } from "./search.js";
+
+export interface McpExtensionOptions {
+  texts: McpTexts;
+  /** `--mcp-config`. */
+  configPath?: string;
+  /** `PI_MCP_CONFIG_MODE=exclusive`: only the agent dir's mcp.json or the `--mcp-config` file. */
+  exclusive?: boolean;
+  cachePath?: string;
+  home?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Where relative server `cwd`s and the stub paths in fixtures resolve from. */
+  baseDir?: string;
+}
+
+const BOOTSTRAP_CONCURRENCY = 10;
+
+async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
+}
+
+function matchesApproval(setting: string[] | boolean | undefined, tool: SearchableTool): boolean {
+  if (setting === true) return true;
+  if (!Array.isArray(setting)) return false;
+  return setting.includes(tool.originalName) || setting.includes(tool.name);
+}
+
+/** The MCP adapter as a runtime extension: it sees the runtime only through the extension API. */
+export function mcpExtension(options: McpExtensionOptions): Extension {
+  return async (api) => {
+    const env = options.env ?? process.env;
+    const config = loadMcpConfig({
+      cwd: api.cwd,
+      agentDir: api.agentDir,
+      home: options.home ?? homedir(),
+      configPath: options.configPath,
+      exclusive: options.exclusive,
+      env,
+    });
+    const cachePath = options.cachePath ?? defaultCachePath(api.agentDir);
+    const cache = readCache(cachePath);
+    // A missing file means a first run: create it and fill it from every server. A corrupt one is
+    // reset without that bootstrap.
+    if (cache.state !== "ok") initEmptyCache(cachePath);
+    api.emit("mcp_cache_read", { path: cachePath, state: cache.state, servers: Object.keys(cache.file.servers) });
+
+    let rt: McpRuntime;
+    const manager = new ServerManager(
+      config,
+      {
+        cachePath,
+        env,
+        baseDir: options.baseDir ?? process.cwd(),
+        log: (type, data) => api.emit(type, data),
+        onMetadata: () => rt.syncSurface(),
+        sampling: !config.settings.sampling
+          ? undefined
+          : async (request) =>
+          api.complete({
+            systemPrompt: request.systemPrompt,
+            messages: request.messages.map((m) =>
+              m.role === "user" ? { role: "user", content: m.text } : { role: "assistant", text: m.text, toolCalls: [] },
+            ),
+            maxTokens: request.maxTokens,
+          }),
+      },
+      cache.file.servers,
+    );
+    rt = {
+      api,
+      manager,
+      config,
+      texts: options.texts,
+      directSetting: (server) => manager.get(server)?.entry.directTools ?? config.settings.directTools,
+      requiresApproval: (tool) => matchesApproval(manager.get(tool.server)?.entry.approveTools, tool),
+      activateSearchMatches: () => [],
+      syncSurface: () => undefined,
+    };
+
+    api.registerTool(createProxyTool(rt));
+
+    const startNow = manager
+      .enabled()
+      .filter((s) => cache.state === "missing" || s.entry.lifecycle === "eager" || s.entry.lifecycle === "keep-alive");
+    await inBatches(startNow, BOOTSTRAP_CONCURRENCY, async (state) => {
+      await manager.connect(state.name).catch(() => undefined);
+    });
+    api.on("session_shutdown", () => manager.closeAll());
+  };
+}

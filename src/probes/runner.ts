@@ -1,0 +1,202 @@
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, isAbsolute, join } from "node:path";
+import { Capture } from "../capture/capture.js";
+import { RunDatabase } from "../capture/sqlite.js";
+import { JsonlWriter } from "../capture/jsonl.js";
+import type { RequestRecord } from "../capture/types.js";
+import { initEmptyCache } from "../mcp/cache.js";
+import { loadMcpConfig } from "../mcp/config.js";
+import { mcpExtension } from "../mcp/extension.js";
+import type { McpTexts } from "../mcp/runtime-context.js";
+import { ServerManager } from "../mcp/server-manager.js";
+import { resolveModel } from "../providers/models.js";
+import { openaiCompletions } from "../providers/openai-completions.js";
+import { createScriptedModel } from "../providers/scripted-model.js";
+import { Agent, type SkillsHook } from "../runtime/agent.js";
+import { loadProfile, PROJECT_ROOT, type Profile } from "../runtime/profile.js";
+import type { Extension } from "../runtime/types.js";
+import { discoverSkills } from "../skills/discover.js";
+import { expandSkillCommand } from "../skills/expand.js";
+import { renderSkillsBlock } from "../skills/prompt-block.js";
+import type { SkillDiagnostic } from "../skills/types.js";
+import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
+import { checkExpectations, type RunObservation } from "./expect.js";
+import type { Probe } from "./types.js";
+
+export interface RunOptions {
+  root?: string;
+  runsDir?: string;
+  /** Also write to runs/payload-probe.db (default true). */
+  database?: boolean;
+}
+
+export interface RunResult {
+  probe: Probe;
+  runId: string;
+  dir: string;
+  records: RequestRecord[];
+  failures: string[];
+  skillDiagnostics: SkillDiagnostic[];
+}
+
+/**
+ * A probe's own folder outside the checkout: the session's cwd, agent dir and home live there, so
+ * the paths that enter the system prompt are the same on every machine and every clone.
+ */
+function prepareWorkspace(probe: Probe): { base: string; cwd: string; agentDir: string; home: string; packageDir: string } {
+  const base = join(tmpdir(), "payload-probe", probe.name);
+  rmSync(base, { recursive: true, force: true });
+  const paths = { base, cwd: join(base, "cwd"), agentDir: join(base, "agent"), home: join(base, "home"), packageDir: join(base, "pkg") };
+  for (const dir of [paths.cwd, paths.agentDir, paths.home, paths.packageDir]) mkdirSync(dir, { recursive: true });
+  return paths;
+}
+
+/** Skill paths are copied into the workspace so a skill's location does not depend on the checkout. */
+function stageSkills(paths: string[], root: string, base: string): string[] {
+  return paths.map((path) => {
+    const source = isAbsolute(path) ? path : join(root, path);
+    const relative = isAbsolute(path) ? basename(path) : path;
+    const target = join(base, "staged", relative);
+    if (existsSync(source)) cpSync(source, target, { recursive: true, dereference: false, verbatimSymlinks: true });
+    return target;
+  });
+}
+
+/** Fill the metadata cache from each server before the measured run; nothing of it reaches the wire log. */
+async function primeCache(configPath: string, cachePath: string, workspace: { cwd: string; agentDir: string; home: string }, root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  initEmptyCache(cachePath);
+  const config = loadMcpConfig({ cwd: workspace.cwd, agentDir: workspace.agentDir, home: workspace.home, configPath, exclusive: true, env });
+  const manager = new ServerManager(config, { cachePath, env, baseDir: root, log: () => undefined, onMetadata: () => undefined }, {});
+  try {
+    for (const server of manager.enabled()) await manager.connect(server.name);
+  } finally {
+    await manager.closeAll();
+  }
+}
+
+function skillsHook(profile: Profile, probe: Probe, workspace: ReturnType<typeof prepareWorkspace>, root: string): { hook?: SkillsHook; diagnostics: SkillDiagnostic[] } {
+  if (probe.agent.noSkills && probe.agent.skills.length === 0) return { diagnostics: [] };
+  const { skills, diagnostics } = discoverSkills({
+    cwd: workspace.cwd,
+    agentDir: workspace.agentDir,
+    home: workspace.home,
+    skillPaths: stageSkills(probe.agent.skills, root, workspace.base),
+    noSkills: probe.agent.noSkills,
+    trusted: probe.agent.trusted,
+  });
+  return {
+    diagnostics,
+    hook: { block: (active) => renderSkillsBlock(skills, active, profile.skills), expand: (text) => expandSkillCommand(text, skills) },
+  };
+}
+
+function countLines(path: string): number {
+  if (!existsSync(path)) return 0;
+  const text = readFileSync(path, "utf8");
+  return text === "" ? 0 : text.split("\n").length - 1;
+}
+
+export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<RunResult> {
+  const root = options.root ?? PROJECT_ROOT;
+  const runsDir = options.runsDir ?? join(root, "runs");
+  const dir = join(runsDir, probe.name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const runId = `${probe.name}-${new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18)}-${process.pid}`;
+  const workspace = prepareWorkspace(probe);
+  const profile = loadProfile(probe.agent.profile ? join(root, probe.agent.profile) : undefined);
+  const wirePath = join(dir, "mcp-wire.jsonl");
+  const baseEnv = { ...process.env };
+  delete baseEnv[WIRE_LOG_ENV];
+
+  const extensions: Extension[] = [];
+  const mcp = probe.agent.mcp;
+  if (mcp) {
+    const cachePath = join(workspace.agentDir, "mcp-cache.json");
+    if (mcp.cache === "valid") await primeCache(mcp.config, cachePath, workspace, root, baseEnv);
+    if (mcp.cache === "empty-file") initEmptyCache(cachePath);
+    extensions.push(
+      mcpExtension({
+        texts: profile.extensions?.mcp as unknown as McpTexts,
+        configPath: mcp.config,
+        exclusive: mcp.exclusive,
+        cachePath,
+        home: workspace.home,
+        env: { ...baseEnv, [WIRE_LOG_ENV]: wirePath },
+        baseDir: root,
+      }),
+    );
+  }
+
+  const db = options.database === false ? null : new RunDatabase(join(runsDir, "payload-probe.db"));
+  db?.startRun(runId, probe.name, dir);
+  const codec = openaiCompletions;
+  const capture = new Capture({ run: runId, probe: probe.name, dir, db, markers: probe.markers, codecFor: () => codec });
+  const events = new JsonlWriter(join(dir, "events.jsonl"));
+  let eventIndex = 0;
+  const logEvent = (type: string, data: Record<string, unknown>) => {
+    const seq = capture.nextSeq();
+    events.write({ idx: eventIndex, seq, type, ...data });
+    db?.addEvent(runId, eventIndex++, seq, type, data);
+  };
+
+  const observation: RunObservation = { records: capture.records, systemTexts: [], toolResults: [], surfaces: [], wire: [], wireLinesBefore: [] };
+  const { hook, diagnostics } = skillsHook(profile, probe, workspace, root);
+  let status: "passed" | "failed" | "error" = "error";
+  let agent: Agent | undefined;
+  try {
+    agent = await Agent.create({
+      profile,
+      cwd: probe.agent.cwd ? join(root, probe.agent.cwd) : workspace.cwd,
+      agentDir: workspace.agentDir,
+      packageDir: workspace.packageDir,
+      model: resolveModel(probe.model.id, probe.model.api),
+      codec,
+      transport: capture.wrap(createScriptedModel(codec, { loop: probe.model.script, sampling: probe.model.sampling })),
+      filter: { allow: probe.agent.tools, deny: probe.agent.excludeTools, noBuiltinTools: probe.agent.noBuiltinTools },
+      noTools: probe.agent.noTools,
+      skills: hook,
+      extensions,
+      toolSnapshot: probe.agent.skillMode === "load_skill" ? "per-run" : "per-request",
+      observe: (bus) => {
+        bus.on("before_provider_request", ({ request, registered, active }) => {
+          if (request.kind === "loop") {
+            observation.systemTexts.push(codec.dissect(request.body).systemParts.join("\n"));
+          } else {
+            observation.systemTexts.push("");
+          }
+          observation.surfaces.push({ registered, active });
+          observation.wireLinesBefore.push(countLines(wirePath));
+          logEvent("request", { kind: request.kind, registered, active });
+        });
+        bus.on("tool_call", (e) => logEvent("tool_call", { ...e }));
+        bus.on("tool_result", (e) => {
+          observation.toolResults.push(e.content);
+          logEvent("tool_result", { ...e });
+        });
+        bus.on("tools_changed", (e) => logEvent("tools_changed", { ...e }));
+        bus.on("extension_event", (e) => logEvent(e.type, e.data));
+        bus.on("turn_start", (e) => logEvent("turn_start", { ...e }));
+        bus.on("turn_end", (e) => logEvent("turn_end", { ...e }));
+      },
+    });
+    for (const prompt of probe.prompts) await agent.prompt(prompt);
+    status = "failed";
+  } finally {
+    await agent?.shutdown();
+    capture.close();
+    events.close();
+    if (status === "error") db?.finishRun(runId, "error");
+  }
+  observation.wire = existsSync(wirePath)
+    ? readWireLog(wirePath).map((line) => {
+        const message = line.message as { method?: string; params?: unknown };
+        return { server: line.server, method: message.method, params: message.params };
+      })
+    : [];
+  const failures = checkExpectations(probe.expect, observation);
+  db?.finishRun(runId, failures.length === 0 ? "passed" : "failed");
+  db?.close();
+  return { probe, runId, dir, records: capture.records, failures, skillDiagnostics: diagnostics };
+}

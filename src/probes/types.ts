@@ -1,0 +1,69 @@
+import type { MarkerSpec } from "../capture/types.js";
+import type { ScriptStep } from "../providers/scripted-model.js";
+import type { WireApi } from "../providers/types.js";
+
+export type CacheSetup = "valid" | "empty-file" | "missing";
+
+export interface ProbeAgent {
+  kind: "runtime" | "pi";
+  tools?: string[];
+  noTools: boolean;
+  noBuiltinTools: boolean;
+  excludeTools?: string[];
+  skills: string[];
+  noSkills: boolean;
+  skillMode: "index" | "load_skill";
+  /** Trust project skill sources (`-a`). */
+  trusted: boolean;
+  mcp?: { config: string; cache: CacheSetup; exclusive: boolean };
+  cwd?: string;
+  profile?: string;
+}
+
+/** A per-request expectation: one value per request, or `{ all: value }` for every request. */
+export type Series = unknown[] | { all: unknown };
+
+export interface WireExpect {
+  methods?: string[];
+  calls?: { name: string; arguments?: unknown }[];
+  /** The server's first message arrives after request N-1 was answered and before request N is sent. */
+  firstMessageBefore?: number;
+  /** The server receives nothing during the run. */
+  silent?: boolean;
+}
+
+export interface SystemDelta {
+  at: number;
+  added?: (string | RegExp)[];
+  removed?: (string | RegExp)[];
+}
+
+export interface TextExpect {
+  equals?: string;
+  contains?: string;
+  startsWith?: string;
+  endsWith?: string;
+  matches?: RegExp;
+}
+
+export interface ProbeExpect {
+  requests?: number;
+  each: Record<string, Series>;
+  constant: string[];
+  systemDelta: SystemDelta[];
+  toolResults: Record<number, TextExpect>;
+  wire: Record<string, WireExpect>;
+  surface: { registered?: Series; active?: Series };
+}
+
+export interface Probe {
+  file: string;
+  name: string;
+  title: string;
+  description: string;
+  agent: ProbeAgent;
+  model: { api: WireApi; id: string; script: ScriptStep[]; sampling: ScriptStep[] };
+  prompts: string[];
+  markers: Record<string, MarkerSpec>;
+  expect: ProbeExpect;
+}

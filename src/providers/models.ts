@@ -1,0 +1,32 @@
+import type { ModelSpec, WireApi } from "./types.js";
+
+/**
+ * Models whose wire settings we know. The documented experiments ran on `token-plan/qwen3.8-flash`
+ * with `--thinking off`; an unknown model gets pi's defaults for a custom provider.
+ */
+interface KnownModel {
+  reasoning: boolean;
+  contextWindow: number;
+  maxTokens: number;
+}
+
+const KNOWN: Record<string, KnownModel> = {
+  "token-plan/qwen3.8-flash": { reasoning: true, contextWindow: 1_000_000, maxTokens: 131_072 },
+};
+
+const DEFAULTS: KnownModel = { reasoning: false, contextWindow: 128_000, maxTokens: 16_384 };
+
+export const DEFAULT_MODEL_REF = "token-plan/qwen3.8-flash";
+
+export function resolveModel(ref: string, api: WireApi, baseUrl = "http://127.0.0.1/v1"): ModelSpec {
+  const known = KNOWN[ref] ?? DEFAULTS;
+  const slash = ref.indexOf("/");
+  return {
+    api,
+    ref,
+    id: slash >= 0 ? ref.slice(slash + 1) : ref,
+    baseUrl,
+    maxTokens: Math.min(known.maxTokens, known.contextWindow),
+    reasoning: known.reasoning,
+  };
+}

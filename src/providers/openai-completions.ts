@@ -1,0 +1,181 @@
+import { sseData, sseEvent } from "./sse.js";
+import type {
+  AssistantMessage,
+  Codec,
+  Context,
+  Message,
+  ModelResponse,
+  ModelSpec,
+  ResponseStream,
+  ScriptedReply,
+  ToolCall,
+  WireDissection,
+  WireRequest,
+} from "./types.js";
+
+/**
+ * OpenAI chat completions, as pi 0.85.1 serializes it for a qwen-style provider with thinking off:
+ * key order `model, messages, stream, stream_options, max_completion_tokens, tools, enable_thinking`.
+ */
+
+function wireMessage(message: Message): Record<string, unknown> {
+  switch (message.role) {
+    case "user":
+      return { role: "user", content: [{ type: "text", text: message.content }] };
+    case "assistant": {
+      const wire: Record<string, unknown> = {
+        role: "assistant",
+        content: message.text.trim() === "" ? null : message.text,
+      };
+      if (message.toolCalls.length > 0) {
+        wire.tool_calls = message.toolCalls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        }));
+      }
+      return wire;
+    }
+    case "tool":
+      return {
+        role: "tool",
+        content: message.content === "" ? "(no tool output)" : message.content,
+        tool_call_id: message.toolCallId,
+      };
+  }
+}
+
+function isEmptyAssistant(message: Message): boolean {
+  return message.role === "assistant" && message.text.trim() === "" && message.toolCalls.length === 0;
+}
+
+function buildRequest(model: ModelSpec, context: Context, kind: WireRequest["kind"]): WireRequest {
+  const messages = [
+    { role: "system", content: context.systemPrompt },
+    ...context.messages.filter((m) => !isEmptyAssistant(m)).map(wireMessage),
+  ];
+  const hasToolHistory = context.messages.some((m) => m.role === "assistant" && m.toolCalls.length > 0);
+  const body: Record<string, unknown> = {
+    model: model.id,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+    max_completion_tokens: model.maxTokens,
+  };
+  if (context.tools.length > 0 || hasToolHistory) {
+    body.tools = context.tools.map((tool) => ({
+      type: "function",
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters, strict: false },
+    }));
+  }
+  if (model.reasoning) body.enable_thinking = false;
+  return { api: "openai-completions", url: `${model.baseUrl}/chat/completions`, body: JSON.stringify(body), kind };
+}
+
+interface ChunkToolCall {
+  index: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+async function parseStream(stream: ResponseStream): Promise<ModelResponse> {
+  let text = "";
+  const calls = new Map<number, ToolCall>();
+  let usage: ModelResponse["usage"];
+  for await (const data of sseData(stream)) {
+    if (data === "[DONE]") break;
+    const chunk = JSON.parse(data) as {
+      choices?: { delta?: { content?: string | null; tool_calls?: ChunkToolCall[] } }[];
+      usage?: Record<string, unknown> | null;
+    };
+    const delta = chunk.choices?.[0]?.delta;
+    if (delta?.content) text += delta.content;
+    for (const part of delta?.tool_calls ?? []) {
+      const call = calls.get(part.index) ?? { id: "", name: "", arguments: "" };
+      if (part.id) call.id = part.id;
+      if (part.function?.name) call.name += part.function.name;
+      if (part.function?.arguments) call.arguments += part.function.arguments;
+      calls.set(part.index, call);
+    }
+    if (chunk.usage) {
+      const raw = chunk.usage;
+      const details = raw.prompt_tokens_details as { cached_tokens?: number } | undefined;
+      usage = {
+        inputTokens: raw.prompt_tokens as number | undefined,
+        outputTokens: raw.completion_tokens as number | undefined,
+        cachedInputTokens: details?.cached_tokens,
+        raw,
+      };
+    }
+  }
+  const message: AssistantMessage = {
+    role: "assistant",
+    text,
+    toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
+  };
+  return usage ? { message, usage } : { message };
+}
+
+function renderReply(reply: ScriptedReply, model: string): string[] {
+  const base = { id: "chatcmpl-probe", object: "chat.completion.chunk", created: 0, model };
+  const chunk = (delta: unknown, finish: string | null) =>
+    sseEvent({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  if (reply.kind === "text") {
+    return [chunk({ role: "assistant", content: reply.text }, null), chunk({}, "stop"), sseEvent("[DONE]")];
+  }
+  const toolCalls = reply.calls.map((call, index) => ({
+    index,
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  return [chunk({ role: "assistant", content: null, tool_calls: toolCalls }, null), chunk({}, "tool_calls"), sseEvent("[DONE]")];
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (part && typeof part === "object" && "text" in part ? String((part as { text: unknown }).text) : ""))
+      .join("\n");
+  }
+  return "";
+}
+
+function dissect(body: string): WireDissection {
+  const parsed = JSON.parse(body) as {
+    model?: string;
+    messages?: { role: string; content?: unknown; tool_calls?: { function: { name: string; arguments: string } }[] }[];
+    tools?: { function?: { name?: string }; name?: string }[];
+  };
+  const systemParts: string[] = [];
+  const messages: WireDissection["messages"] = [];
+  const roles: string[] = [];
+  for (const message of parsed.messages ?? []) {
+    roles.push(message.role);
+    if (message.role === "system" || message.role === "developer") {
+      systemParts.push(contentText(message.content));
+      continue;
+    }
+    const calls = (message.tool_calls ?? []).map((c) => `${c.function.name} ${c.function.arguments}`);
+    messages.push({
+      role: message.role,
+      json: JSON.stringify(message),
+      text: [contentText(message.content), ...calls].filter((t) => t !== "").join("\n"),
+    });
+  }
+  const tools = (parsed.tools ?? []).map((tool) => ({
+    name: tool.function?.name ?? tool.name ?? "",
+    json: JSON.stringify(tool),
+  }));
+  return {
+    model: parsed.model ?? "",
+    tools,
+    toolsJson: parsed.tools === undefined ? null : JSON.stringify(parsed.tools),
+    systemParts,
+    messages,
+    roles,
+  };
+}
+
+export const openaiCompletions: Codec = { api: "openai-completions", buildRequest, parseStream, renderReply, dissect };

@@ -1,0 +1,116 @@
+/** The nouns every wire API shares: the conversation a runtime holds, and what travels on the wire. */
+
+export type WireApi = "openai-completions" | "anthropic-messages" | "openai-responses";
+
+export type JsonSchema = Record<string, unknown>;
+
+/** What reaches the provider of a tool: nothing else of a runtime tool travels. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export interface UserMessage {
+  role: "user";
+  content: string;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Arguments as the compact JSON text sent on the wire. */
+  arguments: string;
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  text: string;
+  toolCalls: ToolCall[];
+}
+
+export interface ToolResultMessage {
+  role: "tool";
+  toolCallId: string;
+  toolName: string;
+  content: string;
+  isError: boolean;
+}
+
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/** Everything one provider request is built from. */
+export interface Context {
+  systemPrompt: string;
+  messages: Message[];
+  tools: ToolDefinition[];
+}
+
+/** Model settings that change the wire body. */
+export interface ModelSpec {
+  api: WireApi;
+  /** `provider/model` as given, e.g. `token-plan/qwen3.8-flash`. */
+  ref: string;
+  /** The id sent in the body (the part after the provider). */
+  id: string;
+  baseUrl: string;
+  maxTokens: number;
+  reasoning: boolean;
+}
+
+/** One provider request exactly as it leaves: the body is the serialized JSON the provider receives. */
+export interface WireRequest {
+  api: WireApi;
+  url: string;
+  body: string;
+  /** `loop` for the agent's turn loop; `sampling` for MCP sampling; `side` for anything else. */
+  kind: "loop" | "sampling" | "side";
+}
+
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedInputTokens?: number;
+  raw: Record<string, unknown>;
+}
+
+export interface ModelResponse {
+  message: AssistantMessage;
+  usage?: Usage;
+}
+
+/** The raw response stream: the text chunks of an SSE body, in arrival order. */
+export type ResponseStream = AsyncIterable<string>;
+
+/** The one exit to the model: every provider request leaves through a Transport. */
+export type Transport = (request: WireRequest) => Promise<ResponseStream>;
+
+/** What a scripted or mock model answers with, independent of the wire API. */
+export type ScriptedReply =
+  | { kind: "text"; text: string }
+  | { kind: "tool_calls"; calls: { id: string; name: string; arguments: string }[] };
+
+/** A wire body taken apart into the pieces capture and analysis measure, in cache order. */
+export interface WireDissection {
+  model: string;
+  /** Each tool definition as the exact JSON text it has inside the body. */
+  tools: { name: string; json: string }[];
+  /** The exact JSON text of the body's tools value (`[...]`), or null when the key is absent. */
+  toolsJson: string | null;
+  /** System / developer texts, in order. */
+  systemParts: string[];
+  /** Every message but the system ones, in order: role, its exact JSON text, and its plain text. */
+  messages: { role: string; json: string; text: string }[];
+  /** Roles of all messages, system first. */
+  roles: string[];
+}
+
+/** One module per wire API, all with these few functions. */
+export interface Codec {
+  api: WireApi;
+  buildRequest(model: ModelSpec, context: Context, kind: WireRequest["kind"]): WireRequest;
+  parseStream(stream: ResponseStream): Promise<ModelResponse>;
+  /** Render a reply as the SSE chunks a provider of this API would stream. */
+  renderReply(reply: ScriptedReply, model: string): string[];
+  dissect(body: string): WireDissection;
+}

@@ -1,0 +1,70 @@
+import type { Profile } from "./profile.js";
+import type { RuntimeTool } from "./types.js";
+
+export interface SystemPromptInput {
+  cwd: string;
+  /** The folder `{PKG}` stands for in the docs section. */
+  packageDir: string;
+  /** `--append-system-prompt` texts, in order. */
+  append?: string[];
+  /** Project context files (AGENTS.md …) as path and raw content. */
+  contextFiles?: { path: string; content: string }[];
+  /** The skills block, already rendered (it starts with a blank line, or is empty). */
+  skillsBlock?: string;
+  /** `--system-prompt`: replaces everything before `{APPEND}`. */
+  custom?: string;
+}
+
+const SEARCH_TOOLS = ["grep", "find", "ls"];
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function toolLines(tools: RuntimeTool[]): string[] {
+  const lines = tools.filter((t) => t.promptSnippet && collapse(t.promptSnippet) !== "").map((t) => `- ${t.name}: ${collapse(t.promptSnippet!)}`);
+  return lines.length > 0 ? lines : ["(none)"];
+}
+
+function guidelines(profile: Profile, tools: RuntimeTool[]): string[] {
+  const names = tools.map((t) => t.name);
+  const lines: string[] = [];
+  const hasBash = names.includes("bash");
+  const hasPowershell = names.includes("powershell");
+  // The shell is the only way to look around when no search tool is active.
+  if ((hasBash || hasPowershell) && !SEARCH_TOOLS.some((n) => names.includes(n))) {
+    const variants = profile.systemPrompt.fileOpsGuideline;
+    lines.push(hasBash && hasPowershell ? variants.both : hasBash ? variants.bash : variants.powershell);
+  }
+  for (const tool of tools) for (const line of tool.promptGuidelines ?? []) if (line.trim() !== "") lines.push(line.trim());
+  lines.push(...profile.systemPrompt.closingGuidelines);
+  return [...new Set(lines)].map((line) => `- ${line}`);
+}
+
+function appendSection(append: string[] | undefined): string {
+  return append && append.length > 0 ? `\n\n${append.join("\n\n")}` : "";
+}
+
+function contextSection(files: SystemPromptInput["contextFiles"]): string {
+  if (!files || files.length === 0) return "";
+  const body = files.map((f) => `<project_instructions path="${f.path}">\n${f.content}\n</project_instructions>\n\n`).join("");
+  return `\n\n<project_context>\n\nProject-specific instructions and guidelines:\n\n${body}</project_context>\n`;
+}
+
+/** The system prompt in pi's section order, rebuilt from scratch whenever the active set changes. */
+export function buildSystemPrompt(profile: Profile, activeTools: RuntimeTool[], input: SystemPromptInput): string {
+  const tail = `${appendSection(input.append)}${contextSection(input.contextFiles)}${input.skillsBlock ?? ""}`;
+  const cwd = input.cwd.replace(/\\/g, "/");
+  if (input.custom !== undefined) return `${input.custom}${tail}\nCurrent working directory: ${cwd}\n`;
+  const sp = profile.systemPrompt;
+  const docs = [sp.docsHeader, ...sp.docsBullets.map((b) => `- ${b.replaceAll("{PKG}", input.packageDir)}`)].join("\n");
+  return (
+    `${sp.intro}\n\n` +
+    `Available tools:\n${toolLines(activeTools).join("\n")}\n\n` +
+    `${sp.customTools}\n\n` +
+    `Guidelines:\n${guidelines(profile, activeTools).join("\n")}\n\n` +
+    docs +
+    tail +
+    `\nCurrent working directory: ${cwd}`
+  );
+}

@@ -1,0 +1,129 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CreateMessageResult,
+  type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import { fillTemplate } from "./template.js";
+import { GARBAGE_LINE, textResult, unknownToolMessage } from "./tool-results.js";
+import type { StubFixture, StubPrompt, StubTool, TextToolResult } from "./types.js";
+
+/** MCP's code for a resource URI the server does not have. */
+const RESOURCE_NOT_FOUND = -32002;
+/** Enough for any stub answer; the sampling client decides what it really returns. */
+const SAMPLING_MAX_TOKENS = 256;
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * Builds an SDK server that offers what the fixture declares, byte-exact: tool schemas go to
+ * tools/list unchanged, and resources and prompts are advertised only when the fixture has them
+ * (a client asks for resources/list or prompts/list only when they are advertised).
+ */
+export function createFixtureServer(fixture: StubFixture, serverName: string): Server {
+  const capabilities: ServerCapabilities = { tools: {} };
+  if (fixture.resources) capabilities.resources = {};
+  if (fixture.prompts) capabilities.prompts = {};
+  const server = new Server(
+    { name: serverName, version: "1.0.0" },
+    fixture.instructions === undefined ? { capabilities } : { capabilities, instructions: fixture.instructions },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: fixture.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const tool = fixture.tools.find((t) => t.name === request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(request.params.name));
+    return callFixtureTool(server, tool, request.params.arguments ?? {}, extra);
+  });
+
+  const resources = fixture.resources;
+  if (resources) {
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({
+      resources: resources.map(({ uri, name, description }) => ({ uri, name, description, mimeType: "text/plain" })),
+    }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+      const resource = resources.find((r) => r.uri === request.params.uri);
+      if (!resource) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`);
+      return { contents: [{ uri: resource.uri, mimeType: "text/plain", text: resource.text }] };
+    });
+  }
+
+  const prompts = fixture.prompts;
+  if (prompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, () => ({
+      prompts: prompts.map(({ name, description, arguments: args }) => ({ name, description, arguments: args })),
+    }));
+    server.setRequestHandler(GetPromptRequestSchema, (request) => {
+      const prompt = prompts.find((p) => p.name === request.params.name);
+      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+      return renderPrompt(prompt, request.params.arguments ?? {});
+    });
+  }
+  return server;
+}
+
+async function callFixtureTool(
+  server: Server,
+  tool: StubTool,
+  args: Record<string, unknown>,
+  extra: Extra,
+): Promise<TextToolResult> {
+  switch (tool.fault) {
+    case "crash":
+      // The stderr line is what a client can quote when it reports the dead server.
+      process.stderr.write(`stub-mcp: crashing on purpose while calling ${tool.name}\n`);
+      process.exit(1);
+    case "hang":
+      return new Promise<never>(() => {});
+    case "garbage":
+      process.stdout.write(GARBAGE_LINE);
+      break;
+    case "error":
+      return textResult(fillTemplate(tool.result ?? "", args), true);
+  }
+  if (tool.sampling) return sampleForTool(server, fillTemplate(tool.sampling.prompt, args), extra);
+  return textResult(fillTemplate(tool.result ?? "", args));
+}
+
+/** Asks the client's model, tied to the running tool call so it also travels on that call's HTTP stream. */
+async function sampleForTool(server: Server, prompt: string, extra: Extra): Promise<TextToolResult> {
+  let sampled: CreateMessageResult;
+  try {
+    sampled = await server.createMessage(
+      { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: SAMPLING_MAX_TOKENS },
+      { relatedRequestId: extra.requestId, signal: extra.signal },
+    );
+  } catch (error) {
+    return textResult(`SAMPLING_FAILED:${(error as Error).message}`, true);
+  }
+  return textResult(`SAMPLED:${sampledText(sampled)}`);
+}
+
+function sampledText(result: CreateMessageResult): string {
+  const blocks = Array.isArray(result.content) ? result.content : [result.content];
+  return blocks.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
+function renderPrompt(prompt: StubPrompt, args: Record<string, string>) {
+  for (const argument of prompt.arguments ?? []) {
+    if (argument.required && args[argument.name] === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `Missing required argument: ${argument.name}`);
+    }
+  }
+  return {
+    description: prompt.description,
+    messages: prompt.messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: fillTemplate(m.text, args) } })),
+  };
+}

@@ -1,0 +1,66 @@
+/** The stub servers' nouns: what a fixture file declares and how a tool may misbehave on purpose. */
+
+/** How a fixture tool misbehaves when called; absent means it answers normally. */
+export type ToolFault = "crash" | "hang" | "garbage" | "error";
+export const TOOL_FAULTS: readonly ToolFault[] = ["crash", "hang", "garbage", "error"];
+
+export interface StubTool {
+  name: string;
+  description?: string;
+  /** Sent in tools/list exactly as written in the fixture. */
+  inputSchema: Record<string, unknown>;
+  /** Result text template: `{arg}` is that call argument, `{args}` the compact JSON of all arguments. */
+  result?: string;
+  /** When set, the call asks the client for sampling/createMessage with this prompt (a template too). */
+  sampling?: { prompt: string };
+  fault?: ToolFault;
+}
+
+export interface StubResource {
+  uri: string;
+  name: string;
+  description?: string;
+  text: string;
+}
+
+export interface StubPromptArgument {
+  name: string;
+  description?: string;
+  required?: boolean;
+}
+
+export interface StubPromptMessage {
+  role: "user" | "assistant";
+  /** A template filled from the prompt's arguments. */
+  text: string;
+}
+
+export interface StubPrompt {
+  name: string;
+  description?: string;
+  arguments?: StubPromptArgument[];
+  messages: StubPromptMessage[];
+}
+
+/** One `fixtures/stub-servers/<x>.json` file. */
+export interface StubFixture {
+  name: string;
+  instructions?: string;
+  tools: StubTool[];
+  resources?: StubResource[];
+  prompts?: StubPrompt[];
+}
+
+/** A tool as tools/list shows it. */
+export interface ListedTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A tools/call result holding one text block. */
+export interface TextToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  isError: boolean;
+}
