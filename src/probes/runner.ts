@@ -29,6 +29,8 @@ export interface RunOptions {
   runsDir?: string;
   /** Also write to runs/payload-probe.db (default true). */
   database?: boolean;
+  /** Where probe workspaces are made (default `$TMPDIR/payload-probe`); tests use their own. */
+  workspaceRoot?: string;
 }
 
 export interface RunResult {
@@ -44,8 +46,8 @@ export interface RunResult {
  * A probe's own folder outside the checkout: the session's cwd, agent dir and home live there, so
  * the paths that enter the system prompt are the same on every machine and every clone.
  */
-function prepareWorkspace(probe: Probe): { base: string; cwd: string; agentDir: string; home: string; packageDir: string } {
-  const base = join(tmpdir(), "payload-probe", probe.name);
+function prepareWorkspace(probe: Probe, root: string): { base: string; cwd: string; agentDir: string; home: string; packageDir: string } {
+  const base = join(root, probe.name);
   rmSync(base, { recursive: true, force: true });
   const paths = { base, cwd: join(base, "cwd"), agentDir: join(base, "agent"), home: join(base, "home"), packageDir: join(base, "pkg") };
   for (const dir of [paths.cwd, paths.agentDir, paths.home, paths.packageDir]) mkdirSync(dir, { recursive: true });
@@ -104,7 +106,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const runId = `${probe.name}-${new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18)}-${process.pid}`;
-  const workspace = prepareWorkspace(probe);
+  const workspace = prepareWorkspace(probe, options.workspaceRoot ?? join(tmpdir(), "payload-probe"));
   const profile = loadProfile(probe.agent.profile ? join(root, probe.agent.profile) : undefined);
   const wirePath = join(dir, "mcp-wire.jsonl");
   const baseEnv = { ...process.env };
