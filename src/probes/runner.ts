@@ -22,6 +22,7 @@ import { renderSkillsBlock } from "../skills/prompt-block.js";
 import type { SkillDiagnostic } from "../skills/types.js";
 import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
+import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe } from "./types.js";
 
 export interface RunOptions {
@@ -77,8 +78,15 @@ async function primeCache(configPath: string, cachePath: string, workspace: { cw
   }
 }
 
-function skillsHook(profile: Profile, probe: Probe, workspace: ReturnType<typeof prepareWorkspace>, root: string): { hook?: SkillsHook; diagnostics: SkillDiagnostic[] } {
-  if (probe.agent.noSkills && probe.agent.skills.length === 0) return { diagnostics: [] };
+interface ProbeSkills {
+  hook?: SkillsHook;
+  diagnostics: SkillDiagnostic[];
+  /** Loaded skills by name → file path, for `{{skill:name}}` in the model script. */
+  paths: Map<string, string>;
+}
+
+function skillsHook(profile: Profile, probe: Probe, workspace: ReturnType<typeof prepareWorkspace>, root: string): ProbeSkills {
+  if (probe.agent.noSkills && probe.agent.skills.length === 0) return { diagnostics: [], paths: new Map() };
   const { skills, diagnostics } = discoverSkills({
     cwd: workspace.cwd,
     agentDir: workspace.agentDir,
@@ -89,6 +97,7 @@ function skillsHook(profile: Profile, probe: Probe, workspace: ReturnType<typeof
   });
   return {
     diagnostics,
+    paths: new Map(skills.map((skill) => [skill.name, skill.filePath])),
     hook: { block: (active) => renderSkillsBlock(skills, active, profile.skills), expand: (text) => expandSkillCommand(text, skills) },
   };
 }
@@ -144,7 +153,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
   };
 
   const observation: RunObservation = { records: capture.records, systemTexts: [], toolResults: [], surfaces: [], wire: [], wireLinesBefore: [] };
-  const { hook, diagnostics } = skillsHook(profile, probe, workspace, root);
+  const { hook, diagnostics, paths: skillPaths } = skillsHook(profile, probe, workspace, root);
   let status: "passed" | "failed" | "error" = "error";
   let agent: Agent | undefined;
   try {
@@ -155,7 +164,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
       packageDir: workspace.packageDir,
       model: resolveModel(probe.model.id, probe.model.api),
       codec,
-      transport: capture.wrap(createScriptedModel(codec, { loop: probe.model.script, sampling: probe.model.sampling })),
+      transport: capture.wrap(createScriptedModel(codec, { loop: substituteSkillPaths(probe.model.script, skillPaths, probe.file), sampling: probe.model.sampling })),
       filter: { allow: probe.agent.tools, deny: probe.agent.excludeTools, noBuiltinTools: probe.agent.noBuiltinTools },
       noTools: probe.agent.noTools,
       skills: hook,
