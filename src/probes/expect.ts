@@ -1,5 +1,5 @@
 import type { RequestRecord } from "../capture/types.js";
-import type { ProbeExpect, Series, TextExpect } from "./types.js";
+import type { ProbeExpect, Series, SkillDiagnosticExpect, TextExpect } from "./types.js";
 
 /** What a run left behind that expectations are checked against. */
 export interface RunObservation {
@@ -13,6 +13,8 @@ export interface RunObservation {
   /** Wire log lines per server, with the number of wire-log lines written before each request. */
   wire: { server: string; method?: string; params?: unknown }[];
   wireLinesBefore: number[];
+  /** What skill discovery loaded and reported, paths relative to the probe's workspace. */
+  skills?: { loaded: string[]; diagnostics: SkillDiagnosticExpect[] };
 }
 
 const show = (value: unknown) => JSON.stringify(value);
@@ -152,5 +154,20 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
       }
     });
   }
+  checkSkills(expect, run, failures);
   return failures;
+}
+
+function checkSkills(expect: ProbeExpect, run: RunObservation, failures: string[]): void {
+  if (!expect.skills) return;
+  const actual = run.skills ?? { loaded: [], diagnostics: [] };
+  if (expect.skills.loaded && !equal(actual.loaded, expect.skills.loaded)) {
+    failures.push(`skills: loaded expected ${show(expect.skills.loaded)}, got ${show(actual.loaded)}`);
+  }
+  // Absent keys are dropped on both sides, so `winner`/`loser` are compared only for collisions.
+  const normalize = (list: SkillDiagnosticExpect[]) =>
+    list.map(({ type, message, path, winner, loser }) => JSON.parse(JSON.stringify({ type, message, path, winner, loser })) as unknown);
+  if (expect.skills.diagnostics && !equal(normalize(actual.diagnostics), normalize(expect.skills.diagnostics))) {
+    failures.push(`skills: diagnostics expected ${show(expect.skills.diagnostics)}, got ${show(actual.diagnostics)}`);
+  }
 }

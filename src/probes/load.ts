@@ -5,7 +5,7 @@ import type { MarkerSpec } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
 import type { ScriptStep } from "../providers/scripted-model.js";
 import type { WireApi } from "../providers/types.js";
-import type { CacheSetup, Probe, ProbeAgent, ProbeExpect, Series, SystemDelta, TextExpect, WireExpect } from "./types.js";
+import type { CacheSetup, Probe, ProbeAgent, ProbeExpect, Series, SkillsExpect, SystemDelta, TextExpect, WireExpect } from "./types.js";
 
 type Obj = Record<string, unknown>;
 
@@ -185,7 +185,7 @@ function textExpect(file: string, path: string, value: unknown): TextExpect {
 
 function loadExpect(file: string, f: Fields | undefined): ProbeExpect {
   const expect = f ?? Fields.of(file, "expect", {});
-  expect.allowOnly(["requests", "each", "constant", "systemDelta", "toolResults", "wire", "surface"]);
+  expect.allowOnly(["requests", "each", "constant", "systemDelta", "toolResults", "wire", "surface", "skills"]);
   const requests = expect.obj.requests;
   if (requests !== undefined && (typeof requests !== "number" || !Number.isInteger(requests) || requests < 0)) {
     throw expect.fail("requests", "expected a whole number of requests");
@@ -226,7 +226,24 @@ function loadExpect(file: string, f: Fields | undefined): ProbeExpect {
     registered: surfaceFields?.has("registered") ? series(file, "expect.surface.registered", surfaceFields.obj.registered) : undefined,
     active: surfaceFields?.has("active") ? series(file, "expect.surface.active", surfaceFields.obj.active) : undefined,
   };
-  return { requests: requests as number | undefined, each, constant, systemDelta, toolResults, wire, surface };
+  return { requests: requests as number | undefined, each, constant, systemDelta, toolResults, wire, surface, skills: skillsExpect(expect.child("skills")) };
+}
+
+function skillsExpect(f: Fields | undefined): SkillsExpect | undefined {
+  if (!f) return undefined;
+  f.allowOnly(["loaded", "diagnostics"]);
+  const diagnostics = f.list("diagnostics").map((value, i) => {
+    const d = Fields.of(f.file, `${f.at("diagnostics")}[${i}]`, value);
+    d.allowOnly(["type", "message", "path", "winner", "loser"]);
+    return {
+      type: d.oneOf("type", ["warning", "error", "collision"] as const, "warning"),
+      message: d.string("message"),
+      path: d.string("path"),
+      winner: d.optString("winner"),
+      loser: d.optString("loser"),
+    };
+  });
+  return { loaded: f.names("loaded"), diagnostics: f.has("diagnostics") ? diagnostics : undefined };
 }
 
 /** Parse and validate a probe file; every problem names the file and the field. */

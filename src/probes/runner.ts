@@ -1,6 +1,6 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute, join } from "node:path";
+import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { Capture } from "../capture/capture.js";
 import { RunDatabase } from "../capture/sqlite.js";
 import { JsonlWriter } from "../capture/jsonl.js";
@@ -102,6 +102,21 @@ function skillsHook(profile: Profile, probe: Probe, workspace: ReturnType<typeof
   };
 }
 
+/** Discovery's outcome with workspace-relative paths, so a probe can state it independently of the temp folder. */
+function skillsObservation(paths: Map<string, string>, diagnostics: SkillDiagnostic[], base: string): RunObservation["skills"] {
+  const rel = (path: string) => relative(base, path).split(sep).join("/");
+  return {
+    loaded: [...paths.keys()],
+    diagnostics: diagnostics.map((d) => ({
+      type: d.type,
+      message: d.message,
+      path: rel(d.path),
+      winner: d.collision && rel(d.collision.winnerPath),
+      loser: d.collision && rel(d.collision.loserPath),
+    })),
+  };
+}
+
 function countLines(path: string): number {
   if (!existsSync(path)) return 0;
   const text = readFileSync(path, "utf8");
@@ -154,6 +169,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
 
   const observation: RunObservation = { records: capture.records, systemTexts: [], toolResults: [], surfaces: [], wire: [], wireLinesBefore: [] };
   const { hook, diagnostics, paths: skillPaths } = skillsHook(profile, probe, workspace, root);
+  observation.skills = skillsObservation(skillPaths, diagnostics, workspace.base);
   let status: "passed" | "failed" | "error" = "error";
   let agent: Agent | undefined;
   try {

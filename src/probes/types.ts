@@ -46,6 +46,23 @@ export interface TextExpect {
   matches?: RegExp;
 }
 
+/** One expected skill diagnostic; paths are relative to the probe's workspace (`staged/...`). */
+export interface SkillDiagnosticExpect {
+  type: "warning" | "error" | "collision";
+  message: string;
+  path: string;
+  /** Collisions only: the file that kept the name and the one that lost it. */
+  winner?: string;
+  loser?: string;
+}
+
+export interface SkillsExpect {
+  /** Names of the loaded skills, in load order. */
+  loaded?: string[];
+  /** Every diagnostic of discovery, in order. */
+  diagnostics?: SkillDiagnosticExpect[];
+}
+
 export interface ProbeExpect {
   requests?: number;
   each: Record<string, Series>;
@@ -54,6 +71,7 @@ export interface ProbeExpect {
   toolResults: Record<number, TextExpect>;
   wire: Record<string, WireExpect>;
   surface: { registered?: Series; active?: Series };
+  skills?: SkillsExpect;
 }
 
 export interface Probe {
