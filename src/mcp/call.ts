@@ -1,7 +1,7 @@
 import type { ToolResult } from "../runtime/types.js";
 import { callFailedText, connectFailedText, renderCallContent, renderToolErrorSuffix, serverUnavailableText, type McpContentItem } from "./render.js";
 import type { SearchableTool } from "./search.js";
-import { ServerInBackoff, type ServerManager } from "./server-manager.js";
+import { errorMessage, ServerInBackoff, type ServerManager } from "./server-manager.js";
 
 function blocksToText(content: readonly McpContentItem[] | undefined, structured?: unknown): string {
   return renderCallContent(content, structured)
@@ -18,12 +18,13 @@ export async function callServerTool(
   tool: SearchableTool,
   args: Record<string, unknown>,
   afterConnect: () => void,
+  unavailableText: (server: string, failedAgoSec: number) => string = serverUnavailableText,
 ): Promise<ToolResult> {
   const wasConnected = manager.isConnected(tool.server);
   try {
     await manager.connect(tool.server);
   } catch (error) {
-    if (error instanceof ServerInBackoff) return { content: serverUnavailableText(tool.server, error.failedAgoSec), isError: true };
+    if (error instanceof ServerInBackoff) return { content: unavailableText(tool.server, error.failedAgoSec), isError: true };
     return { content: connectFailedText(tool.server, (error as Error).message), isError: true, details: { error: "call_failed" } };
   }
   if (!wasConnected) afterConnect();
@@ -41,7 +42,7 @@ export async function callServerTool(
     return { content: text };
   } catch (error) {
     return {
-      content: `${callFailedText((error as Error).message)}${renderToolErrorSuffix(tool.inputSchema)}`,
+      content: `${callFailedText(errorMessage(error))}${renderToolErrorSuffix(tool.inputSchema)}`,
       isError: true,
       details: { error: "call_failed" },
     };

@@ -206,6 +206,7 @@ const SETTINGS_FIELDS: Record<string, FieldCheck> = {
   idleTimeout: aDuration,
   scriptMode: aBoolean,
   requestTimeoutMs: aDuration,
+  sampling: aBoolean,
 };
 
 /** Checks the known fields present in `value`; unknown fields are left alone and kept. */

@@ -2,10 +2,13 @@ import { homedir } from "node:os";
 import type { Extension } from "../runtime/types.js";
 import { defaultCachePath, initEmptyCache, readCache } from "./cache.js";
 import { loadMcpConfig } from "./config.js";
+import { directSettingFor, isDirect } from "./direct-tools.js";
 import { createProxyTool } from "./proxy-tool.js";
 import type { McpRuntime, McpTexts } from "./runtime-context.js";
 import { ServerManager } from "./server-manager.js";
+import { createScriptTool } from "./script-tool.js";
 import type { SearchableTool } from "./search.js";
+import { McpSurface } from "./surface.js";
 
 export interface McpExtensionOptions {
   texts: McpTexts;
@@ -73,22 +76,32 @@ export function mcpExtension(options: McpExtensionOptions): Extension {
       },
       cache.file.servers,
     );
+    let surface: McpSurface;
     rt = {
       api,
       manager,
       config,
       texts: options.texts,
-      directSetting: (server) => manager.get(server)?.entry.directTools ?? config.settings.directTools,
+      directSetting: (server) =>
+        directSettingFor(server, manager.get(server)?.entry.directTools ?? config.settings.directTools, env.MCP_DIRECT_TOOLS),
       requiresApproval: (tool) => matchesApproval(manager.get(tool.server)?.entry.approveTools, tool),
-      activateSearchMatches: () => [],
-      syncSurface: () => undefined,
+      activateSearchMatches: (matches) => surface.activate(matches),
+      syncSurface: () => surface.sync(),
     };
+    const proxy = createProxyTool(rt);
+    surface = new McpSurface(rt, proxy, config.settings.scriptMode === false ? undefined : createScriptTool(rt, proxy));
+    surface.load();
 
-    api.registerTool(createProxyTool(rt));
-
+    // Direct tools need metadata to exist at all, so a direct server without a valid cache starts now.
     const startNow = manager
       .enabled()
-      .filter((s) => cache.state === "missing" || s.entry.lifecycle === "eager" || s.entry.lifecycle === "keep-alive");
+      .filter(
+        (s) =>
+          cache.state === "missing" ||
+          s.entry.lifecycle === "eager" ||
+          s.entry.lifecycle === "keep-alive" ||
+          (isDirect(rt.directSetting(s.name)) && !s.cached),
+      );
     await inBatches(startNow, BOOTSTRAP_CONCURRENCY, async (state) => {
       await manager.connect(state.name).catch(() => undefined);
     });

@@ -92,3 +92,8 @@ export function resourceToolName(resourceName: string): string {
 export function suggestionPrefixes(servers: readonly string[]): string[] {
   return servers.flatMap((server) => (["server", "short", "mcp"] as const).map((mode) => serverPrefix(server, mode)));
 }
+
+/** The slash command of a server's prompt: `rich` + `summarize` → `mcp__rich__summarize`. */
+export function promptCommandName(server: string, prompt: string): string {
+  return `mcp__${serverPrefix(server, "server")}__${prompt.replace(/[^A-Za-z0-9_-]+/g, "_")}`;
+}

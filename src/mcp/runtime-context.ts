@@ -17,7 +17,14 @@ export interface McpTexts {
   };
   namespace: { snippet: string; description: string; parameters: { tool: string; args: string } };
   direct: { fallbackSnippet: string };
-  script: { snippet: string; description: string; parameters: { code: string; timeoutMs: string } };
+  script: {
+    snippet: string;
+    description: string;
+    parameters: { code: string; timeoutMs: string };
+    noOutput: string;
+    timedOut: string;
+    failed: string;
+  };
 }
 
 /** What the adapter's tools share: the runtime API, the connections, and the tool-surface hooks. */

@@ -53,6 +53,15 @@ const FAILURE_BACKOFF_MS = 60_000;
 const DEFAULT_IDLE_MINUTES = 10;
 const STDERR_LINES_KEPT = 3;
 
+/**
+ * An error's text without the SDK's `MCP error <code>: ` prefix: the model reads what went wrong
+ * (`Request timed out`, `Connection closed`), as the adapter reports it.
+ */
+export function errorMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/^MCP error -?\d+: /, "");
+}
+
 /** Thrown when a server is inside its failure backoff: callers render it as "not available". */
 export class ServerInBackoff extends Error {
   constructor(readonly server: string, readonly failedAgoSec: number) {
@@ -203,7 +212,7 @@ export class ServerManager {
       state.failedAt = this.now();
       await client.close().catch(() => undefined);
       const tail = state.stderrTail.length > 0 ? ` (${state.stderrTail.join(" — ")})` : "";
-      const message = `${error instanceof Error ? error.message : String(error)}${tail}`;
+      const message = `${errorMessage(error)}${tail}`;
       this.options.log("mcp_connect_failed", { server: state.name, error: message });
       throw new Error(message);
     }
