@@ -51,7 +51,13 @@ export class ToolRegistry {
     const add = (name: string) => {
       if (registered.has(name) && !next.includes(name)) next.push(name);
     };
-    this.active.forEach(add);
+    // A name from --tools whose tool has not registered yet keeps its place, so an extension tool that
+    // registers after the registry exists still lands where --tools put it; until then it is not active.
+    const awaited = (name: string) => this.filter.allow !== undefined && this.admitted(name) && !registered.has(name);
+    for (const name of this.active) {
+      if (awaited(name) && !next.includes(name)) next.push(name);
+      else add(name);
+    }
     this.filter.allow?.forEach(add);
     for (const tool of this.extensionTools) {
       if (this.seenExtensionTools.has(tool.name)) continue;
@@ -78,11 +84,11 @@ export class ToolRegistry {
   }
 
   activeNames(): string[] {
-    return [...this.active];
+    return this.active.filter((name) => this.registered.has(name));
   }
 
   activeTools(): RuntimeTool[] {
-    return this.active.map((name) => this.registered.get(name)!.tool);
+    return this.activeNames().map((name) => this.registered.get(name)!.tool);
   }
 
   all(): Entry[] {

@@ -52,13 +52,19 @@ export function grepTool(texts: Texts): RuntimeTool {
         const rel = toPosixRelative(ctx.cwd, file);
         if (only && !only.test(toPosixRelative(root, file))) continue;
         const lines = readFileSync(file, "utf8").split("\n");
-        for (let i = 0; i < lines.length && matches < limit; i++) {
-          if (!regex.test(lines[i]!)) continue;
-          matches++;
-          for (let j = Math.max(0, i - context); j <= Math.min(lines.length - 1, i + context); j++) {
-            const sepChar = j === i ? ":" : "-";
+        // A final newline ends the last line; it does not start another one.
+        if (lines.at(-1) === "") lines.pop();
+        const hits: number[] = [];
+        for (let i = 0; i < lines.length && matches + hits.length < limit; i++) if (regex.test(lines[i]!)) hits.push(i);
+        matches += hits.length;
+        // Context windows of nearby matches merge, as in ripgrep: each line is shown once, as a match if it is one.
+        let nextUnshown = 0;
+        for (const i of hits) {
+          for (let j = Math.max(nextUnshown, i - context); j <= Math.min(lines.length - 1, i + context); j++) {
+            const sepChar = hits.includes(j) ? ":" : "-";
             out.push(`${rel}${sepChar}${j + 1}${sepChar} ${lines[j]!.slice(0, LINE_CUT)}`);
           }
+          nextUnshown = Math.max(nextUnshown, i + context + 1);
         }
         if (matches >= limit) break;
       }

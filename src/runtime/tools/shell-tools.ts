@@ -33,7 +33,7 @@ function runCommand(shell: Shell, command: string, cwd: string, timeoutSec?: num
             } catch {
               /* already gone */
             }
-            reject(new Error(`${output}\n\nCommand timed out after ${timeoutSec} seconds`.trimStart()));
+            reject(new Error(`${output.replace(/\n$/, "")}\n\nCommand timed out after ${timeoutSec} seconds`.trimStart()));
           }, timeoutSec * 1000);
     child.on("error", (error) => {
       clearTimeout(timer);
