@@ -41,7 +41,10 @@ export interface RequestRecord {
   /** Bytes and hash of each system part (stable catalog vs dynamic environment, when split). */
   systemParts: SystemPartInfo[];
   messagesBytes: number;
+  /** String lengths of the messages and the body, for `report --chars` (absent in records written before v1 had them). */
+  messagesChars?: number;
   bodyBytes: number;
+  bodyChars?: number;
   roles: string[];
   markers: Record<string, number>;
   tokens: TokenCounts | null;

@@ -1,0 +1,124 @@
+/**
+ * Renders a diff of two runs as text, JSON or markdown, a request at a time as the diff is read.
+ * Only what differs is spelled out; a part equal on both sides is named once as equal.
+ */
+import Table from "cli-table3";
+import { compactRoles, mdHeader, mdRow, signed } from "./format.js";
+import { PARTS, type DiffSummary, type Pair, type RequestDiff } from "./diff.js";
+import type { LineWriter } from "./output.js";
+
+export type DiffFormat = "text" | "json" | "markdown";
+
+export interface DiffLabels {
+  a: string;
+  b: string;
+}
+
+function position(d: RequestDiff): string {
+  if (d.seqA === d.seqB) return `#${d.seqA}`;
+  return `#${d.seqA ?? "—"}/#${d.seqB ?? "—"}`;
+}
+
+/** `814→420 (-394)`, or `= 814` when both sides agree. */
+function change(p: Pair): string {
+  if (p.a === p.b) return `= ${p.a ?? "n/a"}`;
+  if (p.a === null || p.b === null) return `${p.a ?? "—"}→${p.b ?? "—"}`;
+  return `${p.a}→${p.b} (${signed(p.b - p.a)})`;
+}
+
+function toolsPhrase(d: RequestDiff): string {
+  const list = (names: string[] | null) => (names === null ? "—" : `[${names.join(", ")}]`);
+  if (d.toolsA?.join() === d.toolsB?.join()) return `same ${list(d.toolsA)}`;
+  const moves = [...d.toolsAdded.map((n) => `+${n}`), ...d.toolsRemoved.map((n) => `-${n}`)];
+  const what = d.toolsReordered ? "reordered" : moves.join(" ");
+  return `A ${list(d.toolsA)} B ${list(d.toolsB)} (${what})`;
+}
+
+function partsPhrase(d: RequestDiff, measure: "tokens" | "bytes"): string {
+  const pairs = d[measure] as Record<string, Pair>;
+  return [...PARTS, measure === "tokens" ? "total" : "body"].map((part) => `${part} ${change(pairs[part]!)}`).join(" · ");
+}
+
+function textLines(d: RequestDiff): string[] {
+  const head = `${position(d)} (turn ${d.turn})`;
+  if (d.identical) return [`${head}  identical`];
+  if (d.seqA === null || d.seqB === null) {
+    return [`${head}  only in ${d.seqA === null ? "B" : "A"}: tools ${toolsPhrase(d)} · ${partsPhrase(d, "tokens")}`];
+  }
+  const lines = [`${head}  differs from ${d.divergesIn} on`, `  tools    ${toolsPhrase(d)}`, `  tokens   ${partsPhrase(d, "tokens")}`, `  bytes    ${partsPhrase(d, "bytes")}`];
+  if (d.roles) lines.push(`  roles    A ${compactRoles(d.roles.a.split(">"))} B ${compactRoles(d.roles.b.split(">"))}`);
+  if (d.markers.length > 0) lines.push(`  markers  ${d.markers.map((m) => `${m.name} ${m.a ?? "—"}→${m.b ?? "—"}`).join(" · ")}`);
+  lines.push(`  prefix   A ${d.prefixA} · B ${d.prefixB}`);
+  return lines;
+}
+
+function breaksPhrase(side: DiffSummary["a"]): string {
+  if (side.breaks.length === 0) return "none";
+  return side.breaks.map((b) => `#${b.seq} in ${b.at} (${b.detail})`).join("; ");
+}
+
+function firstDivergencePhrase(s: DiffSummary): string {
+  const f = s.firstDivergence;
+  if (!f) return "none: every request is byte-identical";
+  const at = f.seqA === f.seqB ? `request #${f.seqA}` : `A #${f.seqA ?? "—"} / B #${f.seqB ?? "—"}`;
+  return f.part === "missing" ? `${at}: present on one side only` : `${at}, in ${f.part}`;
+}
+
+function summaryRows(s: DiffSummary): string[][] {
+  const delta = (a: number, b: number) => signed(b - a);
+  return [
+    ["requests", String(s.a.requests), String(s.b.requests), delta(s.a.requests, s.b.requests)],
+    ["total tokens (all requests)", String(s.a.tokens), String(s.b.tokens), delta(s.a.tokens, s.b.tokens)],
+    ["body bytes (all requests)", String(s.a.bytes), String(s.b.bytes), delta(s.a.bytes, s.b.bytes)],
+    ["prefix breaks", `${s.a.breaks.length}: ${breaksPhrase(s.a)}`, `${s.b.breaks.length}: ${breaksPhrase(s.b)}`, delta(s.a.breaks.length, s.b.breaks.length)],
+  ];
+}
+
+export async function writeDiff(diffs: AsyncGenerator<RequestDiff, DiffSummary>, labels: DiffLabels, out: LineWriter, format: DiffFormat): Promise<DiffSummary> {
+  if (format === "json") await out.line(`{"a":${JSON.stringify(labels.a)},"b":${JSON.stringify(labels.b)},"requests":[`);
+  else if (format === "markdown") {
+    await out.line(`Diff of **A** \`${labels.a}\` and **B** \`${labels.b}\`\n`);
+    await out.line(mdHeader(["request", "turn", "differs in", "tools A → B", "tokens tools", "tokens system", "tokens messages", "tokens total", "roles", "markers", "prefix A", "prefix B"]));
+  } else await out.line(`A ${labels.a}\nB ${labels.b}\n`);
+  let first = true;
+  let step = await diffs.next();
+  while (!step.done) {
+    const d = step.value;
+    if (format === "json") await out.line(`${first ? "" : ","}${JSON.stringify(d)}`);
+    else if (format === "markdown") await out.line(markdownRow(d));
+    else for (const line of textLines(d)) await out.line(line);
+    first = false;
+    step = await diffs.next();
+  }
+  const summary = step.value;
+  if (format === "json") await out.line(`],"summary":${JSON.stringify(summary)}}`);
+  else if (format === "markdown") {
+    await out.line(`\nAligned by ${summary.alignedBy}; ${summary.differing} request(s) differ; first divergence: ${firstDivergencePhrase(summary)}.\n`);
+    await out.line(mdHeader(["", "A", "B", "Δ"]));
+    for (const row of summaryRows(summary)) await out.line(mdRow(row));
+  } else {
+    const table = new Table({ head: ["", "A", "B", "Δ"], style: { head: [], border: [] }, wordWrap: true, colWidths: [30, 40, 40, 8] });
+    table.push(...summaryRows(summary));
+    await out.line(`\nAligned by ${summary.alignedBy}; ${summary.differing} request(s) differ; first divergence: ${firstDivergencePhrase(summary)}.`);
+    await out.line(table.toString());
+  }
+  await out.flush();
+  return summary;
+}
+
+function markdownRow(d: RequestDiff): string {
+  return mdRow([
+    position(d),
+    d.turn,
+    d.identical ? "identical" : (d.divergesIn ?? "one side only"),
+    toolsPhrase(d),
+    change(d.tokens.tools),
+    change(d.tokens.system),
+    change(d.tokens.messages),
+    change(d.tokens.total),
+    d.roles ? `A ${d.roles.a} B ${d.roles.b}` : "same",
+    d.markers.map((m) => `${m.name} ${m.a ?? "—"}→${m.b ?? "—"}`).join(", ") || "same",
+    d.prefixA ?? "—",
+    d.prefixB ?? "—",
+  ]);
+}

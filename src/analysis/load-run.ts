@@ -1,0 +1,195 @@
+/**
+ * Finds a captured run and reads it back one request at a time.
+ *
+ * `<run>` is a run folder (`runs/p1`, or a probe name whose folder is under runs/), a run id from
+ * runs/payload-probe.db, or `<probe>@N` — the N-th latest run of a probe (`@1` the latest). A run
+ * folder is streamed line by line, so a report or diff of a long run holds one request (one user
+ * turn, for a diff) at a time, never the whole file. A run that is only in the database — its
+ * folder was replaced by a later run of the same probe — is read from the database.
+ */
+import { closeSync, createReadStream, existsSync, openSync, readSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import Database from "better-sqlite3";
+import { RunDatabase } from "../capture/sqlite.js";
+import type { RequestRecord } from "../capture/types.js";
+import { inputError, UserError } from "../errors.js";
+import type { WireRequest } from "../providers/types.js";
+
+/** A request's wire body as payloads.jsonl keeps it. */
+export interface RequestPayload {
+  seq: number;
+  kind: WireRequest["kind"];
+  api: WireRequest["api"];
+  body: string;
+}
+
+export interface RunSource {
+  /** How the run is named in output: the folder, or the run id. */
+  label: string;
+  records(): AsyncIterable<RequestRecord>;
+  /** How many requests the run has, known before its records are read. */
+  count(): number;
+  /** The wire body of every request, in seq order (responses skipped). */
+  payloads(): AsyncIterable<RequestPayload>;
+}
+
+export interface RunLookup {
+  /** Where run folders and payload-probe.db live (default `runs/` of the project). */
+  runsDir: string;
+}
+
+const PROBE_AT = /^(.+)@(\d+)$/;
+
+export function resolveRun(spec: string, lookup: RunLookup): RunSource {
+  const at = PROBE_AT.exec(spec);
+  if (at) return nthLatestRun(at[1]!, Number(at[2]), lookup);
+  for (const dir of [resolve(spec), join(lookup.runsDir, spec)]) {
+    if (isRunFolder(dir)) return folderSource(dir);
+  }
+  const db = openDatabase(lookup);
+  if (db) {
+    const records = db.recordsOf(spec);
+    db.close();
+    if (records.length > 0) return databaseSource(spec, lookup);
+  }
+  throw new UserError(`no run "${spec}": expected a run folder (with requests.jsonl), a run id in ${databasePath(lookup)}, or <probe>@N`);
+}
+
+function nthLatestRun(probe: string, n: number, lookup: RunLookup): RunSource {
+  const db = openDatabase(lookup);
+  const runs = db?.runsOf(probe) ?? [];
+  db?.close();
+  const run = n >= 1 ? runs[n - 1] : undefined;
+  if (!run) throw new UserError(`no run ${probe}@${n}: ${databasePath(lookup)} holds ${runs.length} run(s) of probe "${probe}"`);
+  // The folder holds only the latest run of its probe; an older run is read from the database.
+  if (run.dir && isRunFolder(run.dir) && firstRunId(run.dir) === run.id) return folderSource(run.dir);
+  return databaseSource(run.id, lookup);
+}
+
+function isRunFolder(dir: string): boolean {
+  return existsSync(join(dir, "requests.jsonl")) && statSync(dir).isDirectory();
+}
+
+function databasePath(lookup: RunLookup): string {
+  return join(lookup.runsDir, "payload-probe.db");
+}
+
+/** Opening the database never creates one: a lookup in a folder without it simply finds nothing. */
+function openDatabase(lookup: RunLookup): RunDatabase | null {
+  return existsSync(databasePath(lookup)) ? new RunDatabase(databasePath(lookup)) : null;
+}
+
+function firstRunId(dir: string): string | null {
+  const head = readHead(join(dir, "requests.jsonl"));
+  const end = head.indexOf("\n");
+  try {
+    return (JSON.parse(end < 0 ? head : head.slice(0, end)) as RequestRecord).run;
+  } catch {
+    return null;
+  }
+}
+
+/** The first 64 KiB of a file: enough for one record line, without reading a long run whole. */
+function readHead(path: string): string {
+  const buffer = Buffer.alloc(64 * 1024);
+  const fd = openSync(path, "r");
+  try {
+    return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function folderSource(dir: string): RunSource {
+  return {
+    label: dir,
+    count: () => countLines(join(dir, "requests.jsonl")),
+    records: () => jsonLines<RequestRecord>(join(dir, "requests.jsonl"), isRecord, "a RequestRecord (v1)"),
+    payloads: () => requestPayloads(jsonLines<StoredPayload>(join(dir, "payloads.jsonl"), isPayload, "a payload row")),
+  };
+}
+
+function databaseSource(runId: string, lookup: RunLookup): RunSource {
+  return {
+    label: runId,
+    count() {
+      const db = new RunDatabase(databasePath(lookup));
+      try {
+        return db.recordsOf(runId).length;
+      } finally {
+        db.close();
+      }
+    },
+    async *records() {
+      const db = new RunDatabase(databasePath(lookup));
+      try {
+        yield* db.recordsOf(runId);
+      } finally {
+        db.close();
+      }
+    },
+    async *payloads() {
+      // RunDatabase writes payloads but has no reader for them; a read-only query streams them here.
+      const db = new Database(databasePath(lookup), { readonly: true });
+      try {
+        const rows = db.prepare(`SELECT data FROM payloads WHERE run_id = ? AND type = 'request' ORDER BY seq`).iterate(runId);
+        for (const row of rows as Iterable<{ data: string }>) yield JSON.parse(row.data) as RequestPayload;
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+/** Lines of a file, counted in fixed-size reads: the file is never held whole. */
+function countLines(path: string): number {
+  const buffer = Buffer.alloc(1024 * 1024);
+  const fd = openSync(path, "r");
+  let lines = 0;
+  let endsWithNewline = true;
+  try {
+    for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer)) {
+      for (let i = buffer.indexOf(0x0a); i >= 0 && i < read; i = buffer.indexOf(0x0a, i + 1)) lines++;
+      endsWithNewline = buffer[read - 1] === 0x0a;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return endsWithNewline ? lines : lines + 1;
+}
+
+type StoredPayload = RequestPayload & { type: "request" | "response" };
+
+async function* requestPayloads(rows: AsyncIterable<StoredPayload>): AsyncIterable<RequestPayload> {
+  for await (const row of rows) if (row.type === "request") yield row;
+}
+
+function isRecord(value: unknown): value is RequestRecord {
+  const r = value as RequestRecord;
+  return typeof r === "object" && r !== null && r.v === 1 && typeof r.seq === "number" && Array.isArray(r.tools) && Array.isArray(r.roles);
+}
+
+function isPayload(value: unknown): value is StoredPayload {
+  const p = value as StoredPayload;
+  return typeof p === "object" && p !== null && typeof p.seq === "number" && (p.type === "response" || typeof p.body === "string");
+}
+
+/** Rows of a JSONL file, one line at a time; a line that is not the expected row names file and line. */
+export async function* jsonLines<T>(path: string, accept: (value: unknown) => value is T, expected: string): AsyncIterable<T> {
+  if (!existsSync(path)) throw inputError(path, undefined, "file not found");
+  const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
+  let n = 0;
+  for await (const line of lines) {
+    n++;
+    if (line.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw inputError(path, `line ${n}`, "expected one JSON value per line");
+    }
+    if (!accept(value)) throw inputError(path, `line ${n}`, `expected ${expected}`);
+    yield value;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Text out, a line at a time, without holding a long report in memory: lines are gathered into
+ * chunks and a chunk is written only when the stream has room for it, so a slow pipe throttles
+ * the reader instead of filling memory.
+ */
+const CHUNK_CHARS = 64 * 1024;
+
+export class LineWriter {
+  private pending: string[] = [];
+  private pendingChars = 0;
+
+  constructor(private readonly stream: NodeJS.WritableStream) {}
+
+  async line(text: string): Promise<void> {
+    this.pending.push(text);
+    this.pendingChars += text.length + 1;
+    if (this.pendingChars >= CHUNK_CHARS) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const chunk = `${this.pending.join("\n")}\n`;
+    this.pending = [];
+    this.pendingChars = 0;
+    if (!this.stream.write(chunk)) await new Promise<void>((resolve) => this.stream.once("drain", () => resolve()));
+  }
+}

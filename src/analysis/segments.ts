@@ -1,0 +1,54 @@
+/**
+ * The token ledger: what each tool definition, system part and message adds to a request.
+ *
+ * Records carry only part totals; the per-segment counts need the wire bodies (payloads.jsonl),
+ * taken apart by the request's codec and counted with the capture's own tokenizer, so the ledger
+ * of a request always sums to the total in its record.
+ */
+import { loadTokenCounter } from "../capture/tokens.js";
+import { UserError } from "../errors.js";
+import { openaiCompletions } from "../providers/openai-completions.js";
+import type { Codec, WireApi } from "../providers/types.js";
+import type { RequestPayload } from "./load-run.js";
+
+export interface LedgerSegment {
+  /** `tools[0]`, `system[1]`, `messages[3]`. */
+  segment: string;
+  /** The tool's name or the message's role; empty for a system part. */
+  name: string;
+  tokens: number;
+  bytes: number;
+}
+
+export interface RequestLedger {
+  seq: number;
+  kind: RequestPayload["kind"];
+  segments: LedgerSegment[];
+  /** Tokens no segment owns (the reply opener). */
+  overhead: number;
+  total: number;
+}
+
+const CODECS: Partial<Record<WireApi, Codec>> = { "openai-completions": openaiCompletions };
+
+function codecFor(api: WireApi): Codec {
+  const codec = CODECS[api];
+  if (!codec) throw new UserError(`no codec for wire API "${api}": the token ledger can read ${Object.keys(CODECS).join(", ")}`);
+  return codec;
+}
+
+const bytes = (text: string) => Buffer.byteLength(text, "utf8");
+
+export async function* tokenLedger(payloads: AsyncIterable<RequestPayload>): AsyncIterable<RequestLedger> {
+  const counter = await loadTokenCounter();
+  for await (const payload of payloads) {
+    const d = codecFor(payload.api).dissect(payload.body);
+    const counts = counter.countRequestTokens(d);
+    const segments: LedgerSegment[] = [
+      ...d.tools.map((t, i) => ({ segment: `tools[${i}]`, name: t.name, tokens: counts.perTool[i]!, bytes: bytes(t.json) })),
+      ...d.systemParts.map((part, i) => ({ segment: `system[${i}]`, name: "", tokens: counts.perSystemPart[i]!, bytes: bytes(part) })),
+      ...d.messages.map((m, i) => ({ segment: `messages[${i}]`, name: m.role, tokens: counts.perMessage[i]!, bytes: bytes(m.json) })),
+    ];
+    yield { seq: payload.seq, kind: payload.kind, segments, overhead: counts.overhead, total: counts.total };
+  }
+}

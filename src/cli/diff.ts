@@ -1,0 +1,42 @@
+import { join } from "node:path";
+import { diffRuns } from "../analysis/diff.js";
+import { writeDiff } from "../analysis/diff-render.js";
+import { resolveRun } from "../analysis/load-run.js";
+import { LineWriter } from "../analysis/output.js";
+import { PROJECT_ROOT } from "../runtime/profile.js";
+import { parseCommandArgs } from "./args.js";
+import { outputFormat } from "./format-flag.js";
+
+export const help = `Usage: payload-probe diff <runA> <runB> [options]
+
+Compares two runs request by request — aligned by seq, or by user turn when the request counts
+differ — and shows per request the tools added and removed, token and byte deltas per part
+(tools, system, messages), role and marker differences, and where each side's cacheable prefix
+broke; then a summary: total tokens, prefix breaks of each side, the first divergence.
+
+  <run>         a run folder, a probe name with a folder under runs/, a run id from
+                runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+  --json        JSON: {a, b, requests: [...], summary}
+  --markdown    a markdown table and summary
+  --runs DIR    where run folders and payload-probe.db live (default: runs/)
+  -h, --help    show this help
+
+Exit: 0 printed (whether or not the runs differ), 2 bad usage or a run that cannot be found or read.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("diff", argv, {
+    json: { type: "boolean" },
+    markdown: { type: "boolean" },
+    runs: { type: "string" },
+  } as const);
+  if (values.help || positionals.length !== 2) {
+    console.log(help);
+    return values.help ? 0 : 2;
+  }
+  const lookup = { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") };
+  const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [ReturnType<typeof resolveRun>, ReturnType<typeof resolveRun>];
+  const format = outputFormat("diff", values, "text");
+  const diffs = diffRuns(a.records(), b.records(), { a: a.count(), b: b.count() });
+  await writeDiff(diffs, { a: a.label, b: b.label }, new LineWriter(process.stdout), format === "plain" ? "text" : format);
+  return 0;
+}

@@ -1,0 +1,48 @@
+import { join } from "node:path";
+import { resolveRun } from "../analysis/load-run.js";
+import { LineWriter } from "../analysis/output.js";
+import { writeLedger, writeReport, type ReportFormat } from "../analysis/report.js";
+import { tokenLedger } from "../analysis/segments.js";
+import { PROJECT_ROOT } from "../runtime/profile.js";
+import { parseCommandArgs } from "./args.js";
+import { outputFormat } from "./format-flag.js";
+
+export const help = `Usage: payload-probe report <run> [options]
+
+One row per provider request of a run: seq, kind, tools, tokens and sizes per part (tools, system,
+messages; the body), roles, markers, and the cache prefix kept since the previous loop request or
+where and why it broke.
+
+  <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
+                from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+  --plain       one line per request: seq=1 tools=2 bytes=3877 roles=system>user schema=0 result=0
+  --chars       string lengths (UTF-16 units) instead of UTF-8 bytes
+  --segments    the token ledger: tokens each tool definition, system part and message adds
+                (reads the wire bodies in payloads.jsonl)
+  --json        JSON: an array with one object per request
+  --markdown    a markdown table
+  --runs DIR    where run folders and payload-probe.db live (default: runs/)
+  -h, --help    show this help
+
+Exit: 0 printed, 2 bad usage or a run that cannot be found or read (a corrupt line names file and line).`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("report", argv, {
+    plain: { type: "boolean" },
+    chars: { type: "boolean" },
+    segments: { type: "boolean" },
+    json: { type: "boolean" },
+    markdown: { type: "boolean" },
+    runs: { type: "string" },
+  } as const);
+  if (values.help || positionals.length !== 1) {
+    console.log(help);
+    return values.help ? 0 : 2;
+  }
+  const format: ReportFormat = outputFormat("report", values, "table");
+  const source = resolveRun(positionals[0]!, { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") });
+  const out = new LineWriter(process.stdout);
+  if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format);
+  else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes" });
+  return 0;
+}
