@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ToolRegistry, type ToolFilter } from "../../src/runtime/registry.js";
+import type { ExtensionAPI } from "../../src/runtime/types.js";
 import { createBuiltinTools, DEFAULT_ACTIVE } from "../../src/runtime/tools/builtin.js";
 import { extensionTool, profile, removeTempDirs, scriptedAgent, toolNames } from "./harness.js";
 
@@ -118,7 +119,7 @@ describe("the agent's requests carry the active set (pi-runtime.md §1.1, §6)",
   });
 
   it("a tool registered during a tool call is in the very next request, without a reload", async () => {
-    let api!: Parameters<NonNullable<Parameters<typeof scriptedAgent>[1]["extensions"]>[number]>[0];
+    let api!: ExtensionAPI;
     const late = extensionTool("late_tool");
     const { agent, bodies } = await scriptedAgent([{ call: "register_late" }, { text: "done" }], {
       extensions: [

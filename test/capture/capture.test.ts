@@ -1,0 +1,108 @@
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { Capture } from "../../src/capture/capture.js";
+import { JsonlWriter, readJsonl } from "../../src/capture/jsonl.js";
+import { RunDatabase } from "../../src/capture/sqlite.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { UserError } from "../../src/errors.js";
+import { openaiCompletions } from "../../src/providers/openai-completions.js";
+import { createScriptedModel } from "../../src/providers/scripted-model.js";
+import { extensionTool, removeTempDirs, scriptedAgent, tempDir } from "../runtime/harness.js";
+
+afterEach(removeTempDirs);
+
+const countLines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).length : 0);
+
+describe("JSONL files (design.md, run outputs)", () => {
+  it("are append-only: a second writer on the same file adds rows after the first writer's", () => {
+    const path = join(tempDir(), "deep", "rows.jsonl");
+    const first = new JsonlWriter(path);
+    first.write({ n: 1 });
+    first.close();
+    const second = new JsonlWriter(path);
+    second.write({ n: 2, text: "a\nb" });
+    second.close();
+    expect(readFileSync(path, "utf8")).toBe('{"n":1}\n{"n":2,"text":"a\\nb"}\n');
+    expect(readJsonl(path)).toEqual([{ n: 1 }, { n: 2, text: "a\nb" }]);
+  });
+
+  it("a row that is not JSON is an input error naming the file and line", () => {
+    const path = join(tempDir(), "bad.jsonl");
+    const writer = new JsonlWriter(path);
+    writer.write({ ok: true });
+    writer.close();
+    appendFileSync(path, "{not json\n");
+    expect(() => readJsonl(path)).toThrow(UserError);
+    expect(() => readJsonl(path)).toThrow(`${path}: field "line 2": expected one JSON value per line`);
+  });
+});
+
+describe("capture around the transport (design.md)", () => {
+  it("writes each request's record to requests.jsonl and SQLite before the agent executes that response's tool calls", async () => {
+    const dir = tempDir();
+    const db = new RunDatabase(join(dir, "runs.db"));
+    db.startRun("run-1", "capture-test", dir);
+    const capture = new Capture({ run: "run-1", probe: "capture-test", dir, db, markers: { echo: { in: "messages", match: "ECHO" } }, codecFor: () => openaiCompletions, tokens: false });
+    const seenAtExecution: { jsonl: number; sqlite: number }[] = [];
+    const dbFile = join(dir, "runs.db");
+    const scripted = createScriptedModel(openaiCompletions, { loop: [{ call: "look" }, { call: "look" }, { text: "DONE" }] });
+    const { agent } = await scriptedAgent([], {
+      transport: capture.wrap(scripted),
+      extensions: [
+        (api) =>
+          api.registerTool(
+            extensionTool("look", {
+              execute: async () => {
+                const reader = new Database(dbFile, { readonly: true });
+                const sqlite = (reader.prepare("SELECT count(*) AS n FROM requests").get() as { n: number }).n;
+                reader.close();
+                seenAtExecution.push({ jsonl: countLines(join(dir, "requests.jsonl")), sqlite });
+                return { content: "ECHO" };
+              },
+            }),
+          ),
+      ],
+    });
+    await agent.prompt("go");
+    capture.close();
+    db.finishRun("run-1", "captured");
+    db.close();
+    expect(seenAtExecution).toEqual([
+      { jsonl: 1, sqlite: 1 },
+      { jsonl: 2, sqlite: 2 },
+    ]);
+    const records = readJsonl<RequestRecord>(join(dir, "requests.jsonl"));
+    expect(records.map((r) => [r.seq, r.response?.kind, r.markers.echo])).toEqual([
+      [1, "tool_calls", 0],
+      [2, "tool_calls", 1],
+      [3, "text", 2],
+    ]);
+    expect(records).toEqual(capture.records);
+  });
+
+  it("payloads.jsonl holds the exact wire body and the response text, and nothing that could be a credential", async () => {
+    const dir = tempDir();
+    const capture = new Capture({ run: "run-2", probe: "capture-test", dir, db: null, markers: {}, codecFor: () => openaiCompletions, tokens: false });
+    const bodies: string[] = [];
+    const scripted = createScriptedModel(openaiCompletions, { loop: [{ text: "DONE" }] });
+    const { agent } = await scriptedAgent([], {
+      transport: capture.wrap(async (request) => {
+        bodies.push(request.body);
+        return scripted(request);
+      }),
+    });
+    await agent.prompt("hi");
+    capture.close();
+    const rows = readJsonl<Record<string, unknown>>(join(dir, "payloads.jsonl"));
+    expect(rows.map((r) => Object.keys(r))).toEqual([
+      ["type", "seq", "kind", "api", "url", "body"],
+      ["type", "seq", "body"],
+    ]);
+    expect(rows[0]!.body).toBe(bodies[0]);
+    expect(rows[1]).toMatchObject({ type: "response", seq: 1 });
+    expect(String(rows[1]!.body)).toContain('"content":"DONE"');
+    expect(readFileSync(join(dir, "payloads.jsonl"), "utf8")).not.toMatch(/authorization|bearer|api[-_]?key|x-api-key/i);
+  });
+});
