@@ -59,7 +59,7 @@ const STDERR_LINES_KEPT = 3;
  */
 export function errorMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/^MCP error -?\d+: /, "");
+  return text.replace(/^MCP error -?\d+: /, "").trim();
 }
 
 /** Thrown when a server is inside its failure backoff: callers render it as "not available". */

@@ -1,0 +1,92 @@
+/** Each fault runs a real stub process (or a real HTTP server) and checks the exact text the model reads. */
+import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { buildCacheEntry, computeConfigHash, writeCacheEntry } from "../../src/mcp/cache.js";
+import { cleanupAdapters, httpStub, ROOT, startAdapter, stubServer, tempDir } from "./adapter-harness.js";
+
+afterEach(cleanupAdapters);
+
+const NO_PARAMETERS = "\n\nExpected parameters:\n  (no parameters)";
+
+async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = Date.now();
+  const value = await run();
+  return { value, ms: Date.now() - start };
+}
+
+describe("faults reach the model as the adapter's texts", () => {
+  it("a server that crashes mid-call: Connection closed, then the next call respawns it", async () => {
+    const adapter = await startAdapter({ servers: { faults: stubServer("faults") } });
+    const crash = await adapter.call("mcp", { tool: "faults_crash", args: {} });
+    expect(crash).toMatchObject({ content: `Failed to call tool: Connection closed${NO_PARAMETERS}`, isError: true });
+    expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
+    expect(adapter.events.filter((e) => e.type === "mcp_connect")).toHaveLength(2);
+  }, 20_000);
+
+  it("a server that hangs: Request timed out after requestTimeoutMs, and the server stays usable", async () => {
+    const adapter = await startAdapter({ servers: { faults: stubServer("faults", { requestTimeoutMs: 300 }) } });
+    const { value, ms } = await timed(() => adapter.call("mcp", { tool: "faults_hang", args: {} }));
+    expect(value).toMatchObject({ content: `Failed to call tool: Request timed out${NO_PARAMETERS}`, isError: true });
+    expect(ms).toBeLessThan(3_000);
+    expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
+  }, 20_000);
+
+  it("garbage on stdout, before initialize and during a call, is skipped", async () => {
+    const adapter = await startAdapter({ servers: { faults: stubServer("faults", {}, ["--fault", "garbage-on-start"]) } });
+    expect((await adapter.call("mcp", { tool: "faults_garbage", args: {} })).content).toBe("FAULTS_AFTER_GARBAGE");
+  }, 20_000);
+
+  it("a server's own tool error keeps its text and gains the expected parameters", async () => {
+    const adapter = await startAdapter({ servers: { faults: stubServer("faults") } });
+    expect(await adapter.call("mcp", { tool: "faults_error", args: {} })).toMatchObject({ content: `Error: FAULTS_TOOL_ERROR${NO_PARAMETERS}`, isError: true });
+  }, 20_000);
+
+  it("a command that does not exist fails to connect, then sits in backoff; other servers keep working", async () => {
+    const adapter = await startAdapter({
+      servers: { ghost: { command: "no-such-command-payload-probe" }, a: stubServer("a", {}, ["--name", "a"]) },
+      cache: "empty-file",
+    });
+    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe('Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT');
+    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe('Server "ghost" not available (last failed 0s ago)');
+    expect((await adapter.call("mcp", { connect: "ghost" })).content).toBe('Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT');
+    expect((await adapter.call("mcp", { tool: "a_tool1", args: { value: "v" } })).content).toBe("A_TOOL1:v");
+    expect((await adapter.call("mcp", {})).content).toMatch(
+      /^MCP: 1\/2 servers, 2 tools\n\n✗ ghost \(failed \ds ago\)\n✓ a \(2 tools, legacy notification path\)\n\nmcp\(\{ server: "name" \}\) to list tools, mcp\(\{ search: "\.\.\." \}\) to search$/,
+    );
+  }, 20_000);
+
+  it("a failed first-run bootstrap leaves the server in backoff without holding up start-up", async () => {
+    const { value: adapter, ms } = await timed(() => startAdapter({ servers: { ghost: { command: "no-such-command-payload-probe" } } }));
+    expect(ms).toBeLessThan(5_000);
+    expect((await adapter.call("mcp", { search: "x", server: "ghost" })).content).toBe('Server "ghost" not available (last failed 0s ago)');
+  }, 20_000);
+
+  it("an HTTP server answering 500 fails to connect with the server's text", async () => {
+    const url = await httpStub("a", ["--http-fail", "500"]);
+    const adapter = await startAdapter({ servers: { web: { url } }, cache: "empty-file" });
+    expect((await adapter.call("mcp", { connect: "web" })).content).toBe(
+      'Failed to connect to "web": Streamable HTTP error: Error POSTing to endpoint: stub-mcp: failing every request with 500',
+    );
+    expect((await adapter.call("mcp", { tool: "web_tool1", args: {} })).content).toBe('Server "web" not available (last failed 0s ago)');
+  }, 20_000);
+
+  it("a direct tool whose server cannot start: the connect failure, then the direct tool's backoff text", async () => {
+    const dir = tempDir();
+    const ghost = { command: "no-such-command-payload-probe", directTools: true };
+    const tools = [{ name: "x", description: "A tool of a server that is gone.", inputSchema: { type: "object", properties: {} } }];
+    writeCacheEntry(join(dir, "mcp-cache.json"), "ghost", buildCacheEntry({ configHash: computeConfigHash(ghost, process.env, ROOT), tools, resources: [], cachedAt: Date.now() }));
+    const adapter = await startAdapter({ servers: { ghost }, dir, cache: "keep" });
+    expect(adapter.registry.activeNames()).toEqual(["mcpScript", "ghost_x", "mcp"]);
+    expect((await adapter.call("ghost_x", {})).content).toBe('Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT');
+    expect((await adapter.call("ghost_x", {})).content).toBe('MCP server "ghost" not available (failed 0s ago)');
+  });
+});
+
+describe("transports", () => {
+  it("Streamable HTTP: connects, lists, calls and caches like stdio", async () => {
+    const url = await httpStub("a");
+    const adapter = await startAdapter({ servers: { web: { url } } });
+    expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__web"]);
+    expect((await adapter.call("mcp__web", { tool: "tool1", args: { value: "h" } })).content).toBe("A_TOOL1:h");
+  }, 20_000);
+});
