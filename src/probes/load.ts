@@ -95,7 +95,7 @@ export function parseMatcher(file: string, field: string, value: unknown): strin
 
 function loadAgent(file: string, f: Fields | undefined, root: string): ProbeAgent {
   const agent = f ?? Fields.of(file, "agent", {});
-  agent.allowOnly(["kind", "tools", "noTools", "noBuiltinTools", "excludeTools", "skills", "noSkills", "skillMode", "trusted", "mcp", "cwd", "profile"]);
+  agent.allowOnly(["kind", "tools", "noTools", "noBuiltinTools", "excludeTools", "skills", "noSkills", "skillMode", "skillLayers", "trusted", "mcp", "cwd", "profile"]);
   const mcpFields = agent.child("mcp");
   let mcp: ProbeAgent["mcp"];
   if (mcpFields) {
@@ -122,11 +122,27 @@ function loadAgent(file: string, f: Fields | undefined, root: string): ProbeAgen
     skills,
     noSkills: agent.bool("noSkills", false),
     skillMode: agent.oneOf("skillMode", ["index", "load_skill"] as const, "index"),
+    skillLayers: skillLayers(agent.child("skillLayers"), root),
     trusted: agent.bool("trusted", false),
     mcp,
     cwd: agent.optString("cwd"),
     profile: agent.optString("profile"),
   };
+}
+
+/** load_skill catalog layers: each an existing folder, relative to the checkout. */
+function skillLayers(f: Fields | undefined, root: string): ProbeAgent["skillLayers"] {
+  if (!f) return undefined;
+  f.allowOnly(["builtin", "user", "project"]);
+  const layers: NonNullable<ProbeAgent["skillLayers"]> = {};
+  for (const layer of ["builtin", "user", "project"] as const) {
+    const dir = f.optString(layer);
+    if (dir === undefined) continue;
+    const path = isAbsolute(dir) ? dir : join(root, dir);
+    if (!existsSync(path)) throw f.fail(layer, `expected an existing folder of skills, but ${path} does not exist`);
+    layers[layer] = dir;
+  }
+  return layers;
 }
 
 function loadScript(file: string, field: string, steps: unknown[]): ScriptStep[] {

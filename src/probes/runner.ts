@@ -19,6 +19,8 @@ import type { Extension } from "../runtime/types.js";
 import { discoverSkills } from "../skills/discover.js";
 import { expandSkillCommand } from "../skills/expand.js";
 import { renderSkillsBlock } from "../skills/prompt-block.js";
+import { createDisclosure } from "../skills/disclosure/disclosure.js";
+import type { CatalogDirs, CatalogLayer, DisclosureTexts } from "../skills/disclosure/types.js";
 import type { SkillDiagnostic } from "../skills/types.js";
 import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
@@ -80,13 +82,49 @@ async function primeCache(configPath: string, cachePath: string, workspace: { cw
 
 interface ProbeSkills {
   hook?: SkillsHook;
+  /** The load_skill model's extension (registers `load_skill`). */
+  extension?: Extension;
+  /** Filled at discovery; the load_skill model adds its dependency drops when its extension starts. */
   diagnostics: SkillDiagnostic[];
-  /** Loaded skills by name → file path, for `{{skill:name}}` in the model script. */
+  /** Skills by name → file path, for `{{skill:name}}` in the model script. */
   paths: Map<string, string>;
+  /** Names of the skills the model can see or expand, in order; asked after the run. */
+  loaded(): string[];
+}
+
+/**
+ * The load_skill model: each `agent.skillLayers` folder is copied to its layer's place in the
+ * workspace (builtin apart, user under the agent dir, project under cwd's .pi), then catalogued.
+ */
+function disclosureSkills(profile: Profile, probe: Probe, workspace: ReturnType<typeof prepareWorkspace>, root: string): ProbeSkills {
+  const places: Record<CatalogLayer, string> = {
+    builtin: join(workspace.base, "builtin-skills"),
+    user: join(workspace.agentDir, "skills"),
+    project: join(workspace.cwd, ".pi", "skills"),
+  };
+  const dirs: CatalogDirs = {};
+  for (const [layer, source] of Object.entries(probe.agent.skillLayers ?? {}) as [CatalogLayer, string][]) {
+    cpSync(isAbsolute(source) ? source : join(root, source), places[layer], { recursive: true, verbatimSymlinks: true });
+    dirs[layer] = places[layer];
+  }
+  const disclosure = createDisclosure({
+    dirs,
+    texts: profile.extensions?.loadSkill as unknown as DisclosureTexts,
+    cwd: workspace.cwd,
+    model: probe.model.id,
+  });
+  return {
+    hook: { block: disclosure.block, expand: (text) => text, environment: disclosure.environment },
+    extension: disclosure.extension,
+    diagnostics: disclosure.diagnostics,
+    paths: new Map(disclosure.found.map((skill) => [skill.meta.name, skill.entryPath])),
+    loaded: () => disclosure.catalog().map((skill) => skill.meta.name),
+  };
 }
 
 function skillsHook(profile: Profile, probe: Probe, workspace: ReturnType<typeof prepareWorkspace>, root: string): ProbeSkills {
-  if (probe.agent.noSkills && probe.agent.skills.length === 0) return { diagnostics: [], paths: new Map() };
+  if (probe.agent.skillMode === "load_skill") return disclosureSkills(profile, probe, workspace, root);
+  if (probe.agent.noSkills && probe.agent.skills.length === 0) return { diagnostics: [], paths: new Map(), loaded: () => [] };
   const { skills, diagnostics } = discoverSkills({
     cwd: workspace.cwd,
     agentDir: workspace.agentDir,
@@ -98,15 +136,16 @@ function skillsHook(profile: Profile, probe: Probe, workspace: ReturnType<typeof
   return {
     diagnostics,
     paths: new Map(skills.map((skill) => [skill.name, skill.filePath])),
+    loaded: () => skills.map((skill) => skill.name),
     hook: { block: (active) => renderSkillsBlock(skills, active, profile.skills), expand: (text) => expandSkillCommand(text, skills) },
   };
 }
 
 /** Discovery's outcome with workspace-relative paths, so a probe can state it independently of the temp folder. */
-function skillsObservation(paths: Map<string, string>, diagnostics: SkillDiagnostic[], base: string): RunObservation["skills"] {
+function skillsObservation(loaded: string[], diagnostics: SkillDiagnostic[], base: string): RunObservation["skills"] {
   const rel = (path: string) => relative(base, path).split(sep).join("/");
   return {
-    loaded: [...paths.keys()],
+    loaded,
     diagnostics: diagnostics.map((d) => ({
       type: d.type,
       message: d.message,
@@ -168,8 +207,9 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
   };
 
   const observation: RunObservation = { records: capture.records, systemTexts: [], toolResults: [], surfaces: [], wire: [], wireLinesBefore: [] };
-  const { hook, diagnostics, paths: skillPaths } = skillsHook(profile, probe, workspace, root);
-  observation.skills = skillsObservation(skillPaths, diagnostics, workspace.base);
+  const probeSkills = skillsHook(profile, probe, workspace, root);
+  const { hook, diagnostics, paths: skillPaths } = probeSkills;
+  if (probeSkills.extension) extensions.push(probeSkills.extension);
   let status: "passed" | "failed" | "error" = "error";
   let agent: Agent | undefined;
   try {
@@ -222,6 +262,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
         return { server: line.server, method: message.method, params: message.params };
       })
     : [];
+  observation.skills = skillsObservation(probeSkills.loaded(), diagnostics, workspace.base);
   const failures = checkExpectations(probe.expect, observation);
   db?.finishRun(runId, failures.length === 0 ? "passed" : "failed");
   db?.close();

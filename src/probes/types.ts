@@ -13,6 +13,8 @@ export interface ProbeAgent {
   skills: string[];
   noSkills: boolean;
   skillMode: "index" | "load_skill";
+  /** load_skill mode: a folder of skills per catalog layer, copied into the workspace. */
+  skillLayers?: { builtin?: string; user?: string; project?: string };
   /** Trust project skill sources (`-a`). */
   trusted: boolean;
   mcp?: { config: string; cache: CacheSetup; exclusive: boolean };

@@ -42,6 +42,8 @@ export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 /** Everything one provider request is built from. */
 export interface Context {
   systemPrompt: string;
+  /** A second, dynamic system part after the stable prompt (the load_skill model); absent in pi's layout. */
+  environment?: string;
   messages: Message[];
   tools: ToolDefinition[];
 }

@@ -10,6 +10,11 @@ import type { Extension, ExtensionAPI, RuntimeTool, SlashCommand } from "./types
 export interface SkillsHook {
   block(activeToolNames: string[]): string;
   expand(text: string): string;
+  /**
+   * The load_skill model's dynamic system part (environment and active skills), rebuilt before
+   * every request and sent after the stable prompt; pi's layout has none.
+   */
+  environment?(): string;
 }
 
 export interface AgentOptions {
@@ -166,7 +171,7 @@ export class Agent {
     for (let request = 1; ; request++) {
       if (request > limit) throw new Error(`the loop made ${limit} requests for one prompt without a text answer`);
       const tools = (snapshot ?? this.registry.activeTools()).map(toDefinition);
-      const context: Context = { systemPrompt: this.systemPrompt, messages: this.messages, tools };
+      const context: Context = { systemPrompt: this.systemPrompt, environment: this.options.skills?.environment?.(), messages: this.messages, tools };
       const wire = this.options.codec.buildRequest(this.options.model, context, "loop");
       await this.bus.emit("before_provider_request", { request: wire, registered: this.registry.registeredNames(), active: this.registry.activeNames() });
       const response = await this.options.codec.parseStream(await this.options.transport(wire));

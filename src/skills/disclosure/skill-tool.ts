@@ -1,0 +1,58 @@
+/**
+ * A directory skill's command tool: the program runs in the skill root, receives the model's
+ * arguments as JSON on stdin, and its stdout is the result — under a timeout and an output limit,
+ * like any other tool; coming from a skill grants nothing extra.
+ */
+import { spawn } from "node:child_process";
+import type { RuntimeTool } from "../../runtime/types.js";
+import { keepHead, MAX_LINES } from "../../runtime/tools/output-limit.js";
+import type { SkillToolSpec } from "./types.js";
+
+export interface SkillToolLimits {
+  timeoutMs: number;
+  maxOutputBytes: number;
+}
+
+export const DEFAULT_SKILL_TOOL_LIMITS: SkillToolLimits = { timeoutMs: 30_000, maxOutputBytes: 50 * 1024 };
+
+export function createSkillTool(spec: SkillToolSpec, limits: SkillToolLimits = DEFAULT_SKILL_TOOL_LIMITS): RuntimeTool {
+  return {
+    name: spec.name,
+    label: spec.name,
+    description: spec.description,
+    parameters: spec.inputSchema,
+    async execute(args) {
+      const { stdout, stderr, code } = await runSkillCommand(spec, JSON.stringify(args), limits.timeoutMs);
+      const cut = keepHead(stdout.replace(/\n$/, ""), MAX_LINES, limits.maxOutputBytes);
+      const text = cut.truncated ? `${cut.text}\n\n[output cut at ${limits.maxOutputBytes} bytes]` : cut.text;
+      if (code !== 0) throw new Error(`${text}${stderr.trim() ? `\n${stderr.trim()}` : ""}\n\n${spec.name} exited with code ${code}`.trimStart());
+      return { content: text };
+    },
+  };
+}
+
+function runSkillCommand(spec: SkillToolSpec, input: string, timeoutMs: number): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  const [program, ...args] = spec.command as [string, ...string[]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { cwd: spec.root, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${spec.name} timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${spec.name} could not be started: ${error.message}`));
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, code });
+    });
+    // A command that never reads stdin closes the pipe early; that is its choice, not a failure.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(input);
+  });
+}
