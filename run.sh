@@ -15,10 +15,24 @@ need_node() {
 }
 
 # Reinstall when the lockfile changed since the last install (npm writes its own copy into node_modules).
+# better-sqlite3 has no downloadable prebuilt binary here, so its native addon is compiled once per
+# version and Node ABI and kept in the user's cache; a fresh machine compiles it, later clones reuse it.
 install_deps() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "installing dependencies (npm ci) …"
-    npm ci --no-audit --no-fund --loglevel=error >&2
+    npm ci --no-audit --no-fund --loglevel=error --ignore-scripts >&2
+    local version abi addon cached
+    version=$(node -p 'require("./node_modules/better-sqlite3/package.json").version')
+    abi=$(node -p 'process.versions.modules + "-" + process.platform + "-" + process.arch')
+    addon=node_modules/better-sqlite3/build/Release/better_sqlite3.node
+    cached="${XDG_CACHE_HOME:-$HOME/.cache}/payload-probe/better_sqlite3-$version-$abi.node"
+    if [ -f "$cached" ]; then
+      mkdir -p "$(dirname "$addon")" && cp "$cached" "$addon"
+    else
+      log "compiling better-sqlite3 $version (once per machine) …"
+      npm rebuild better-sqlite3 --loglevel=error >&2
+      mkdir -p "$(dirname "$cached")" && cp "$addon" "$cached.tmp.$$" && mv "$cached.tmp.$$" "$cached"
+    fi
   fi
 }
 
