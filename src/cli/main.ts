@@ -11,6 +11,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   run: { summary: "run probes on the scripted model and check their expectations", load: () => import("./run.js") },
   report: { summary: "one row per request of a run: tools, tokens, sizes, roles, markers, prefix", load: () => import("./report.js") },
   diff: { summary: "compare two runs request by request and locate each side's cache breaks", load: () => import("./diff.js") },
+  check: { summary: "run probes and compare every request's token and byte cost with baselines", load: () => import("./check.js") },
 };
 
 const USAGE = `Usage: payload-probe <command> [options]

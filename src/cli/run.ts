@@ -20,7 +20,7 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
 
 Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file).`;
 
-function allProbeNames(root: string): string[] {
+export function allProbeNames(root: string): string[] {
   return readdirSync(join(root, "probes"))
     .filter((f) => f.endsWith(".yaml"))
     .map((f) => f.slice(0, -5))

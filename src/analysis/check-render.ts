@@ -1,0 +1,63 @@
+/** `check` results as a terminal table, a CI job summary in markdown, JUnit XML, or JSON. */
+import Table from "cli-table3";
+import { findingMessage, type Finding, type ProbeCheck } from "./check.js";
+import { mdHeader, mdRow } from "./format.js";
+
+const STATUS_WORD: Record<ProbeCheck["status"], string> = { pass: "pass", regression: "REGRESSION", error: "ERROR", updated: "baseline updated" };
+
+export function renderCheckText(checks: ProbeCheck[]): string {
+  const table = new Table({ head: ["probe", "requests", "result", "regressions", "savings"], style: { head: [], border: [] } });
+  for (const c of checks) table.push([c.probe, c.requests, STATUS_WORD[c.status], c.regressions.length, c.savings.length]);
+  const lines = [table.toString()];
+  for (const c of checks) {
+    if (c.error) lines.push(`error: ${c.probe}: ${c.error}`);
+    for (const f of c.regressions) lines.push(`regression: ${findingMessage(f)}`);
+    for (const f of c.savings) lines.push(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
+  }
+  return lines.join("\n");
+}
+
+const findingRow = (f: Finding) => mdRow([f.probe, f.request ?? "—", f.metric, f.baseline, f.actual, f.tolerance]);
+
+export function renderCheckMarkdown(checks: ProbeCheck[]): string {
+  const regressions = checks.flatMap((c) => c.regressions);
+  const errors = checks.filter((c) => c.error);
+  const out = ["## payload-probe check", "", mdHeader(["probe", "requests", "result"]), ...checks.map((c) => mdRow([c.probe, c.requests, STATUS_WORD[c.status]]))];
+  if (regressions.length > 0) out.push("", "### Regressions", "", mdHeader(["probe", "request", "metric", "baseline", "actual", "tolerance"]), ...regressions.map(findingRow));
+  if (errors.length > 0) out.push("", "### Could not evaluate", "", mdHeader(["probe", "error"]), ...errors.map((c) => mdRow([c.probe, c.error])));
+  const savings = checks.flatMap((c) => c.savings);
+  if (savings.length > 0) out.push("", "### Savings (smaller than baseline)", "", mdHeader(["probe", "request", "metric", "baseline", "actual", "tolerance"]), ...savings.map(findingRow));
+  return `${out.join("\n")}\n`;
+}
+
+function xml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
+}
+
+/** A testsuite per probe, a testcase per request (and one for the run as a whole). */
+export function renderCheckJunit(checks: ProbeCheck[]): string {
+  const suites = checks.map((c) => {
+    const cases: string[] = [];
+    if (c.error) {
+      cases.push(`    <testcase classname="${xml(c.probe)}" name="run"><error message="${xml(c.error)}"/></testcase>`);
+    } else {
+      const byRequest = new Map<number | null, Finding[]>([[null, []]]);
+      for (let seq = 1; seq <= c.requests; seq++) byRequest.set(seq, []);
+      for (const f of c.regressions) byRequest.set(f.request, [...(byRequest.get(f.request) ?? []), f]);
+      for (const [request, findings] of byRequest) {
+        const name = request === null ? "run" : `request ${request}`;
+        const failures = findings.map((f) => `<failure message="${xml(findingMessage(f))}" type="${xml(f.metric)}"/>`).join("");
+        cases.push(`    <testcase classname="${xml(c.probe)}" name="${name}">${failures}</testcase>`);
+      }
+    }
+    const failures = c.regressions.length;
+    const errors = c.error ? 1 : 0;
+    return `  <testsuite name="${xml(c.probe)}" tests="${cases.length}" failures="${failures}" errors="${errors}">\n${cases.join("\n")}\n  </testsuite>`;
+  });
+  const total = (f: (c: ProbeCheck) => number) => checks.reduce((s, c) => s + f(c), 0);
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="payload-probe check" tests="${total((c) => (c.error ? 1 : c.requests + 1))}" failures="${total((c) => c.regressions.length)}" errors="${total((c) => (c.error ? 1 : 0))}">
+${suites.join("\n")}
+</testsuites>
+`;
+}
