@@ -4,18 +4,14 @@ import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
 import { keepHead } from "./output-limit.js";
 import { optionalNumber, resolvePath } from "./paths.js";
-import { arrayProp, objectSchema, prop } from "./schema.js";
+import { arrayProp, objectSchema, prop, toolHeader } from "./schema.js";
 
 type Texts = (name: string) => ToolTexts;
 
 export function readTool(texts: Texts): RuntimeTool {
   const t = texts("read");
   return {
-    name: "read",
-    label: "read",
-    description: t.description,
-    promptSnippet: t.snippet,
-    promptGuidelines: t.guidelines,
+    ...toolHeader("read", t),
     parameters: objectSchema(
       {
         path: prop("string", t.parameters.path!),
@@ -47,11 +43,7 @@ export function readTool(texts: Texts): RuntimeTool {
 export function writeTool(texts: Texts): RuntimeTool {
   const t = texts("write");
   return {
-    name: "write",
-    label: "write",
-    description: t.description,
-    promptSnippet: t.snippet,
-    promptGuidelines: t.guidelines,
+    ...toolHeader("write", t),
     parameters: objectSchema(
       { path: prop("string", t.parameters.path!), content: prop("string", t.parameters.content!) },
       ["path", "content"],
@@ -110,11 +102,7 @@ export function applyEdits(original: string, edits: Edit[], path: string): strin
 export function editTool(texts: Texts): RuntimeTool {
   const t = texts("edit");
   return {
-    name: "edit",
-    label: "edit",
-    description: t.description,
-    promptSnippet: t.snippet,
-    promptGuidelines: t.guidelines,
+    ...toolHeader("edit", t),
     parameters: objectSchema(
       {
         path: prop("string", t.parameters.path!),

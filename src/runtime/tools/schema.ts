@@ -1,4 +1,6 @@
 import type { JsonSchema } from "../../providers/types.js";
+import type { ToolTexts } from "../profile.js";
+import type { RuntimeTool } from "../types.js";
 
 /**
  * TypeBox-style schemas in pi's key order: `type, required, properties` on objects (required left out
@@ -21,4 +23,9 @@ export function prop(type: "string" | "number" | "boolean", description: string)
 
 export function arrayProp(items: JsonSchema, description: string): PropertySpec {
   return { type: "array", items, description };
+}
+
+/** The profile's texts for a built-in tool, in the fields the runtime reads them from. */
+export function toolHeader(name: string, t: ToolTexts): Pick<RuntimeTool, "name" | "label" | "description" | "promptSnippet" | "promptGuidelines"> {
+  return { name, label: name, description: t.description, promptSnippet: t.snippet, promptGuidelines: t.guidelines };
 }

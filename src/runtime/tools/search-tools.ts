@@ -4,15 +4,11 @@ import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
 import { keepHead } from "./output-limit.js";
 import { optionalNumber, resolvePath } from "./paths.js";
-import { objectSchema, prop } from "./schema.js";
+import { objectSchema, prop, toolHeader } from "./schema.js";
 import { globToRegExp, toPosixRelative, walkFiles } from "./walk.js";
 
 type Texts = (name: string) => ToolTexts;
 const LINE_CUT = 500;
-
-function base(name: string, t: ToolTexts): Pick<RuntimeTool, "name" | "label" | "description" | "promptSnippet" | "promptGuidelines"> {
-  return { name, label: name, description: t.description, promptSnippet: t.snippet, promptGuidelines: t.guidelines };
-}
 
 function finish(lines: string[], limit: number, hitLimit: boolean, noun: string): string {
   if (lines.length === 0) return `No ${noun} found`;
@@ -24,7 +20,7 @@ function finish(lines: string[], limit: number, hitLimit: boolean, noun: string)
 export function grepTool(texts: Texts): RuntimeTool {
   const t = texts("grep");
   return {
-    ...base("grep", t),
+    ...toolHeader("grep", t),
     parameters: objectSchema(
       {
         pattern: prop("string", t.parameters.pattern!),
@@ -76,7 +72,7 @@ export function grepTool(texts: Texts): RuntimeTool {
 export function findTool(texts: Texts): RuntimeTool {
   const t = texts("find");
   return {
-    ...base("find", t),
+    ...toolHeader("find", t),
     parameters: objectSchema(
       { pattern: prop("string", t.parameters.pattern!), path: prop("string", t.parameters.path!), limit: prop("number", t.parameters.limit!) },
       ["pattern"],
@@ -102,7 +98,7 @@ export function findTool(texts: Texts): RuntimeTool {
 export function lsTool(texts: Texts): RuntimeTool {
   const t = texts("ls");
   return {
-    ...base("ls", t),
+    ...toolHeader("ls", t),
     parameters: objectSchema({ path: prop("string", t.parameters.path!), limit: prop("number", t.parameters.limit!) }, []),
     async execute(args, ctx) {
       const dir = args.path === undefined ? ctx.cwd : resolvePath(ctx.cwd, args.path);

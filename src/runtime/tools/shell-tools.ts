@@ -3,7 +3,7 @@ import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
 import { keepTail, saveFullOutput } from "./output-limit.js";
 import { optionalNumber } from "./paths.js";
-import { objectSchema, prop } from "./schema.js";
+import { objectSchema, prop, toolHeader } from "./schema.js";
 
 interface Shell {
   name: "bash" | "powershell";
@@ -48,11 +48,7 @@ function runCommand(shell: Shell, command: string, cwd: string, timeoutSec?: num
 
 function shellTool(shell: Shell, t: ToolTexts): RuntimeTool {
   return {
-    name: shell.name,
-    label: shell.name,
-    description: t.description,
-    promptSnippet: t.snippet,
-    promptGuidelines: t.guidelines,
+    ...toolHeader(shell.name, t),
     parameters: objectSchema(
       { command: prop("string", t.parameters.command!), timeout: prop("number", t.parameters.timeout!) },
       ["command"],
