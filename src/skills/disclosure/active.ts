@@ -19,8 +19,4 @@ export class ActiveSkills {
   entries(): ActiveSkillEntry[] {
     return [...this.entriesByName].map(([name, rendered]) => ({ name, rendered }));
   }
-
-  clear(): void {
-    this.entriesByName.clear();
-  }
 }

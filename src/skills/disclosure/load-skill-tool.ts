@@ -59,7 +59,7 @@ export function createLoadSkillTool(deps: LoadSkillDeps): RuntimeTool {
 }
 
 /** The body as it is on disk now, or the start-up copy when the file cannot be read or parsed. */
-export function rereadBody(skill: DisclosedSkill): string {
+function rereadBody(skill: DisclosedSkill): string {
   try {
     return parseSkillText(readFileSync(skill.entryPath, "utf8")).body;
   } catch {
