@@ -34,6 +34,16 @@ function toolsPhrase(d: RequestDiff): string {
   return `A ${list(d.toolsA)} B ${list(d.toolsB)} (${what})`;
 }
 
+/** Where the two requests' tools and system text differ beyond the names: from the wire bodies. */
+function detailLines(d: RequestDiff): string[] {
+  const lines = d.toolsChanged.map((t) => `  changed  ${t.name} (${t.keys})`);
+  for (const line of d.systemLines?.removed ?? []) lines.push(`  system - ${JSON.stringify(line)}`);
+  for (const line of d.systemLines?.added ?? []) lines.push(`  system + ${JSON.stringify(line)}`);
+  const paths = d.systemLines?.workspaceOnly ?? 0;
+  if (paths > 0) lines.push(`  system   (${paths} more line(s) differ only by the probe's name in its workspace path)`);
+  return lines;
+}
+
 function partsPhrase(d: RequestDiff, measure: "tokens" | "bytes"): string {
   const pairs = d[measure] as Record<string, Pair>;
   return [...PARTS, measure === "tokens" ? "total" : "body"].map((part) => `${part} ${change(pairs[part]!)}`).join(" · ");
@@ -45,16 +55,16 @@ function textLines(d: RequestDiff): string[] {
   if (d.seqA === null || d.seqB === null) {
     return [`${head}  only in ${d.seqA === null ? "B" : "A"}: tools ${toolsPhrase(d)} · ${partsPhrase(d, "tokens")}`];
   }
-  const lines = [`${head}  differs from ${d.divergesIn} on`, `  tools    ${toolsPhrase(d)}`, `  tokens   ${partsPhrase(d, "tokens")}`, `  bytes    ${partsPhrase(d, "bytes")}`];
-  if (d.roles) lines.push(`  roles    A ${compactRoles(d.roles.a.split(">"))} B ${compactRoles(d.roles.b.split(">"))}`);
-  if (d.markers.length > 0) lines.push(`  markers  ${d.markers.map((m) => `${m.name} ${m.a ?? "—"}→${m.b ?? "—"}`).join(" · ")}`);
+  const lines = [`${head}  differs, first in ${d.divergesIn}`, `  tools    ${toolsPhrase(d)}`, ...detailLines(d), `  tokens   ${partsPhrase(d, "tokens")}`, `  bytes    ${partsPhrase(d, "bytes")}`];
+  lines.push(`  roles    ${d.roles ? `A ${compactRoles(d.roles.a.split(">"))} B ${compactRoles(d.roles.b.split(">"))}` : "same"}`);
+  lines.push(`  markers  ${d.markers.length > 0 ? d.markers.map((m) => `${m.name} ${m.a ?? "—"}→${m.b ?? "—"}`).join(" · ") : "same"}`);
   lines.push(`  prefix   A ${d.prefixA} · B ${d.prefixB}`);
   return lines;
 }
 
 function breaksPhrase(side: DiffSummary["a"]): string {
   if (side.breaks.length === 0) return "none";
-  return side.breaks.map((b) => `#${b.seq} in ${b.at} (${b.detail})`).join("; ");
+  return side.breaks.map((b) => `#${b.seq} in ${b.at} after ${b.sharedBytes} shared B (${b.detail})`).join("; ");
 }
 
 function firstDivergencePhrase(s: DiffSummary): string {
@@ -111,7 +121,7 @@ function markdownRow(d: RequestDiff): string {
     position(d),
     d.turn,
     d.identical ? "identical" : (d.divergesIn ?? "one side only"),
-    toolsPhrase(d),
+    [toolsPhrase(d), ...detailLines(d).map((l) => l.trim())].join("<br>"),
     change(d.tokens.tools),
     change(d.tokens.system),
     change(d.tokens.messages),

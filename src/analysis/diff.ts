@@ -6,8 +6,12 @@
  * in a turn shifts nothing after it. Both runs are read as streams and only one user turn of each
  * is held at a time.
  */
+import { changedToolKeys } from "../capture/prefix.js";
 import type { RequestRecord } from "../capture/types.js";
+import type { WireDissection } from "../providers/types.js";
 import { partSizes, prefixSummary } from "./format.js";
+import type { RunSource } from "./load-run.js";
+import { codecFor } from "./segments.js";
 
 export type Part = "tools" | "system" | "messages";
 export const PARTS: Part[] = ["tools", "system", "messages"];
@@ -32,6 +36,14 @@ export interface RequestDiff {
   toolsRemoved: string[];
   /** Same names, other order. */
   toolsReordered: boolean;
+  /** Tools on both sides whose definitions differ, and in which keys (needs the wire bodies). */
+  toolsChanged: { name: string; keys: string }[];
+  /**
+   * System lines only in B (added) or only in A (removed) (needs the wire bodies). Lines that differ
+   * only by the probe's own name in a path (its workspace, `…/payload-probe/<probe>/cwd`) are not
+   * listed but counted: two probes always run in two workspaces.
+   */
+  systemLines: { added: string[]; removed: string[]; workspaceOnly: number } | null;
   bytes: Record<Part | "body", Pair>;
   tokens: Record<Part | "total", Pair>;
   /** Set when the roles differ. */
@@ -47,12 +59,21 @@ export interface RequestDiff {
   divergesIn: Part | "body" | null;
 }
 
+/**
+ * A record, and when the run kept its wire body, a way to take that body apart: records say that
+ * a system prompt or a tool definition changed; only the bodies say which lines and which keys.
+ */
+export interface DiffItem {
+  record: RequestRecord;
+  dissect: (() => WireDissection) | null;
+}
+
 export interface SideSummary {
   requests: number;
   tokens: number;
   bytes: number;
   /** Loop requests whose prefix broke: seq, part and the phrase. */
-  breaks: { seq: number; at: Part; detail: string }[];
+  breaks: { seq: number; at: Part; detail: string; sharedBytes: number }[];
 }
 
 export interface DiffSummary {
@@ -82,7 +103,52 @@ function setDifference(from: string[], minus: string[]): string[] {
   return from.filter((name) => !taken.has(name));
 }
 
-export function diffRequests(a: RequestRecord | null, b: RequestRecord | null, turn: number): RequestDiff {
+/** Lines of b missing from a, counted as a multiset so a repeated line is matched once per copy. */
+function linesMissing(from: string[], minus: string[]): string[] {
+  const left = new Map<string, number>();
+  for (const line of minus) left.set(line, (left.get(line) ?? 0) + 1);
+  return from.filter((line) => {
+    const n = left.get(line) ?? 0;
+    if (n > 0) left.set(line, n - 1);
+    return n === 0;
+  });
+}
+
+/** What the bodies add to the records: which tool definitions changed, which system lines moved. */
+function bodyDetail(a: DiffItem, b: DiffItem): Pick<RequestDiff, "toolsChanged" | "systemLines"> {
+  const none = { toolsChanged: [], systemLines: null };
+  const sameTools = a.record.hashes.tools === b.record.hashes.tools;
+  const sameSystem = a.record.hashes.system === b.record.hashes.system;
+  if ((sameTools && sameSystem) || !a.dissect || !b.dissect) return none;
+  const da = a.dissect();
+  const db = b.dissect();
+  const jsonA = new Map(da.tools.map((t) => [t.name, t.json]));
+  const toolsChanged = db.tools
+    .filter((t) => jsonA.has(t.name) && jsonA.get(t.name) !== t.json)
+    .map((t) => ({ name: t.name, keys: changedToolKeys(jsonA.get(t.name)!, t.json) }));
+  return { toolsChanged, systemLines: sameSystem ? null : systemLineChanges(da, a.record.probe, db, b.record.probe) };
+}
+
+function systemLineChanges(da: WireDissection, probeA: string, db: WireDissection, probeB: string): NonNullable<RequestDiff["systemLines"]> {
+  const linesA = da.systemParts.join("\n").split("\n");
+  const linesB = db.systemParts.join("\n").split("\n");
+  const added = linesMissing(linesB, linesA);
+  const removed = linesMissing(linesA, linesB);
+  const neutral = (probe: string) => (line: string) => line.split(`/${probe}/`).join("/<probe>/");
+  const addedNeutral = added.map(neutral(probeB));
+  const removedNeutral = removed.map(neutral(probeA));
+  const realAdded = linesMissing(addedNeutral, removedNeutral);
+  const realRemoved = linesMissing(removedNeutral, addedNeutral);
+  return {
+    added: added.filter((_, i) => realAdded.includes(addedNeutral[i]!)),
+    removed: removed.filter((_, i) => realRemoved.includes(removedNeutral[i]!)),
+    workspaceOnly: removed.length - realRemoved.length,
+  };
+}
+
+export function diffRequests(itemA: DiffItem | null, itemB: DiffItem | null, turn: number): RequestDiff {
+  const a = itemA?.record ?? null;
+  const b = itemB?.record ?? null;
   const toolsA = a?.tools ?? [];
   const toolsB = b?.tools ?? [];
   const toolsAdded = a && b ? setDifference(toolsB, toolsA) : [];
@@ -99,6 +165,7 @@ export function diffRequests(a: RequestRecord | null, b: RequestRecord | null, t
     toolsAdded,
     toolsRemoved,
     toolsReordered: toolsAdded.length === 0 && toolsRemoved.length === 0 && toolsA.join() !== toolsB.join() && a !== null && b !== null,
+    ...(itemA && itemB ? bodyDetail(itemA, itemB) : { toolsChanged: [], systemLines: null }),
     bytes: {
       tools: pair(a, b, (r) => bytes(r).tools),
       system: pair(a, b, (r) => bytes(r).system),
@@ -124,9 +191,9 @@ export function diffRequests(a: RequestRecord | null, b: RequestRecord | null, t
 }
 
 /** The user turn a request belongs to; a sampling or side request belongs to the turn it interrupts. */
-function turnTracker(): (r: RequestRecord) => number {
+function turnTracker(): (item: DiffItem) => number {
   let current = 0;
-  return (r) => {
+  return ({ record: r }) => {
     if (r.kind === "loop") current = r.roles.filter((role) => role === "user").length;
     return current;
   };
@@ -134,11 +201,11 @@ function turnTracker(): (r: RequestRecord) => number {
 
 interface Turn {
   turn: number;
-  records: RequestRecord[];
+  records: DiffItem[];
 }
 
 /** Consecutive records of one user turn, one group at a time. */
-async function* turns(records: AsyncIterable<RequestRecord>): AsyncGenerator<Turn> {
+async function* turns(records: AsyncIterable<DiffItem>): AsyncGenerator<Turn> {
   const turnOf = turnTracker();
   let group: Turn | null = null;
   for await (const record of records) {
@@ -153,7 +220,7 @@ async function* turns(records: AsyncIterable<RequestRecord>): AsyncGenerator<Tur
   if (group) yield group;
 }
 
-async function* bySeq(a: AsyncIterable<RequestRecord>, b: AsyncIterable<RequestRecord>): AsyncGenerator<[RequestRecord | null, RequestRecord | null, number]> {
+async function* bySeq(a: AsyncIterable<DiffItem>, b: AsyncIterable<DiffItem>): AsyncGenerator<[DiffItem | null, DiffItem | null, number]> {
   const ia = a[Symbol.asyncIterator]();
   const ib = b[Symbol.asyncIterator]();
   const turnOf = turnTracker();
@@ -166,7 +233,7 @@ async function* bySeq(a: AsyncIterable<RequestRecord>, b: AsyncIterable<RequestR
   }
 }
 
-async function* byTurn(a: AsyncIterable<RequestRecord>, b: AsyncIterable<RequestRecord>): AsyncGenerator<[RequestRecord | null, RequestRecord | null, number]> {
+async function* byTurn(a: AsyncIterable<DiffItem>, b: AsyncIterable<DiffItem>): AsyncGenerator<[DiffItem | null, DiffItem | null, number]> {
   const ta = turns(a);
   const tb = turns(b);
   let x = await ta.next();
@@ -186,12 +253,13 @@ function emptySide(): SideSummary {
   return { requests: 0, tokens: 0, bytes: 0, breaks: [] };
 }
 
-function tally(side: SideSummary, r: RequestRecord | null): void {
-  if (!r) return;
+function tally(side: SideSummary, item: DiffItem | null): void {
+  if (!item) return;
+  const r = item.record;
   side.requests++;
   side.tokens += r.tokens?.total ?? 0;
   side.bytes += r.bodyBytes;
-  if (r.prefix?.breakAt) side.breaks.push({ seq: r.seq, at: r.prefix.breakAt, detail: r.prefix.breakDetail ?? "" });
+  if (r.prefix?.breakAt) side.breaks.push({ seq: r.seq, at: r.prefix.breakAt, detail: r.prefix.breakDetail ?? "", sharedBytes: r.prefix.sharedBytes });
 }
 
 /**
@@ -199,8 +267,8 @@ function tally(side: SideSummary, r: RequestRecord | null): void {
  * decides the alignment before anything is read.
  */
 export async function* diffRuns(
-  a: AsyncIterable<RequestRecord>,
-  b: AsyncIterable<RequestRecord>,
+  a: AsyncIterable<DiffItem>,
+  b: AsyncIterable<DiffItem>,
   counts: { a: number; b: number },
 ): AsyncGenerator<RequestDiff, DiffSummary> {
   const alignedBy = counts.a === counts.b ? "seq" : "turn";
@@ -216,4 +284,22 @@ export async function* diffRuns(
     yield d;
   }
   return summary;
+}
+
+/**
+ * A run's records, each with its wire body when the run kept them. The body is taken apart only
+ * when a diff needs it (the two sides' system prompts or tools differ).
+ */
+export async function* diffItems(source: RunSource): AsyncIterable<DiffItem> {
+  if (!source.hasPayloads) {
+    for await (const record of source.records()) yield { record, dissect: null };
+    return;
+  }
+  const payloads = source.payloads()[Symbol.asyncIterator]();
+  let payload = await payloads.next();
+  for await (const record of source.records()) {
+    while (!payload.done && payload.value.seq < record.seq) payload = await payloads.next();
+    const found = !payload.done && payload.value.seq === record.seq ? payload.value : null;
+    yield { record, dissect: found ? () => codecFor(found.api).dissect(found.body) : null };
+  }
 }

@@ -32,6 +32,8 @@ export interface RunSource {
   count(): number;
   /** The wire body of every request, in seq order (responses skipped). */
   payloads(): AsyncIterable<RequestPayload>;
+  /** Whether the run kept its wire bodies (a run folder may hold only requests.jsonl). */
+  hasPayloads: boolean;
 }
 
 export interface RunLookup {
@@ -107,12 +109,14 @@ function folderSource(dir: string): RunSource {
     count: () => countLines(join(dir, "requests.jsonl")),
     records: () => jsonLines<RequestRecord>(join(dir, "requests.jsonl"), isRecord, "a RequestRecord (v1)"),
     payloads: () => requestPayloads(jsonLines<StoredPayload>(join(dir, "payloads.jsonl"), isPayload, "a payload row")),
+    hasPayloads: existsSync(join(dir, "payloads.jsonl")),
   };
 }
 
 function databaseSource(runId: string, lookup: RunLookup): RunSource {
   return {
     label: runId,
+    hasPayloads: true,
     count() {
       const db = new RunDatabase(databasePath(lookup));
       try {

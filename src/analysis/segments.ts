@@ -31,7 +31,7 @@ export interface RequestLedger {
 
 const CODECS: Partial<Record<WireApi, Codec>> = { "openai-completions": openaiCompletions };
 
-function codecFor(api: WireApi): Codec {
+export function codecFor(api: WireApi): Codec {
   const codec = CODECS[api];
   if (!codec) throw new UserError(`no codec for wire API "${api}": the token ledger can read ${Object.keys(CODECS).join(", ")}`);
   return codec;

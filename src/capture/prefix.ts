@@ -226,7 +226,7 @@ function sameNames(a: string[], b: string[]): boolean {
  * definition in `{type, function}`; its inner keys (`description`, `parameters`) are the ones
  * worth naming, so the wrapper is looked through.
  */
-function changedToolKeys(prevJson: string, curJson: string): string {
+export function changedToolKeys(prevJson: string, curJson: string): string {
   const p = parseObject(prevJson);
   const c = parseObject(curJson);
   if (!p || !c) return "definition text";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { diffRuns } from "../analysis/diff.js";
+import { diffItems, diffRuns } from "../analysis/diff.js";
 import { writeDiff } from "../analysis/diff-render.js";
 import { resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
@@ -36,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   const lookup = { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") };
   const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [ReturnType<typeof resolveRun>, ReturnType<typeof resolveRun>];
   const format = outputFormat("diff", values, "text");
-  const diffs = diffRuns(a.records(), b.records(), { a: a.count(), b: b.count() });
+  const diffs = diffRuns(diffItems(a), diffItems(b), { a: a.count(), b: b.count() });
   await writeDiff(diffs, { a: a.label, b: b.label }, new LineWriter(process.stdout), format === "plain" ? "text" : format);
   return 0;
 }

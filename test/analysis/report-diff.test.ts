@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { diffRuns, type DiffSummary } from "../../src/analysis/diff.js";
+import { diffItems, diffRuns, type DiffSummary } from "../../src/analysis/diff.js";
 import { writeDiff, type DiffFormat } from "../../src/analysis/diff-render.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { LineWriter } from "../../src/analysis/output.js";
@@ -72,7 +72,7 @@ describe("report", () => {
 async function diff(a: string, b: string, format: DiffFormat): Promise<{ text: string; summary: DiffSummary }> {
   let summary: DiffSummary | undefined;
   const text = await capture(async (out) => {
-    summary = await writeDiff(diffRuns(run(a).records(), run(b).records(), { a: run(a).count(), b: run(b).count() }), { a, b }, out, format);
+    summary = await writeDiff(diffRuns(diffItems(run(a)), diffItems(run(b)), { a: run(a).count(), b: run(b).count() }), { a, b }, out, format);
   });
   return { text, summary: summary! };
 }
