@@ -1,6 +1,8 @@
 /** Registration order, activation and everything else the adapter registers, on real stub servers. */
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanupAdapters, startAdapter, stubServer } from "./adapter-harness.js";
+import { join } from "node:path";
+import { buildCacheEntry, computeConfigHash, writeCacheEntry } from "../../src/mcp/cache.js";
+import { cleanupAdapters, ROOT, startAdapter, stubServer, tempDir } from "./adapter-harness.js";
 
 afterEach(cleanupAdapters);
 
@@ -121,4 +123,25 @@ describe("lifecycle", () => {
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(adapter.events.filter((e) => e.type === "mcp_disconnect").map((e) => e.data)).toEqual([{ server: "l", reason: "idle" }]);
   }, 20_000);
+});
+
+describe("cache entries the adapter will not use", () => {
+  const server = stubServer("a", {}, ["--name", "a"]);
+  const tools = [{ name: "tool1", inputSchema: { type: "object", properties: {} } }];
+  const cases: [string, Partial<Parameters<typeof buildCacheEntry>[0]>][] = [
+    ["a hash mismatch", { configHash: "0".repeat(64) }],
+    ["an entry older than 7 days", { cachedAt: Date.now() - 8 * 24 * 3600 * 1000 }],
+    ["ttlMs 0", { ttlMs: 0 }],
+  ];
+  for (const [label, change] of cases) {
+    it(`${label} counts as no cache: no namespace tool, nothing to search, nothing connects`, async () => {
+      const dir = tempDir();
+      const entry = { configHash: computeConfigHash(server, process.env, ROOT), tools, resources: [], cachedAt: Date.now(), ...change };
+      writeCacheEntry(join(dir, "mcp-cache.json"), "a", buildCacheEntry(entry));
+      const adapter = await startAdapter({ servers: { a: server }, dir, cache: "keep" });
+      expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp"]);
+      expect((await adapter.call("mcp", { search: "tool1" })).content).toBe('No tools matching "tool1"');
+      expect(adapter.events.filter((e) => e.type === "mcp_connect")).toEqual([]);
+    });
+  }
 });
