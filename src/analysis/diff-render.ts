@@ -63,8 +63,10 @@ function textLines(d: RequestDiff): string[] {
 }
 
 function breaksPhrase(side: DiffSummary["a"]): string {
-  if (side.breaks.length === 0) return "none";
-  return side.breaks.map((b) => `#${b.seq} in ${b.at} after ${b.sharedBytes} shared B (${b.detail})`).join("; ");
+  if (side.breakCount === 0) return "none";
+  const listed = side.breaks.map((b) => `#${b.seq} in ${b.at} after ${b.sharedBytes} shared B (${b.detail})`).join("; ");
+  const more = side.breakCount - side.breaks.length;
+  return more > 0 ? `${listed}; … and ${more} more` : listed;
 }
 
 function firstDivergencePhrase(s: DiffSummary): string {
@@ -80,7 +82,7 @@ function summaryRows(s: DiffSummary): string[][] {
     ["requests", String(s.a.requests), String(s.b.requests), delta(s.a.requests, s.b.requests)],
     ["total tokens (all requests)", String(s.a.tokens), String(s.b.tokens), delta(s.a.tokens, s.b.tokens)],
     ["body bytes (all requests)", String(s.a.bytes), String(s.b.bytes), delta(s.a.bytes, s.b.bytes)],
-    ["prefix breaks", `${s.a.breaks.length}: ${breaksPhrase(s.a)}`, `${s.b.breaks.length}: ${breaksPhrase(s.b)}`, delta(s.a.breaks.length, s.b.breaks.length)],
+    ["prefix breaks", `${s.a.breakCount}: ${breaksPhrase(s.a)}`, `${s.b.breakCount}: ${breaksPhrase(s.b)}`, delta(s.a.breakCount, s.b.breakCount)],
   ];
 }
 

@@ -72,7 +72,9 @@ export interface SideSummary {
   requests: number;
   tokens: number;
   bytes: number;
-  /** Loop requests whose prefix broke: seq, part and the phrase. */
+  /** How many loop requests' prefixes broke. */
+  breakCount: number;
+  /** The first of them (at most BREAKS_LISTED): seq, part, the phrase, the bytes still shared. */
   breaks: { seq: number; at: Part; detail: string; sharedBytes: number }[];
 }
 
@@ -249,8 +251,11 @@ async function* byTurn(a: AsyncIterable<DiffItem>, b: AsyncIterable<DiffItem>): 
   }
 }
 
+/** A summary stays a summary: a long run lists its first breaks and counts the rest. */
+export const BREAKS_LISTED = 20;
+
 function emptySide(): SideSummary {
-  return { requests: 0, tokens: 0, bytes: 0, breaks: [] };
+  return { requests: 0, tokens: 0, bytes: 0, breakCount: 0, breaks: [] };
 }
 
 function tally(side: SideSummary, item: DiffItem | null): void {
@@ -259,7 +264,9 @@ function tally(side: SideSummary, item: DiffItem | null): void {
   side.requests++;
   side.tokens += r.tokens?.total ?? 0;
   side.bytes += r.bodyBytes;
-  if (r.prefix?.breakAt) side.breaks.push({ seq: r.seq, at: r.prefix.breakAt, detail: r.prefix.breakDetail ?? "", sharedBytes: r.prefix.sharedBytes });
+  if (!r.prefix?.breakAt) return;
+  side.breakCount++;
+  if (side.breaks.length < BREAKS_LISTED) side.breaks.push({ seq: r.seq, at: r.prefix.breakAt, detail: r.prefix.breakDetail ?? "", sharedBytes: r.prefix.sharedBytes });
 }
 
 /**
@@ -295,11 +302,19 @@ export async function* diffItems(source: RunSource): AsyncIterable<DiffItem> {
     for await (const record of source.records()) yield { record, dissect: null };
     return;
   }
-  const payloads = source.payloads()[Symbol.asyncIterator]();
+  const payloads = source.lazyPayloads()[Symbol.asyncIterator]();
   let payload = await payloads.next();
   for await (const record of source.records()) {
     while (!payload.done && payload.value.seq < record.seq) payload = await payloads.next();
     const found = !payload.done && payload.value.seq === record.seq ? payload.value : null;
-    yield { record, dissect: found ? () => codecFor(found.api).dissect(found.body) : null };
+    yield {
+      record,
+      dissect: found
+        ? () => {
+            const { api, body } = found.load();
+            return codecFor(api).dissect(body);
+          }
+        : null,
+    };
   }
 }

@@ -24,6 +24,11 @@ export interface RequestPayload {
   body: string;
 }
 
+export interface LazyPayload {
+  seq: number;
+  load(): RequestPayload;
+}
+
 export interface RunSource {
   /** How the run is named in output: the folder, or the run id. */
   label: string;
@@ -32,6 +37,8 @@ export interface RunSource {
   count(): number;
   /** The wire body of every request, in seq order (responses skipped). */
   payloads(): AsyncIterable<RequestPayload>;
+  /** The same, each body parsed only if asked for: a diff needs few of them and they are large. */
+  lazyPayloads(): AsyncIterable<LazyPayload>;
   /** Whether the run kept its wire bodies (a run folder may hold only requests.jsonl). */
   hasPayloads: boolean;
 }
@@ -108,7 +115,8 @@ function folderSource(dir: string): RunSource {
     label: dir,
     count: () => countLines(join(dir, "requests.jsonl")),
     records: () => jsonLines<RequestRecord>(join(dir, "requests.jsonl"), isRecord, "a RequestRecord (v1)"),
-    payloads: () => requestPayloads(jsonLines<StoredPayload>(join(dir, "payloads.jsonl"), isPayload, "a payload row")),
+    payloads: () => loadEach(lazyPayloadLines(join(dir, "payloads.jsonl"))),
+    lazyPayloads: () => lazyPayloadLines(join(dir, "payloads.jsonl")),
     hasPayloads: existsSync(join(dir, "payloads.jsonl")),
   };
 }
@@ -132,6 +140,9 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       } finally {
         db.close();
       }
+    },
+    async *lazyPayloads() {
+      for await (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };
     },
     async *payloads() {
       // RunDatabase writes payloads but has no reader for them; a read-only query streams them here.
@@ -165,8 +176,28 @@ function countLines(path: string): number {
 
 type StoredPayload = RequestPayload & { type: "request" | "response" };
 
-async function* requestPayloads(rows: AsyncIterable<StoredPayload>): AsyncIterable<RequestPayload> {
-  for await (const row of rows) if (row.type === "request") yield row;
+async function* loadEach(payloads: AsyncIterable<LazyPayload>): AsyncIterable<RequestPayload> {
+  for await (const payload of payloads) yield payload.load();
+}
+
+/** The capture writes `{"type":…,"seq":N,` first, so a row's type and seq are read without parsing its body. */
+const PAYLOAD_HEAD = /^\{"type":"(request|response)","seq":(\d+),/;
+
+async function* lazyPayloadLines(path: string): AsyncIterable<LazyPayload> {
+  for await (const { n, line } of fileLines(path)) {
+    const parse = (): StoredPayload => {
+      const value = parseLine(path, n, line);
+      if (!isPayload(value)) throw inputError(path, `line ${n}`, "expected a payload row");
+      return value;
+    };
+    const head = PAYLOAD_HEAD.exec(line);
+    if (head) {
+      if (head[1] === "request") yield { seq: Number(head[2]), load: parse };
+      continue;
+    }
+    const row = parse();
+    if (row.type === "request") yield { seq: row.seq, load: () => row };
+  }
 }
 
 function isRecord(value: unknown): value is RequestRecord {
@@ -179,20 +210,29 @@ function isPayload(value: unknown): value is StoredPayload {
   return typeof p === "object" && p !== null && typeof p.seq === "number" && (p.type === "response" || typeof p.body === "string");
 }
 
-/** Rows of a JSONL file, one line at a time; a line that is not the expected row names file and line. */
-export async function* jsonLines<T>(path: string, accept: (value: unknown) => value is T, expected: string): AsyncIterable<T> {
+/** Non-empty lines of a file with their 1-based numbers, read as a stream. */
+async function* fileLines(path: string): AsyncIterable<{ n: number; line: string }> {
   if (!existsSync(path)) throw inputError(path, undefined, "file not found");
   const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
     n++;
-    if (line.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw inputError(path, `line ${n}`, "expected one JSON value per line");
-    }
+    if (line.trim() !== "") yield { n, line };
+  }
+}
+
+function parseLine(path: string, n: number, line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw inputError(path, `line ${n}`, "expected one JSON value per line");
+  }
+}
+
+/** Rows of a JSONL file, one line at a time; a line that is not the expected row names file and line. */
+async function* jsonLines<T>(path: string, accept: (value: unknown) => value is T, expected: string): AsyncIterable<T> {
+  for await (const { n, line } of fileLines(path)) {
+    const value = parseLine(path, n, line);
     if (!accept(value)) throw inputError(path, `line ${n}`, `expected ${expected}`);
     yield value;
   }
