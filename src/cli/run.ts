@@ -1,5 +1,5 @@
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import Table from "cli-table3";
 import { renderRunTable } from "../analysis/run-table.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
@@ -16,6 +16,7 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   all           every probe under probes/
   --json        print the results as JSON instead of tables
   --no-db       do not write runs/payload-probe.db
+  --runs DIR    where run folders and payload-probe.db go (default: runs/)
   -h, --help    show this help
 
 Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file).`;
@@ -39,7 +40,7 @@ function printResult(result: RunResult): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("run", argv, { json: { type: "boolean" }, "no-db": { type: "boolean" } } as const);
+  const { values, positionals } = parseCommandArgs("run", argv, { json: { type: "boolean" }, "no-db": { type: "boolean" }, runs: { type: "string" } } as const);
   if (values.help || positionals.length === 0) {
     console.log(help);
     return values.help ? 0 : 2;
@@ -50,7 +51,7 @@ export async function main(argv: string[]): Promise<number> {
   const results: RunResult[] = [];
   for (const [i, probe] of probes.entries()) {
     if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
-    const result = await runProbe(probe, { database: !values["no-db"] });
+    const result = await runProbe(probe, { database: !values["no-db"], runsDir: values.runs === undefined ? undefined : resolve(values.runs) });
     results.push(result);
     if (!values.json) printResult(result);
   }

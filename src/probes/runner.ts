@@ -5,6 +5,7 @@ import { Capture } from "../capture/capture.js";
 import { RunDatabase } from "../capture/sqlite.js";
 import { JsonlWriter } from "../capture/jsonl.js";
 import type { RequestRecord } from "../capture/types.js";
+import { inputError } from "../errors.js";
 import { initEmptyCache } from "../mcp/cache.js";
 import { loadMcpConfig } from "../mcp/config.js";
 import { mcpExtension } from "../mcp/extension.js";
@@ -74,7 +75,15 @@ async function primeCache(configPath: string, cachePath: string, workspace: { cw
   const config = loadMcpConfig({ cwd: workspace.cwd, agentDir: workspace.agentDir, home: workspace.home, configPath, exclusive: true, env });
   const manager = new ServerManager(config, { cachePath, env, baseDir: root, log: () => undefined, onMetadata: () => undefined }, {});
   try {
-    for (const server of manager.enabled()) await manager.connect(server.name);
+    for (const server of manager.enabled()) {
+      try {
+        await manager.connect(server.name);
+      } catch (error) {
+        // A server that cannot start is bad input in the config, not a bug: name the server and the file.
+        const field = `mcpServers.${server.name}.${server.entry.url ? "url" : "command"}`;
+        throw inputError(configPath, field, `expected a server that starts, but connecting "${server.name}" failed: ${(error as Error).message}`);
+      }
+    }
   } finally {
     await manager.closeAll();
   }

@@ -1,22 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildRecord } from "../../src/capture/record.js";
 import { RunDatabase } from "../../src/capture/sqlite.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { REQUEST } from "./known-body.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function dbPath(): string {
-  const dir = mkdtempSync(join(tmpdir(), "sqlite-test-"));
-  dirs.push(dir);
-  return join(dir, "nested", "payload-probe.db");
-}
+afterEach(removeTempDirs);
+const dbPath = () => join(tempDir("sqlite-test-"), "nested", "payload-probe.db");
 
 const recordOf = (run: string, seq: number) =>
   buildRecord({ run, probe: "known", seq, ts: "2026-01-01T00:00:00.000Z", durationMs: 1, request: REQUEST, dissection: openaiCompletions.dissect(REQUEST.body), response: null, markers: {}, prefix: null, tokens: null });

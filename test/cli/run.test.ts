@@ -1,0 +1,141 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
+
+/** The CLI tests run what users run, the compiled dist/; a source newer than its build makes them meaningless. */
+function assertBuildIsCurrent(dir = join(PROJECT_ROOT, "src")): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) assertBuildIsCurrent(path);
+    else if (entry.name.endsWith(".ts")) {
+      const built = join(PROJECT_ROOT, "dist", relative(join(PROJECT_ROOT, "src"), path)).replace(/\.ts$/, ".js");
+      let stale: boolean;
+      try {
+        stale = statSync(built).mtimeMs < statSync(path).mtimeMs;
+      } catch {
+        stale = true;
+      }
+      if (stale) throw new Error(`${built} is missing or older than ${path}; run \`npx tsc -p tsconfig.json\` (or ./run.sh test) first`);
+    }
+  }
+}
+
+afterEach(removeTempDirs);
+
+/** `payload-probe <args>` as a child process; its probe workspace and run outputs live in a temp folder. */
+function cli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const base = tempDir("cli-test-");
+  const result = spawnSync(process.execPath, [MAIN, ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, TMPDIR: base },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+const runProbeCli = (probe: string) => cli("run", probe, "--runs", join(tempDir("cli-test-"), "runs"));
+
+/** A copy of p1 with one edit, in a temp folder, passed by path. */
+function p1With(from: string, to: string): string {
+  const text = readFileSync(join(PROJECT_ROOT, "probes/p1.yaml"), "utf8");
+  if (!text.includes(from)) throw new Error(`p1.yaml no longer contains ${JSON.stringify(from)}`);
+  const path = join(tempDir("cli-test-"), "p1-changed.yaml");
+  writeFileSync(path, text.replace(from, to));
+  return path;
+}
+
+/** One paragraph for the user: no blank line inside, no stack frames. */
+function expectOneParagraph(stderr: string): void {
+  expect(stderr.trim()).not.toBe("");
+  expect(stderr.trim()).not.toContain("\n\n");
+  expect(stderr).not.toMatch(/\n\s+at /);
+}
+
+beforeAll(() => assertBuildIsCurrent());
+
+describe("payload-probe run (issue 2: what it must show)", () => {
+  it("run p1 exits 0 and prints one table row per request and that the expect block held", () => {
+    const { code, stdout, stderr } = runProbeCli("p1");
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(stdout).toMatch(/seq.*tools.*toolsBytes.*systemBytes.*roles.*markers/);
+    const rows = stdout.split("\n").filter((line) => /^│ \d+ /.test(line));
+    expect(rows).toHaveLength(4);
+    expect(rows.every((row) => row.includes("[read, mcp]"))).toBe(true);
+    expect(stdout).toContain("expect: held (4 requests)");
+  });
+
+  it("a copy of p1 whose expectation disagrees exits 1 and names the request and the field", () => {
+    const { code, stdout } = runProbeCli(p1With("markers.result: [0, 0, 0, 1]", "markers.result: [0, 0, 0, 2]"));
+    expect(code).toBe(1);
+    expect(stdout).toContain("expect: FAILED (1)");
+    expect(stdout).toContain("request 4: markers.result expected 2, got 1");
+  });
+
+  it("a copy of p1 whose script runs out exits 1 and names the request", () => {
+    const { code, stderr } = runProbeCli(p1With("    - text: DONE\n", ""));
+    expect(code).toBe(1);
+    expect(stderr).toContain("scripted model: loop request 4 was made but the probe's model.script has only 3 step(s)");
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  for (const [file, field] of [
+    ["bad-yaml.yaml", "expected valid YAML"],
+    ["unknown-field.yaml", 'field "agent.tols"'],
+    ["wrong-type.yaml", 'field "expect.requests"'],
+  ] as const) {
+    it(`a malformed probe (${file}) exits 2 with one paragraph naming the file and the field`, () => {
+      const path = join(PROJECT_ROOT, "fixtures/bad", file);
+      const { code, stdout, stderr } = runProbeCli(path);
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expectOneParagraph(stderr);
+      expect(stderr).toContain(path);
+      expect(stderr).toContain(field);
+    });
+  }
+
+  for (const [what, probe, config, field] of [
+    ["whose MCP config is missing exits 2 naming the config", "missing-config.yaml", "no-such-mcp-config.json", "agent.mcp.config"],
+    ["whose MCP server command does not exist exits 2 naming the server and the config file", "missing-command.yaml", "mcp-missing-command.json", "mcpServers.ghost.command"],
+  ] as const) {
+    it(`a probe ${what}`, () => {
+      const { code, stderr } = runProbeCli(join(PROJECT_ROOT, "fixtures/bad", probe));
+      expect(code).toBe(2);
+      expectOneParagraph(stderr);
+      expect(stderr).toContain(join(PROJECT_ROOT, "fixtures/bad", config));
+      expect(stderr).toContain(`field "${field}"`);
+    });
+  }
+});
+
+describe("help and usage", () => {
+  it("payload-probe --help lists the commands and exits 0", () => {
+    const { code, stdout } = cli("--help");
+    expect(code).toBe(0);
+    expect(stdout).toContain("Usage: payload-probe <command> [options]");
+    expect(stdout).toMatch(/^\s+run\s+run probes/m);
+  });
+
+  it("payload-probe run --help shows the run command's options and exits 0", () => {
+    const { code, stdout } = cli("run", "--help");
+    expect(code).toBe(0);
+    expect(stdout).toContain("Usage: payload-probe run <probe...|all> [options]");
+    expect(stdout).toContain("--no-db");
+  });
+
+  it("no command, an unknown command or an unknown flag is a usage error (exit 2)", () => {
+    expect(cli().code).toBe(2);
+    const unknown = cli("frobnicate");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+    const flag = cli("run", "p1", "--no-such-flag");
+    expect(flag.code).toBe(2);
+    expectOneParagraph(flag.stderr);
+    expect(flag.stderr).toContain("payload-probe run --help");
+  });
+});

@@ -1,0 +1,53 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { UserError } from "../../src/errors.js";
+import { loadProbeFile } from "../../src/probes/load.js";
+import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+
+const bad = (name: string) => join(PROJECT_ROOT, "fixtures/bad", name);
+
+/** The UserError a load throws, so its file and field can be checked. */
+function loadError(file: string): UserError {
+  try {
+    loadProbeFile(file, PROJECT_ROOT);
+  } catch (error) {
+    if (error instanceof UserError) return error;
+    throw error;
+  }
+  throw new Error(`${file} loaded without an error`);
+}
+
+describe("probe files are validated on load, every problem naming the file and the field (design.md, probe files)", () => {
+  it("p1 loads", () => {
+    const probe = loadProbeFile(join(PROJECT_ROOT, "probes/p1.yaml"), PROJECT_ROOT);
+    expect(probe.agent.tools).toEqual(["read", "mcp"]);
+    expect(probe.model.script).toHaveLength(4);
+  });
+
+  it("malformed YAML names the file", () => {
+    const error = loadError(bad("bad-yaml.yaml"));
+    expect(error.file).toBe(bad("bad-yaml.yaml"));
+    expect(error.message).toMatch(new RegExp(`^${bad("bad-yaml.yaml")}: expected valid YAML \\(.+\\)$`));
+  });
+
+  it("an unknown field is named with its dotted path and the fields allowed there", () => {
+    const error = loadError(bad("unknown-field.yaml"));
+    expect(error.field).toBe("agent.tols");
+    expect(error.message).toContain(`${bad("unknown-field.yaml")}: field "agent.tols": unknown field; expected one of kind, tools,`);
+  });
+
+  it("a value of the wrong type is named with what was expected", () => {
+    const error = loadError(bad("wrong-type.yaml"));
+    expect(error.message).toBe(`${bad("wrong-type.yaml")}: field "expect.requests": expected a whole number of requests`);
+  });
+
+  it("a missing MCP config names the probe field and the config path", () => {
+    const error = loadError(bad("missing-config.yaml"));
+    expect(error.field).toBe("agent.mcp.config");
+    expect(error.message).toContain(join(PROJECT_ROOT, "fixtures/bad/no-such-mcp-config.json"));
+  });
+
+  it("a missing probe file is an input error", () => {
+    expect(loadError(bad("no-such-probe.yaml")).message).toBe(`${bad("no-such-probe.yaml")}: probe file not found`);
+  });
+});
