@@ -49,6 +49,27 @@ function partsPhrase(d: RequestDiff, measure: "tokens" | "bytes"): string {
   return [...PARTS, measure === "tokens" ? "total" : "body"].map((part) => `${part} ${change(pairs[part]!)}`).join(" · ");
 }
 
+/**
+ * Requests that differ in the same way as the one before them — same tools moved, same system
+ * lines, same tools and system deltas, same markers, no prefix break on either side — are folded
+ * into one line in text output, so a long run reads as its few distinct changes. Messages are left
+ * out of the comparison: they grow on both sides in every request.
+ */
+function foldKey(d: RequestDiff): string | null {
+  if (d.seqA === null || d.seqB === null || d.breakA?.breakAt || d.breakB?.breakAt || d.roles) return null;
+  const delta = (p: Pair) => (p.a === null || p.b === null ? null : p.b - p.a);
+  return JSON.stringify([
+    d.identical, d.divergesIn, d.toolsA, d.toolsB, d.toolsChanged, d.systemLines, d.markers,
+    delta(d.tokens.tools), delta(d.tokens.system), delta(d.bytes.tools), delta(d.bytes.system),
+  ]);
+}
+
+function foldedLine(first: RequestDiff, last: RequestDiff, count: number): string {
+  const range = count === 1 ? position(first) : `${position(first)}…${position(last)} (${count} requests)`;
+  if (first.identical) return `${range}  identical`;
+  return `${range}  ${count === 1 ? "differs" : "differ"} as the request above: same tools, system and markers, no prefix break`;
+}
+
 function textLines(d: RequestDiff): string[] {
   const head = `${position(d)} (turn ${d.turn})`;
   if (d.identical) return [`${head}  identical`];
@@ -93,15 +114,31 @@ export async function writeDiff(diffs: AsyncGenerator<RequestDiff, DiffSummary>,
     await out.line(mdHeader(["request", "turn", "differs in", "tools A → B", "tokens tools", "tokens system", "tokens messages", "tokens total", "roles", "markers", "prefix A", "prefix B"]));
   } else await out.line(`A ${labels.a}\nB ${labels.b}\n`);
   let first = true;
+  let fold: { key: string | null; first?: RequestDiff; last?: RequestDiff; count: number } = { key: null, count: 0 };
+  const endFold = async () => {
+    if (fold.count > 0) await out.line(foldedLine(fold.first!, fold.last!, fold.count));
+  };
   let step = await diffs.next();
   while (!step.done) {
     const d = step.value;
     if (format === "json") await out.line(`${first ? "" : ","}${JSON.stringify(d)}`);
     else if (format === "markdown") await out.line(markdownRow(d));
-    else for (const line of textLines(d)) await out.line(line);
+    else {
+      const key = foldKey(d);
+      if (key !== null && key === fold.key) {
+        fold.first ??= d;
+        fold.last = d;
+        fold.count++;
+      } else {
+        await endFold();
+        fold = { key, count: 0 };
+        for (const line of textLines(d)) await out.line(line);
+      }
+    }
     first = false;
     step = await diffs.next();
   }
+  if (format === "text") await endFold();
   const summary = step.value;
   if (format === "json") await out.line(`],"summary":${JSON.stringify(summary)}}`);
   else if (format === "markdown") {

@@ -294,11 +294,12 @@ export async function* diffRuns(
 }
 
 /**
- * A run's records, each with its wire body when the run kept them. The body is taken apart only
- * when a diff needs it (the two sides' system prompts or tools differ).
+ * A run's records, each with its wire body when asked for (both runs kept their bodies: one side's
+ * alone explains nothing, and reading a long run's bodies costs more than its records). A body is
+ * parsed and taken apart only when a pair needs it (the two sides' system prompts or tools differ).
  */
-export async function* diffItems(source: RunSource): AsyncIterable<DiffItem> {
-  if (!source.hasPayloads) {
+export async function* diffItems(source: RunSource, withBodies: boolean): AsyncIterable<DiffItem> {
+  if (!withBodies) {
     for await (const record of source.records()) yield { record, dissect: null };
     return;
   }

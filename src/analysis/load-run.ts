@@ -217,8 +217,13 @@ async function* fileLines(path: string): AsyncIterable<{ n: number; line: string
   let n = 0;
   for await (const line of lines) {
     n++;
-    if (line.trim() !== "") yield { n, line };
+    if (!isBlank(line)) yield { n, line };
   }
+}
+
+/** A JSON row starts with `{`: only a line that starts with whitespace needs trimming to tell. */
+function isBlank(line: string): boolean {
+  return line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === "");
 }
 
 function parseLine(path: string, n: number, line: string): unknown {

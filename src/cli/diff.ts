@@ -36,7 +36,8 @@ export async function main(argv: string[]): Promise<number> {
   const lookup = { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") };
   const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [ReturnType<typeof resolveRun>, ReturnType<typeof resolveRun>];
   const format = outputFormat("diff", values, "text");
-  const diffs = diffRuns(diffItems(a), diffItems(b), { a: a.count(), b: b.count() });
+  const bodies = a.hasPayloads && b.hasPayloads;
+  const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() });
   await writeDiff(diffs, { a: a.label, b: b.label }, new LineWriter(process.stdout), format === "plain" ? "text" : format);
   return 0;
 }

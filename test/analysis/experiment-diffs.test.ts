@@ -18,7 +18,7 @@ const lookup = () => ({ runsDir: join(dir, "runs") });
 async function diff(a: string, b: string): Promise<{ requests: RequestDiff[]; summary: DiffSummary; text: string }> {
   const [ra, rb] = [resolveRun(a, lookup()), resolveRun(b, lookup())];
   const requests: RequestDiff[] = [];
-  const gen = diffRuns(diffItems(ra), diffItems(rb), { a: ra.count(), b: rb.count() });
+  const gen = diffRuns(diffItems(ra, true), diffItems(rb, true), { a: ra.count(), b: rb.count() });
   let step = await gen.next();
   while (!step.done) {
     requests.push(step.value);
@@ -28,7 +28,7 @@ async function diff(a: string, b: string): Promise<{ requests: RequestDiff[]; su
   const chunks: string[] = [];
   stream.on("data", (c: Buffer) => chunks.push(c.toString()));
   const [rc, rd] = [resolveRun(a, lookup()), resolveRun(b, lookup())];
-  await writeDiff(diffRuns(diffItems(rc), diffItems(rd), { a: rc.count(), b: rd.count() }), { a, b }, new LineWriter(stream), "text");
+  await writeDiff(diffRuns(diffItems(rc, true), diffItems(rd, true), { a: rc.count(), b: rd.count() }), { a, b }, new LineWriter(stream), "text");
   return { requests, summary: step.value, text: chunks.join("") };
 }
 

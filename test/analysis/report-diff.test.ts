@@ -72,7 +72,7 @@ describe("report", () => {
 async function diff(a: string, b: string, format: DiffFormat): Promise<{ text: string; summary: DiffSummary }> {
   let summary: DiffSummary | undefined;
   const text = await capture(async (out) => {
-    summary = await writeDiff(diffRuns(diffItems(run(a)), diffItems(run(b)), { a: run(a).count(), b: run(b).count() }), { a, b }, out, format);
+    summary = await writeDiff(diffRuns(diffItems(run(a), true), diffItems(run(b), true), { a: run(a).count(), b: run(b).count() }), { a, b }, out, format);
   });
   return { text, summary: summary! };
 }
@@ -81,7 +81,7 @@ describe("diff", () => {
   it("a run against itself: every request identical, no divergence", async () => {
     const { summary, text } = await diff("one", "one", "text");
     expect(summary.differing).toBe(0);
-    expect(text).toContain("#3 (turn 2)  identical");
+    expect(text).toContain("#1 (turn 1)  identical\n#2…#3 (2 requests)  identical\n");
   });
 
   it("a tool more in B: named at every request, tokens in tools only, both prefixes kept", async () => {
