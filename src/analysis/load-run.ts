@@ -202,7 +202,12 @@ async function* lazyPayloadLines(path: string): AsyncIterable<LazyPayload> {
 
 function isRecord(value: unknown): value is RequestRecord {
   const r = value as RequestRecord;
-  return typeof r === "object" && r !== null && r.v === 1 && typeof r.seq === "number" && Array.isArray(r.tools) && Array.isArray(r.roles);
+  return (
+    typeof r === "object" && r !== null && r.v === 1 && typeof r.seq === "number" && typeof r.kind === "string"
+    && Array.isArray(r.tools) && Array.isArray(r.roles) && typeof r.markers === "object" && r.markers !== null
+    && typeof r.toolsBytes === "number" && typeof r.systemBytes === "number" && typeof r.messagesBytes === "number"
+    && typeof r.hashes === "object" && r.hashes !== null
+  );
 }
 
 function isPayload(value: unknown): value is StoredPayload {

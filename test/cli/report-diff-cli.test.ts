@@ -1,0 +1,64 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { runHandProbe, twoTurnProbe } from "../analysis/hand-runs.js";
+
+/** The built CLI as a user runs it: exit codes and what reaches stdout and stderr. */
+function cli(...args: string[]) {
+  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], { encoding: "utf8" });
+  return { code: child.status, out: child.stdout, err: child.stderr };
+}
+
+let dir: string;
+let runs: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "pp-cli-"));
+  runs = join(dir, "runs");
+  await runHandProbe(dir, "one", twoTurnProbe("one", "read"));
+  await runHandProbe(dir, "two", twoTurnProbe("two", "read,bash"));
+  mkdirSync(join(dir, "corrupt"));
+  const firstRecord = readFileSync(join(runs, "one", "requests.jsonl"), "utf8").split("\n")[0];
+  writeFileSync(join(dir, "corrupt", "requests.jsonl"), `${firstRecord}\n{"v":1,"seq":\n`);
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("payload-probe report / diff / check on the command line", () => {
+  it("every command has --help and exits 0 with it", () => {
+    for (const command of ["report", "diff", "check"]) {
+      const { code, out } = cli(command, "--help");
+      expect(code).toBe(0);
+      expect(out).toMatch(new RegExp(`^Usage: payload-probe ${command} `));
+      expect(out).toMatch(/Exit: 0 /);
+    }
+  });
+
+  it("report --plain prints a line per request and exits 0", () => {
+    const { code, out } = cli("report", "one", "--plain", "--runs", runs);
+    expect(code).toBe(0);
+    expect(out.trim().split("\n")).toHaveLength(3);
+  });
+
+  it("diff names the added tool and exits 0; --markdown gives a table row per request", () => {
+    const text = cli("diff", "one", "two", "--runs", runs);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain("(+bash)");
+    const md = cli("diff", "one", "two", "--markdown", "--runs", runs);
+    expect(md.out.split("\n").filter((l) => l.startsWith("| #"))).toHaveLength(3);
+  });
+
+  it("a corrupt line exits 2 naming file and line, without a stack", () => {
+    const { code, err } = cli("report", join(dir, "corrupt"), "--runs", runs);
+    expect(code).toBe(2);
+    expect(err).toContain(`${join(dir, "corrupt", "requests.jsonl")}: field "line 2": expected one JSON value per line`);
+    expect(err).not.toMatch(/\n\s+at /);
+  });
+
+  it("an unknown run, two output forms at once, or a missing argument exit 2", () => {
+    expect(cli("report", "no-such-run", "--runs", runs).code).toBe(2);
+    expect(cli("report", "one", "--json", "--markdown", "--runs", runs).code).toBe(2);
+    expect(cli("diff", "one", "--runs", runs).code).toBe(2);
+  });
+});
