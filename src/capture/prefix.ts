@@ -5,8 +5,8 @@
  * is laid out as that sequence of segments (each tool definition's JSON, each system part, each
  * message's JSON) and compared with the previous one segment by segment. Only the first segment
  * that differs is scanned character by character; everything before it is settled by string
- * equality. Segments are read in place from the dissection, never copied into new arrays, because
- * allocation, not comparison, is what a diff of a long run would spend its time on.
+ * equality. Segments are read in place from the dissection rather than copied into arrays, so a
+ * diff costs little more than reading the shared text once (scripts/bench-tokenizer.mjs times it).
  */
 import type { WireDissection } from "../providers/types.js";
 import type { PrefixInfo } from "./types.js";
