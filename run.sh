@@ -54,6 +54,9 @@ build
 case "${1:-}" in
   test)
     shift
+    # tsconfig.json builds src/ only; the tests are type-checked here, before they run.
+    log "type-checking src/ and test/ …"
+    npx --no-install tsc -p tsconfig.test.json
     exec npx --no-install vitest run "$@"
     ;;
   "" )

@@ -47,6 +47,16 @@ export interface RunResult {
 }
 
 /**
+ * Workspace paths enter the system prompt, so the default root is one fixed path rather than
+ * whatever $TMPDIR says: the committed baselines then hold on every machine. PAYLOAD_PROBE_WORKSPACE
+ * moves it (sizes then differ from the baselines by the path's length).
+ */
+export function defaultWorkspaceRoot(): string {
+  const fixed = process.platform === "win32" ? join(tmpdir(), "payload-probe") : "/tmp/payload-probe";
+  return process.env.PAYLOAD_PROBE_WORKSPACE || fixed;
+}
+
+/**
  * A probe's own folder outside the checkout: the session's cwd, agent dir and home live there, so
  * the paths that enter the system prompt are the same on every machine and every clone.
  */
@@ -178,7 +188,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const runId = `${probe.name}-${new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18)}-${process.pid}`;
-  const workspace = prepareWorkspace(probe, options.workspaceRoot ?? join(tmpdir(), "payload-probe"));
+  const workspace = prepareWorkspace(probe, options.workspaceRoot ?? defaultWorkspaceRoot());
   const profile = loadProfile(probe.agent.profile ? join(root, probe.agent.profile) : undefined);
   const wirePath = join(dir, "mcp-wire.jsonl");
   const baseEnv = { ...process.env };
