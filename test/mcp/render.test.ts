@@ -25,29 +25,8 @@ import {
 } from "../../src/mcp/render.js";
 import { rankTools, suggestToolNames, type SearchableTool } from "../../src/mcp/search.js";
 import { truncateAtWord } from "../../src/mcp/text.js";
+import { probeStubTools, stubEcho, stubTime } from "../fixtures/probe-stub-tools.js";
 
-/** The two tools of the probe stub server, as the adapter names them by default. */
-const stubEcho: SearchableTool = {
-  name: "probe-stub_stub_echo",
-  originalName: "stub_echo",
-  server: "probe-stub",
-  description: "Echo the given value back. Deterministic stub tool.",
-  inputSchema: {
-    type: "object",
-    properties: { value: { type: "string", description: "Value to echo" } },
-    required: ["value"],
-  },
-};
-
-const stubTime: SearchableTool = {
-  name: "probe-stub_stub_time",
-  originalName: "stub_time",
-  server: "probe-stub",
-  description: "Return a fixed stub timestamp.",
-  inputSchema: { type: "object", properties: {} },
-};
-
-const probeStubTools = [stubEcho, stubTime];
 
 const readme: SearchableTool = {
   name: "docs_read_readme",

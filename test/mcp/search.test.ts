@@ -13,29 +13,8 @@ import {
   type SearchableTool,
 } from "../../src/mcp/search.js";
 import { suggestionPrefixes } from "../../src/mcp/naming.js";
+import { probeStubTools, stubEcho, stubTime } from "../fixtures/probe-stub-tools.js";
 
-/** The two tools of the probe stub server, as the adapter names them by default. */
-const stubEcho: SearchableTool = {
-  name: "probe-stub_stub_echo",
-  originalName: "stub_echo",
-  server: "probe-stub",
-  description: "Echo the given value back. Deterministic stub tool.",
-  inputSchema: {
-    type: "object",
-    properties: { value: { type: "string", description: "Value to echo" } },
-    required: ["value"],
-  },
-};
-
-const stubTime: SearchableTool = {
-  name: "probe-stub_stub_time",
-  originalName: "stub_time",
-  server: "probe-stub",
-  description: "Return a fixed stub timestamp.",
-  inputSchema: { type: "object", properties: {} },
-};
-
-const probeStubTools: SearchableTool[] = [stubEcho, stubTime];
 
 const tool = (name: string, extra: Partial<SearchableTool> = {}): SearchableTool => ({
   name,

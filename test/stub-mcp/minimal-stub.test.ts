@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { readWireLog, WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
 import { cleanupStubs, connectStdio, methodsOf, spawnRaw, tempWireLog } from "./harness.js";
+import { PROBE_STUB_TOOLS_LISTED } from "../fixtures/probe-stub-tools.js";
 
 afterEach(cleanupStubs);
 
@@ -18,18 +19,7 @@ describe("minimal-stub", () => {
     const { client } = await connectStdio("minimal-stub", [], tempWireLog());
     expect(client.getServerVersion()).toEqual({ name: "minimal-stub", version: "1.0.0" });
     expect(client.getServerCapabilities()).toEqual({ tools: {} });
-    expect((await client.listTools()).tools).toEqual([
-      {
-        name: "stub_echo",
-        description: "Echo the given value back. Deterministic stub tool.",
-        inputSchema: {
-          type: "object",
-          properties: { value: { type: "string", description: "Value to echo" } },
-          required: ["value"],
-        },
-      },
-      { name: "stub_time", description: "Return a fixed stub timestamp.", inputSchema: { type: "object", properties: {} } },
-    ]);
+    expect((await client.listTools()).tools).toEqual(PROBE_STUB_TOOLS_LISTED);
     expect(await client.callTool({ name: "stub_echo", arguments: { value: "PROBE-77" } })).toEqual({
       content: [{ type: "text", text: "STUB_ECHO:PROBE-77" }],
       isError: false,

@@ -1,19 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { readWireLog, WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
+import { PROBE_STUB_TOOLS_LISTED as EXPECTED_TOOLS } from "../fixtures/probe-stub-tools.js";
 import { cleanupStubs, connectStdio, methodsOf, spawnRaw, tempWireLog } from "./harness.js";
 
-const EXPECTED_TOOLS = [
-  {
-    name: "stub_echo",
-    description: "Echo the given value back. Deterministic stub tool.",
-    inputSchema: {
-      type: "object",
-      properties: { value: { type: "string", description: "Value to echo" } },
-      required: ["value"],
-    },
-  },
-  { name: "stub_time", description: "Return a fixed stub timestamp.", inputSchema: { type: "object", properties: {} } },
-];
 
 const INITIALIZE = {
   jsonrpc: "2.0",
