@@ -51,7 +51,8 @@ function isEmptyAssistant(message: Message): boolean {
 
 function buildRequest(model: ModelSpec, context: Context, kind: WireRequest["kind"]): WireRequest {
   const messages = [
-    { role: "system", content: context.systemPrompt },
+    // pi sends no system message when the prompt is empty (a sampling request without one).
+    ...(context.systemPrompt === "" ? [] : [{ role: "system", content: context.systemPrompt }]),
     // Two system messages keep the stable part's bytes (and cache prefix) apart from the part that changes.
     ...(context.environment === undefined ? [] : [{ role: "system", content: context.environment }]),
     ...context.messages.filter((m) => !isEmptyAssistant(m)).map(wireMessage),
