@@ -107,7 +107,7 @@ function summaryRows(s: DiffSummary): string[][] {
   ];
 }
 
-export async function writeDiff(diffs: AsyncGenerator<RequestDiff, DiffSummary>, labels: DiffLabels, out: LineWriter, format: DiffFormat): Promise<DiffSummary> {
+export async function writeDiff(diffs: Generator<RequestDiff, DiffSummary>, labels: DiffLabels, out: LineWriter, format: DiffFormat): Promise<DiffSummary> {
   if (format === "json") await out.line(`{"a":${JSON.stringify(labels.a)},"b":${JSON.stringify(labels.b)},"requests":[`);
   else if (format === "markdown") {
     await out.line(`Diff of **A** \`${labels.a}\` and **B** \`${labels.b}\`\n`);
@@ -118,7 +118,7 @@ export async function writeDiff(diffs: AsyncGenerator<RequestDiff, DiffSummary>,
   const endFold = async () => {
     if (fold.count > 0) await out.line(foldedLine(fold.first!, fold.last!, fold.count));
   };
-  let step = await diffs.next();
+  let step = diffs.next();
   while (!step.done) {
     const d = step.value;
     if (format === "json") await out.line(`${first ? "" : ","}${JSON.stringify(d)}`);
@@ -136,7 +136,7 @@ export async function writeDiff(diffs: AsyncGenerator<RequestDiff, DiffSummary>,
       }
     }
     first = false;
-    step = await diffs.next();
+    step = diffs.next();
   }
   if (format === "text") await endFold();
   const summary = step.value;

@@ -207,10 +207,10 @@ interface Turn {
 }
 
 /** Consecutive records of one user turn, one group at a time. */
-async function* turns(records: AsyncIterable<DiffItem>): AsyncGenerator<Turn> {
+function* turns(records: Iterable<DiffItem>): Generator<Turn> {
   const turnOf = turnTracker();
   let group: Turn | null = null;
-  for await (const record of records) {
+  for (const record of records) {
     const turn = turnOf(record);
     if (group && group.turn !== turn) {
       yield group;
@@ -222,12 +222,13 @@ async function* turns(records: AsyncIterable<DiffItem>): AsyncGenerator<Turn> {
   if (group) yield group;
 }
 
-async function* bySeq(a: AsyncIterable<DiffItem>, b: AsyncIterable<DiffItem>): AsyncGenerator<[DiffItem | null, DiffItem | null, number]> {
-  const ia = a[Symbol.asyncIterator]();
-  const ib = b[Symbol.asyncIterator]();
+function* bySeq(a: Iterable<DiffItem>, b: Iterable<DiffItem>): Generator<[DiffItem | null, DiffItem | null, number]> {
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
   const turnOf = turnTracker();
   for (;;) {
-    const [x, y] = await Promise.all([ia.next(), ib.next()]);
+    const x = ia.next();
+    const y = ib.next();
     if (x.done && y.done) return;
     const ra = x.done ? null : x.value;
     const rb = y.done ? null : y.value;
@@ -235,19 +236,19 @@ async function* bySeq(a: AsyncIterable<DiffItem>, b: AsyncIterable<DiffItem>): A
   }
 }
 
-async function* byTurn(a: AsyncIterable<DiffItem>, b: AsyncIterable<DiffItem>): AsyncGenerator<[DiffItem | null, DiffItem | null, number]> {
+function* byTurn(a: Iterable<DiffItem>, b: Iterable<DiffItem>): Generator<[DiffItem | null, DiffItem | null, number]> {
   const ta = turns(a);
   const tb = turns(b);
-  let x = await ta.next();
-  let y = await tb.next();
+  let x = ta.next();
+  let y = tb.next();
   while (!x.done || !y.done) {
     // The side whose next turn comes first has no counterpart for it.
     const turn = Math.min(x.done ? Infinity : x.value.turn, y.done ? Infinity : y.value.turn);
     const ga = !x.done && x.value.turn === turn ? x.value.records : [];
     const gb = !y.done && y.value.turn === turn ? y.value.records : [];
     for (let i = 0; i < Math.max(ga.length, gb.length); i++) yield [ga[i] ?? null, gb[i] ?? null, turn];
-    if (ga.length > 0) x = await ta.next();
-    if (gb.length > 0) y = await tb.next();
+    if (ga.length > 0) x = ta.next();
+    if (gb.length > 0) y = tb.next();
   }
 }
 
@@ -273,14 +274,14 @@ function tally(side: SideSummary, item: DiffItem | null): void {
  * Every aligned pair as it is read, then the summary. `counts` (the number of requests of each run)
  * decides the alignment before anything is read.
  */
-export async function* diffRuns(
-  a: AsyncIterable<DiffItem>,
-  b: AsyncIterable<DiffItem>,
+export function* diffRuns(
+  a: Iterable<DiffItem>,
+  b: Iterable<DiffItem>,
   counts: { a: number; b: number },
-): AsyncGenerator<RequestDiff, DiffSummary> {
+): Generator<RequestDiff, DiffSummary> {
   const alignedBy = counts.a === counts.b ? "seq" : "turn";
   const summary: DiffSummary = { alignedBy, a: emptySide(), b: emptySide(), differing: 0, firstDivergence: null };
-  for await (const [ra, rb, turn] of alignedBy === "seq" ? bySeq(a, b) : byTurn(a, b)) {
+  for (const [ra, rb, turn] of alignedBy === "seq" ? bySeq(a, b) : byTurn(a, b)) {
     tally(summary.a, ra);
     tally(summary.b, rb);
     const d = diffRequests(ra, rb, turn);
@@ -298,15 +299,15 @@ export async function* diffRuns(
  * alone explains nothing, and reading a long run's bodies costs more than its records). A body is
  * parsed and taken apart only when a pair needs it (the two sides' system prompts or tools differ).
  */
-export async function* diffItems(source: RunSource, withBodies: boolean): AsyncIterable<DiffItem> {
+export function* diffItems(source: RunSource, withBodies: boolean): Iterable<DiffItem> {
   if (!withBodies) {
-    for await (const record of source.records()) yield { record, dissect: null };
+    for (const record of source.records()) yield { record, dissect: null };
     return;
   }
-  const payloads = source.lazyPayloads()[Symbol.asyncIterator]();
-  let payload = await payloads.next();
-  for await (const record of source.records()) {
-    while (!payload.done && payload.value.seq < record.seq) payload = await payloads.next();
+  const payloads = source.lazyPayloads()[Symbol.iterator]();
+  let payload = payloads.next();
+  for (const record of source.records()) {
+    while (!payload.done && payload.value.seq < record.seq) payload = payloads.next();
     const found = !payload.done && payload.value.seq === record.seq ? payload.value : null;
     yield {
       record,

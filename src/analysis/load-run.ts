@@ -3,18 +3,20 @@
  *
  * `<run>` is a run folder (`runs/p1`, or a probe name whose folder is under runs/), a run id from
  * runs/payload-probe.db, or `<probe>@N` — the N-th latest run of a probe (`@1` the latest). A run
- * folder is streamed line by line, so a report or diff of a long run holds one request (one user
- * turn, for a diff) at a time, never the whole file. A run that is only in the database — its
+ * folder is streamed line by line (file-lines.ts), so a report or diff of a long run holds one
+ * request (one user turn, for a diff) at a time, never the whole file. Reading is synchronous: a
+ * CLI command has nothing else to do meanwhile, and an async hop per row would cost more than the
+ * analysis of the row. A run that is only in the database — its
  * folder was replaced by a later run of the same probe — is read from the database.
  */
-import { closeSync, createReadStream, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import Database from "better-sqlite3";
 import { RunDatabase } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
 import type { WireRequest } from "../providers/types.js";
+import { countLines, fileLines } from "./file-lines.js";
 
 /** A request's wire body as payloads.jsonl keeps it. */
 export interface RequestPayload {
@@ -32,13 +34,13 @@ export interface LazyPayload {
 export interface RunSource {
   /** How the run is named in output: the folder, or the run id. */
   label: string;
-  records(): AsyncIterable<RequestRecord>;
+  records(): Iterable<RequestRecord>;
   /** How many requests the run has, known before its records are read. */
   count(): number;
   /** The wire body of every request, in seq order (responses skipped). */
-  payloads(): AsyncIterable<RequestPayload>;
+  payloads(): Iterable<RequestPayload>;
   /** The same, each body parsed only if asked for: a diff needs few of them and they are large. */
-  lazyPayloads(): AsyncIterable<LazyPayload>;
+  lazyPayloads(): Iterable<LazyPayload>;
   /** Whether the run kept its wire bodies (a run folder may hold only requests.jsonl). */
   hasPayloads: boolean;
 }
@@ -133,7 +135,7 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
         db.close();
       }
     },
-    async *records() {
+    *records() {
       const db = new RunDatabase(databasePath(lookup));
       try {
         yield* db.recordsOf(runId);
@@ -141,10 +143,10 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
         db.close();
       }
     },
-    async *lazyPayloads() {
-      for await (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };
+    *lazyPayloads() {
+      for (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };
     },
-    async *payloads() {
+    *payloads() {
       // RunDatabase writes payloads but has no reader for them; a read-only query streams them here.
       const db = new Database(databasePath(lookup), { readonly: true });
       try {
@@ -157,34 +159,17 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
   };
 }
 
-/** Lines of a file, counted in fixed-size reads: the file is never held whole. */
-function countLines(path: string): number {
-  const buffer = Buffer.alloc(1024 * 1024);
-  const fd = openSync(path, "r");
-  let lines = 0;
-  let endsWithNewline = true;
-  try {
-    for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer)) {
-      for (let i = buffer.indexOf(0x0a); i >= 0 && i < read; i = buffer.indexOf(0x0a, i + 1)) lines++;
-      endsWithNewline = buffer[read - 1] === 0x0a;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return endsWithNewline ? lines : lines + 1;
-}
-
 type StoredPayload = RequestPayload & { type: "request" | "response" };
 
-async function* loadEach(payloads: AsyncIterable<LazyPayload>): AsyncIterable<RequestPayload> {
-  for await (const payload of payloads) yield payload.load();
+function* loadEach(payloads: Iterable<LazyPayload>): Iterable<RequestPayload> {
+  for (const payload of payloads) yield payload.load();
 }
 
 /** The capture writes `{"type":…,"seq":N,` first, so a row's type and seq are read without parsing its body. */
 const PAYLOAD_HEAD = /^\{"type":"(request|response)","seq":(\d+),/;
 
-async function* lazyPayloadLines(path: string): AsyncIterable<LazyPayload> {
-  for await (const { n, line } of fileLines(path)) {
+function* lazyPayloadLines(path: string): Iterable<LazyPayload> {
+  for (const { n, line } of fileLines(path)) {
     const parse = (): StoredPayload => {
       const value = parseLine(path, n, line);
       if (!isPayload(value)) throw inputError(path, `line ${n}`, "expected a payload row");
@@ -215,22 +200,6 @@ function isPayload(value: unknown): value is StoredPayload {
   return typeof p === "object" && p !== null && typeof p.seq === "number" && (p.type === "response" || typeof p.body === "string");
 }
 
-/** Non-empty lines of a file with their 1-based numbers, read as a stream. */
-async function* fileLines(path: string): AsyncIterable<{ n: number; line: string }> {
-  if (!existsSync(path)) throw inputError(path, undefined, "file not found");
-  const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
-  let n = 0;
-  for await (const line of lines) {
-    n++;
-    if (!isBlank(line)) yield { n, line };
-  }
-}
-
-/** A JSON row starts with `{`: only a line that starts with whitespace needs trimming to tell. */
-function isBlank(line: string): boolean {
-  return line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === "");
-}
-
 function parseLine(path: string, n: number, line: string): unknown {
   try {
     return JSON.parse(line);
@@ -240,8 +209,8 @@ function parseLine(path: string, n: number, line: string): unknown {
 }
 
 /** Rows of a JSONL file, one line at a time; a line that is not the expected row names file and line. */
-async function* jsonLines<T>(path: string, accept: (value: unknown) => value is T, expected: string): AsyncIterable<T> {
-  for await (const { n, line } of fileLines(path)) {
+function* jsonLines<T>(path: string, accept: (value: unknown) => value is T, expected: string): Iterable<T> {
+  for (const { n, line } of fileLines(path)) {
     const value = parseLine(path, n, line);
     if (!accept(value)) throw inputError(path, `line ${n}`, `expected ${expected}`);
     yield value;

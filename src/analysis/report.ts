@@ -75,7 +75,7 @@ function markdownRow(row: ReportRow): string {
   ]);
 }
 
-export async function writeReport(records: AsyncIterable<RequestRecord>, out: LineWriter, options: { format: ReportFormat; unit: SizeUnit }): Promise<number> {
+export async function writeReport(records: Iterable<RequestRecord>, out: LineWriter, options: { format: ReportFormat; unit: SizeUnit }): Promise<number> {
   const { format, unit } = options;
   const table = new Table({
     head: ["seq", "kind", "tools", "tokens t/s/m =total", `${unit} t/s/m =body`, "roles", "markers", "prefix"],
@@ -84,7 +84,7 @@ export async function writeReport(records: AsyncIterable<RequestRecord>, out: Li
   let count = 0;
   if (format === "json") await out.line("[");
   if (format === "markdown") await out.line(mdHeader(MARKDOWN_HEAD(unit)));
-  for await (const record of records) {
+  for (const record of records) {
     const row = reportRow(record, unit);
     if (format === "plain") await out.line(plainLine(row));
     else if (format === "json") await out.line(`${count > 0 ? "," : ""}${JSON.stringify(row)}`);

@@ -39,9 +39,9 @@ export function codecFor(api: WireApi): Codec {
 
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
-export async function* tokenLedger(payloads: AsyncIterable<RequestPayload>): AsyncIterable<RequestLedger> {
+export async function* tokenLedger(payloads: Iterable<RequestPayload>): AsyncIterable<RequestLedger> {
   const counter = await loadTokenCounter();
-  for await (const payload of payloads) {
+  for (const payload of payloads) {
     const d = codecFor(payload.api).dissect(payload.body);
     const counts = counter.countRequestTokens(d);
     const segments: LedgerSegment[] = [

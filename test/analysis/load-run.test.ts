@@ -8,11 +8,7 @@ import { RunDatabase } from "../../src/capture/sqlite.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { runHandProbe, twoTurnProbe } from "./hand-runs.js";
 
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
+const collect = <T>(items: Iterable<T>): T[] => [...items];
 
 describe("resolveRun", () => {
   let dir: string;
@@ -25,15 +21,15 @@ describe("resolveRun", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("reads a run folder by path and by probe name, one record per request", async () => {
-    const byPath = await collect(resolveRun(join(runsDir, "hand"), { runsDir }).records());
+    const byPath = collect(resolveRun(join(runsDir, "hand"), { runsDir }).records());
     const byName = resolveRun("hand", { runsDir });
     expect(byPath.map((r) => r.seq)).toEqual([1, 2, 3]);
     expect(byName.count()).toBe(3);
-    expect((await collect(byName.records())).map((r) => r.roles.length)).toEqual([2, 4, 6]);
+    expect((collect(byName.records())).map((r) => r.roles.length)).toEqual([2, 4, 6]);
   });
 
   it("yields only request payloads, in seq order", async () => {
-    const payloads = await collect(resolveRun("hand", { runsDir }).payloads());
+    const payloads = collect(resolveRun("hand", { runsDir }).payloads());
     expect(payloads.map((p) => p.seq)).toEqual([1, 2, 3]);
     expect(JSON.parse(payloads[0]!.body).messages[0].role).toBe("system");
   });
@@ -44,9 +40,8 @@ describe("resolveRun", () => {
     const lines = readFileSync(join(runsDir, "hand", "requests.jsonl"), "utf8").split("\n");
     lines[1] = lines[1]!.slice(0, 40);
     writeFileSync(join(broken, "requests.jsonl"), lines.join("\n"));
-    const reading = collect(resolveRun(broken, { runsDir }).records());
-    await expect(reading).rejects.toThrow(UserError);
-    await expect(collect(resolveRun(broken, { runsDir }).records())).rejects.toThrow(`${join(broken, "requests.jsonl")}: field "line 2"`);
+    expect(() => collect(resolveRun(broken, { runsDir }).records())).toThrow(UserError);
+    expect(() => collect(resolveRun(broken, { runsDir }).records())).toThrow(`${join(broken, "requests.jsonl")}: field "line 2"`);
   });
 
   it("finds <probe>@N and run ids in the database, older runs from the database itself", async () => {
@@ -65,8 +60,8 @@ describe("resolveRun", () => {
     expect(resolveRun("dbprobe@1", { runsDir }).count()).toBe(2);
     const older = resolveRun("dbprobe@2", { runsDir });
     expect(older.label).toBe("old-run");
-    expect((await collect(older.records())).map((r) => r.run)).toEqual(["old-run"]);
-    expect((await collect(older.payloads())).map((p) => p.body)).toEqual(["{}"]);
+    expect((collect(older.records())).map((r) => r.run)).toEqual(["old-run"]);
+    expect((collect(older.payloads())).map((p) => p.body)).toEqual(["{}"]);
     expect(resolveRun("new-run", { runsDir }).count()).toBe(2);
     expect(() => resolveRun("dbprobe@3", { runsDir })).toThrow(/holds 2 run/);
     expect(() => resolveRun("nothing-here", { runsDir })).toThrow(UserError);
