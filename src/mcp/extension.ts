@@ -3,6 +3,7 @@ import type { Extension } from "../runtime/types.js";
 import { defaultCachePath, initEmptyCache, readCache } from "./cache.js";
 import { loadMcpConfig } from "./config.js";
 import { directSettingFor, isDirect } from "./direct-tools.js";
+import type { KeepAliveTimings } from "./keep-alive.js";
 import { createProxyTool } from "./proxy-tool.js";
 import type { McpRuntime, McpTexts } from "./runtime-context.js";
 import { ServerManager } from "./server-manager.js";
@@ -21,6 +22,8 @@ export interface McpExtensionOptions {
   env?: NodeJS.ProcessEnv;
   /** Where relative server `cwd`s and the stub paths in fixtures resolve from. */
   baseDir?: string;
+  /** Keep-alive health check and reconnect backoff (default 30 s, 30 s → 5 min); tests shorten them. */
+  keepAlive?: Partial<KeepAliveTimings>;
 }
 
 const BOOTSTRAP_CONCURRENCY = 10;
@@ -63,6 +66,7 @@ export function mcpExtension(options: McpExtensionOptions): Extension {
         baseDir: options.baseDir ?? process.cwd(),
         log: (type, data) => api.emit(type, data),
         onMetadata: () => rt.syncSurface(),
+        keepAlive: options.keepAlive,
         sampling: !config.settings.sampling
           ? undefined
           : async (request) =>

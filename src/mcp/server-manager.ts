@@ -1,9 +1,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CreateMessageRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildCacheEntry, computeConfigHash, isEntryValid, writeCacheEntry } from "./cache.js";
+import { KEEP_ALIVE_TIMINGS, KeepAlive, type KeepAliveTimings } from "./keep-alive.js";
+import { installSamplingHandler, type SamplingHandler } from "./sampling.js";
+import { listTools, type ToolListHints } from "./tool-listing.js";
 import type { CacheEntry, CachedPrompt, CachedResource, CachedTool, McpConfig, McpServerEntry } from "./types.js";
 
 /** What a server offers: from a live connection, or from its cache entry when it is valid. */
@@ -21,18 +25,18 @@ export interface ServerState {
   /** The cache entry, kept only while valid. */
   cached?: CacheEntry;
   live?: ServerMetadata;
+  /** The cache hints of the live tool listing, and when it was taken. */
+  listHints?: ToolListHints;
+  listedAt?: number;
   client?: Client;
   connecting?: Promise<ServerState>;
+  /** A re-listing after `notifications/tools/list_changed` that has not finished yet. */
+  refreshing?: Promise<void>;
   failedAt?: number;
   stderrTail: string[];
   idleTimer?: NodeJS.Timeout;
 }
 
-export type SamplingHandler = (request: {
-  systemPrompt?: string;
-  messages: { role: "user" | "assistant"; text: string }[];
-  maxTokens?: number;
-}) => Promise<string>;
 
 export interface ServerManagerOptions {
   cachePath: string;
@@ -45,6 +49,8 @@ export interface ServerManagerOptions {
   onMetadata(server: string): void;
   sampling?: SamplingHandler;
   now?: () => number;
+  /** Keep-alive health check and reconnect backoff; tests shorten them. */
+  keepAlive?: Partial<KeepAliveTimings>;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -52,6 +58,8 @@ const INIT_TIMEOUT_MS = 30_000;
 const FAILURE_BACKOFF_MS = 60_000;
 const DEFAULT_IDLE_MINUTES = 10;
 const STDERR_LINES_KEPT = 3;
+/** HTTP statuses to a first POST that mean "not Streamable HTTP": the legacy SSE transport is tried next. */
+const SSE_FALLBACK_STATUSES: readonly number[] = [404, 405, 406, 415];
 
 /**
  * An error's text without the SDK's `MCP error <code>: ` prefix: the model reads what went wrong
@@ -71,12 +79,29 @@ export class ServerInBackoff extends Error {
 
 /**
  * Connections to the configured MCP servers through the official SDK client: lazy connection on
- * first real use, a failure backoff, idle closing, and the metadata cache refreshed on every connect.
+ * first real use, a failure backoff, idle closing, keep-alive, and the metadata cache refreshed on
+ * every connect, on `notifications/tools/list_changed` and at shutdown.
  */
 export class ServerManager {
   private readonly states = new Map<string, ServerState>();
+  private readonly keepAlive: KeepAlive;
 
   constructor(private readonly config: McpConfig, private readonly options: ServerManagerOptions, cache: Record<string, CacheEntry>) {
+    this.keepAlive = new KeepAlive(
+      { ...KEEP_ALIVE_TIMINGS, ...options.keepAlive },
+      {
+        ping: async (server) => {
+          const state = this.states.get(server)!;
+          await state.client?.ping({ timeout: this.requestTimeoutMs(state) });
+        },
+        drop: async (server, error) => {
+          options.log("mcp_health_check_failed", { server, error: errorMessage(error) });
+          await this.disconnect(server, "health check failed");
+        },
+        reconnect: async (server) => void (await this.connect(server, { force: true })),
+        log: options.log,
+      },
+    );
     const now = this.now();
     for (const { name, entry } of config.servers) {
       const configHash = computeConfigHash(entry, options.env, options.baseDir);
@@ -166,26 +191,47 @@ export class ServerManager {
     return transport;
   }
 
-  private async open(state: ServerState): Promise<ServerState> {
+  /** A client that declares our capabilities and handles what servers may send it. */
+  private createClient(state: ServerState): Client {
     const client = new Client(
       { name: `pi-mcp-${state.name}`, version: "1.0.0" },
       { capabilities: { ...(this.options.sampling ? { sampling: {} } : {}), extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } as never },
     );
-    if (this.options.sampling) this.installSampling(client, state.name);
-    state.stderrTail = [];
+    if (this.options.sampling) installSamplingHandler(client, state.name, this.options.sampling, this.options.log);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolListChanged(state, client));
+    return client;
+  }
+
+  /** Connects a fresh client; a URL that answers the first POST as a non-Streamable server gets a second try over SSE. */
+  private async connectClient(state: ServerState): Promise<Client> {
+    const client = this.createClient(state);
     try {
       await client.connect(this.createTransport(state), { timeout: INIT_TIMEOUT_MS });
+      return client;
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      if (!(error instanceof StreamableHTTPError) || !SSE_FALLBACK_STATUSES.includes(error.code ?? 0)) throw error;
+      this.options.log("mcp_sse_fallback", { server: state.name, status: error.code });
+    }
+    // A second client: the first one's closing may still be under way and would detach the new transport.
+    const sse = this.createClient(state);
+    try {
+      await sse.connect(new SSEClientTransport(new URL(state.entry.url!), { requestInit: { headers: state.entry.headers ?? {} } }), { timeout: INIT_TIMEOUT_MS });
+      return sse;
+    } catch (error) {
+      await sse.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async open(state: ServerState): Promise<ServerState> {
+    state.stderrTail = [];
+    let client: Client | undefined;
+    try {
+      client = await this.connectClient(state);
       const timeout = this.requestTimeoutMs(state);
       const capabilities = client.getServerCapabilities() ?? {};
-      const tools: CachedTool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
-        for (const t of page.tools) {
-          tools.push({ name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown>, outputSchema: t.outputSchema as Record<string, unknown> | undefined });
-        }
-        cursor = page.nextCursor;
-      } while (cursor);
+      const { tools, hints } = await listTools(client, state.entry, timeout);
       const exposeResources = state.entry.exposeResources !== false;
       const resources: CachedResource[] =
         exposeResources && capabilities.resources
@@ -194,23 +240,27 @@ export class ServerManager {
       const prompts: CachedPrompt[] | undefined = capabilities.prompts
         ? (await client.listPrompts({}, { timeout })).prompts.map((p) => ({ name: p.name, description: p.description, arguments: p.arguments }))
         : undefined;
-      state.live = { tools: filterTools(tools, state.entry), resources, prompts, instructions: client.getInstructions() };
+      state.live = { tools, resources, prompts, instructions: client.getInstructions() };
+      state.listHints = hints;
+      state.listedAt = this.now();
       state.client = client;
       state.failedAt = undefined;
+      const connected = client;
       client.onclose = () => {
-        if (state.client === client) {
-          state.client = undefined;
-          this.options.log("mcp_disconnect", { server: state.name, reason: "closed" });
-        }
+        if (state.client !== connected) return;
+        state.client = undefined;
+        this.options.log("mcp_disconnect", { server: state.name, reason: "closed" });
+        if (isKeptAlive(state)) this.keepAlive.lost(state.name);
       };
       this.writeCache(state);
       this.options.log("mcp_connect", { server: state.name, tools: state.live.tools.map((t) => t.name) });
       this.options.onMetadata(state.name);
+      if (isKeptAlive(state)) this.keepAlive.connected(state.name);
       this.touch(state);
       return state;
     } catch (error) {
       state.failedAt = this.now();
-      await client.close().catch(() => undefined);
+      await client?.close().catch(() => undefined);
       const tail = state.stderrTail.length > 0 ? ` (${state.stderrTail.join(" — ")})` : "";
       const message = `${errorMessage(error)}${tail}`;
       this.options.log("mcp_connect_failed", { server: state.name, error: message });
@@ -218,36 +268,46 @@ export class ServerManager {
     }
   }
 
-  private installSampling(client: Client, server: string): void {
-    const handler = this.options.sampling!;
-    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
-      const params = request.params;
-      if (params.tools || params.toolChoice || params.stopSequences || (params.includeContext && params.includeContext !== "none")) {
-        throw new Error("sampling with tools, toolChoice, stopSequences or included context is not supported");
-      }
-      const messages = params.messages.map((m) => ({
-        role: m.role,
-        text: Array.isArray(m.content)
-          ? m.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")
-          : m.content.type === "text"
-            ? m.content.text
-            : "",
-      }));
-      this.options.log("mcp_sampling", { server, messages: messages.length });
-      const text = await handler({ systemPrompt: params.systemPrompt, messages, maxTokens: params.maxTokens });
-      return { role: "assistant", content: { type: "text", text }, model: "payload-probe", stopReason: "endTurn" };
+  /**
+   * The server's tools changed: list them again, re-cache, and let the surface re-sync. A call in
+   * flight waits for this (see callTool), so the request after its result already has the new tools.
+   */
+  private toolListChanged(state: ServerState, client: Client): void {
+    const refresh = (async () => {
+      // A notification sent right after initialize can arrive while the first listing is still running.
+      await state.connecting?.catch(() => undefined);
+      if (state.client !== client) return;
+      const { tools, hints } = await listTools(client, state.entry, this.requestTimeoutMs(state));
+      if (state.client !== client || !state.live) return;
+      state.live = { ...state.live, tools };
+      state.listHints = hints;
+      state.listedAt = this.now();
+      this.writeCache(state);
+      this.options.log("mcp_tools_changed", { server: state.name, tools: tools.map((t) => t.name) });
+      this.options.onMetadata(state.name);
+    })().catch((error: unknown) => this.options.log("mcp_tools_changed_failed", { server: state.name, error: errorMessage(error) }));
+    state.refreshing = refresh;
+    void refresh.then(() => {
+      if (state.refreshing === refresh) state.refreshing = undefined;
     });
   }
 
+  /**
+   * Writes the live metadata into the cache. `cachedAt` is now, except for a listing that declared a
+   * `ttlMs`: that lifetime runs from the listing, so a later write (at shutdown) must not extend it.
+   */
   private writeCache(state: ServerState): void {
     const live = state.live!;
+    const hints = state.listHints ?? {};
     const entry = buildCacheEntry({
       configHash: state.configHash,
       tools: live.tools,
       resources: live.resources,
       prompts: live.prompts,
       instructions: live.instructions,
-      cachedAt: this.now(),
+      ttlMs: hints.ttlMs,
+      cacheScope: hints.cacheScope,
+      cachedAt: hints.ttlMs !== undefined && state.listedAt !== undefined ? state.listedAt : this.now(),
     });
     writeCacheEntry(this.options.cachePath, state.name, entry);
     state.cached = entry;
@@ -271,6 +331,8 @@ export class ServerManager {
       return (await state.client!.callTool({ name: tool, arguments: args }, undefined, { timeout: this.requestTimeoutMs(state) })) as CallToolResult;
     } finally {
       this.touch(state);
+      // A list_changed sent during the call is applied before its result returns.
+      await state.refreshing;
     }
   }
 
@@ -292,6 +354,18 @@ export class ServerManager {
     }
   }
 
+  /** Stops keep-alive, writes each connected server's metadata to the cache once more, and closes everything. */
+  async closeAll(): Promise<void> {
+    this.keepAlive.stop();
+    await Promise.all(
+      this.all().map(async (state) => {
+        await state.refreshing;
+        if (state.client && state.live) this.writeCache(state);
+        await this.disconnect(state.name, "shutdown");
+      }),
+    );
+  }
+
   async disconnect(name: string, reason: string): Promise<void> {
     const state = this.states.get(name);
     if (!state?.client) return;
@@ -301,16 +375,8 @@ export class ServerManager {
     await client.close().catch(() => undefined);
     this.options.log("mcp_disconnect", { server: name, reason });
   }
-
-  async closeAll(): Promise<void> {
-    await Promise.all(this.all().map((s) => this.disconnect(s.name, "shutdown")));
-  }
 }
 
-/** `includeTools` / `excludeTools` globs (`*` wildcards) filter what a server offers. */
-function filterTools(tools: CachedTool[], entry: McpServerEntry): CachedTool[] {
-  const matcher = (globs: string[]) => globs.map((g) => new RegExp(`^${g.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`));
-  const include = entry.includeTools ? matcher(entry.includeTools) : undefined;
-  const exclude = entry.excludeTools ? matcher(entry.excludeTools) : [];
-  return tools.filter((t) => (!include || include.some((r) => r.test(t.name))) && !exclude.some((r) => r.test(t.name)));
+function isKeptAlive(state: ServerState): boolean {
+  return state.entry.lifecycle === "keep-alive";
 }

@@ -3,37 +3,36 @@
  * fixture file (see types.ts, `StubFixture`); served over stdio, or Streamable HTTP with `--http`.
  *
  *   node dist/stub-mcp/configurable-stub.js --fixture fixtures/stub-servers/a.json [--name a]
- *     [--fault garbage-on-start] [--http <port> [--http-fail <status>]]
+ *     [--fault garbage-on-start] [--http <port> [--http-fail <status>] | --sse <port>]
  *
- * With --http the first stdout line is `LISTENING <port>`.
+ * With --http or --sse the first stdout line is `LISTENING <port>`.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { inputError } from "../errors.js";
 import { loadFixture } from "./fixture.js";
 import { createFixtureServer } from "./fixture-server.js";
-import { serveStreamableHttp } from "./http-serve.js";
+import { serveSse, serveStreamableHttp } from "./http-serve.js";
 import { WireLoggedTransport } from "./logged-transport.js";
 import { parseStubArgs, runStub } from "./stub-cli.js";
 import { GARBAGE_LINE } from "./tool-results.js";
 import { openWireLog } from "./wire-log.js";
 
 runStub(async () => {
-  const args = parseStubArgs(process.argv.slice(2), ["fixture", "name", "fault", "http", "http-fail"]);
+  const args = parseStubArgs(process.argv.slice(2), ["fixture", "name", "fault", "http", "http-fail", "sse"]);
   if (args.fixture === undefined) throw inputError("command line", "--fixture", "expected --fixture <path to a fixture JSON file>");
   const fixture = loadFixture(args.fixture);
   const name = args.name ?? fixture.name;
   const log = openWireLog(name);
 
-  if (args.httpPort !== undefined) {
-    const port = await serveStreamableHttp({
-      port: args.httpPort,
-      createMcpServer: () => createFixtureServer(fixture, name),
-      log,
-      failStatus: args.httpFailStatus,
-    });
+  const createMcpServer = () => createFixtureServer(fixture, name);
+  if (args.httpPort !== undefined || args.ssePort !== undefined) {
+    const port =
+      args.ssePort !== undefined
+        ? await serveSse({ port: args.ssePort, createMcpServer, log })
+        : await serveStreamableHttp({ port: args.httpPort!, createMcpServer, log, failStatus: args.httpFailStatus });
     process.stdout.write(`LISTENING ${port}\n`);
     return;
   }
   if (args.garbageOnStart) process.stdout.write(GARBAGE_LINE);
-  await createFixtureServer(fixture, name).connect(new WireLoggedTransport(new StdioServerTransport(), log));
+  await createMcpServer().connect(new WireLoggedTransport(new StdioServerTransport(), log));
 });

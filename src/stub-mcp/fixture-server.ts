@@ -9,6 +9,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  CreateMessageResultSchema,
   type CreateMessageResult,
   type ServerCapabilities,
   type ServerNotification,
@@ -28,10 +29,13 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 /**
  * Builds an SDK server that offers what the fixture declares, byte-exact: tool schemas go to
  * tools/list unchanged, and resources and prompts are advertised only when the fixture has them
- * (a client asks for resources/list or prompts/list only when they are advertised).
+ * (a client asks for resources/list or prompts/list only when they are advertised). `listChanged`
+ * is advertised only by a fixture whose tool list can grow, so the other fixtures' handshakes stay as they were.
  */
 export function createFixtureServer(fixture: StubFixture, serverName: string): Server {
-  const capabilities: ServerCapabilities = { tools: {} };
+  const tools = [...fixture.tools];
+  const canGrow = fixture.addsToolAfterInit !== undefined || fixture.tools.some((t) => t.addsTool !== undefined);
+  const capabilities: ServerCapabilities = { tools: canGrow ? { listChanged: true } : {} };
   if (fixture.resources) capabilities.resources = {};
   if (fixture.prompts) capabilities.prompts = {};
   const server = new Server(
@@ -39,14 +43,25 @@ export function createFixtureServer(fixture: StubFixture, serverName: string): S
     fixture.instructions === undefined ? { capabilities } : { capabilities, instructions: fixture.instructions },
   );
 
+  /** Adds a tool to what tools/list returns and tells the client its list changed. */
+  const addTool = async (tool: StubTool): Promise<void> => {
+    if (!tools.some((t) => t.name === tool.name)) tools.push(tool);
+    await server.sendToolListChanged();
+  };
+
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: fixture.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    tools: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    ...fixture.toolsListExtra,
   }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const tool = fixture.tools.find((t) => t.name === request.params.name);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = tools.find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(request.params.name));
+    // The notification goes out before the result, as a server that changes its tools mid-call would send it.
+    if (tool.addsTool) await addTool(tool.addsTool);
     return callFixtureTool(server, tool, request.params.arguments ?? {}, extra);
   });
+  const later = fixture.addsToolAfterInit;
+  if (later) server.oninitialized = () => void setTimeout(() => void addTool(later.tool).catch(() => undefined), later.delayMs);
 
   const resources = fixture.resources;
   if (resources) {
@@ -87,22 +102,32 @@ async function callFixtureTool(
       process.exit(1);
     case "hang":
       return new Promise<never>(() => {});
+    case "block":
+      for (;;);
     case "garbage":
       process.stdout.write(GARBAGE_LINE);
       break;
     case "error":
       return textResult(fillTemplate(tool.result ?? "", args), true);
   }
-  if (tool.sampling) return sampleForTool(server, fillTemplate(tool.sampling.prompt, args), extra);
+  if (tool.sampling) return sampleForTool(server, fillTemplate(tool.sampling.prompt, args), tool.sampling.request ?? {}, extra);
   return textResult(fillTemplate(tool.result ?? "", args));
 }
 
-/** Asks the client's model, tied to the running tool call so it also travels on that call's HTTP stream. */
-async function sampleForTool(server: Server, prompt: string, extra: Extra): Promise<TextToolResult> {
+/**
+ * Asks the client's model, tied to the running tool call so it also travels on that call's HTTP stream.
+ * Sent as a plain request rather than through `createMessage`, whose own checks would stop params
+ * (e.g. `tools`) that the test wants the client to see and refuse.
+ */
+async function sampleForTool(server: Server, prompt: string, request: Record<string, unknown>, extra: Extra): Promise<TextToolResult> {
   let sampled: CreateMessageResult;
   try {
-    sampled = await server.createMessage(
-      { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: SAMPLING_MAX_TOKENS },
+    sampled = await server.request(
+      {
+        method: "sampling/createMessage",
+        params: { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: SAMPLING_MAX_TOKENS, ...request },
+      },
+      CreateMessageResultSchema,
       { relatedRequestId: extra.requestId, signal: extra.signal },
     );
   } catch (error) {

@@ -35,6 +35,14 @@ export function loadFixture(file: string): StubFixture {
   if (root.prompts !== undefined) {
     fixture.prompts = check.array(root.prompts, "prompts").map((p, i) => readPrompt(check, p, `prompts[${i}]`));
   }
+  if (root.toolsListExtra !== undefined) fixture.toolsListExtra = check.object(root.toolsListExtra, "toolsListExtra");
+  if (root.addsToolAfterInit !== undefined) {
+    const later = check.object(root.addsToolAfterInit, "addsToolAfterInit");
+    fixture.addsToolAfterInit = {
+      delayMs: check.count(later.delayMs, "addsToolAfterInit.delayMs"),
+      tool: readTool(check, later.tool, "addsToolAfterInit.tool"),
+    };
+  }
   return fixture;
 }
 
@@ -49,6 +57,7 @@ function readTool(check: FieldChecker, value: unknown, field: string): StubTool 
   if (raw.sampling !== undefined) {
     const sampling = check.object(raw.sampling, `${field}.sampling`);
     tool.sampling = { prompt: check.string(sampling.prompt, `${field}.sampling.prompt`) };
+    if (sampling.request !== undefined) tool.sampling.request = check.object(sampling.request, `${field}.sampling.request`);
   }
   // A sampling tool answers with what the client sampled, so only the others need a result template.
   const result = tool.sampling
@@ -61,6 +70,7 @@ function readTool(check: FieldChecker, value: unknown, field: string): StubTool 
     }
     tool.fault = raw.fault as ToolFault;
   }
+  if (raw.addsTool !== undefined) tool.addsTool = readTool(check, raw.addsTool, `${field}.addsTool`);
   return tool;
 }
 
@@ -129,6 +139,11 @@ class FieldChecker {
 
   optionalString(value: unknown, field: string): string | undefined {
     return value === undefined ? undefined : this.string(value, field);
+  }
+
+  count(value: unknown, field: string): number {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw inputError(this.file, field, "expected an integer ≥ 0");
+    return value;
   }
 
   boolean(value: unknown, field: string): boolean {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { WireLoggedTransport } from "./logged-transport.js";
 import type { WireLog } from "./wire-log.js";
@@ -48,6 +49,39 @@ export async function serveStreamableHttp(options: HttpServeOptions): Promise<nu
     await (known ?? (await openSession())).handleRequest(req, res);
   };
 
+  return listen(options.port, handle);
+}
+
+/**
+ * Serves the legacy HTTP+SSE transport only: a GET opens the event stream (its `endpoint` event names
+ * where to POST), a POST carrying that `sessionId` delivers a message. A POST without one — the first
+ * thing a Streamable HTTP client sends — gets 405, which is what makes a client fall back to SSE.
+ */
+export async function serveSse(options: Omit<HttpServeOptions, "failStatus">): Promise<number> {
+  const sessions = new Map<string, SSEServerTransport>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method === "GET") {
+      const transport = new SSEServerTransport(url.pathname, res);
+      sessions.set(transport.sessionId, transport);
+      transport.onclose = () => void sessions.delete(transport.sessionId);
+      await options.createMcpServer().connect(new WireLoggedTransport(transport, options.log));
+      return;
+    }
+    const known = sessions.get(url.searchParams.get("sessionId") ?? "");
+    if (req.method !== "POST" || !known) {
+      logFailedRequestBody(await readBody(req), options.log);
+      res.writeHead(405, { "content-type": "text/plain" }).end("stub-mcp: this server speaks the SSE transport only\n");
+      return;
+    }
+    await known.handlePostMessage(req, res);
+  };
+  return listen(options.port, handle);
+}
+
+/** Listens on 127.0.0.1; a handler that throws answers 500 with its message. Resolves with the bound port. */
+async function listen(port: number, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<number> {
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
@@ -56,7 +90,7 @@ export async function serveStreamableHttp(options: HttpServeOptions): Promise<nu
   });
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
-    http.listen(options.port, "127.0.0.1", resolve);
+    http.listen(port, "127.0.0.1", resolve);
   });
   return (http.address() as AddressInfo).port;
 }

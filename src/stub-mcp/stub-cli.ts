@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { UserError, inputError } from "../errors.js";
 
 /** The flags the stub servers understand; each stub accepts the subset that makes sense for it. */
-export type StubFlag = "name" | "fixture" | "fault" | "http" | "http-fail";
+export type StubFlag = "name" | "fixture" | "fault" | "http" | "http-fail" | "sse";
 
 export interface StubArgs {
   name?: string;
@@ -13,6 +13,8 @@ export interface StubArgs {
   httpPort?: number;
   /** `--http-fail <status>`: answer every HTTP request with this status. */
   httpFailStatus?: number;
+  /** `--sse <port>`: serve the legacy HTTP+SSE transport on 127.0.0.1 instead of stdio; 0 picks a free port. */
+  ssePort?: number;
 }
 
 const COMMAND_LINE = "command line";
@@ -38,13 +40,17 @@ export function parseStubArgs(argv: string[], accepted: readonly StubFlag[]): St
     garbageOnStart: fault === "garbage-on-start",
     httpPort: integerFlag("--http", text("http"), 0, 65535),
     httpFailStatus: integerFlag("--http-fail", text("http-fail"), 400, 599),
+    ssePort: integerFlag("--sse", text("sse"), 0, 65535),
   };
+  if (args.ssePort !== undefined && args.httpPort !== undefined) {
+    throw inputError(COMMAND_LINE, "--sse", "expected either --sse <port> or --http <port>, not both");
+  }
   if (args.httpFailStatus !== undefined && args.httpPort === undefined) {
     throw inputError(COMMAND_LINE, "--http-fail", "expected together with --http <port>");
   }
   // Junk before initialize only means something on stdio; with --http, stdout carries LISTENING.
-  if (args.garbageOnStart && args.httpPort !== undefined) {
-    throw inputError(COMMAND_LINE, "--fault", "garbage-on-start applies to stdio only, not with --http");
+  if (args.garbageOnStart && (args.httpPort !== undefined || args.ssePort !== undefined)) {
+    throw inputError(COMMAND_LINE, "--fault", "garbage-on-start applies to stdio only, not with --http or --sse");
   }
   return args;
 }

@@ -1,8 +1,11 @@
 /** The stub servers' nouns: what a fixture file declares and how a tool may misbehave on purpose. */
 
-/** How a fixture tool misbehaves when called; absent means it answers normally. */
-export type ToolFault = "crash" | "hang" | "garbage" | "error";
-export const TOOL_FAULTS: readonly ToolFault[] = ["crash", "hang", "garbage", "error"];
+/**
+ * How a fixture tool misbehaves when called; absent means it answers normally. `hang` never answers
+ * the call but keeps serving; `block` busy-loops, so the process lives on and answers nothing, pings included.
+ */
+export type ToolFault = "crash" | "hang" | "block" | "garbage" | "error";
+export const TOOL_FAULTS: readonly ToolFault[] = ["crash", "hang", "block", "garbage", "error"];
 
 export interface StubTool {
   name: string;
@@ -11,9 +14,14 @@ export interface StubTool {
   inputSchema: Record<string, unknown>;
   /** Result text template: `{arg}` is that call argument, `{args}` the compact JSON of all arguments. */
   result?: string;
-  /** When set, the call asks the client for sampling/createMessage with this prompt (a template too). */
-  sampling?: { prompt: string };
+  /**
+   * When set, the call asks the client for sampling/createMessage with this prompt (a template too);
+   * `request` holds further createMessage params sent as written (e.g. `stopSequences`, `tools`).
+   */
+  sampling?: { prompt: string; request?: Record<string, unknown> };
   fault?: ToolFault;
+  /** Calling this tool adds that tool to the server's list and sends `notifications/tools/list_changed` before answering. */
+  addsTool?: StubTool;
 }
 
 export interface StubResource {
@@ -49,6 +57,10 @@ export interface StubFixture {
   tools: StubTool[];
   resources?: StubResource[];
   prompts?: StubPrompt[];
+  /** Extra top-level keys of every tools/list result, as written (e.g. the cache hint `ttlMs`). */
+  toolsListExtra?: Record<string, unknown>;
+  /** `delayMs` after the client's `notifications/initialized`, add `tool` and send `notifications/tools/list_changed`. */
+  addsToolAfterInit?: { delayMs: number; tool: StubTool };
 }
 
 /** A tool as tools/list shows it. */

@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { mcpExtension } from "../../src/mcp/extension.js";
+import type { KeepAliveTimings } from "../../src/mcp/keep-alive.js";
 import type { McpTexts } from "../../src/mcp/runtime-context.js";
 import { loadProfile } from "../../src/runtime/profile.js";
 import { ToolRegistry } from "../../src/runtime/registry.js";
@@ -34,9 +35,9 @@ export function stubServer(fixture: string, extra: Record<string, unknown> = {},
   return { command: "node", args: ["dist/stub-mcp/configurable-stub.js", "--fixture", `fixtures/stub-servers/${fixture}.json`, ...flags], ...extra };
 }
 
-/** Starts the configurable stub over Streamable HTTP as a child process; resolves with its URL. */
-export async function httpStub(fixture: string, flags: string[] = []): Promise<string> {
-  const child = spawn("node", ["dist/stub-mcp/configurable-stub.js", "--fixture", `fixtures/stub-servers/${fixture}.json`, "--http", "0", ...flags], {
+/** Starts the configurable stub over Streamable HTTP (or the legacy SSE transport) as a child process; resolves with its URL. */
+export async function httpStub(fixture: string, flags: string[] = [], transport: "--http" | "--sse" = "--http"): Promise<string> {
+  const child = spawn("node", ["dist/stub-mcp/configurable-stub.js", "--fixture", `fixtures/stub-servers/${fixture}.json`, transport, "0", ...flags], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -65,7 +66,9 @@ export interface AdapterOptions {
   cache?: "missing" | "empty-file" | "keep";
   /** Reuse a folder (and its cache) from an earlier adapter. */
   dir?: string;
+  /** Added to the adapter's environment; the servers inherit it (so a wire log can be named here). */
   env?: NodeJS.ProcessEnv;
+  keepAlive?: Partial<KeepAliveTimings>;
 }
 
 /** Loads the extension as the runtime would; the registry starts with no built-ins. */
@@ -97,9 +100,8 @@ export async function startAdapter(options: AdapterOptions): Promise<Adapter & {
     complete: async (request) => `SAMPLED-BY-TEST(${request.messages.length})`,
     getSystemPrompt: () => "",
   };
-  const env = { ...process.env, ...options.env };
-  delete env[WIRE_LOG_ENV];
-  await mcpExtension({ texts, configPath, exclusive: true, cachePath, home: dir, env, baseDir: ROOT })(api);
+  const env = { ...process.env, [WIRE_LOG_ENV]: undefined, ...options.env };
+  await mcpExtension({ texts, configPath, exclusive: true, cachePath, home: dir, env, baseDir: ROOT, keepAlive: options.keepAlive })(api);
 
   const adapter = {
     dir,

@@ -1,7 +1,9 @@
 /** Each fault runs a real stub process (or a real HTTP server) and checks the exact text the model reads. */
 import { afterEach, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildCacheEntry, computeConfigHash, writeCacheEntry } from "../../src/mcp/cache.js";
+import { readWireLog, WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
 import { cleanupAdapters, httpStub, ROOT, startAdapter, stubServer, tempDir } from "./adapter-harness.js";
 
 afterEach(cleanupAdapters);
@@ -88,5 +90,56 @@ describe("transports", () => {
     const adapter = await startAdapter({ servers: { web: { url } } });
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__web"]);
     expect((await adapter.call("mcp__web", { tool: "tool1", args: { value: "h" } })).content).toBe("A_TOOL1:h");
+  }, 20_000);
+
+  it("a URL that answers the first POST with 405 is spoken to over the legacy SSE transport", async () => {
+    const url = await httpStub("a", [], "--sse");
+    const adapter = await startAdapter({ servers: { web: { url } } });
+    expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback").map((e) => e.data)).toEqual([{ server: "web", status: 405 }]);
+    expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__web"]);
+    expect((await adapter.call("mcp__web", { tool: "tool1", args: { value: "s" } })).content).toBe("A_TOOL1:s");
+  }, 20_000);
+
+  it("a server that answers 405 and does not speak SSE either fails with the SSE attempt's error", async () => {
+    const url = await httpStub("a", ["--http-fail", "405"]);
+    const adapter = await startAdapter({ servers: { web: { url } }, cache: "empty-file" });
+    expect((await adapter.call("mcp", { connect: "web" })).content).toBe('Failed to connect to "web": SSE error: Non-200 status code (405)');
+    expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback").map((e) => e.data)).toEqual([{ server: "web", status: 405 }]);
+  }, 20_000);
+
+  it("a 500 is not a reason to try SSE", async () => {
+    const url = await httpStub("a", ["--http-fail", "500"]);
+    const adapter = await startAdapter({ servers: { web: { url } }, cache: "empty-file" });
+    await adapter.call("mcp", { connect: "web" });
+    expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback")).toEqual([]);
+  }, 20_000);
+});
+
+describe("sampling requests the adapter refuses", () => {
+  const refusals: [string, Record<string, unknown>, string][] = [
+    ["tools", { tools: [{ name: "x", inputSchema: { type: "object" } }] }, "tools"],
+    ["toolChoice", { toolChoice: { mode: "auto" } }, "toolChoice"],
+    ["stopSequences", { stopSequences: ["END"] }, "stopSequences"],
+    ["includeContext", { includeContext: "thisServer" }, 'includeContext "thisServer"'],
+  ];
+  it("each reaches the server as an invalid-params error naming what was refused; includeContext none is answered", async () => {
+    const dir = tempDir();
+    const wireLog = join(dir, "wire.jsonl");
+    const fixtureFile = join(dir, "refusals.json");
+    const tool = (name: string, request: Record<string, unknown>) => ({ name, inputSchema: { type: "object", properties: {} }, sampling: { prompt: "Q", request } });
+    const tools = [...refusals.map(([name, request]) => tool(name, request)), tool("none", { includeContext: "none" })];
+    writeFileSync(fixtureFile, JSON.stringify({ name: "refusals", tools }));
+    const adapter = await startAdapter({
+      servers: { s: { command: "node", args: ["dist/stub-mcp/configurable-stub.js", "--fixture", fixtureFile] } },
+      settings: { sampling: true },
+      env: { [WIRE_LOG_ENV]: wireLog },
+    });
+    for (const [name, , fields] of refusals) {
+      const message = `sampling/createMessage: ${fields} not supported (text-only completions without tools)`;
+      expect((await adapter.call("mcp", { tool: `s_${name}`, args: {} })).content).toBe(`Error: SAMPLING_FAILED:MCP error -32602: ${message}${NO_PARAMETERS}`);
+      const errors = readWireLog(wireLog).map((line) => line.message as { error?: unknown }).filter((m) => m.error);
+      expect(errors.at(-1)!.error).toEqual({ code: -32602, message });
+    }
+    expect((await adapter.call("mcp", { tool: "s_none", args: {} })).content).toBe("SAMPLED:SAMPLED-BY-TEST(1)");
   }, 20_000);
 });

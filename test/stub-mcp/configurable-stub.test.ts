@@ -242,4 +242,11 @@ describe("configurable-stub: bad input", () => {
       stderr: expect.stringContaining("--port"),
     });
   });
+
+  it("exits 2 when --sse and --http are both given", async () => {
+    expect(await runToExit("configurable-stub", ["--fixture", fixture("a"), "--sse", "0", "--http", "0"])).toEqual({
+      code: 2,
+      stderr: 'command line: field "--sse": expected either --sse <port> or --http <port>, not both\n',
+    });
+  });
 });

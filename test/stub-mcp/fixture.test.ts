@@ -32,8 +32,12 @@ describe("loadFixture", () => {
   it("loads every fixture shipped under fixtures/stub-servers", () => {
     const dir = join(ROOT, "fixtures/stub-servers");
     const names = readdirSync(dir).filter((name) => name.endsWith(".json"));
-    expect(names).toEqual(expect.arrayContaining(["a.json", "b.json", "sampler.json", "rich.json", "faults.json"]));
-    for (const name of names) expect(loadFixture(join(dir, name)).tools.length).toBeGreaterThan(0);
+    expect(names).toEqual(expect.arrayContaining(["a.json", "b.json", "sampler.json", "rich.json", "faults.json", "growing.json", "late.json"]));
+    for (const name of names) {
+      const fixture = loadFixture(join(dir, name));
+      // A server may start with no tools when it adds one later.
+      expect(fixture.tools.length + (fixture.addsToolAfterInit ? 1 : 0)).toBeGreaterThan(0);
+    }
   });
 
   it("keeps the declared fields and ignores `transport`", () => {
@@ -54,12 +58,27 @@ describe("loadFixture", () => {
     expectUserError("{not json", undefined, "expected a readable JSON file");
     expectUserError({ tools: [] }, "name", "expected a string");
     expectUserError({ name: "s", tools: [{ name: "t", inputSchema: schema }] }, "tools[0].result", "expected a string");
-    expectUserError({ name: "s", tools: [{ name: "t", inputSchema: schema, result: "R", fault: "explode" }] }, "tools[0].fault", "crash, hang, garbage, error");
+    expectUserError({ name: "s", tools: [{ name: "t", inputSchema: schema, result: "R", fault: "explode" }] }, "tools[0].fault", "crash, hang, block, garbage, error");
     expectUserError({ name: "s", tools: [], resources: [{ uri: "u", name: "n" }] }, "resources[0].text", "expected a string");
     expectUserError(
       { name: "s", tools: [], prompts: [{ name: "p", messages: [{ role: "system", text: "x" }] }] },
       "prompts[0].messages[0].role",
       '"user" or "assistant"',
     );
+    expectUserError({ name: "s", tools: [{ name: "t", inputSchema: schema, result: "R", addsTool: { name: "u" } }] }, "tools[0].addsTool.inputSchema", "expected a JSON object");
+    expectUserError({ name: "s", tools: [], addsToolAfterInit: { delayMs: -1, tool: {} } }, "addsToolAfterInit.delayMs", "expected an integer ≥ 0");
+    expectUserError({ name: "s", tools: [], toolsListExtra: [1] }, "toolsListExtra", "expected a JSON object");
+    expectUserError({ name: "s", tools: [{ name: "t", inputSchema: schema, sampling: { prompt: "p", request: "x" } }] }, "tools[0].sampling.request", "expected a JSON object");
+  });
+
+  it("keeps a growing tool list, list hints and sampling request params as written", () => {
+    const added = { name: "u", inputSchema: schema, result: "U" };
+    const content = {
+      name: "s",
+      tools: [{ name: "t", inputSchema: schema, result: "R", addsTool: added }, { name: "ask", inputSchema: schema, sampling: { prompt: "p", request: { stopSequences: ["x"] } } }],
+      toolsListExtra: { ttlMs: 5 },
+      addsToolAfterInit: { delayMs: 10, tool: added },
+    };
+    expect(loadFixture(fixtureFile(content))).toEqual(content);
   });
 });

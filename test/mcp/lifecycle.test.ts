@@ -1,0 +1,153 @@
+/**
+ * The adapter's lifecycle on real stub processes: tool lists that change while connected, the cache
+ * at shutdown, the tools/list cache hints, and keep-alive servers that die or stop answering.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { copyFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readCache } from "../../src/mcp/cache.js";
+import { cleanupAdapters, ROOT, startAdapter, stubServer, tempDir, type Adapter } from "./adapter-harness.js";
+
+afterEach(cleanupAdapters);
+
+/** Resolves once `done` holds, checking every 20 ms; fails the test after `timeoutMs`. */
+async function until(done: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const start = Date.now();
+  while (!done()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`condition not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const ofType = (adapter: Adapter, type: string) => adapter.events.filter((e) => e.type === type).map((e) => e.data);
+
+/** A stub server on a fixture written into a temp folder. */
+function inlineServer(fixture: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const file = join(tempDir(), "fixture.json");
+  writeFileSync(file, JSON.stringify(fixture));
+  return { command: "node", args: ["dist/stub-mcp/configurable-stub.js", "--fixture", file], ...extra };
+}
+
+const EMPTY_SCHEMA = { type: "object", properties: {} };
+
+describe("notifications/tools/list_changed", () => {
+  it("a direct tool the server adds during a call is registered and active when the call returns, and cached", async () => {
+    const adapter = await startAdapter({ servers: { growing: stubServer("growing", { directTools: true }) } });
+    expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "growing_grow"]);
+    expect((await adapter.call("growing_grow", {})).content).toBe("GROWING_GREW");
+    // No waiting: the refresh finished before the call's result came back, so the next request has the tool.
+    expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "growing_grow", "growing_added"]);
+    expect(adapter.registry.get("growing_added")!.parameters).toEqual({ type: "object", properties: { value: { type: "string" } }, required: ["value"] });
+    expect(ofType(adapter, "mcp_tools_changed")).toEqual([{ server: "growing", tools: ["grow", "added"] }]);
+    expect(readCache(adapter.cachePath).file.servers.growing!.tools.map((t) => t.name)).toEqual(["grow", "added"]);
+    expect((await adapter.call("growing_added", { value: "v" })).content).toBe("GROWING_ADDED:v");
+    expect(ofType(adapter, "mcp_connect")).toHaveLength(1);
+  }, 20_000);
+
+  it("a proxy server that starts with no tools gets its namespace tool when the first one arrives", async () => {
+    const adapter = await startAdapter({ servers: { late: stubServer("late") } });
+    expect(ofType(adapter, "mcp_connect")).toEqual([{ server: "late", tools: [] }]);
+    expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp"]);
+    await until(() => ofType(adapter, "mcp_tools_changed").length > 0);
+    expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__late"]);
+    expect((await adapter.call("mcp__late", { tool: "arrived" })).content).toBe("LATE_ARRIVED");
+  }, 20_000);
+});
+
+describe("the metadata cache", () => {
+  it("is written again at shutdown for connected servers, and only for them", async () => {
+    const adapter = await startAdapter({
+      servers: { a: stubServer("a", { lifecycle: "eager" }, ["--name", "a"]), b: stubServer("b", {}, ["--name", "b"]) },
+      cache: "empty-file",
+    });
+    expect(ofType(adapter, "mcp_connect").map((d) => d.server)).toEqual(["a"]);
+    // Another process reset the file since a connected.
+    writeFileSync(adapter.cachePath, '{"version":1,"servers":{}}');
+    const beforeShutdown = Date.now();
+    await adapter.shutdown();
+    const servers = readCache(adapter.cachePath).file.servers;
+    expect(Object.keys(servers)).toEqual(["a"]);
+    expect(servers.a!.tools.map((t) => t.name)).toEqual(["tool1", "tool2"]);
+    expect(servers.a!.cachedAt).toBeGreaterThanOrEqual(beforeShutdown);
+  }, 20_000);
+
+  it("keeps the ttlMs and cacheScope of the first tools/list page, in the entry's key order", async () => {
+    const fixture = { name: "hinted", tools: [{ name: "t", inputSchema: EMPTY_SCHEMA, result: "T" }], toolsListExtra: { ttlMs: 60_000, cacheScope: "private" } };
+    const adapter = await startAdapter({ servers: { hinted: inlineServer(fixture) } });
+    const entry = readCache(adapter.cachePath).file.servers.hinted!;
+    expect(Object.keys(entry)).toEqual(["configHash", "tools", "resources", "ttlMs", "cacheScope", "cachedAt"]);
+    expect(entry).toMatchObject({ ttlMs: 60_000, cacheScope: "private" });
+    // The declared lifetime runs from the listing: writing the entry at shutdown does not renew it.
+    await adapter.shutdown();
+    expect(readCache(adapter.cachePath).file.servers.hinted!.cachedAt).toBe(entry.cachedAt);
+  }, 20_000);
+
+  it("a server declaring ttlMs 0 is connected again on the next start instead of served from the cache", async () => {
+    const server = inlineServer({ name: "never", tools: [{ name: "t", inputSchema: EMPTY_SCHEMA, result: "T" }], toolsListExtra: { ttlMs: 0 } });
+    const first = await startAdapter({ servers: { never: server } });
+    expect(readCache(first.cachePath).file.servers.never!.ttlMs).toBe(0);
+    await first.shutdown();
+    const second = await startAdapter({ servers: { never: server }, dir: first.dir, cache: "keep" });
+    expect(second.registry.activeNames()).toEqual(["mcpScript", "mcp"]);
+    expect((await second.call("mcp", { search: "t" })).content).toBe('No tools matching "t"');
+  }, 20_000);
+});
+
+describe("keep-alive", () => {
+  const fast = { healthCheckMs: 150, reconnectMinMs: 200, reconnectMaxMs: 800 };
+
+  it("a server that crashes comes back on its own after the first backoff step, without a model call", async () => {
+    const adapter = await startAdapter({ servers: { faults: stubServer("faults", { lifecycle: "keep-alive" }) }, keepAlive: fast });
+    expect((await adapter.call("mcp", { tool: "faults_crash", args: {} })).content).toMatch(/^Failed to call tool: Connection closed/);
+    await until(() => ofType(adapter, "mcp_connect").length === 2);
+    expect(adapter.events.map((e) => e.type).filter((t) => t.startsWith("mcp_") && t !== "mcp_cache_write").slice(-4)).toEqual([
+      "mcp_connect",
+      "mcp_disconnect",
+      "mcp_reconnect_scheduled",
+      "mcp_connect",
+    ]);
+    expect(ofType(adapter, "mcp_reconnect_scheduled")).toEqual([{ server: "faults", inMs: 200 }]);
+    expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
+    expect(ofType(adapter, "mcp_connect")).toHaveLength(2);
+  }, 20_000);
+
+  it("a server that stops answering fails its health check, is closed and replaced by a new process", async () => {
+    const adapter = await startAdapter({
+      servers: { faults: stubServer("faults", { lifecycle: "keep-alive", requestTimeoutMs: 300 }) },
+      keepAlive: fast,
+    });
+    expect((await adapter.call("mcp", { tool: "faults_block", args: {} })).content).toMatch(/^Failed to call tool: Request timed out/);
+    await until(() => ofType(adapter, "mcp_connect").length === 2);
+    expect(ofType(adapter, "mcp_health_check_failed")).toEqual([{ server: "faults", error: "Request timed out" }]);
+    expect(ofType(adapter, "mcp_disconnect")).toEqual([{ server: "faults", reason: "health check failed" }]);
+    expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
+  }, 20_000);
+
+  it("reconnect attempts that fail double their delay up to the ceiling, and the server returns when it can start", async () => {
+    const dir = tempDir();
+    const fixture = join(dir, "faults.json");
+    copyFileSync(join(ROOT, "fixtures/stub-servers/faults.json"), fixture);
+    const adapter = await startAdapter({
+      servers: { faults: { command: "node", args: ["dist/stub-mcp/configurable-stub.js", "--fixture", fixture], lifecycle: "keep-alive" } },
+      keepAlive: { healthCheckMs: 10_000, reconnectMinMs: 100, reconnectMaxMs: 400 },
+    });
+    // From now on the server cannot start: its fixture file is gone.
+    renameSync(fixture, `${fixture}.away`);
+    await adapter.call("mcp", { tool: "faults_crash", args: {} });
+    await until(() => ofType(adapter, "mcp_reconnect_scheduled").length >= 5, 10_000);
+    expect(ofType(adapter, "mcp_reconnect_scheduled").slice(0, 5).map((d) => d.inMs)).toEqual([100, 200, 400, 400, 400]);
+    expect(ofType(adapter, "mcp_connect_failed")[0]!.error).toMatch(/expected a readable JSON file/);
+    renameSync(`${fixture}.away`, fixture);
+    await until(() => ofType(adapter, "mcp_connect").length === 2, 5_000);
+    expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
+  }, 30_000);
+
+  it("stops checking and reconnecting at shutdown", async () => {
+    const adapter = await startAdapter({ servers: { faults: stubServer("faults", { lifecycle: "keep-alive" }) }, keepAlive: fast });
+    await adapter.shutdown();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ofType(adapter, "mcp_disconnect")).toEqual([{ server: "faults", reason: "shutdown" }]);
+    expect(ofType(adapter, "mcp_reconnect_scheduled")).toEqual([]);
+    expect(ofType(adapter, "mcp_connect")).toHaveLength(1);
+  }, 20_000);
+});
