@@ -98,7 +98,10 @@ export class ServerManager {
           options.log("mcp_health_check_failed", { server, error: errorMessage(error) });
           await this.disconnect(server, "health check failed");
         },
-        reconnect: async (server) => void (await this.connect(server, { force: true })),
+        reconnect: async (server) => {
+          // A model call may have brought the server back in the meantime.
+          if (!this.isConnected(server)) await this.connect(server, { force: true });
+        },
         log: options.log,
       },
     );

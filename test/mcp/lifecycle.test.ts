@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { copyFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readCache } from "../../src/mcp/cache.js";
+import { loadProbeFile } from "../../src/probes/load.js";
+import { runProbe } from "../../src/probes/runner.js";
 import { cleanupAdapters, ROOT, startAdapter, stubServer, tempDir, type Adapter } from "./adapter-harness.js";
 
 afterEach(cleanupAdapters);
@@ -43,6 +45,30 @@ describe("notifications/tools/list_changed", () => {
     expect((await adapter.call("growing_added", { value: "v" })).content).toBe("GROWING_ADDED:v");
     expect(ofType(adapter, "mcp_connect")).toHaveLength(1);
   }, 20_000);
+
+  it("through the agent loop: the request after the call's result carries the added tool", async () => {
+    const dir = tempDir();
+    const config = join(dir, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { growing: { ...stubServer("growing"), directTools: true } } }));
+    const probeFile = join(dir, "grow.yaml");
+    writeFileSync(
+      probeFile,
+      [
+        "name: grow",
+        "title: a server adds a tool during a call",
+        "agent: { noBuiltinTools: true, noSkills: true, mcp: { config: " + JSON.stringify(config) + ", cache: missing } }",
+        "model: { script: [ { call: growing_grow, args: {} }, { text: DONE } ] }",
+        "prompts: [GROW]",
+        "expect:",
+        "  requests: 2",
+        "  each:",
+        "    tools: [[mcpScript, mcp, growing_grow], [mcpScript, mcp, growing_grow, growing_added]]",
+        "  toolResults: { 1: { equals: GROWING_GREW } }",
+      ].join("\n"),
+    );
+    const result = await runProbe(loadProbeFile(probeFile, ROOT), { root: ROOT, runsDir: join(dir, "runs"), workspaceRoot: join(dir, "ws"), database: false });
+    expect(result.failures).toEqual([]);
+  }, 30_000);
 
   it("a proxy server that starts with no tools gets its namespace tool when the first one arrives", async () => {
     const adapter = await startAdapter({ servers: { late: stubServer("late") } });
