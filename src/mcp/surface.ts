@@ -17,6 +17,9 @@ export class McpSurface {
   private readonly lazy = new Set<string>();
   private readonly activated = new Set<string>();
   private readonly namespaceNames = new Set<string>();
+  /** Direct tools ever registered, and the ones the servers' current metadata still offers. */
+  private readonly directNames = new Set<string>();
+  private currentDirect = new Set<string>();
   /** What the last sync kept out of the active set, so a tool that qualifies again comes back. */
   private held = new Set<string>();
 
@@ -69,7 +72,9 @@ export class McpSurface {
 
   private registerDirect(): DirectToolSpec[] {
     const specs = buildDirectTools(this.rt);
+    this.currentDirect = new Set(specs.map((spec) => spec.tool.name));
     for (const spec of specs) {
+      this.directNames.add(spec.tool.name);
       if (spec.lazy) this.lazy.add(spec.tool.name);
       this.register(spec.tool);
     }
@@ -99,12 +104,16 @@ export class McpSurface {
     this.rt.api.registerTool(tool);
   }
 
-  /** Keep unsearched lazy tools and namespace tools of unusable servers inactive; bring back the rest. */
+  /**
+   * Keep unsearched lazy tools, direct tools their server no longer lists, and namespace tools of
+   * unusable servers inactive; bring back the rest.
+   */
   private applyActive(): void {
     const usableNamespaces = new Set(namespaceServers(this.rt, new Set()).map((n) => n.name));
     const held = new Set<string>([
       ...[...this.lazy].filter((name) => !this.activated.has(name)),
       ...[...this.namespaceNames].filter((name) => !usableNamespaces.has(name)),
+      ...[...this.directNames].filter((name) => !this.currentDirect.has(name)),
     ]);
     const active = this.rt.api.getActiveTools();
     const next = active.filter((name) => !held.has(name));

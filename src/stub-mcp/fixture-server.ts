@@ -34,7 +34,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  */
 export function createFixtureServer(fixture: StubFixture, serverName: string): Server {
   const tools = [...fixture.tools];
-  const canGrow = fixture.addsToolAfterInit !== undefined || fixture.tools.some((t) => t.addsTool !== undefined);
+  const canGrow =
+    fixture.addsToolAfterInit !== undefined || fixture.tools.some((t) => t.addsTool !== undefined || t.removesTool !== undefined);
   const capabilities: ServerCapabilities = { tools: canGrow ? { listChanged: true } : {} };
   if (fixture.resources) capabilities.resources = {};
   if (fixture.prompts) capabilities.prompts = {};
@@ -48,6 +49,11 @@ export function createFixtureServer(fixture: StubFixture, serverName: string): S
     if (!tools.some((t) => t.name === tool.name)) tools.push(tool);
     await server.sendToolListChanged();
   };
+  const removeTool = async (name: string): Promise<void> => {
+    const at = tools.findIndex((t) => t.name === name);
+    if (at >= 0) tools.splice(at, 1);
+    await server.sendToolListChanged();
+  };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
@@ -58,6 +64,7 @@ export function createFixtureServer(fixture: StubFixture, serverName: string): S
     if (!tool) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(request.params.name));
     // The notification goes out before the result, as a server that changes its tools mid-call would send it.
     if (tool.addsTool) await addTool(tool.addsTool);
+    if (tool.removesTool) await removeTool(tool.removesTool);
     return callFixtureTool(server, tool, request.params.arguments ?? {}, extra);
   });
   const later = fixture.addsToolAfterInit;

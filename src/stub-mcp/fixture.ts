@@ -71,6 +71,7 @@ function readTool(check: FieldChecker, value: unknown, field: string): StubTool 
     tool.fault = raw.fault as ToolFault;
   }
   if (raw.addsTool !== undefined) tool.addsTool = readTool(check, raw.addsTool, `${field}.addsTool`);
+  if (raw.removesTool !== undefined) tool.removesTool = check.string(raw.removesTool, `${field}.removesTool`);
   return tool;
 }
 

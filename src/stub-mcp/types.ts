@@ -22,6 +22,8 @@ export interface StubTool {
   fault?: ToolFault;
   /** Calling this tool adds that tool to the server's list and sends `notifications/tools/list_changed` before answering. */
   addsTool?: StubTool;
+  /** Calling this tool removes the named tool from the server's list and notifies, before answering. */
+  removesTool?: string;
 }
 
 export interface StubResource {

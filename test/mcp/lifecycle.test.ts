@@ -70,6 +70,23 @@ describe("notifications/tools/list_changed", () => {
     expect(result.failures).toEqual([]);
   }, 30_000);
 
+  it("a direct tool the server removes during a call leaves the active set when the call returns", async () => {
+    const fixture = {
+      name: "shrinking",
+      tools: [
+        { name: "shrink", inputSchema: EMPTY_SCHEMA, result: "SHRUNK", removesTool: "gone" },
+        { name: "gone", inputSchema: EMPTY_SCHEMA, result: "GONE" },
+      ],
+    };
+    const adapter = await startAdapter({ servers: { shrinking: inlineServer(fixture, { directTools: true }) } });
+    expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "shrinking_shrink", "shrinking_gone"]);
+    expect((await adapter.call("shrinking_shrink", {})).content).toBe("SHRUNK");
+    // Still registered (the runtime has no unregister), no longer sent.
+    expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "shrinking_shrink"]);
+    expect(adapter.registry.registeredNames()).toContain("shrinking_gone");
+    expect(readCache(adapter.cachePath).file.servers.shrinking!.tools.map((t) => t.name)).toEqual(["shrink"]);
+  }, 20_000);
+
   it("a proxy server that starts with no tools gets its namespace tool when the first one arrives", async () => {
     const adapter = await startAdapter({ servers: { late: stubServer("late") } });
     expect(ofType(adapter, "mcp_connect")).toEqual([{ server: "late", tools: [] }]);
