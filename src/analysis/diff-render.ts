@@ -58,10 +58,21 @@ function partsPhrase(d: RequestDiff, measure: "tokens" | "bytes"): string {
 function foldKey(d: RequestDiff): string | null {
   if (d.seqA === null || d.seqB === null || d.breakA?.breakAt || d.breakB?.breakAt || d.roles) return null;
   const delta = (p: Pair) => (p.a === null || p.b === null ? null : p.b - p.a);
-  return JSON.stringify([
-    d.identical, d.divergesIn, d.toolsA, d.toolsB, d.toolsChanged, d.systemLines, d.markers,
-    delta(d.tokens.tools), delta(d.tokens.system), delta(d.bytes.tools), delta(d.bytes.system),
-  ]);
+  // JSON never holds a raw U+0001, so joining the parts' JSON with it keeps them apart.
+  return [
+    JSON.stringify([d.identical, d.divergesIn]), listJson(d.toolsA), listJson(d.toolsB), JSON.stringify([d.toolsChanged, d.systemLines, d.markers]),
+    JSON.stringify([delta(d.tokens.tools), delta(d.tokens.system), delta(d.bytes.tools), delta(d.bytes.system)]),
+  ].join("\u0001");
+}
+
+/** A run's requests share one tool list object while their tools stay the same: its JSON is made once. */
+const listJsonCache = new WeakMap<string[], string>();
+
+function listJson(list: string[] | null): string {
+  if (list === null) return "null";
+  let json = listJsonCache.get(list);
+  if (json === undefined) listJsonCache.set(list, (json = JSON.stringify(list)));
+  return json;
 }
 
 function foldedLine(first: RequestDiff, last: RequestDiff, count: number): string {

@@ -9,7 +9,8 @@
 import { changedToolKeys } from "../capture/prefix.js";
 import type { RequestRecord } from "../capture/types.js";
 import type { WireDissection } from "../providers/types.js";
-import { partSizes, prefixSummary } from "./format.js";
+import { shallowEqual, type DiffRecord } from "./diff-record.js";
+import { diffRecords } from "./diff-record-reader.js";
 import type { RunSource } from "./load-run.js";
 import { codecFor } from "./segments.js";
 
@@ -64,7 +65,7 @@ export interface RequestDiff {
  * a system prompt or a tool definition changed; only the bodies say which lines and which keys.
  */
 export interface DiffItem {
-  record: RequestRecord;
+  record: DiffRecord;
   dissect: (() => WireDissection) | null;
 }
 
@@ -87,17 +88,28 @@ export interface DiffSummary {
   firstDivergence: { seqA: number | null; seqB: number | null; part: Part | "body" | "missing" } | null;
 }
 
-function pair(a: RequestRecord | null, b: RequestRecord | null, value: (r: RequestRecord) => number | null | undefined): Pair {
+function pair(a: DiffRecord | null, b: DiffRecord | null, value: (r: DiffRecord) => number | null | undefined): Pair {
   return { a: a ? (value(a) ?? null) : null, b: b ? (value(b) ?? null) : null };
 }
 
-function divergence(a: RequestRecord, b: RequestRecord): Part | "body" | null {
+function divergence(a: DiffRecord, b: DiffRecord): Part | "body" | null {
   if (a.hashes.body === b.hashes.body) return null;
   if (a.hashes.tools !== b.hashes.tools) return "tools";
   if (a.hashes.system !== b.hashes.system) return "system";
   // Records hash no messages: the body differs elsewhere when messages agree in size and roles.
-  if (a.messagesBytes !== b.messagesBytes || a.roles.join(">") !== b.roles.join(">")) return "messages";
+  if (a.bytes.messages !== b.bytes.messages || a.roles !== b.roles) return "messages";
   return "body";
+}
+
+/**
+ * Names added and removed between two tool lists. Consecutive requests of a run share one list
+ * object while their tools do not change (diffRecordProjector), so the last answer is kept.
+ */
+let lastToolsChange: { a: string[]; b: string[]; added: string[]; removed: string[] } | null = null;
+
+function toolsChange(a: string[], b: string[]): { added: string[]; removed: string[] } {
+  if (lastToolsChange?.a !== a || lastToolsChange.b !== b) lastToolsChange = { a, b, added: setDifference(b, a), removed: setDifference(a, b) };
+  return lastToolsChange;
 }
 
 function setDifference(from: string[], minus: string[]): string[] {
@@ -153,10 +165,11 @@ export function diffRequests(itemA: DiffItem | null, itemB: DiffItem | null, tur
   const b = itemB?.record ?? null;
   const toolsA = a?.tools ?? [];
   const toolsB = b?.tools ?? [];
-  const toolsAdded = a && b ? setDifference(toolsB, toolsA) : [];
-  const toolsRemoved = a && b ? setDifference(toolsA, toolsB) : [];
-  const markerNames = [...new Set([...Object.keys(a?.markers ?? {}), ...Object.keys(b?.markers ?? {})])];
-  const bytes = (r: RequestRecord) => partSizes(r, "bytes");
+  // Equal lists and marker sets (most pairs) need no set arithmetic.
+  const sameTools = shallowEqual(toolsA, toolsB);
+  const change = a && b && !sameTools ? toolsChange(toolsA, toolsB) : { added: [], removed: [] };
+  const toolsAdded = change.added;
+  const toolsRemoved = change.removed;
   return {
     seqA: a?.seq ?? null,
     seqB: b?.seq ?? null,
@@ -166,13 +179,13 @@ export function diffRequests(itemA: DiffItem | null, itemB: DiffItem | null, tur
     toolsB: b?.tools ?? null,
     toolsAdded,
     toolsRemoved,
-    toolsReordered: toolsAdded.length === 0 && toolsRemoved.length === 0 && toolsA.join() !== toolsB.join() && a !== null && b !== null,
+    toolsReordered: !sameTools && toolsAdded.length === 0 && toolsRemoved.length === 0 && toolsA.join() !== toolsB.join() && a !== null && b !== null,
     ...(itemA && itemB ? bodyDetail(itemA, itemB) : { toolsChanged: [], systemLines: null }),
     bytes: {
-      tools: pair(a, b, (r) => bytes(r).tools),
-      system: pair(a, b, (r) => bytes(r).system),
-      messages: pair(a, b, (r) => bytes(r).messages),
-      body: pair(a, b, (r) => bytes(r).body),
+      tools: pair(a, b, (r) => r.bytes.tools),
+      system: pair(a, b, (r) => r.bytes.system),
+      messages: pair(a, b, (r) => r.bytes.messages),
+      body: pair(a, b, (r) => r.bytes.body),
     },
     tokens: {
       tools: pair(a, b, (r) => r.tokens?.tools),
@@ -180,23 +193,27 @@ export function diffRequests(itemA: DiffItem | null, itemB: DiffItem | null, tur
       messages: pair(a, b, (r) => r.tokens?.messages),
       total: pair(a, b, (r) => r.tokens?.total),
     },
-    roles: a && b && a.roles.join(">") !== b.roles.join(">") ? { a: a.roles.join(">"), b: b.roles.join(">") } : null,
-    markers: a && b
-      ? markerNames.filter((name) => a.markers[name] !== b.markers[name]).map((name) => ({ name, a: a.markers[name] ?? null, b: b.markers[name] ?? null }))
+    roles: a && b && a.roles !== b.roles ? { a: a.roles, b: b.roles } : null,
+    markers: a && b && !shallowEqual(a.markers, b.markers)
+      ? markerNamesOf(a, b).filter((name) => a.markers[name] !== b.markers[name]).map((name) => ({ name, a: a.markers[name] ?? null, b: b.markers[name] ?? null }))
       : [],
-    prefixA: a ? prefixSummary(a) : null,
-    prefixB: b ? prefixSummary(b) : null,
+    prefixA: a?.prefixSummary ?? null,
+    prefixB: b?.prefixSummary ?? null,
     breakA: a?.prefix ?? null,
     breakB: b?.prefix ?? null,
     divergesIn: a && b ? divergence(a, b) : null,
   };
 }
 
+function markerNamesOf(a: DiffRecord, b: DiffRecord): string[] {
+  return [...new Set([...Object.keys(a.markers), ...Object.keys(b.markers)])];
+}
+
 /** The user turn a request belongs to; a sampling or side request belongs to the turn it interrupts. */
 function turnTracker(): (item: DiffItem) => number {
   let current = 0;
   return ({ record: r }) => {
-    if (r.kind === "loop") current = r.roles.filter((role) => role === "user").length;
+    if (r.kind === "loop") current = r.userMessages;
     return current;
   };
 }
@@ -264,7 +281,7 @@ function tally(side: SideSummary, item: DiffItem | null): void {
   const r = item.record;
   side.requests++;
   side.tokens += r.tokens?.total ?? 0;
-  side.bytes += r.bodyBytes;
+  side.bytes += r.bytes.body;
   if (!r.prefix?.breakAt) return;
   side.breakCount++;
   if (side.breaks.length < BREAKS_LISTED) side.breaks.push({ seq: r.seq, at: r.prefix.breakAt, detail: r.prefix.breakDetail ?? "", sharedBytes: r.prefix.sharedBytes });
@@ -298,15 +315,21 @@ export function* diffRuns(
  * A run's records, each with its wire body when asked for (both runs kept their bodies: one side's
  * alone explains nothing, and reading a long run's bodies costs more than its records). A body is
  * parsed and taken apart only when a pair needs it (the two sides' system prompts or tools differ).
+ * `offThread`: a long run's records are read in a worker thread (diff-record-reader.ts) — for one
+ * of the two runs, so each is parsed on its own core.
  */
-export function* diffItems(source: RunSource, withBodies: boolean): Iterable<DiffItem> {
+export function diffItems(source: RunSource, withBodies: boolean, offThread = false): Iterable<DiffItem> {
+  return withItems(diffRecords(source, offThread), source, withBodies);
+}
+
+function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies: boolean): Iterable<DiffItem> {
   if (!withBodies) {
-    for (const record of source.records()) yield { record, dissect: null };
+    for (const record of records) yield { record, dissect: null };
     return;
   }
   const payloads = source.lazyPayloads()[Symbol.iterator]();
   let payload = payloads.next();
-  for (const record of source.records()) {
+  for (const record of records) {
     while (!payload.done && payload.value.seq < record.seq) payload = payloads.next();
     const found = !payload.done && payload.value.seq === record.seq ? payload.value : null;
     yield {

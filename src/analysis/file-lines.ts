@@ -47,6 +47,23 @@ export function* fileLines(path: string): Generator<{ n: number; line: string }>
   }
 }
 
+export function parseLine(path: string, n: number, line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw inputError(path, `line ${n}`, "expected one JSON value per line");
+  }
+}
+
+/** Rows of a JSONL file, one line at a time; a line that is not the expected row names file and line. */
+export function* jsonLines<T>(path: string, accept: (value: unknown) => value is T, expected: string): Iterable<T> {
+  for (const { n, line } of fileLines(path)) {
+    const value = parseLine(path, n, line);
+    if (!accept(value)) throw inputError(path, `line ${n}`, `expected ${expected}`);
+    yield value;
+  }
+}
+
 /** A JSON row starts with `{`: only a line that starts with whitespace needs trimming to tell. */
 function isBlank(line: string): boolean {
   return line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === "");

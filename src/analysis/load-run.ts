@@ -16,7 +16,8 @@ import { RunDatabase } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
 import type { WireRequest } from "../providers/types.js";
-import { countLines, fileLines } from "./file-lines.js";
+import { countLines, fileLines, parseLine } from "./file-lines.js";
+import { recordLines } from "./record-file.js";
 
 /** A request's wire body as payloads.jsonl keeps it. */
 export interface RequestPayload {
@@ -41,6 +42,8 @@ export interface RunSource {
   payloads(): Iterable<RequestPayload>;
   /** The same, each body parsed only if asked for: a diff needs few of them and they are large. */
   lazyPayloads(): Iterable<LazyPayload>;
+  /** The requests.jsonl a run folder is read from; null for a run read from the database. */
+  recordsFile: string | null;
   /** Whether the run kept its wire bodies (a run folder may hold only requests.jsonl). */
   hasPayloads: boolean;
 }
@@ -116,7 +119,8 @@ function folderSource(dir: string): RunSource {
   return {
     label: dir,
     count: () => countLines(join(dir, "requests.jsonl")),
-    records: () => jsonLines<RequestRecord>(join(dir, "requests.jsonl"), isRecord, "a RequestRecord (v1)"),
+    recordsFile: join(dir, "requests.jsonl"),
+    records: () => recordLines(join(dir, "requests.jsonl")),
     payloads: () => loadEach(lazyPayloadLines(join(dir, "payloads.jsonl"))),
     lazyPayloads: () => lazyPayloadLines(join(dir, "payloads.jsonl")),
     hasPayloads: existsSync(join(dir, "payloads.jsonl")),
@@ -126,6 +130,7 @@ function folderSource(dir: string): RunSource {
 function databaseSource(runId: string, lookup: RunLookup): RunSource {
   return {
     label: runId,
+    recordsFile: null,
     hasPayloads: true,
     count() {
       const db = new RunDatabase(databasePath(lookup));
@@ -185,34 +190,7 @@ function* lazyPayloadLines(path: string): Iterable<LazyPayload> {
   }
 }
 
-function isRecord(value: unknown): value is RequestRecord {
-  const r = value as RequestRecord;
-  return (
-    typeof r === "object" && r !== null && r.v === 1 && typeof r.seq === "number" && typeof r.kind === "string"
-    && Array.isArray(r.tools) && Array.isArray(r.roles) && typeof r.markers === "object" && r.markers !== null
-    && typeof r.toolsBytes === "number" && typeof r.systemBytes === "number" && typeof r.messagesBytes === "number"
-    && typeof r.hashes === "object" && r.hashes !== null
-  );
-}
-
 function isPayload(value: unknown): value is StoredPayload {
   const p = value as StoredPayload;
   return typeof p === "object" && p !== null && typeof p.seq === "number" && (p.type === "response" || typeof p.body === "string");
-}
-
-function parseLine(path: string, n: number, line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    throw inputError(path, `line ${n}`, "expected one JSON value per line");
-  }
-}
-
-/** Rows of a JSONL file, one line at a time; a line that is not the expected row names file and line. */
-function* jsonLines<T>(path: string, accept: (value: unknown) => value is T, expected: string): Iterable<T> {
-  for (const { n, line } of fileLines(path)) {
-    const value = parseLine(path, n, line);
-    if (!accept(value)) throw inputError(path, `line ${n}`, `expected ${expected}`);
-    yield value;
-  }
 }

@@ -37,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
   const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [ReturnType<typeof resolveRun>, ReturnType<typeof resolveRun>];
   const format = outputFormat("diff", values, "text");
   const bodies = a.hasPayloads && b.hasPayloads;
-  const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() });
+  const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies, true), { a: a.count(), b: b.count() });
   await writeDiff(diffs, { a: a.label, b: b.label }, new LineWriter(process.stdout), format === "plain" ? "text" : format);
   return 0;
 }
