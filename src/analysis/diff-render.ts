@@ -60,10 +60,14 @@ function foldKey(d: RequestDiff): string | null {
   const delta = (p: Pair) => (p.a === null || p.b === null ? null : p.b - p.a);
   // JSON never holds a raw U+0001, so joining the parts' JSON with it keeps them apart.
   return [
-    JSON.stringify([d.identical, d.divergesIn]), listJson(d.toolsA), listJson(d.toolsB), JSON.stringify([d.toolsChanged, d.systemLines, d.markers]),
+    JSON.stringify([d.identical, d.divergesIn]), listJson(d.toolsA), listJson(d.toolsB),
+    d.toolsChanged.length === 0 && d.systemLines === null && d.markers.length === 0 ? NOTHING_CHANGED : JSON.stringify([d.toolsChanged, d.systemLines, d.markers]),
     JSON.stringify([delta(d.tokens.tools), delta(d.tokens.system), delta(d.bytes.tools), delta(d.bytes.system)]),
   ].join("\u0001");
 }
+
+/** The JSON of [toolsChanged, systemLines, markers] when the bodies add nothing: most requests. */
+const NOTHING_CHANGED = JSON.stringify([[], null, []]);
 
 /** A run's requests share one tool list object while their tools stay the same: its JSON is made once. */
 const listJsonCache = new WeakMap<string[], string>();
