@@ -3,7 +3,7 @@
  * at shutdown, the tools/list cache hints, and keep-alive servers that die or stop answering.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { copyFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readCache } from "../../src/mcp/cache.js";
 import { loadProbeFile } from "../../src/probes/load.js";
