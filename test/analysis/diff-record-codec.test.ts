@@ -1,10 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { DiffRecordPacker, DiffRecordUnpacker } from "../../src/analysis/diff-record-codec.js";
 import { diffRecordProjector, type DiffRecord } from "../../src/analysis/diff-record.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { runCommittedProbes } from "../fixtures/probe-runs.js";
 
 /** Packs records in batches of `size`, as the worker does, and unpacks them as the reader does. */
 function roundTrip(records: DiffRecord[], size: number): DiffRecord[] {
@@ -19,11 +17,12 @@ function roundTrip(records: DiffRecord[], size: number): DiffRecord[] {
 const asRead = (r: DiffRecord) =>
   JSON.stringify([r.seq, r.kind, r.probe, r.tools, r.roles, r.userMessages, r.markers, r.bytes, r.tokens && [r.tokens.tools, r.tokens.system, r.tokens.messages, r.tokens.total], r.prefix, r.prefixSummary, [r.hashes.tools, r.hashes.system, r.hashes.body]]);
 
-const committedRecords = (): RequestRecord[] =>
-  readdirSync(join(PROJECT_ROOT, "runs"), { withFileTypes: true })
-    .map((entry) => join(PROJECT_ROOT, "runs", entry.name, "requests.jsonl"))
-    .filter((file) => existsSync(file))
-    .flatMap((file) => readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as RequestRecord));
+let probeRecords: RequestRecord[] = [];
+const committedRecords = (): RequestRecord[] => probeRecords;
+// Loop and sampling requests, one and two system parts, markers, prefix breaks in tools.
+beforeAll(async () => {
+  probeRecords = await runCommittedProbes(["p1", "p6", "p7", "seq-search"]);
+}, 120_000);
 
 describe("DiffRecord packing between threads", () => {
   it("delivers every committed probe run's records as the main thread would project them", () => {

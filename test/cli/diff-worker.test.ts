@@ -11,6 +11,7 @@ import { resolveRun } from "../../src/analysis/load-run.js";
 import { LineWriter } from "../../src/analysis/output.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { runCommittedProbes } from "../fixtures/probe-runs.js";
 
 /**
  * A long diff through the built CLI, where run B is read in a worker thread, against the same diff
@@ -60,8 +61,8 @@ function writeRun(folder: string, base: RequestRecord, variant: "a" | "b"): void
 }
 
 const dir = mkdtempSync(join(tmpdir(), "pp-diff-worker-"));
-beforeAll(() => {
-  const base = JSON.parse(readFileSync(join(PROJECT_ROOT, "runs", "p1", "requests.jsonl"), "utf8").split("\n")[0]!) as RequestRecord;
+beforeAll(async () => {
+  const base = (await runCommittedProbes(["p1"]))[0]!;
   writeRun(join(dir, "long-a"), base, "a");
   writeRun(join(dir, "long-b"), base, "b");
   writeRun(join(dir, "long-corrupt"), base, "b");
