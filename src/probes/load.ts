@@ -114,7 +114,7 @@ function loadAgent(file: string, f: Fields | undefined, root: string): ProbeAgen
     return s;
   });
   return {
-    kind: agent.oneOf("kind", ["runtime", "pi"] as const, "runtime"),
+    kind: agentKind(agent),
     tools: agent.names("tools"),
     noTools: agent.bool("noTools", false),
     noBuiltinTools: agent.bool("noBuiltinTools", false),
@@ -143,6 +143,13 @@ function skillLayers(f: Fields | undefined, root: string): ProbeAgent["skillLaye
     layers[layer] = dir;
   }
   return layers;
+}
+
+/** Only our runtime runs probes so far; a probe asking for the real pi must not silently get it. */
+function agentKind(agent: Fields): ProbeAgent["kind"] {
+  const kind = agent.oneOf("kind", ["runtime", "pi"] as const, "runtime");
+  if (kind === "pi") throw agent.fail("kind", 'expected "runtime": running the real pi against the mock provider is not built yet');
+  return kind;
 }
 
 function loadScript(file: string, field: string, steps: unknown[]): ScriptStep[] {

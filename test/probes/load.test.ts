@@ -30,6 +30,12 @@ describe("probe files are validated on load, every problem naming the file and t
     expect(error.message).toMatch(new RegExp(`^${bad("bad-yaml.yaml")}: expected valid YAML \\(.+\\)$`));
   });
 
+  it("agent.kind pi is refused rather than silently run on our runtime", () => {
+    const error = loadError(bad("real-pi.yaml"));
+    expect(error.field).toBe("agent.kind");
+    expect(error.message).toContain('expected "runtime"');
+  });
+
   it("an unknown field is named with its dotted path and the fields allowed there", () => {
     const error = loadError(bad("unknown-field.yaml"));
     expect(error.field).toBe("agent.tols");
