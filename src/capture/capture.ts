@@ -45,17 +45,40 @@ export class Capture {
 
   wrap(transport: Transport): Transport {
     return async (request) => {
-      const seq = ++this.seq;
       const ts = new Date().toISOString();
       const started = performance.now();
-      const sent = { type: "request", seq, kind: request.kind, api: request.api, url: request.url, body: request.body };
-      this.payloads.write(sent);
-      this.options.db?.addPayload(this.options.run, seq, "request", sent);
+      const seq = this.logRequest(request);
       const stream = await transport(request);
       return this.tee(stream, async (chunks) => {
         await this.record(request, seq, ts, performance.now() - started, chunks);
       });
     };
+  }
+
+  /**
+   * A request no codec can take apart (a path the capture proxy does not know): both payloads are
+   * kept, as `kind: "side"` with no api, and no record is made.
+   */
+  async passSide(url: string, body: string, send: () => Promise<ResponseStream>): Promise<ResponseStream> {
+    const seq = this.logRequest({ kind: "side", api: null, url, body });
+    return this.tee(await send(), async (chunks) => {
+      this.logResponse(seq, chunks);
+    });
+  }
+
+  private logRequest(request: { kind: WireRequest["kind"]; api: WireRequest["api"] | null; url: string; body: string }): number {
+    const seq = ++this.seq;
+    const sent = { type: "request", seq, kind: request.kind, api: request.api, url: request.url, body: request.body };
+    this.payloads.write(sent);
+    this.options.db?.addPayload(this.options.run, seq, "request", sent);
+    return seq;
+  }
+
+  private logResponse(seq: number, chunks: string[]): string {
+    const received = { type: "response", seq, body: chunks.join("") };
+    this.payloads.write(received);
+    this.options.db?.addPayload(this.options.run, seq, "response", received);
+    return received.body;
   }
 
   private tee(stream: ResponseStream, done: (chunks: string[]) => Promise<void>): ResponseStream {
@@ -74,10 +97,7 @@ export class Capture {
 
   private async record(request: WireRequest, seq: number, ts: string, durationMs: number, chunks: string[]): Promise<void> {
     const codec = this.options.codecFor(request.api);
-    const responseText = chunks.join("");
-    const received = { type: "response", seq, body: responseText };
-    this.payloads.write(received);
-    this.options.db?.addPayload(this.options.run, seq, "response", received);
+    const responseText = this.logResponse(seq, chunks);
     const dissection = codec.dissect(request.body);
     const response = await codec.parseStream((async function* () {
       yield responseText;

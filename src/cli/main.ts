@@ -13,6 +13,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   report: { summary: "one row per request of a run: tools, tokens, sizes, roles, markers, prefix", load: () => import("./report.js") },
   diff: { summary: "compare two runs request by request and locate each side's cache breaks", load: () => import("./diff.js") },
   check: { summary: "run probes and compare every request's token and byte cost with baselines", load: () => import("./check.js") },
+  mock: { summary: "serve a probe's scripted model over HTTP (chat completions, SSE) and capture each request", load: () => import("./mock.js") },
+  proxy: { summary: "forward requests to a real provider unchanged and capture each one (no credentials stored)", load: () => import("./proxy.js") },
 };
 
 const USAGE = `Usage: payload-probe <command> [options]

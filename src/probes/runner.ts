@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { Capture } from "../capture/capture.js";
+import { newRunId } from "../capture/capture-run.js";
 import { RunDatabase } from "../capture/sqlite.js";
 import { JsonlWriter } from "../capture/jsonl.js";
 import type { RequestRecord } from "../capture/types.js";
@@ -187,7 +188,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
   const dir = join(runsDir, probe.name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const runId = `${probe.name}-${new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18)}-${process.pid}`;
+  const runId = newRunId(probe.name);
   const workspace = prepareWorkspace(probe, options.workspaceRoot ?? defaultWorkspaceRoot());
   const profile = loadProfile(probe.agent.profile ? join(root, probe.agent.profile) : undefined);
   const wirePath = join(dir, "mcp-wire.jsonl");

@@ -1,0 +1,49 @@
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { openaiCompletions } from "../providers/openai-completions.js";
+import { Capture } from "./capture.js";
+import { RunDatabase } from "./sqlite.js";
+import type { MarkerSpec } from "./types.js";
+
+/** A run id: the name, the start time to the second, and the process, so two runs never share one. */
+export function newRunId(name: string): string {
+  return `${name}-${new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18)}-${process.pid}`;
+}
+
+export interface CaptureRunOptions {
+  /** Names the run folder `<runsDir>/<name>/` (replaced) and the run's `probe` column. */
+  name: string;
+  runsDir: string;
+  /** Also append to `<runsDir>/payload-probe.db` (default true). */
+  database?: boolean;
+  markers?: Record<string, MarkerSpec>;
+}
+
+export interface CaptureRun {
+  id: string;
+  dir: string;
+  capture: Capture;
+  /** Closes the files and marks the run `captured` in the database. */
+  close(): void;
+}
+
+/** A run fed by requests from outside (the mock server, the capture proxy) rather than by a probe's agent. */
+export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
+  const dir = join(options.runsDir, options.name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const id = newRunId(options.name);
+  const db = options.database === false ? null : new RunDatabase(join(options.runsDir, "payload-probe.db"));
+  db?.startRun(id, options.name, dir);
+  const capture = new Capture({ run: id, probe: options.name, dir, db, markers: options.markers ?? {}, codecFor: () => openaiCompletions });
+  return {
+    id,
+    dir,
+    capture,
+    close() {
+      capture.close();
+      db?.finishRun(id, "captured");
+      db?.close();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { UserError } from "../errors.js";
+
+/** The request body's exact bytes. */
+export async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+}
+
+export interface HttpService {
+  port: number;
+  /** Stops accepting, then waits for every handler still running (its capture included). */
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP server for one async handler. A handler outlives its reply (the record is written once the
+ * client has the last byte), so close waits for handlers, not only connections. An error becomes
+ * the JSON error `failure` describes, or a cut connection once the reply has started.
+ */
+export async function serveHttp(
+  handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+  failure: (error: Error) => { status: number; message: string },
+  port: number,
+  host: string,
+): Promise<HttpService> {
+  const running = new Set<Promise<void>>();
+  const server = createServer((request, response) => {
+    const handled = handle(request, response).catch((error: Error) => {
+      if (response.headersSent) response.destroy();
+      else {
+        const { status, message } = failure(error);
+        sendJson(response, status, { error: { message } });
+      }
+    });
+    running.add(handled);
+    void handled.finally(() => running.delete(handled));
+  });
+  const bound = await listen(server, port, host);
+  return {
+    port: bound,
+    async close() {
+      await closeServer(server);
+      await Promise.all(running);
+    },
+  };
+}
+
+/** Listens on host:port (0 → an ephemeral port) and resolves with the port actually bound; a taken port is bad input. */
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const fail = (error: Error) => reject(new UserError(`cannot listen on ${host}:${port}: ${error.message}`));
+    server.once("error", fail);
+    server.listen(port, host, () => {
+      server.off("error", fail);
+      resolve((server.address() as { port: number }).port);
+    });
+  });
+}
+
+/** Stops accepting, ends idle keep-alive connections, and resolves once every open response has finished. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

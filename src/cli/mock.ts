@@ -1,0 +1,46 @@
+import { resolve } from "node:path";
+import { startMockServer } from "../capture/mock-server.js";
+import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { PROJECT_ROOT } from "../runtime/profile.js";
+import { parseCommandArgs } from "./args.js";
+import { parsePort, serveUntilSignal } from "./serve.js";
+
+export const help = `Usage: payload-probe mock <probe> [options]
+
+Serves a probe's scripted model as an OpenAI chat completions provider (POST /v1/chat/completions,
+SSE), for an agent running outside payload-probe. Each request is answered with the next step of the
+probe's model.script (sampling requests too) and captured to <runs>/<probe>-mock/ and
+<runs>/payload-probe.db. The first line printed is LISTENING <base URL>; point the agent's provider
+baseUrl at it. When the script runs out, requests get HTTP 500 naming the request. Stops on Ctrl-C.
+
+  <probe>       a name under probes/ (p1) or a path to a probe file
+  --port N      port to listen on (default 0: a free port)
+  --host HOST   address to listen on (default 127.0.0.1)
+  --runs DIR    where the run folder and payload-probe.db go (default: runs/)
+  --no-db       do not write payload-probe.db
+  -h, --help    show this help
+
+Exit: 0 stopped by a signal, 2 bad input (probe file, port in use).`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("mock", argv, {
+    port: { type: "string" },
+    host: { type: "string" },
+    runs: { type: "string" },
+    "no-db": { type: "boolean" },
+  } as const);
+  if (values.help || positionals.length !== 1) {
+    console.log(help);
+    return values.help ? 0 : 2;
+  }
+  const probe = loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
+  const server = await startMockServer(probe, {
+    runsDir: resolve(values.runs ?? `${PROJECT_ROOT}/runs`),
+    port: parsePort("mock", values.port),
+    host: values.host,
+    database: !values["no-db"],
+  });
+  console.log(`LISTENING ${server.baseUrl}`);
+  console.log(`capturing to ${server.dir} (run ${server.runId}); ${probe.model.script.length} scripted step(s)`);
+  return serveUntilSignal(() => server.close());
+}

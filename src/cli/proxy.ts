@@ -1,0 +1,63 @@
+import { resolve } from "node:path";
+import { startCaptureProxy } from "../capture/capture-proxy.js";
+import { UserError } from "../errors.js";
+import { PROJECT_ROOT } from "../runtime/profile.js";
+import { parseCommandArgs } from "./args.js";
+import { parsePort, serveUntilSignal } from "./serve.js";
+
+export const help = `Usage: payload-probe proxy --upstream URL [options]
+
+Forwards every request unchanged (method, path, query, body bytes, headers) to URL and streams the
+response back as it arrives, capturing each request to <runs>/<name>/ and <runs>/payload-probe.db.
+Chat completions requests (…/chat/completions) get a full record; any other path is kept in
+payloads.jsonl as kind "side". Headers are never stored, so credentials (Authorization, x-api-key …)
+never reach a file; credential-like query values are stored as [redacted]. The first line printed is
+LISTENING <URL>; point the agent's provider base URL at it (with the upstream's path, e.g. /v1).
+Stops on Ctrl-C.
+
+  --upstream URL  the provider to forward to (http or https)
+  --port N        port to listen on (default 0: a free port)
+  --host HOST     address to listen on (default 127.0.0.1)
+  --name NAME     the run folder's name (default proxy)
+  --runs DIR      where the run folder and payload-probe.db go (default: runs/)
+  --no-db         do not write payload-probe.db
+  -h, --help      show this help
+
+Exit: 0 stopped by a signal, 2 bad usage (no or bad --upstream, port in use).`;
+
+function parseUpstream(value: string | undefined): string {
+  if (value === undefined) throw new UserError("proxy: --upstream URL is required. See 'payload-probe proxy --help'.");
+  try {
+    const url = new URL(value);
+    if (url.protocol === "http:" || url.protocol === "https:") return value;
+  } catch {
+    // Reported below with what was expected.
+  }
+  throw new UserError(`proxy: --upstream expected an http or https URL, got "${value}"`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("proxy", argv, {
+    upstream: { type: "string" },
+    port: { type: "string" },
+    host: { type: "string" },
+    name: { type: "string" },
+    runs: { type: "string" },
+    "no-db": { type: "boolean" },
+  } as const);
+  if (values.help || positionals.length > 0) {
+    console.log(help);
+    return values.help ? 0 : 2;
+  }
+  const proxy = await startCaptureProxy({
+    upstream: parseUpstream(values.upstream),
+    runsDir: resolve(values.runs ?? `${PROJECT_ROOT}/runs`),
+    name: values.name,
+    port: parsePort("proxy", values.port),
+    host: values.host,
+    database: !values["no-db"],
+  });
+  console.log(`LISTENING ${proxy.url}`);
+  console.log(`forwarding to ${values.upstream}; capturing to ${proxy.dir} (run ${proxy.runId})`);
+  return serveUntilSignal(() => proxy.close());
+}

@@ -1,0 +1,22 @@
+import { UserError } from "../errors.js";
+
+/** `--port N`: 0 (the default) picks a free port. */
+export function parsePort(command: string, value: string | undefined): number {
+  if (value === undefined) return 0;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`${command}: --port expected a number from 0 to 65535, got "${value}"`);
+  return port;
+}
+
+/** Serves until SIGINT or SIGTERM, then closes (the run is finished there, so nothing captured is lost). */
+export function serveUntilSignal(close: () => Promise<void>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      close().then(() => resolve(0), reject);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

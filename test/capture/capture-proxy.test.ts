@@ -1,0 +1,134 @@
+import { spawnSync } from "node:child_process";
+import type { IncomingHttpHeaders } from "node:http";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startCaptureProxy, type CaptureProxy } from "../../src/capture/capture-proxy.js";
+import { serveHttp } from "../../src/capture/http.js";
+import { startMockServer, type MockServer } from "../../src/capture/mock-server.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { chatBody, filesContaining, jsonl, MAIN, parseReply, postChat, startCli, writeTinyProbe, type CliServer } from "./http-harness.js";
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  removeTempDirs();
+});
+
+async function mockBehindProxy(): Promise<{ mock: MockServer; proxy: CaptureProxy; runs: string }> {
+  const runs = tempDir("proxy-test-");
+  const mock = await startMockServer(writeTinyProbe(runs).probe, { runsDir: runs });
+  const proxy = await startCaptureProxy({ upstream: mock.baseUrl.replace(/\/v1$/, ""), runsDir: runs, name: "via-proxy" });
+  closers.push(() => proxy.close(), () => mock.close());
+  return { mock, proxy, runs };
+}
+
+/** An upstream that sends its second SSE event only once the client has seen the first: a buffering proxy stalls it. */
+async function stepwiseUpstream(firstSeen: Promise<void>): Promise<{ url: string; headers: IncomingHttpHeaders[] }> {
+  const headers: IncomingHttpHeaders[] = [];
+  const upstream = await serveHttp(
+    async (request, response) => {
+      headers.push(request.headers);
+      for await (const _ of request) {
+        // The body is not needed here; reading it lets the request complete.
+      }
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: "assistant", content: "first " } }] })}\n\n`);
+      await firstSeen;
+      response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "second" } }] })}\n\ndata: [DONE]\n\n`);
+      response.end();
+    },
+    (error) => ({ status: 500, message: error.message }),
+    0,
+    "127.0.0.1",
+  );
+  closers.push(() => upstream.close());
+  const port = upstream.port;
+  return { url: `http://127.0.0.1:${port}`, headers };
+}
+
+describe("capture proxy", () => {
+  it("forwards the body bytes exactly, streams the mock's SSE back, and records the request", async () => {
+    const { proxy, runs } = await mockBehindProxy();
+    // Spacing, key order and non-ASCII text that a re-serializing proxy would change.
+    const body = `{"model": "mock-model",  "messages":[{"role":"user","content":"read notes.txt — ünïcode ✓"}], "stream":true}`;
+    const response = await postChat(`${proxy.url}/v1/chat/completions?trace=1`, body);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const reply = await parseReply(response);
+    expect(reply.message.toolCalls.map((c) => [c.name, c.arguments])).toEqual([["read", '{"path":"notes.txt"}']]);
+    await proxy.close();
+
+    const atMock = jsonl(join(runs, "tiny-mock", "payloads.jsonl")).filter((p) => p.type === "request");
+    expect(atMock.map((p) => p.body)).toEqual([body]);
+    const atProxy = jsonl(join(runs, "via-proxy", "payloads.jsonl"));
+    expect(atProxy.map((p) => [p.type, p.seq])).toEqual([["request", 1], ["response", 1]]);
+    expect(atProxy[0]).toMatchObject({ kind: "loop", api: "openai-completions", body, url: expect.stringMatching(/\/v1\/chat\/completions\?trace=1$/) });
+    expect(atProxy[1]!.body).toContain('"finish_reason":"tool_calls"');
+    const records = jsonl<RequestRecord>(join(runs, "via-proxy", "requests.jsonl"));
+    expect(records.map((r) => [r.seq, r.api, r.model, r.bodyBytes, r.response?.calls])).toEqual([
+      [1, "openai-completions", "mock-model", Buffer.byteLength(body), ["read"]],
+    ]);
+  });
+
+  it("relays each SSE chunk as it arrives and forwards end-to-end headers", async () => {
+    let seeFirst!: () => void;
+    const firstSeen = new Promise<void>((resolve) => (seeFirst = resolve));
+    const upstream = await stepwiseUpstream(firstSeen);
+    const runs = tempDir("proxy-stream-");
+    const proxy = await startCaptureProxy({ upstream: upstream.url, runsDir: runs, database: false });
+    closers.push(() => proxy.close());
+
+    const response = await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi"), { "x-request-tag": "t-1" });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = "";
+    while (!seen.includes("first ")) seen += decoder.decode((await reader.read()).value, { stream: true });
+    expect(seen).not.toContain("second");
+    seeFirst();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += decoder.decode(chunk.value, { stream: true });
+    expect(seen).toContain("second");
+    expect(upstream.headers[0]!["x-request-tag"]).toBe("t-1");
+    expect(upstream.headers[0]!.host).toBe(new URL(upstream.url).host);
+    expect(jsonl<RequestRecord>(join(runs, "proxy", "requests.jsonl")).map((r) => r.response?.text)).toEqual(["first second"]);
+  });
+
+  it("credential headers are forwarded but leave no trace of their values in any file under runs, the database included", async () => {
+    const runs = tempDir("proxy-secrets-");
+    const upstream = await stepwiseUpstream(Promise.resolve());
+    const proxy = await startCaptureProxy({ upstream: upstream.url, runsDir: runs, name: "secrets" });
+    closers.push(() => proxy.close());
+    const secrets = { authorization: "Bearer SECRET-123", "x-api-key": "SECRET-456" };
+    await (await postChat(`${proxy.url}/v1/chat/completions?key=SECRET-789`, chatBody("hi"), secrets)).text();
+    // A path no codec reads: kept as a side payload, without a record.
+    await (await fetch(`${proxy.url}/v1/models`, { headers: secrets, signal: AbortSignal.timeout(10_000) })).text();
+    await proxy.close();
+
+    expect(upstream.headers.map((h) => [h.authorization, h["x-api-key"]])).toEqual([["Bearer SECRET-123", "SECRET-456"], ["Bearer SECRET-123", "SECRET-456"]]);
+    for (const secret of ["SECRET-123", "SECRET-456", "SECRET-789"]) expect(filesContaining(runs, secret)).toEqual([]);
+    const payloads = jsonl(join(runs, "secrets", "payloads.jsonl"));
+    expect(payloads.filter((p) => p.type === "request").map((p) => [p.kind, p.api])).toEqual([["loop", "openai-completions"], ["side", null]]);
+    expect(jsonl(join(runs, "secrets", "requests.jsonl"))).toHaveLength(1);
+  });
+
+  it("the CLI in front of the mock prints LISTENING, forwards, records, and exits 0 on SIGTERM; --help 0; no --upstream 2", async () => {
+    const runs = tempDir("proxy-cli-");
+    const mock = await startMockServer(writeTinyProbe(runs).probe, { runsDir: runs, database: false });
+    closers.push(() => mock.close());
+    const cli: CliServer = await startCli(["proxy", "--upstream", mock.baseUrl, "--runs", runs, "--name", "cli-proxy", "--no-db"]);
+    const reply = await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("hi")));
+    expect(reply.message.toolCalls.map((c) => c.name)).toEqual(["read"]);
+    expect(await cli.stop()).toBe(0);
+    expect(jsonl(join(runs, "cli-proxy", "requests.jsonl"))).toHaveLength(1);
+
+    const run = (...args: string[]) => spawnSync(process.execPath, [MAIN, "proxy", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 20_000 });
+    const help = run("--help");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: payload-probe proxy --upstream URL/);
+    const missing = run();
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/--upstream URL is required/);
+    expect(run("--upstream", "ftp://x").status).toBe(2);
+  });
+});

@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { loadProbeFile } from "../../src/probes/load.js";
+import type { Probe } from "../../src/probes/types.js";
+import { openaiCompletions } from "../../src/providers/openai-completions.js";
+import type { ModelResponse } from "../../src/providers/types.js";
+import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+
+export const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
+
+/** A two-turn probe file in `dir`: a tool call, then text. */
+export function writeTinyProbe(dir: string): { file: string; probe: Probe } {
+  const file = join(dir, "tiny.yaml");
+  writeFileSync(
+    file,
+    `name: tiny
+model:
+  script:
+    - call: read
+      args: { path: notes.txt }
+    - text: ALL DONE
+prompts: ["read notes.txt"]
+markers:
+  notes: { in: messages, match: notes.txt }
+`,
+  );
+  return { file, probe: loadProbeFile(file, PROJECT_ROOT) };
+}
+
+/** A chat completions body as an agent would send it (compact JSON, one user message). */
+export function chatBody(text: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ model: "mock-model", messages: [{ role: "user", content: [{ type: "text", text }] }], stream: true, ...extra });
+}
+
+export async function postChat(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers }, signal: AbortSignal.timeout(10_000) });
+}
+
+/** The reply read the way the runtime reads a provider's stream. */
+export async function parseReply(response: Response): Promise<ModelResponse> {
+  const decoder = new TextDecoder();
+  const body = response.body!;
+  return openaiCompletions.parseStream(
+    (async function* () {
+      for await (const chunk of body) yield decoder.decode(chunk, { stream: true });
+    })(),
+  );
+}
+
+export function jsonl<T = Record<string, unknown>>(path: string): T[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as T);
+}
+
+/** Every file under dir whose bytes contain needle (database and its WAL included). */
+export function filesContaining(dir: string, needle: string): string[] {
+  const hits: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath ?? entry.path, entry.name);
+    if (readFileSync(path).includes(needle)) hits.push(path);
+  }
+  return hits;
+}
+
+export interface CliServer {
+  child: ChildProcess;
+  /** The URL after `LISTENING` on the first stdout line. */
+  url: string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `payload-probe <args>` and waits (bounded) for its LISTENING line. */
+export function startCli(args: string[]): Promise<CliServer> {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no LISTENING line within 10 s; stderr: ${stderr}`));
+    }, 10_000);
+    const lines = createInterface({ input: child.stdout! });
+    lines.once("line", (line) => {
+      clearTimeout(timer);
+      const match = /^LISTENING (\S+)$/.exec(line);
+      if (!match) {
+        child.kill("SIGKILL");
+        reject(new Error(`first line was not LISTENING: ${line}`));
+        return;
+      }
+      resolve({
+        child,
+        url: match[1]!,
+        stop: () => {
+          child.kill("SIGTERM");
+          return exited;
+        },
+      });
+    });
+    exited.then((code) => reject(new Error(`exited ${code} before listening; stderr: ${stderr}`)));
+  });
+}

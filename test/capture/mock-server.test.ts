@@ -1,0 +1,94 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { startMockServer, type MockServer } from "../../src/capture/mock-server.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { chatBody, jsonl, MAIN, parseReply, postChat, startCli, writeTinyProbe, type CliServer } from "./http-harness.js";
+
+const servers: MockServer[] = [];
+const clis: CliServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await Promise.all(clis.splice(0).map((c) => c.stop()));
+  removeTempDirs();
+});
+
+async function mock(): Promise<{ server: MockServer; runs: string }> {
+  const runs = tempDir("mock-test-");
+  const server = await startMockServer(writeTinyProbe(runs).probe, { runsDir: runs });
+  servers.push(server);
+  return { server, runs };
+}
+
+describe("mock server", () => {
+  it("answers the script's tool call, then its text, as SSE the runtime's parser reads; each request is recorded", async () => {
+    const { server, runs } = await mock();
+    expect(server.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+
+    const first = await postChat(`${server.baseUrl}/chat/completions`, chatBody("read notes.txt"));
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe("text/event-stream");
+    const call = await parseReply(first);
+    expect(call.message.toolCalls).toEqual([{ id: "call_1_1", name: "read", arguments: '{"path":"notes.txt"}' }]);
+
+    const second = await parseReply(await postChat(`${server.baseUrl}/chat/completions`, chatBody("again")));
+    expect(second.message).toEqual({ role: "assistant", text: "ALL DONE", toolCalls: [] });
+
+    const dir = join(runs, "tiny-mock");
+    expect(server.dir).toBe(dir);
+    const records = jsonl<RequestRecord>(join(dir, "requests.jsonl"));
+    expect(records.map((r) => [r.seq, r.kind, r.model, r.roles.join(">"), r.markers.notes, r.response?.kind])).toEqual([
+      [1, "loop", "mock-model", "user", 1, "tool_calls"],
+      [2, "loop", "mock-model", "user", 0, "text"],
+    ]);
+    const payloads = jsonl(join(dir, "payloads.jsonl"));
+    expect(payloads.filter((p) => p.type === "request").map((p) => p.body)).toEqual([chatBody("read notes.txt"), chatBody("again")]);
+
+    await server.close();
+    servers.length = 0;
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    expect(db.prepare("SELECT probe, status, request_count FROM runs").all()).toEqual([{ probe: "tiny-mock", status: "captured", request_count: 2 }]);
+    db.close();
+  });
+
+  it("an exhausted script answers 500 naming the request, and keeps serving; unknown paths are 404", async () => {
+    const { server, runs } = await mock();
+    for (const text of ["one", "two"]) expect((await postChat(`${server.baseUrl}/chat/completions`, chatBody(text))).status).toBe(200);
+    for (const n of [3, 4]) {
+      const exhausted = await postChat(`${server.baseUrl}/chat/completions`, chatBody("more"));
+      expect(exhausted.status).toBe(500);
+      expect(((await exhausted.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`request ${n} was made but the probe's model.script has only 2 step`));
+    }
+    expect((await fetch(`${server.baseUrl}/models`)).status).toBe(404);
+    expect((await postChat(`${server.baseUrl.replace(/\/v1$/, "")}/chat/completions`, chatBody("x"))).status).toBe(404);
+    expect(jsonl(join(runs, "tiny-mock", "requests.jsonl"))).toHaveLength(2);
+  });
+
+  it("the CLI prints LISTENING first, serves and records, and finishes the run on SIGTERM (exit 0)", async () => {
+    const runs = tempDir("mock-cli-");
+    const { file } = writeTinyProbe(runs);
+    const cli = await startCli(["mock", file, "--runs", runs, "--port", "0"]);
+    expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const reply = await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("read notes.txt")));
+    expect(reply.message.toolCalls.map((c) => c.name)).toEqual(["read"]);
+    expect(await cli.stop()).toBe(0);
+    expect(jsonl(join(runs, "tiny-mock", "requests.jsonl"))).toHaveLength(1);
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    expect(db.prepare("SELECT status FROM runs").all()).toEqual([{ status: "captured" }]);
+    db.close();
+  });
+
+  it("--help exits 0; a missing probe exits 2 naming the file; a bad port exits 2", () => {
+    const run = (...args: string[]) => spawnSync(process.execPath, [MAIN, "mock", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 20_000 });
+    const help = run("--help");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: payload-probe mock <probe>/);
+    const missing = run("no-such-probe");
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/no-such-probe\.yaml: probe file not found/);
+    expect(run("p1", "--port", "http").status).toBe(2);
+  });
+});
