@@ -337,7 +337,8 @@ function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies
       dissect: found
         ? () => {
             const { api, body } = found.load();
-            return codecFor(api).dissect(body);
+            // Only unrecorded side payloads lack an api, and this one has a record.
+            return codecFor(api!).dissect(body);
           }
         : null,
     };

@@ -23,7 +23,8 @@ import { recordLines } from "./record-file.js";
 export interface RequestPayload {
   seq: number;
   kind: WireRequest["kind"];
-  api: WireRequest["api"];
+  /** null for a request no codec reads (a path the capture proxy passed through as `side`). */
+  api: WireRequest["api"] | null;
   body: string;
 }
 

@@ -42,6 +42,8 @@ const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 export async function* tokenLedger(payloads: Iterable<RequestPayload>): AsyncIterable<RequestLedger> {
   const counter = await loadTokenCounter();
   for (const payload of payloads) {
+    // A pass-through request no codec reads has no segments to count (and no record either).
+    if (payload.api === null) continue;
     const d = codecFor(payload.api).dissect(payload.body);
     const counts = counter.countRequestTokens(d);
     const segments: LedgerSegment[] = [

@@ -2,6 +2,8 @@ import { spawnSync } from "node:child_process";
 import type { IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveRun } from "../../src/analysis/load-run.js";
+import { tokenLedger } from "../../src/analysis/segments.js";
 import { startCaptureProxy, type CaptureProxy } from "../../src/capture/capture-proxy.js";
 import { serveHttp } from "../../src/capture/http.js";
 import { startMockServer, type MockServer } from "../../src/capture/mock-server.js";
@@ -110,6 +112,10 @@ describe("capture proxy", () => {
     const payloads = jsonl(join(runs, "secrets", "payloads.jsonl"));
     expect(payloads.filter((p) => p.type === "request").map((p) => [p.kind, p.api])).toEqual([["loop", "openai-completions"], ["side", null]]);
     expect(jsonl(join(runs, "secrets", "requests.jsonl"))).toHaveLength(1);
+    // The token ledger counts the recorded request and passes over the side payload no codec reads.
+    const ledger = [];
+    for await (const request of tokenLedger(resolveRun(join(runs, "secrets"), { runsDir: runs }).payloads())) ledger.push(request.seq);
+    expect(ledger).toEqual([1]);
   });
 
   it("the CLI in front of the mock prints LISTENING, forwards, records, and exits 0 on SIGTERM; --help 0; no --upstream 2", async () => {
