@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
 import { keepTail, saveFullOutput } from "./output-limit.js";
 import { optionalNumber } from "./paths.js";
+import { ProcessTimedOut, runProcess } from "./process.js";
 import { objectSchema, prop, toolHeader } from "./schema.js";
 
 interface Shell {
@@ -16,34 +16,17 @@ const SHELLS: Record<Shell["name"], Shell> = {
   powershell: { name: "powershell", program: "pwsh", argsFor: (command) => ["-NoProfile", "-Command", command] },
 };
 
-function runCommand(shell: Shell, command: string, cwd: string, timeoutSec?: number): Promise<{ output: string; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(shell.program, shell.argsFor(command), { cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    let output = "";
-    const collect = (chunk: Buffer) => (output += chunk.toString("utf8"));
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-    // Kill the whole process group: a command's own children must not outlive its timeout.
-    const timer =
-      timeoutSec === undefined
-        ? undefined
-        : setTimeout(() => {
-            try {
-              process.kill(-child.pid!, "SIGKILL");
-            } catch {
-              /* already gone */
-            }
-            reject(new Error(`${output.replace(/\n$/, "")}\n\nCommand timed out after ${timeoutSec} seconds`.trimStart()));
-          }, timeoutSec * 1000);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(new Error(`${shell.program} could not be started: ${error.message}`));
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ output, code });
-    });
-  });
+/** The shell's combined output and exit code; the model-facing failure texts are made here. */
+async function runCommand(shell: Shell, command: string, cwd: string, timeoutSec?: number): Promise<{ output: string; code: number | null }> {
+  try {
+    const result = await runProcess(shell.program, shell.argsFor(command), { cwd, timeoutMs: timeoutSec === undefined ? undefined : timeoutSec * 1000 });
+    return { output: result.combined, code: result.code };
+  } catch (error) {
+    if (error instanceof ProcessTimedOut) {
+      throw new Error(`${error.output.combined.replace(/\n$/, "")}\n\nCommand timed out after ${timeoutSec} seconds`.trimStart());
+    }
+    throw new Error(`${shell.program} could not be started: ${(error as Error).message}`);
+  }
 }
 
 function shellTool(shell: Shell, t: ToolTexts): RuntimeTool {

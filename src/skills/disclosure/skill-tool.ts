@@ -3,9 +3,9 @@
  * arguments as JSON on stdin, and its stdout is the result — under a timeout and an output limit,
  * like any other tool; coming from a skill grants nothing extra.
  */
-import { spawn } from "node:child_process";
 import type { RuntimeTool } from "../../runtime/types.js";
 import { keepHead, MAX_LINES } from "../../runtime/tools/output-limit.js";
+import { ProcessTimedOut, runProcess } from "../../runtime/tools/process.js";
 import type { SkillToolSpec } from "./types.js";
 
 export interface SkillToolLimits {
@@ -31,28 +31,12 @@ export function createSkillTool(spec: SkillToolSpec, limits: SkillToolLimits = D
   };
 }
 
-function runSkillCommand(spec: SkillToolSpec, input: string, timeoutMs: number): Promise<{ stdout: string; stderr: string; code: number | null }> {
+async function runSkillCommand(spec: SkillToolSpec, input: string, timeoutMs: number): Promise<{ stdout: string; stderr: string; code: number | null }> {
   const [program, ...args] = spec.command as [string, ...string[]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { cwd: spec.root, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${spec.name} timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(new Error(`${spec.name} could not be started: ${error.message}`));
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ stdout, stderr, code });
-    });
-    // A command that never reads stdin closes the pipe early; that is its choice, not a failure.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(input);
-  });
+  try {
+    return await runProcess(program, args, { cwd: spec.root, input, timeoutMs });
+  } catch (error) {
+    if (error instanceof ProcessTimedOut) throw new Error(`${spec.name} timed out after ${timeoutMs} ms`);
+    throw new Error(`${spec.name} could not be started: ${(error as Error).message}`);
+  }
 }
