@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openaiCompletions } from "../providers/openai-completions.js";
 import { Capture } from "./capture.js";
-import { RunDatabase } from "./sqlite.js";
+import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
 
 /** A run id: the name, the start time to the second, and the process, so two runs never share one. */
@@ -23,11 +23,13 @@ export interface CaptureRun {
   id: string;
   dir: string;
   capture: Capture;
-  /** Closes the files and marks the run `captured` in the database. */
-  close(): void;
+  /** The run database, when the run is recorded there too (the probe runner adds its events). */
+  db: RunDatabase | null;
+  /** Closes the files, records how the run ended in the database and closes it. */
+  close(status?: RunStatus): void;
 }
 
-/** A run fed by requests from outside (the mock server, the capture proxy) rather than by a probe's agent. */
+/** A run's folder, id, database row and capture: for probe runs, the mock server and the capture proxy alike. */
 export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
   const dir = join(options.runsDir, options.name);
   rmSync(dir, { recursive: true, force: true });
@@ -40,9 +42,10 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     id,
     dir,
     capture,
-    close() {
+    db,
+    close(status = "captured") {
       capture.close();
-      db?.finishRun(id, "captured");
+      db?.finishRun(id, status);
       db?.close();
     },
   };

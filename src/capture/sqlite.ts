@@ -47,6 +47,9 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS runs_by_probe ON runs(probe, started_at);
 `;
 
+/** How a run ended: a probe's expect held or not, it crashed, or it captured outside traffic. */
+export type RunStatus = "passed" | "failed" | "error" | "captured";
+
 /**
  * The run database: many runs accumulate in one file. WAL with a row written per statement, so a
  * crash keeps every request captured before it.
@@ -75,7 +78,7 @@ export class RunDatabase {
     this.db.prepare(`INSERT INTO runs (id, probe, started_at, status, dir) VALUES (?, ?, ?, 'running', ?)`).run(id, probe, new Date().toISOString(), dir);
   }
 
-  finishRun(id: string, status: "passed" | "failed" | "error" | "captured"): void {
+  finishRun(id: string, status: RunStatus): void {
     this.db
       .prepare(`UPDATE runs SET finished_at = ?, status = ?, request_count = (SELECT count(*) FROM requests WHERE run_id = ?) WHERE id = ?`)
       .run(new Date().toISOString(), status, id, id);

@@ -1,9 +1,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
-import { Capture } from "../capture/capture.js";
-import { newRunId } from "../capture/capture-run.js";
-import { RunDatabase } from "../capture/sqlite.js";
+import { openCaptureRun } from "../capture/capture-run.js";
 import { JsonlWriter } from "../capture/jsonl.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
@@ -186,9 +184,6 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
   const root = options.root ?? PROJECT_ROOT;
   const runsDir = options.runsDir ?? join(root, "runs");
   const dir = join(runsDir, probe.name);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const runId = newRunId(probe.name);
   const workspace = prepareWorkspace(probe, options.workspaceRoot ?? defaultWorkspaceRoot());
   const profile = loadProfile(probe.agent.profile ? join(root, probe.agent.profile) : undefined);
   const wirePath = join(dir, "mcp-wire.jsonl");
@@ -214,10 +209,9 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
     );
   }
 
-  const db = options.database === false ? null : new RunDatabase(join(runsDir, "payload-probe.db"));
-  db?.startRun(runId, probe.name, dir);
+  const run = openCaptureRun({ name: probe.name, runsDir, database: options.database, markers: probe.markers });
+  const { id: runId, capture, db } = run;
   const codec = openaiCompletions;
-  const capture = new Capture({ run: runId, probe: probe.name, dir, db, markers: probe.markers, codecFor: () => codec });
   const events = new JsonlWriter(join(dir, "events.jsonl"));
   let eventIndex = 0;
   const logEvent = (type: string, data: Record<string, unknown>) => {
@@ -230,7 +224,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
   const probeSkills = skillsHook(profile, probe, workspace, root);
   const { hook, diagnostics, paths: skillPaths } = probeSkills;
   if (probeSkills.extension) extensions.push(probeSkills.extension);
-  let status: "passed" | "failed" | "error" = "error";
+  let completed = false;
   let agent: Agent | undefined;
   try {
     agent = await Agent.create({
@@ -269,12 +263,11 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
       },
     });
     for (const prompt of probe.prompts) await agent.prompt(prompt);
-    status = "failed";
+    completed = true;
   } finally {
     await agent?.shutdown();
-    capture.close();
     events.close();
-    if (status === "error") db?.finishRun(runId, "error");
+    if (!completed) run.close("error");
   }
   observation.wire = existsSync(wirePath)
     ? readWireLog(wirePath).map((line) => {
@@ -284,7 +277,6 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
     : [];
   observation.skills = skillsObservation(probeSkills.loaded(), diagnostics, workspace.base);
   const failures = checkExpectations(probe.expect, observation);
-  db?.finishRun(runId, failures.length === 0 ? "passed" : "failed");
-  db?.close();
+  run.close(failures.length === 0 ? "passed" : "failed");
   return { probe, runId, dir, records: capture.records, failures, skillDiagnostics: diagnostics };
 }
