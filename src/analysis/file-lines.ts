@@ -7,6 +7,7 @@
  * string above it is allocated on its own pages, which makes decoding five times slower.
  */
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
+import { parseJsonlLine } from "../capture/jsonl.js";
 import { inputError } from "../errors.js";
 
 const CHUNK_BYTES = 64 * 1024;
@@ -47,18 +48,10 @@ export function* fileLines(path: string): Generator<{ n: number; line: string }>
   }
 }
 
-export function parseLine(path: string, n: number, line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    throw inputError(path, `line ${n}`, "expected one JSON value per line");
-  }
-}
-
 /** Rows of a JSONL file, one line at a time; a line that is not the expected row names file and line. */
 export function* jsonLines<T>(path: string, accept: (value: unknown) => value is T, expected: string): Iterable<T> {
   for (const { n, line } of fileLines(path)) {
-    const value = parseLine(path, n, line);
+    const value = parseJsonlLine(path, n, line);
     if (!accept(value)) throw inputError(path, `line ${n}`, `expected ${expected}`);
     yield value;
   }

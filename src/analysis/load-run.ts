@@ -16,7 +16,8 @@ import { RunDatabase } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
 import type { WireRequest } from "../providers/types.js";
-import { countLines, fileLines, parseLine } from "./file-lines.js";
+import { parseJsonlLine } from "../capture/jsonl.js";
+import { countLines, fileLines } from "./file-lines.js";
 import { recordLines } from "./record-file.js";
 
 /** A request's wire body as payloads.jsonl keeps it. */
@@ -177,7 +178,7 @@ const PAYLOAD_HEAD = /^\{"type":"(request|response)","seq":(\d+),/;
 function* lazyPayloadLines(path: string): Iterable<LazyPayload> {
   for (const { n, line } of fileLines(path)) {
     const parse = (): StoredPayload => {
-      const value = parseLine(path, n, line);
+      const value = parseJsonlLine(path, n, line);
       if (!isPayload(value)) throw inputError(path, `line ${n}`, "expected a payload row");
       return value;
     };

@@ -23,17 +23,22 @@ export class JsonlWriter {
   }
 }
 
-/** Every row of a JSONL file; a row that is not JSON names the file and line. */
+/** One line of a JSONL file as JSON; a line that is not JSON names the file and line (1-based). */
+export function parseJsonlLine(path: string, n: number, line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw inputError(path, `line ${n}`, "expected one JSON value per line");
+  }
+}
+
+/** Every row of a small JSONL file (large ones are streamed by analysis/file-lines.ts). */
 export function readJsonl<T>(path: string): T[] {
   const rows: T[] = [];
-  const lines = readFileSync(path, "utf8").split("\n");
-  lines.forEach((line, i) => {
-    if (line.trim() === "") return;
-    try {
-      rows.push(JSON.parse(line) as T);
-    } catch {
-      throw inputError(path, `line ${i + 1}`, "expected one JSON value per line");
-    }
-  });
+  readFileSync(path, "utf8")
+    .split("\n")
+    .forEach((line, i) => {
+      if (line.trim() !== "") rows.push(parseJsonlLine(path, i + 1, line) as T);
+    });
   return rows;
 }

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { openCaptureRun } from "../capture/capture-run.js";
@@ -23,6 +23,7 @@ import { createDisclosure } from "../skills/disclosure/disclosure.js";
 import type { CatalogDirs, CatalogLayer, DisclosureTexts } from "../skills/disclosure/types.js";
 import type { SkillDiagnostic } from "../skills/types.js";
 import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
+import { countLines } from "../analysis/file-lines.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
 import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe } from "./types.js";
@@ -174,11 +175,6 @@ function skillsObservation(loaded: string[], diagnostics: SkillDiagnostic[], bas
   };
 }
 
-function countLines(path: string): number {
-  if (!existsSync(path)) return 0;
-  const text = readFileSync(path, "utf8");
-  return text === "" ? 0 : text.split("\n").length - 1;
-}
 
 export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<RunResult> {
   const root = options.root ?? PROJECT_ROOT;
@@ -248,7 +244,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
             observation.systemTexts.push("");
           }
           observation.surfaces.push({ registered, active });
-          observation.wireLinesBefore.push(countLines(wirePath));
+          observation.wireLinesBefore.push(existsSync(wirePath) ? countLines(wirePath) : 0);
           logEvent("request", { kind: request.kind, registered, active });
         });
         bus.on("tool_call", (e) => logEvent("tool_call", { ...e }));
