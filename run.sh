@@ -59,6 +59,12 @@ case "${1:-}" in
     npx --no-install tsc -p tsconfig.test.json
     exec npx --no-install vitest run "$@"
     ;;
+  lint)
+    # Biome: formatting (width 120) and lint rules from biome.json; `--write` fixes what it can.
+    shift
+    if [ "${1:-}" = "--write" ]; then exec npx --no-install biome check --write .; fi
+    exec npx --no-install biome ci .
+    ;;
   "" )
     exec node dist/cli/main.js --help
     ;;
