@@ -32,7 +32,10 @@ const referencePass = join(benchDir, "reference-pass.mjs");
 
 function prepare() {
   spawnSync("mkdir", ["-p", benchDir]);
-  writeFileSync(peakPreload, `process.on("exit", () => process.stderr.write("PEAK_RSS_KB " + process.resourceUsage().maxRSS + "\\n"));\n`);
+  writeFileSync(
+    peakPreload,
+    `process.on("exit", () => process.stderr.write("PEAK_RSS_KB " + process.resourceUsage().maxRSS + "\\n"));\n`,
+  );
   writeFileSync(
     referencePass,
     `import { createReadStream } from "node:fs";
@@ -50,7 +53,11 @@ function ensureRun(size, variant) {
   const dir = join(benchDir, `${size}-${variant}`);
   if (!existsSync(join(dir, "requests.jsonl"))) {
     process.stderr.write(`generating ${dir} …\n`);
-    const made = spawnSync(process.execPath, [join(root, "scripts/gen-synthetic-run.mjs"), dir, String(size), "--variant", variant], { stdio: ["ignore", "ignore", "inherit"] });
+    const made = spawnSync(
+      process.execPath,
+      [join(root, "scripts/gen-synthetic-run.mjs"), dir, String(size), "--variant", variant],
+      { stdio: ["ignore", "ignore", "inherit"] },
+    );
     if (made.status !== 0) throw new Error(`generator failed for ${dir}`);
   }
   return dir;
@@ -62,7 +69,11 @@ function measure(argv, repeat = 3) {
   let peakKb = 0;
   for (let i = 0; i < repeat; i++) {
     const started = performance.now();
-    const child = spawnSync(process.execPath, ["--import", peakPreload, ...argv], { cwd: root, stdio: ["ignore", "ignore", "pipe"], maxBuffer: 1 << 26 });
+    const child = spawnSync(process.execPath, ["--import", peakPreload, ...argv], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "pipe"],
+      maxBuffer: 1 << 26,
+    });
     const ms = performance.now() - started;
     if (child.status !== 0) throw new Error(`${argv.join(" ")} exited ${child.status}: ${child.stderr}`);
     best = Math.min(best, ms);
@@ -81,7 +92,11 @@ for (const size of sizes) {
     ["report --plain", [cli, "report", a, "--plain"], [referencePass, join(a, "requests.jsonl")]],
     ["report --json", [cli, "report", a, "--json"], [referencePass, join(a, "requests.jsonl")]],
     ["diff", [cli, "diff", a, b], [referencePass, join(a, "requests.jsonl"), join(b, "requests.jsonl")]],
-    ["diff --json", [cli, "diff", a, b, "--json"], [referencePass, join(a, "requests.jsonl"), join(b, "requests.jsonl")]],
+    [
+      "diff --json",
+      [cli, "diff", a, b, "--json"],
+      [referencePass, join(a, "requests.jsonl"), join(b, "requests.jsonl")],
+    ],
   ];
   for (const [name, command, reference] of cases) {
     const ref = measure(reference);
@@ -91,12 +106,19 @@ for (const size of sizes) {
 }
 
 const pad = (v, n) => String(v).padStart(n);
-console.log(`${"requests".padEnd(9)} ${"command".padEnd(15)} ${pad("time ms", 8)} ${pad("peak MB", 8)} ${pad("ref ms", 8)} ${pad("ref MB", 7)} ${pad("×ref", 5)}`);
+console.log(
+  `${"requests".padEnd(9)} ${"command".padEnd(15)} ${pad("time ms", 8)} ${pad("peak MB", 8)} ${pad("ref ms", 8)} ${pad("ref MB", 7)} ${pad("×ref", 5)}`,
+);
 for (const r of rows) {
   console.log(
     `${String(r.requests).padEnd(9)} ${r.command.padEnd(15)} ${pad(r.ms.toFixed(0), 8)} ${pad(r.mb.toFixed(0), 8)} ${pad(r.refMs.toFixed(0), 8)} ${pad(r.refMb.toFixed(0), 7)} ${pad((r.ms / r.refMs).toFixed(2), 5)}`,
   );
 }
-console.log("ref: a readline + JSON.parse pass over the same requests.jsonl file(s). Best of 3 runs; peak is the largest max RSS.");
+console.log(
+  "ref: a readline + JSON.parse pass over the same requests.jsonl file(s). Best of 3 runs; peak is the largest max RSS.",
+);
 const target = rows.find((r) => r.requests === 100_000 && r.command === "diff");
-if (target) console.log(`target: 100,000-request diff under 2000 ms — ${target.ms.toFixed(0)} ms, ${target.ms < 2000 ? "met" : "NOT met"}`);
+if (target)
+  console.log(
+    `target: 100,000-request diff under 2000 ms — ${target.ms.toFixed(0)} ms, ${target.ms < 2000 ? "met" : "NOT met"}`,
+  );

@@ -13,13 +13,23 @@ const RUN_LENGTH = 40;
 function tool(i) {
   const name = `tool_${i}`;
   const description = `Does thing ${i} and reports what happened. `.repeat(8);
-  const parameters = { type: "object", properties: { target: { type: "string", description: "What to act on." } }, required: ["target"] };
-  return { name, json: JSON.stringify({ type: "function", function: { name, description, parameters, strict: false } }) };
+  const parameters = {
+    type: "object",
+    properties: { target: { type: "string", description: "What to act on." } },
+    required: ["target"],
+  };
+  return {
+    name,
+    json: JSON.stringify({ type: "function", function: { name, description, parameters, strict: false } }),
+  };
 }
 
 function message(i) {
   const role = i % 2 ? "assistant" : "user";
-  return { role, json: JSON.stringify({ role, content: `Step ${i}: a line of conversation — with ünïcode. `.repeat(10) }) };
+  return {
+    role,
+    json: JSON.stringify({ role, content: `Step ${i}: a line of conversation — with ünïcode. `.repeat(10) }),
+  };
 }
 
 /**
@@ -71,8 +81,14 @@ let chars = 0;
 let breaks = 0;
 let tokens = 0;
 for (let first = 0; first < REQUESTS; first += RUN_LENGTH) {
-  const run = Array.from({ length: Math.min(RUN_LENGTH, REQUESTS - first) }, (_, step) => request(first / RUN_LENGTH, step));
-  for (const d of run) chars += d.tools.reduce((a, t) => a + t.json.length, 0) + d.systemParts[0].length + d.messages.reduce((a, m) => a + m.json.length, 0);
+  const run = Array.from({ length: Math.min(RUN_LENGTH, REQUESTS - first) }, (_, step) =>
+    request(first / RUN_LENGTH, step),
+  );
+  for (const d of run)
+    chars +=
+      d.tools.reduce((a, t) => a + t.json.length, 0) +
+      d.systemParts[0].length +
+      d.messages.reduce((a, m) => a + m.json.length, 0);
   collectGarbage();
   let start = performance.now();
   run.forEach((d, step) => {
@@ -85,5 +101,7 @@ for (let first = 0; first < REQUESTS; first += RUN_LENGTH) {
 }
 
 console.log(`${REQUESTS} requests, ${Math.round(chars / REQUESTS)} chars each on average in cache order`);
-console.log(`prefix diff: ${diffMs.toFixed(0)} ms; breaks found: ${breaks} (one per run of ${RUN_LENGTH}: a tool activated mid-run)`);
+console.log(
+  `prefix diff: ${diffMs.toFixed(0)} ms; breaks found: ${breaks} (one per run of ${RUN_LENGTH}: a tool activated mid-run)`,
+);
 console.log(`token counts: ${countMs.toFixed(0)} ms; ${tokens} tokens in all`);

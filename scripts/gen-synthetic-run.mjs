@@ -32,7 +32,7 @@ const SESSION = 24;
 const words = "file path line change test build error value return function module import export type const".split(" ");
 /** Deterministic filler text: pseudo-random words, so the tokenizer sees varied text. */
 function prose(seed, length) {
-  let x = seed * 2654435761 >>> 0;
+  let x = (seed * 2654435761) >>> 0;
   const out = [];
   let size = 0;
   while (size < length) {
@@ -46,7 +46,10 @@ function prose(seed, length) {
 
 function sourceText(seed, lines) {
   const out = [];
-  for (let i = 0; i < lines; i++) out.push(`${i + 1}\texport function ${words[(seed + i) % words.length]}${i}(input: string): number { return input.length + ${seed % 97}; } // ${prose(seed + i, 30)}`);
+  for (let i = 0; i < lines; i++)
+    out.push(
+      `${i + 1}\texport function ${words[(seed + i) % words.length]}${i}(input: string): number { return input.length + ${seed % 97}; } // ${prose(seed + i, 30)}`,
+    );
   return out.join("\n");
 }
 
@@ -90,8 +93,18 @@ for (let seq = 1; seq <= REQUESTS; seq++) {
     messages.push({ role: "user", content: `Next: ${prose(seq, 200)}` });
   } else {
     const id = `call_${seq}`;
-    messages.push({ role: "assistant", text: "", toolCalls: [{ id, name: "read", arguments: JSON.stringify({ path: `src/file${seq % 50}.ts` }) }] });
-    messages.push({ role: "tool", toolCallId: id, toolName: "read", content: sourceText(seq, 4 + (seq % 12)), isError: false });
+    messages.push({
+      role: "assistant",
+      text: "",
+      toolCalls: [{ id, name: "read", arguments: JSON.stringify({ path: `src/file${seq % 50}.ts` }) }],
+    });
+    messages.push({
+      role: "tool",
+      toolCallId: id,
+      toolName: "read",
+      content: sourceText(seq, 4 + (seq % 12)),
+      isError: false,
+    });
   }
   const tools = VARIANT === "b" && step >= 2 ? [...BASE_TOOLS, EXTRA_TOOL] : BASE_TOOLS;
   const request = openaiCompletions.buildRequest(model, { systemPrompt: SYSTEM, messages, tools }, "loop");
@@ -100,15 +113,24 @@ for (let seq = 1; seq <= REQUESTS; seq++) {
   previous = dissection;
   const t = counter.countRequestTokens(dissection);
   const record = buildRecord({
-    run, probe: run, seq, ts: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(), durationMs: 1, request, dissection,
-    response: { message: { role: "assistant", text: "", toolCalls: [{ id: `call_${seq + 1}`, name: "read", arguments: "{}" }] } },
+    run,
+    probe: run,
+    seq,
+    ts: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(),
+    durationMs: 1,
+    request,
+    dissection,
+    response: {
+      message: { role: "assistant", text: "", toolCalls: [{ id: `call_${seq + 1}`, name: "read", arguments: "{}" }] },
+    },
     markers: { source: { in: "messages", match: "export function" } },
     prefix,
     tokens: { encoding: counter.encoding, tools: t.tools, system: t.system, messages: t.messages, total: t.total },
   });
   requests.write(record);
   payloads?.write({ type: "request", seq, kind: "loop", api: request.api, url: request.url, body: request.body });
-  if (seq % 10_000 === 0) process.stderr.write(`${seq} requests (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+  if (seq % 10_000 === 0)
+    process.stderr.write(`${seq} requests (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
 requests.close();
 payloads?.close();

@@ -21,7 +21,10 @@ export class UserError extends Error {
 /** A check that ran and did not hold (a probe's expect block, a token budget). The CLI exits 1. */
 export class CheckFailed extends Error {
   readonly code = "E_CHECK_FAILED";
-  constructor(message: string, readonly failures: string[] = []) {
+  constructor(
+    message: string,
+    readonly failures: string[] = [],
+  ) {
     super(message);
     this.name = "CheckFailed";
   }

@@ -1,13 +1,22 @@
 /** `check` results as a terminal table, a CI job summary in markdown, JUnit XML, or JSON. */
 import Table from "cli-table3";
-import { findingMessage, type Finding, type ProbeCheck } from "./check.js";
+import { type Finding, findingMessage, type ProbeCheck } from "./check.js";
 import { mdHeader, mdRow } from "./format.js";
 
-const STATUS_WORD: Record<ProbeCheck["status"], string> = { pass: "pass", regression: "REGRESSION", error: "ERROR", updated: "baseline updated" };
+const STATUS_WORD: Record<ProbeCheck["status"], string> = {
+  pass: "pass",
+  regression: "REGRESSION",
+  error: "ERROR",
+  updated: "baseline updated",
+};
 
 export function renderCheckText(checks: ProbeCheck[]): string {
-  const table = new Table({ head: ["probe", "requests", "result", "regressions", "savings"], style: { head: [], border: [] } });
-  for (const c of checks) table.push([c.probe, c.requests, STATUS_WORD[c.status], c.regressions.length, c.savings.length]);
+  const table = new Table({
+    head: ["probe", "requests", "result", "regressions", "savings"],
+    style: { head: [], border: [] },
+  });
+  for (const c of checks)
+    table.push([c.probe, c.requests, STATUS_WORD[c.status], c.regressions.length, c.savings.length]);
   const lines = [table.toString()];
   for (const c of checks) {
     if (c.error) lines.push(`error: ${c.probe}: ${c.error}`);
@@ -22,16 +31,47 @@ const findingRow = (f: Finding) => mdRow([f.probe, f.request ?? "—", f.metric,
 export function renderCheckMarkdown(checks: ProbeCheck[]): string {
   const regressions = checks.flatMap((c) => c.regressions);
   const errors = checks.filter((c) => c.error);
-  const out = ["## payload-probe check", "", mdHeader(["probe", "requests", "result"]), ...checks.map((c) => mdRow([c.probe, c.requests, STATUS_WORD[c.status]]))];
-  if (regressions.length > 0) out.push("", "### Regressions", "", mdHeader(["probe", "request", "metric", "baseline", "actual", "tolerance"]), ...regressions.map(findingRow));
-  if (errors.length > 0) out.push("", "### Could not evaluate", "", mdHeader(["probe", "error"]), ...errors.map((c) => mdRow([c.probe, c.error])));
+  const out = [
+    "## payload-probe check",
+    "",
+    mdHeader(["probe", "requests", "result"]),
+    ...checks.map((c) => mdRow([c.probe, c.requests, STATUS_WORD[c.status]])),
+  ];
+  if (regressions.length > 0)
+    out.push(
+      "",
+      "### Regressions",
+      "",
+      mdHeader(["probe", "request", "metric", "baseline", "actual", "tolerance"]),
+      ...regressions.map(findingRow),
+    );
+  if (errors.length > 0)
+    out.push(
+      "",
+      "### Could not evaluate",
+      "",
+      mdHeader(["probe", "error"]),
+      ...errors.map((c) => mdRow([c.probe, c.error])),
+    );
   const savings = checks.flatMap((c) => c.savings);
-  if (savings.length > 0) out.push("", "### Savings (smaller than baseline)", "", mdHeader(["probe", "request", "metric", "baseline", "actual", "tolerance"]), ...savings.map(findingRow));
+  if (savings.length > 0)
+    out.push(
+      "",
+      "### Savings (smaller than baseline)",
+      "",
+      mdHeader(["probe", "request", "metric", "baseline", "actual", "tolerance"]),
+      ...savings.map(findingRow),
+    );
   return `${out.join("\n")}\n`;
 }
 
 function xml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
+  return (
+    text
+      .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: XML 1.0 forbids these characters, so they are dropped.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "")
+  );
 }
 
 /** A testsuite per probe, a testcase per request (and one for the run as a whole). */
@@ -46,7 +86,9 @@ export function renderCheckJunit(checks: ProbeCheck[]): string {
       for (const f of c.regressions) byRequest.set(f.request, [...(byRequest.get(f.request) ?? []), f]);
       for (const [request, findings] of byRequest) {
         const name = request === null ? "run" : `request ${request}`;
-        const failures = findings.map((f) => `<failure message="${xml(findingMessage(f))}" type="${xml(f.metric)}"/>`).join("");
+        const failures = findings
+          .map((f) => `<failure message="${xml(findingMessage(f))}" type="${xml(f.metric)}"/>`)
+          .join("");
         cases.push(`    <testcase classname="${xml(c.probe)}" name="${name}">${failures}</testcase>`);
       }
     }

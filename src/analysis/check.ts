@@ -12,8 +12,14 @@ import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
 
 export const COUNT_METRICS = [
-  "tokens.tools", "tokens.system", "tokens.messages", "tokens.total",
-  "bytes.tools", "bytes.system", "bytes.messages", "bytes.body",
+  "tokens.tools",
+  "tokens.system",
+  "tokens.messages",
+  "tokens.total",
+  "bytes.tools",
+  "bytes.system",
+  "bytes.messages",
+  "bytes.body",
 ] as const;
 export type CountMetric = (typeof COUNT_METRICS)[number];
 
@@ -43,7 +49,9 @@ export function baselineOf(probe: string, records: RequestRecord[]): Baseline {
       tools: r.tools,
       roles: r.roles,
       markers: r.markers,
-      tokens: r.tokens ? { tools: r.tokens.tools, system: r.tokens.system, messages: r.tokens.messages, total: r.tokens.total } : null,
+      tokens: r.tokens
+        ? { tools: r.tokens.tools, system: r.tokens.system, messages: r.tokens.messages, total: r.tokens.total }
+        : null,
       bytes: { tools: r.toolsBytes, system: r.systemBytes, messages: r.messagesBytes, body: r.bodyBytes },
     })),
   };
@@ -56,7 +64,12 @@ export function writeBaseline(path: string, baseline: Baseline): void {
 
 /** A baseline file, or a UserError saying why it cannot be used (missing, not JSON, wrong shape). */
 export function readBaseline(path: string, probe: string): Baseline {
-  if (!existsSync(path)) throw inputError(path, undefined, `no baseline for probe "${probe}"; run 'payload-probe check ${probe} --update' to write it`);
+  if (!existsSync(path))
+    throw inputError(
+      path,
+      undefined,
+      `no baseline for probe "${probe}"; run 'payload-probe check ${probe} --update' to write it`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(path, "utf8"));
@@ -64,10 +77,19 @@ export function readBaseline(path: string, probe: string): Baseline {
     throw inputError(path, undefined, `expected a JSON baseline (${(error as Error).message})`);
   }
   const b = value as Baseline;
-  if (typeof b !== "object" || b === null || b.v !== 1 || !Array.isArray(b.requests)) throw inputError(path, undefined, "expected {v: 1, probe, requests: [...]}");
+  if (typeof b !== "object" || b === null || b.v !== 1 || !Array.isArray(b.requests))
+    throw inputError(path, undefined, "expected {v: 1, probe, requests: [...]}");
   b.requests.forEach((r, i) => {
-    const ok = typeof r === "object" && r !== null && typeof r.seq === "number" && Array.isArray(r.tools) && Array.isArray(r.roles)
-      && typeof r.markers === "object" && typeof r.bytes === "object" && r.bytes !== null && (r.tokens === null || typeof r.tokens === "object");
+    const ok =
+      typeof r === "object" &&
+      r !== null &&
+      typeof r.seq === "number" &&
+      Array.isArray(r.tools) &&
+      Array.isArray(r.roles) &&
+      typeof r.markers === "object" &&
+      typeof r.bytes === "object" &&
+      r.bytes !== null &&
+      (r.tokens === null || typeof r.tokens === "object");
     if (!ok) throw inputError(path, `requests[${i}]`, "expected {seq, kind, tools, roles, markers, tokens, bytes}");
   });
   return b;
@@ -99,11 +121,14 @@ export function loadTolerances(path: string): Tolerances {
     throw inputError(path, undefined, `expected YAML (${(error as Error).message})`);
   }
   const top = (doc ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(top)) if (key !== "default" && key !== "probes") throw inputError(path, key, "unknown field; expected default, probes");
+  for (const key of Object.keys(top))
+    if (key !== "default" && key !== "probes") throw inputError(path, key, "unknown field; expected default, probes");
   const probes = (top.probes ?? {}) as Record<string, unknown>;
   return {
     default: toleranceTable(path, "default", top.default),
-    probes: Object.fromEntries(Object.entries(probes).map(([probe, table]) => [probe, toleranceTable(path, `probes.${probe}`, table)])),
+    probes: Object.fromEntries(
+      Object.entries(probes).map(([probe, table]) => [probe, toleranceTable(path, `probes.${probe}`, table)]),
+    ),
   };
 }
 
@@ -111,13 +136,15 @@ const KEYS = new Set<string>(["tokens", "bytes", ...COUNT_METRICS]);
 
 function toleranceTable(path: string, field: string, value: unknown): ToleranceTable {
   if (value === undefined || value === null) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw inputError(path, field, "expected a mapping of metric → {abs, pct}");
+  if (typeof value !== "object" || Array.isArray(value))
+    throw inputError(path, field, "expected a mapping of metric → {abs, pct}");
   const table: ToleranceTable = {};
   for (const [key, t] of Object.entries(value)) {
     const at = `${field}.${key}`;
     if (!KEYS.has(key)) throw inputError(path, at, `unknown metric; expected one of ${[...KEYS].join(", ")}`);
     const spec = (t ?? {}) as Record<string, unknown>;
-    for (const k of Object.keys(spec)) if (k !== "abs" && k !== "pct") throw inputError(path, `${at}.${k}`, "unknown field; expected abs, pct");
+    for (const k of Object.keys(spec))
+      if (k !== "abs" && k !== "pct") throw inputError(path, `${at}.${k}`, "unknown field; expected abs, pct");
     const number = (k: "abs" | "pct") => {
       const v = spec[k] ?? 0;
       if (typeof v !== "number" || v < 0) throw inputError(path, `${at}.${k}`, "expected a number ≥ 0");
@@ -175,7 +202,10 @@ function countOf(r: BaselineRequest, metric: CountMetric): number | null {
 }
 
 const list = (values: string[]) => `[${values.join(", ")}]`;
-const markerText = (m: Record<string, number>) => Object.entries(m).map(([k, v]) => `${k}=${v}`).join(" ") || "none";
+const markerText = (m: Record<string, number>) =>
+  Object.entries(m)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ") || "none";
 
 export function compareWithBaseline(baseline: Baseline, records: RequestRecord[], tolerances: Tolerances): ProbeCheck {
   const probe = baseline.probe;
@@ -200,17 +230,37 @@ export function compareWithBaseline(baseline: Baseline, records: RequestRecord[]
       if (was === null || is === null) continue;
       const tolerance = toleranceFor(tolerances, probe, metric);
       const allowed = Math.max(tolerance.abs, (tolerance.pct / 100) * was);
-      const finding = { probe, request: base.seq, metric, baseline: String(was), actual: String(is), tolerance: describeTolerance(tolerance) };
+      const finding = {
+        probe,
+        request: base.seq,
+        metric,
+        baseline: String(was),
+        actual: String(is),
+        tolerance: describeTolerance(tolerance),
+      };
       if (is - was > allowed) regressions.push(finding);
       else if (was - is > allowed) savings.push(finding);
     }
   }
-  return { probe, status: regressions.length > 0 ? "regression" : "pass", requests: records.length, regressions, savings };
+  return {
+    probe,
+    status: regressions.length > 0 ? "regression" : "pass",
+    requests: records.length,
+    regressions,
+    savings,
+  };
 }
 
 /** A probe that could not be evaluated: it failed to run, or its baseline is missing or corrupt. */
 export function errorCheck(probe: string, error: unknown): ProbeCheck {
-  return { probe, status: "error", requests: 0, regressions: [], savings: [], error: error instanceof Error ? error.message : String(error) };
+  return {
+    probe,
+    status: "error",
+    requests: 0,
+    regressions: [],
+    savings: [],
+    error: error instanceof Error ? error.message : String(error),
+  };
 }
 
 /** 2 when any probe could not be evaluated (the gate is incomplete), else 1 on any regression, else 0. */

@@ -6,7 +6,7 @@
  * named by index. A record with anything unusual in it — a field of another type, a prefix with
  * other keys — travels as its JSON text instead, so every record arrives exactly as it left.
  */
-import { shallowEqual, type DiffRecord } from "./diff-record.js";
+import { type DiffRecord, shallowEqual } from "./diff-record.js";
 
 export interface PackedBatch {
   count: number;
@@ -20,10 +20,25 @@ export interface PackedBatch {
 
 /** The numbers of one record: its row in `numbers`. */
 const FIELD = {
-  seq: 0, kind: 1, probe: 2, tools: 3, markers: 4, userMessages: 5,
-  bytesTools: 6, bytesSystem: 7, bytesMessages: 8, bytesBody: 9,
-  hasTokens: 10, tokensTools: 11, tokensSystem: 12, tokensMessages: 13, tokensTotal: 14,
-  prefix: 15, sharedBytes: 16, sharedTokens: 17, breakAt: 18,
+  seq: 0,
+  kind: 1,
+  probe: 2,
+  tools: 3,
+  markers: 4,
+  userMessages: 5,
+  bytesTools: 6,
+  bytesSystem: 7,
+  bytesMessages: 8,
+  bytesBody: 9,
+  hasTokens: 10,
+  tokensTools: 11,
+  tokensSystem: 12,
+  tokensMessages: 13,
+  tokensTotal: 14,
+  prefix: 15,
+  sharedBytes: 16,
+  sharedTokens: 17,
+  breakAt: 18,
 } as const;
 const FIELDS = Object.keys(FIELD).length;
 /** FIELD.kind of a record sent as JSON. */
@@ -44,17 +59,25 @@ const sameKeys = (value: object, keys: string[]) => {
 function prefixForm(prefix: DiffRecord["prefix"]): number | null {
   if (prefix === null) return NO_PREFIX;
   const p = prefix as unknown as Record<string, unknown>;
-  if (typeof p !== "object" || !isNumber(p.sharedBytes) || !(p.breakAt === null || isText(p.breakAt)) || !(p.breakDetail === null || isText(p.breakDetail))) return null;
+  if (
+    typeof p !== "object" ||
+    !isNumber(p.sharedBytes) ||
+    !(p.breakAt === null || isText(p.breakAt)) ||
+    !(p.breakDetail === null || isText(p.breakDetail))
+  )
+    return null;
   if (sameKeys(p, PREFIX_KEYS)) return 1;
   return sameKeys(p, PREFIX_KEYS_TOKENS) && isNumber(p.sharedTokens) ? 2 : null;
 }
 
 function packable(r: DiffRecord): boolean {
   const t = r.tokens;
-  return [r.seq, r.userMessages, r.bytes.tools, r.bytes.system, r.bytes.messages, r.bytes.body].every(isNumber)
-    && (t === null || [t.tools, t.system, t.messages, t.total].every(isNumber))
-    && [r.roles, r.prefixSummary, r.hashes.tools, r.hashes.system, r.hashes.body].every(isText)
-    && prefixForm(r.prefix) !== null;
+  return (
+    [r.seq, r.userMessages, r.bytes.tools, r.bytes.system, r.bytes.messages, r.bytes.body].every(isNumber) &&
+    (t === null || [t.tools, t.system, t.messages, t.total].every(isNumber)) &&
+    [r.roles, r.prefixSummary, r.hashes.tools, r.hashes.system, r.hashes.body].every(isText) &&
+    prefixForm(r.prefix) !== null
+  );
 }
 
 /** The sender's side: remembers which repeating values the receiver already has. */
@@ -89,9 +112,30 @@ export class DiffRecordPacker {
       }
       const t = r.tokens;
       const p = r.prefix as (DiffRecord["prefix"] & { sharedTokens?: number }) | null;
-      numbers.set([r.seq, id("kind", r.kind), id("probe", r.probe), id("tools", r.tools), id("markers", r.markers), r.userMessages, r.bytes.tools, r.bytes.system, r.bytes.messages, r.bytes.body,
-        t ? 1 : 0, t?.tools ?? 0, t?.system ?? 0, t?.messages ?? 0, t?.total ?? 0,
-        prefixForm(p)!, p?.sharedBytes ?? 0, p?.sharedTokens ?? 0, p ? id("breakAt", p.breakAt) : 0], row);
+      numbers.set(
+        [
+          r.seq,
+          id("kind", r.kind),
+          id("probe", r.probe),
+          id("tools", r.tools),
+          id("markers", r.markers),
+          r.userMessages,
+          r.bytes.tools,
+          r.bytes.system,
+          r.bytes.messages,
+          r.bytes.body,
+          t ? 1 : 0,
+          t?.tools ?? 0,
+          t?.system ?? 0,
+          t?.messages ?? 0,
+          t?.total ?? 0,
+          prefixForm(p)!,
+          p?.sharedBytes ?? 0,
+          p?.sharedTokens ?? 0,
+          p ? id("breakAt", p.breakAt) : 0,
+        ],
+        row,
+      );
       texts.push(r.roles, r.prefixSummary, r.hashes.tools, r.hashes.system, r.hashes.body, p ? p.breakDetail : null);
     });
     const lengths = Int32Array.from(texts, (text) => (text === null ? -1 : text.length));
@@ -128,9 +172,12 @@ export class DiffRecordUnpacker {
       const breakDetail = next();
       const form = f("prefix");
       const breakAt = v[f("breakAt")] as NonNullable<DiffRecord["prefix"]>["breakAt"];
-      const prefix = form === NO_PREFIX
-        ? null
-        : form === 1 ? { sharedBytes: f("sharedBytes"), breakAt, breakDetail } : { sharedBytes: f("sharedBytes"), breakAt, breakDetail, sharedTokens: f("sharedTokens") };
+      const prefix =
+        form === NO_PREFIX
+          ? null
+          : form === 1
+            ? { sharedBytes: f("sharedBytes"), breakAt, breakDetail }
+            : { sharedBytes: f("sharedBytes"), breakAt, breakDetail, sharedTokens: f("sharedTokens") };
       records.push({
         seq: f("seq"),
         kind: v[f("kind")] as DiffRecord["kind"],
@@ -140,7 +187,14 @@ export class DiffRecordUnpacker {
         userMessages: f("userMessages"),
         markers: v[f("markers")] as Record<string, number>,
         bytes: { tools: f("bytesTools"), system: f("bytesSystem"), messages: f("bytesMessages"), body: f("bytesBody") },
-        tokens: f("hasTokens") ? { tools: f("tokensTools"), system: f("tokensSystem"), messages: f("tokensMessages"), total: f("tokensTotal") } : null,
+        tokens: f("hasTokens")
+          ? {
+              tools: f("tokensTools"),
+              system: f("tokensSystem"),
+              messages: f("tokensMessages"),
+              total: f("tokensTotal"),
+            }
+          : null,
         prefix,
         prefixSummary,
         hashes,

@@ -11,10 +11,10 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { UserError } from "../errors.js";
+import { type DiffRecord, diffRecordProjector } from "./diff-record.js";
 import { DiffRecordUnpacker, type PackedBatch } from "./diff-record-codec.js";
-import { diffRecordProjector, type DiffRecord } from "./diff-record.js";
 import type { RunSource } from "./load-run.js";
 
 /**
@@ -50,7 +50,8 @@ const WORKER_FILE = fileURLToPath(new URL("./diff-record-worker.js", import.meta
  */
 export function diffRecords(source: RunSource, offThread: boolean): Iterable<DiffRecord> {
   const file = source.recordsFile;
-  if (offThread && file && existsSync(WORKER_FILE) && existsSync(file) && statSync(file).size >= WORKER_MIN_BYTES) return workerRecords(startWorker(file));
+  if (offThread && file && existsSync(WORKER_FILE) && existsSync(file) && statSync(file).size >= WORKER_MIN_BYTES)
+    return workerRecords(startWorker(file));
   return projected(source);
 }
 

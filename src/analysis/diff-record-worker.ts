@@ -5,18 +5,27 @@
  */
 import { workerData } from "node:worker_threads";
 import { UserError } from "../errors.js";
-import { AHEAD, BATCH, DONE, POSTED, TAKEN, type SideMessage, type WorkerInput } from "./diff-record-reader.js";
+import { type DiffRecord, diffRecordProjector } from "./diff-record.js";
 import { DiffRecordPacker } from "./diff-record-codec.js";
-import { diffRecordProjector, type DiffRecord } from "./diff-record.js";
+import { AHEAD, BATCH, DONE, POSTED, type SideMessage, TAKEN, type WorkerInput } from "./diff-record-reader.js";
 import { recordLines } from "./record-file.js";
 
 const { path, port, signals } = workerData as WorkerInput;
 
 function post(message: SideMessage): void {
-  port.postMessage(message, "batch" in message ? [message.batch.numbers.buffer as ArrayBuffer, message.batch.lengths.buffer as ArrayBuffer] : []);
+  port.postMessage(
+    message,
+    "batch" in message
+      ? [message.batch.numbers.buffer as ArrayBuffer, message.batch.lengths.buffer as ArrayBuffer]
+      : [],
+  );
   Atomics.add(signals, POSTED, 1);
   Atomics.notify(signals, POSTED);
-  for (let taken = Atomics.load(signals, TAKEN); Atomics.load(signals, POSTED) - taken > AHEAD; taken = Atomics.load(signals, TAKEN)) {
+  for (
+    let taken = Atomics.load(signals, TAKEN);
+    Atomics.load(signals, POSTED) - taken > AHEAD;
+    taken = Atomics.load(signals, TAKEN)
+  ) {
     Atomics.wait(signals, TAKEN, taken);
   }
 }
@@ -40,5 +49,11 @@ try {
   }
   post({ batch: packer.pack(batch), done: true });
 } catch (error) {
-  post({ error: error instanceof UserError ? { message: error.message, file: error.file, field: error.field } : { message: String((error as Error).stack ?? error) }, user: error instanceof UserError });
+  post({
+    error:
+      error instanceof UserError
+        ? { message: error.message, file: error.file, field: error.field }
+        : { message: String((error as Error).stack ?? error) },
+    user: error instanceof UserError,
+  });
 }

@@ -27,7 +27,14 @@ export interface DiffRecord {
 /** Equal one level deep: arrays or objects of primitives, keys in the same order. */
 export function shallowEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (
+    typeof a !== "object" ||
+    typeof b !== "object" ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  )
+    return false;
   const primitive = (value: unknown) => typeof value !== "object" || value === null;
   if (Array.isArray(a)) {
     const list = b as unknown[];

@@ -3,8 +3,8 @@
  * Only what differs is spelled out; a part equal on both sides is named once as equal.
  */
 import Table from "cli-table3";
+import { type DiffSummary, PARTS, type Pair, type RequestDiff } from "./diff.js";
 import { compactRoles, mdHeader, mdRow, signed } from "./format.js";
-import { PARTS, type DiffSummary, type Pair, type RequestDiff } from "./diff.js";
 import type { LineWriter } from "./output.js";
 
 export type DiffFormat = "text" | "json" | "markdown";
@@ -46,7 +46,9 @@ function detailLines(d: RequestDiff): string[] {
 
 function partsPhrase(d: RequestDiff, measure: "tokens" | "bytes"): string {
   const pairs = d[measure] as Record<string, Pair>;
-  return [...PARTS, measure === "tokens" ? "total" : "body"].map((part) => `${part} ${change(pairs[part]!)}`).join(" · ");
+  return [...PARTS, measure === "tokens" ? "total" : "body"]
+    .map((part) => `${part} ${change(pairs[part]!)}`)
+    .join(" · ");
 }
 
 /**
@@ -60,8 +62,12 @@ function foldKey(d: RequestDiff): string | null {
   const delta = (p: Pair) => (p.a === null || p.b === null ? null : p.b - p.a);
   // JSON never holds a raw U+0001, so joining the parts' JSON with it keeps them apart.
   return [
-    JSON.stringify([d.identical, d.divergesIn]), listJson(d.toolsA), listJson(d.toolsB),
-    d.toolsChanged.length === 0 && d.systemLines === null && d.markers.length === 0 ? NOTHING_CHANGED : JSON.stringify([d.toolsChanged, d.systemLines, d.markers]),
+    JSON.stringify([d.identical, d.divergesIn]),
+    listJson(d.toolsA),
+    listJson(d.toolsB),
+    d.toolsChanged.length === 0 && d.systemLines === null && d.markers.length === 0
+      ? NOTHING_CHANGED
+      : JSON.stringify([d.toolsChanged, d.systemLines, d.markers]),
     JSON.stringify([delta(d.tokens.tools), delta(d.tokens.system), delta(d.bytes.tools), delta(d.bytes.system)]),
   ].join("\u0001");
 }
@@ -75,7 +81,10 @@ const listJsonCache = new WeakMap<string[], string>();
 function listJson(list: string[] | null): string {
   if (list === null) return "null";
   let json = listJsonCache.get(list);
-  if (json === undefined) listJsonCache.set(list, (json = JSON.stringify(list)));
+  if (json === undefined) {
+    json = JSON.stringify(list);
+    listJsonCache.set(list, json);
+  }
   return json;
 }
 
@@ -91,16 +100,28 @@ function textLines(d: RequestDiff): string[] {
   if (d.seqA === null || d.seqB === null) {
     return [`${head}  only in ${d.seqA === null ? "B" : "A"}: tools ${toolsPhrase(d)} · ${partsPhrase(d, "tokens")}`];
   }
-  const lines = [`${head}  differs, first in ${d.divergesIn}`, `  tools    ${toolsPhrase(d)}`, ...detailLines(d), `  tokens   ${partsPhrase(d, "tokens")}`, `  bytes    ${partsPhrase(d, "bytes")}`];
-  lines.push(`  roles    ${d.roles ? `A ${compactRoles(d.roles.a.split(">"))} B ${compactRoles(d.roles.b.split(">"))}` : "same"}`);
-  lines.push(`  markers  ${d.markers.length > 0 ? d.markers.map((m) => `${m.name} ${m.a ?? "—"}→${m.b ?? "—"}`).join(" · ") : "same"}`);
+  const lines = [
+    `${head}  differs, first in ${d.divergesIn}`,
+    `  tools    ${toolsPhrase(d)}`,
+    ...detailLines(d),
+    `  tokens   ${partsPhrase(d, "tokens")}`,
+    `  bytes    ${partsPhrase(d, "bytes")}`,
+  ];
+  lines.push(
+    `  roles    ${d.roles ? `A ${compactRoles(d.roles.a.split(">"))} B ${compactRoles(d.roles.b.split(">"))}` : "same"}`,
+  );
+  lines.push(
+    `  markers  ${d.markers.length > 0 ? d.markers.map((m) => `${m.name} ${m.a ?? "—"}→${m.b ?? "—"}`).join(" · ") : "same"}`,
+  );
   lines.push(`  prefix   A ${d.prefixA} · B ${d.prefixB}`);
   return lines;
 }
 
 function breaksPhrase(side: DiffSummary["a"]): string {
   if (side.breakCount === 0) return "none";
-  const listed = side.breaks.map((b) => `#${b.seq} in ${b.at} after ${b.sharedBytes} shared B (${b.detail})`).join("; ");
+  const listed = side.breaks
+    .map((b) => `#${b.seq} in ${b.at} after ${b.sharedBytes} shared B (${b.detail})`)
+    .join("; ");
   const more = side.breakCount - side.breaks.length;
   return more > 0 ? `${listed}; … and ${more} more` : listed;
 }
@@ -118,15 +139,41 @@ function summaryRows(s: DiffSummary): string[][] {
     ["requests", String(s.a.requests), String(s.b.requests), delta(s.a.requests, s.b.requests)],
     ["total tokens (all requests)", String(s.a.tokens), String(s.b.tokens), delta(s.a.tokens, s.b.tokens)],
     ["body bytes (all requests)", String(s.a.bytes), String(s.b.bytes), delta(s.a.bytes, s.b.bytes)],
-    ["prefix breaks", `${s.a.breakCount}: ${breaksPhrase(s.a)}`, `${s.b.breakCount}: ${breaksPhrase(s.b)}`, delta(s.a.breakCount, s.b.breakCount)],
+    [
+      "prefix breaks",
+      `${s.a.breakCount}: ${breaksPhrase(s.a)}`,
+      `${s.b.breakCount}: ${breaksPhrase(s.b)}`,
+      delta(s.a.breakCount, s.b.breakCount),
+    ],
   ];
 }
 
-export async function writeDiff(diffs: Generator<RequestDiff, DiffSummary>, labels: DiffLabels, out: LineWriter, format: DiffFormat): Promise<DiffSummary> {
-  if (format === "json") await out.line(`{"a":${JSON.stringify(labels.a)},"b":${JSON.stringify(labels.b)},"requests":[`);
+export async function writeDiff(
+  diffs: Generator<RequestDiff, DiffSummary>,
+  labels: DiffLabels,
+  out: LineWriter,
+  format: DiffFormat,
+): Promise<DiffSummary> {
+  if (format === "json")
+    await out.line(`{"a":${JSON.stringify(labels.a)},"b":${JSON.stringify(labels.b)},"requests":[`);
   else if (format === "markdown") {
     await out.line(`Diff of **A** \`${labels.a}\` and **B** \`${labels.b}\`\n`);
-    await out.line(mdHeader(["request", "turn", "differs in", "tools A → B", "tokens tools", "tokens system", "tokens messages", "tokens total", "roles", "markers", "prefix A", "prefix B"]));
+    await out.line(
+      mdHeader([
+        "request",
+        "turn",
+        "differs in",
+        "tools A → B",
+        "tokens tools",
+        "tokens system",
+        "tokens messages",
+        "tokens total",
+        "roles",
+        "markers",
+        "prefix A",
+        "prefix B",
+      ]),
+    );
   } else await out.line(`A ${labels.a}\nB ${labels.b}\n`);
   let first = true;
   let fold: { key: string | null; first?: RequestDiff; last?: RequestDiff; count: number } = { key: null, count: 0 };
@@ -157,13 +204,22 @@ export async function writeDiff(diffs: Generator<RequestDiff, DiffSummary>, labe
   const summary = step.value;
   if (format === "json") await out.line(`],"summary":${JSON.stringify(summary)}}`);
   else if (format === "markdown") {
-    await out.line(`\nAligned by ${summary.alignedBy}; ${summary.differing} request(s) differ; first divergence: ${firstDivergencePhrase(summary)}.\n`);
+    await out.line(
+      `\nAligned by ${summary.alignedBy}; ${summary.differing} request(s) differ; first divergence: ${firstDivergencePhrase(summary)}.\n`,
+    );
     await out.line(mdHeader(["", "A", "B", "Δ"]));
     for (const row of summaryRows(summary)) await out.line(mdRow(row));
   } else {
-    const table = new Table({ head: ["", "A", "B", "Δ"], style: { head: [], border: [] }, wordWrap: true, colWidths: [30, 40, 40, 8] });
+    const table = new Table({
+      head: ["", "A", "B", "Δ"],
+      style: { head: [], border: [] },
+      wordWrap: true,
+      colWidths: [30, 40, 40, 8],
+    });
     table.push(...summaryRows(summary));
-    await out.line(`\nAligned by ${summary.alignedBy}; ${summary.differing} request(s) differ; first divergence: ${firstDivergencePhrase(summary)}.`);
+    await out.line(
+      `\nAligned by ${summary.alignedBy}; ${summary.differing} request(s) differ; first divergence: ${firstDivergencePhrase(summary)}.`,
+    );
     await out.line(table.toString());
   }
   await out.flush();

@@ -9,7 +9,7 @@
 import { changedToolKeys } from "../capture/prefix.js";
 import type { RequestRecord } from "../capture/types.js";
 import type { WireDissection } from "../providers/types.js";
-import { shallowEqual, type DiffRecord } from "./diff-record.js";
+import { type DiffRecord, shallowEqual } from "./diff-record.js";
 import { diffRecords } from "./diff-record-reader.js";
 import type { RunSource } from "./load-run.js";
 import { codecFor } from "./segments.js";
@@ -108,7 +108,8 @@ function divergence(a: DiffRecord, b: DiffRecord): Part | "body" | null {
 let lastToolsChange: { a: string[]; b: string[]; added: string[]; removed: string[] } | null = null;
 
 function toolsChange(a: string[], b: string[]): { added: string[]; removed: string[] } {
-  if (lastToolsChange?.a !== a || lastToolsChange.b !== b) lastToolsChange = { a, b, added: setDifference(b, a), removed: setDifference(a, b) };
+  if (lastToolsChange?.a !== a || lastToolsChange.b !== b)
+    lastToolsChange = { a, b, added: setDifference(b, a), removed: setDifference(a, b) };
   return lastToolsChange;
 }
 
@@ -143,7 +144,12 @@ function bodyDetail(a: DiffItem, b: DiffItem): Pick<RequestDiff, "toolsChanged" 
   return { toolsChanged, systemLines: sameSystem ? null : systemLineChanges(da, a.record.probe, db, b.record.probe) };
 }
 
-function systemLineChanges(da: WireDissection, probeA: string, db: WireDissection, probeB: string): NonNullable<RequestDiff["systemLines"]> {
+function systemLineChanges(
+  da: WireDissection,
+  probeA: string,
+  db: WireDissection,
+  probeB: string,
+): NonNullable<RequestDiff["systemLines"]> {
   const linesA = da.systemParts.join("\n").split("\n");
   const linesB = db.systemParts.join("\n").split("\n");
   const added = linesMissing(linesB, linesA);
@@ -179,7 +185,13 @@ export function diffRequests(itemA: DiffItem | null, itemB: DiffItem | null, tur
     toolsB: b?.tools ?? null,
     toolsAdded,
     toolsRemoved,
-    toolsReordered: !sameTools && toolsAdded.length === 0 && toolsRemoved.length === 0 && toolsA.join() !== toolsB.join() && a !== null && b !== null,
+    toolsReordered:
+      !sameTools &&
+      toolsAdded.length === 0 &&
+      toolsRemoved.length === 0 &&
+      toolsA.join() !== toolsB.join() &&
+      a !== null &&
+      b !== null,
     ...(itemA && itemB ? bodyDetail(itemA, itemB) : { toolsChanged: [], systemLines: null }),
     bytes: {
       tools: pair(a, b, (r) => r.bytes.tools),
@@ -194,9 +206,12 @@ export function diffRequests(itemA: DiffItem | null, itemB: DiffItem | null, tur
       total: pair(a, b, (r) => r.tokens?.total),
     },
     roles: a && b && a.roles !== b.roles ? { a: a.roles, b: b.roles } : null,
-    markers: a && b && !shallowEqual(a.markers, b.markers)
-      ? markerNamesOf(a, b).filter((name) => a.markers[name] !== b.markers[name]).map((name) => ({ name, a: a.markers[name] ?? null, b: b.markers[name] ?? null }))
-      : [],
+    markers:
+      a && b && !shallowEqual(a.markers, b.markers)
+        ? markerNamesOf(a, b)
+            .filter((name) => a.markers[name] !== b.markers[name])
+            .map((name) => ({ name, a: a.markers[name] ?? null, b: b.markers[name] ?? null }))
+        : [],
     prefixA: a?.prefixSummary ?? null,
     prefixB: b?.prefixSummary ?? null,
     breakA: a?.prefix ?? null,
@@ -284,7 +299,13 @@ function tally(side: SideSummary, item: DiffItem | null): void {
   side.bytes += r.bytes.body;
   if (!r.prefix?.breakAt) return;
   side.breakCount++;
-  if (side.breaks.length < BREAKS_LISTED) side.breaks.push({ seq: r.seq, at: r.prefix.breakAt, detail: r.prefix.breakDetail ?? "", sharedBytes: r.prefix.sharedBytes });
+  if (side.breaks.length < BREAKS_LISTED)
+    side.breaks.push({
+      seq: r.seq,
+      at: r.prefix.breakAt,
+      detail: r.prefix.breakDetail ?? "",
+      sharedBytes: r.prefix.sharedBytes,
+    });
 }
 
 /**

@@ -39,7 +39,8 @@ export interface PartSizes {
 }
 
 export function partSizes(r: RequestRecord, unit: SizeUnit): PartSizes {
-  if (unit === "bytes") return { tools: r.toolsBytes, system: r.systemBytes, messages: r.messagesBytes, body: r.bodyBytes };
+  if (unit === "bytes")
+    return { tools: r.toolsBytes, system: r.systemBytes, messages: r.messagesBytes, body: r.bodyBytes };
   return { tools: r.toolsChars, system: r.systemChars, messages: r.messagesChars ?? null, body: r.bodyChars ?? null };
 }
 
@@ -68,7 +69,9 @@ export function signed(n: number): string {
 
 /** A markdown table cell: pipes escaped, line breaks flattened. */
 export function mdCell(value: unknown): string {
-  return String(value ?? "").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return String(value ?? "")
+    .replace(/\|/g, "\\|")
+    .replace(/\r?\n/g, " ");
 }
 
 export function mdRow(cells: unknown[]): string {

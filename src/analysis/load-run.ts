@@ -12,11 +12,11 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
+import { parseJsonlLine } from "../capture/jsonl.js";
 import { RunDatabase } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
 import type { WireRequest } from "../providers/types.js";
-import { parseJsonlLine } from "../capture/jsonl.js";
 import { countLines, fileLines } from "./file-lines.js";
 import { recordLines } from "./record-file.js";
 
@@ -69,7 +69,9 @@ export function resolveRun(spec: string, lookup: RunLookup): RunSource {
     db.close();
     if (records.length > 0) return databaseSource(spec, lookup);
   }
-  throw new UserError(`no run "${spec}": expected a run folder (with requests.jsonl), a run id in ${databasePath(lookup)}, or <probe>@N`);
+  throw new UserError(
+    `no run "${spec}": expected a run folder (with requests.jsonl), a run id in ${databasePath(lookup)}, or <probe>@N`,
+  );
 }
 
 function nthLatestRun(probe: string, n: number, lookup: RunLookup): RunSource {
@@ -77,7 +79,10 @@ function nthLatestRun(probe: string, n: number, lookup: RunLookup): RunSource {
   const runs = db?.runsOf(probe) ?? [];
   db?.close();
   const run = n >= 1 ? runs[n - 1] : undefined;
-  if (!run) throw new UserError(`no run ${probe}@${n}: ${databasePath(lookup)} holds ${runs.length} run(s) of probe "${probe}"`);
+  if (!run)
+    throw new UserError(
+      `no run ${probe}@${n}: ${databasePath(lookup)} holds ${runs.length} run(s) of probe "${probe}"`,
+    );
   // The folder holds only the latest run of its probe; an older run is read from the database.
   if (run.dir && isRunFolder(run.dir) && firstRunId(run.dir) === run.id) return folderSource(run.dir);
   return databaseSource(run.id, lookup);
@@ -157,7 +162,9 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       // RunDatabase writes payloads but has no reader for them; a read-only query streams them here.
       const db = new Database(databasePath(lookup), { readonly: true });
       try {
-        const rows = db.prepare(`SELECT data FROM payloads WHERE run_id = ? AND type = 'request' ORDER BY seq`).iterate(runId);
+        const rows = db
+          .prepare(`SELECT data FROM payloads WHERE run_id = ? AND type = 'request' ORDER BY seq`)
+          .iterate(runId);
         for (const row of rows as Iterable<{ data: string }>) yield JSON.parse(row.data) as RequestPayload;
       } finally {
         db.close();
@@ -194,5 +201,10 @@ function* lazyPayloadLines(path: string): Iterable<LazyPayload> {
 
 function isPayload(value: unknown): value is StoredPayload {
   const p = value as StoredPayload;
-  return typeof p === "object" && p !== null && typeof p.seq === "number" && (p.type === "response" || typeof p.body === "string");
+  return (
+    typeof p === "object" &&
+    p !== null &&
+    typeof p.seq === "number" &&
+    (p.type === "response" || typeof p.body === "string")
+  );
 }

@@ -9,9 +9,19 @@ export function recordLines(path: string): Iterable<RequestRecord> {
 function isRecord(value: unknown): value is RequestRecord {
   const r = value as RequestRecord;
   return (
-    typeof r === "object" && r !== null && r.v === 1 && typeof r.seq === "number" && typeof r.kind === "string"
-    && Array.isArray(r.tools) && Array.isArray(r.roles) && typeof r.markers === "object" && r.markers !== null
-    && typeof r.toolsBytes === "number" && typeof r.systemBytes === "number" && typeof r.messagesBytes === "number"
-    && typeof r.hashes === "object" && r.hashes !== null
+    typeof r === "object" &&
+    r !== null &&
+    r.v === 1 &&
+    typeof r.seq === "number" &&
+    typeof r.kind === "string" &&
+    Array.isArray(r.tools) &&
+    Array.isArray(r.roles) &&
+    typeof r.markers === "object" &&
+    r.markers !== null &&
+    typeof r.toolsBytes === "number" &&
+    typeof r.systemBytes === "number" &&
+    typeof r.messagesBytes === "number" &&
+    typeof r.hashes === "object" &&
+    r.hashes !== null
   );
 }

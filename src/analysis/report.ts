@@ -5,7 +5,16 @@
  */
 import Table from "cli-table3";
 import type { RequestRecord } from "../capture/types.js";
-import { compactRoles, markerSummary, mdHeader, mdRow, partSizes, prefixSummary, type PartSizes, type SizeUnit } from "./format.js";
+import {
+  compactRoles,
+  markerSummary,
+  mdHeader,
+  mdRow,
+  type PartSizes,
+  partSizes,
+  prefixSummary,
+  type SizeUnit,
+} from "./format.js";
 import type { LineWriter } from "./output.js";
 import type { RequestLedger } from "./segments.js";
 
@@ -46,7 +55,9 @@ const n = (value: number | null | undefined) => (value === null || value === und
 
 /** The seed's one line per request: `seq=1 tools=2 bytes=3877 roles=system>user schema=0 result=0`. */
 export function plainLine(row: ReportRow): string {
-  const markers = Object.entries(row.markers).map(([name, count]) => ` ${name}=${count}`).join("");
+  const markers = Object.entries(row.markers)
+    .map(([name, count]) => ` ${name}=${count}`)
+    .join("");
   return `seq=${row.seq} tools=${row.tools.length} ${row.unit}=${row.size.tools} roles=${row.roles.join(">")}${markers}`;
 }
 
@@ -61,21 +72,47 @@ function sizeCell(row: ReportRow): string {
 }
 
 const MARKDOWN_HEAD = (unit: SizeUnit) => [
-  "seq", "kind", "tools", "tokens tools", "tokens system", "tokens messages", "tokens total",
-  `${unit} tools`, `${unit} system`, `${unit} messages`, `${unit} body`, "roles", "markers", "prefix",
+  "seq",
+  "kind",
+  "tools",
+  "tokens tools",
+  "tokens system",
+  "tokens messages",
+  "tokens total",
+  `${unit} tools`,
+  `${unit} system`,
+  `${unit} messages`,
+  `${unit} body`,
+  "roles",
+  "markers",
+  "prefix",
 ];
 
 function markdownRow(row: ReportRow): string {
   const t = row.tokens;
   return mdRow([
-    row.seq, row.kind, `${row.tools.length} [${row.tools.join(", ")}]`,
-    n(t?.tools), n(t?.system), n(t?.messages), n(t?.total),
-    n(row.size.tools), n(row.size.system), n(row.size.messages), n(row.size.body),
-    compactRoles(row.roles), markerSummary(row), row.prefixSummary,
+    row.seq,
+    row.kind,
+    `${row.tools.length} [${row.tools.join(", ")}]`,
+    n(t?.tools),
+    n(t?.system),
+    n(t?.messages),
+    n(t?.total),
+    n(row.size.tools),
+    n(row.size.system),
+    n(row.size.messages),
+    n(row.size.body),
+    compactRoles(row.roles),
+    markerSummary(row),
+    row.prefixSummary,
   ]);
 }
 
-export async function writeReport(records: Iterable<RequestRecord>, out: LineWriter, options: { format: ReportFormat; unit: SizeUnit }): Promise<number> {
+export async function writeReport(
+  records: Iterable<RequestRecord>,
+  out: LineWriter,
+  options: { format: ReportFormat; unit: SizeUnit },
+): Promise<number> {
   const { format, unit } = options;
   const table = new Table({
     head: ["seq", "kind", "tools", "tokens t/s/m =total", `${unit} t/s/m =body`, "roles", "markers", "prefix"],
@@ -89,7 +126,17 @@ export async function writeReport(records: Iterable<RequestRecord>, out: LineWri
     if (format === "plain") await out.line(plainLine(row));
     else if (format === "json") await out.line(`${count > 0 ? "," : ""}${JSON.stringify(row)}`);
     else if (format === "markdown") await out.line(markdownRow(row));
-    else table.push([row.seq, row.kind, `${row.tools.length} [${row.tools.join(", ")}]`, tokenCell(row), sizeCell(row), compactRoles(row.roles), markerSummary(row), row.prefixSummary]);
+    else
+      table.push([
+        row.seq,
+        row.kind,
+        `${row.tools.length} [${row.tools.join(", ")}]`,
+        tokenCell(row),
+        sizeCell(row),
+        compactRoles(row.roles),
+        markerSummary(row),
+        row.prefixSummary,
+      ]);
     count++;
   }
   if (format === "json") await out.line("]");
@@ -99,7 +146,11 @@ export async function writeReport(records: Iterable<RequestRecord>, out: LineWri
 }
 
 /** `report --segments`: one row per tool definition, system part and message, and the overhead. */
-export async function writeLedger(ledgers: AsyncIterable<RequestLedger>, out: LineWriter, format: ReportFormat): Promise<number> {
+export async function writeLedger(
+  ledgers: AsyncIterable<RequestLedger>,
+  out: LineWriter,
+  format: ReportFormat,
+): Promise<number> {
   const table = new Table({ head: ["seq", "segment", "name", "tokens", "bytes"], style: { head: [], border: [] } });
   let count = 0;
   if (format === "json") await out.line("[");
@@ -112,7 +163,11 @@ export async function writeLedger(ledgers: AsyncIterable<RequestLedger>, out: Li
     ];
     if (format === "json") await out.line(`${count > 0 ? "," : ""}${JSON.stringify(ledger)}`);
     else if (format === "markdown") for (const row of rows) await out.line(mdRow(row));
-    else if (format === "plain") for (const [seq, segment, name, tokens, bytes] of rows) await out.line(`seq=${seq} segment=${segment}${name ? ` name=${name}` : ""} tokens=${tokens}${bytes === "" ? "" : ` bytes=${bytes}`}`);
+    else if (format === "plain")
+      for (const [seq, segment, name, tokens, bytes] of rows)
+        await out.line(
+          `seq=${seq} segment=${segment}${name ? ` name=${name}` : ""} tokens=${tokens}${bytes === "" ? "" : ` bytes=${bytes}`}`,
+        );
     else table.push(...(rows as string[][]));
     count++;
   }

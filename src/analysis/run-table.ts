@@ -9,7 +9,15 @@ export function renderRunTable(records: RequestRecord[]): string {
     style: { head: [], border: [] },
   });
   for (const r of records) {
-    table.push([r.seq, r.kind, `${r.tools.length} [${r.tools.join(", ")}]`, r.toolsBytes, r.systemBytes, compactRoles(r.roles), markerSummary(r)]);
+    table.push([
+      r.seq,
+      r.kind,
+      `${r.tools.length} [${r.tools.join(", ")}]`,
+      r.toolsBytes,
+      r.systemBytes,
+      compactRoles(r.roles),
+      markerSummary(r),
+    ]);
   }
   return table.toString();
 }

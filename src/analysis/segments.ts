@@ -33,7 +33,8 @@ const CODECS: Partial<Record<WireApi, Codec>> = { "openai-completions": openaiCo
 
 export function codecFor(api: WireApi): Codec {
   const codec = CODECS[api];
-  if (!codec) throw new UserError(`no codec for wire API "${api}": the token ledger can read ${Object.keys(CODECS).join(", ")}`);
+  if (!codec)
+    throw new UserError(`no codec for wire API "${api}": the token ledger can read ${Object.keys(CODECS).join(", ")}`);
   return codec;
 }
 
@@ -47,9 +48,24 @@ export async function* tokenLedger(payloads: Iterable<RequestPayload>): AsyncIte
     const d = codecFor(payload.api).dissect(payload.body);
     const counts = counter.countRequestTokens(d);
     const segments: LedgerSegment[] = [
-      ...d.tools.map((t, i) => ({ segment: `tools[${i}]`, name: t.name, tokens: counts.perTool[i]!, bytes: bytes(t.json) })),
-      ...d.systemParts.map((part, i) => ({ segment: `system[${i}]`, name: "", tokens: counts.perSystemPart[i]!, bytes: bytes(part) })),
-      ...d.messages.map((m, i) => ({ segment: `messages[${i}]`, name: m.role, tokens: counts.perMessage[i]!, bytes: bytes(m.json) })),
+      ...d.tools.map((t, i) => ({
+        segment: `tools[${i}]`,
+        name: t.name,
+        tokens: counts.perTool[i]!,
+        bytes: bytes(t.json),
+      })),
+      ...d.systemParts.map((part, i) => ({
+        segment: `system[${i}]`,
+        name: "",
+        tokens: counts.perSystemPart[i]!,
+        bytes: bytes(part),
+      })),
+      ...d.messages.map((m, i) => ({
+        segment: `messages[${i}]`,
+        name: m.role,
+        tokens: counts.perMessage[i]!,
+        bytes: bytes(m.json),
+      })),
     ];
     yield { seq: payload.seq, kind: payload.kind, segments, overhead: counts.overhead, total: counts.total };
   }

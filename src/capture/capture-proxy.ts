@@ -24,10 +24,20 @@ export interface CaptureProxy {
 }
 
 /** Headers that describe one connection, not the message (RFC 9110 §7.6.1); each side sets its own. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "host",
+]);
 
 /** Query parameters that carry credentials in some providers' URLs (`?key=`): kept by name only in the capture. */
-const isCredentialName = (name: string) => /^(key|api[-_]?key|auth|authorization|sig|signature)$|token|secret|password/i.test(name);
+const isCredentialName = (name: string) =>
+  /^(key|api[-_]?key|auth|authorization|sig|signature)$|token|secret|password/i.test(name);
 
 /** The wire APIs whose bodies a codec can take apart, by request path. */
 function apiForPath(path: string): WireApi | null {
@@ -45,7 +55,8 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string |
 /** The URL as recorded: credential-like query values replaced, so a key in the URL never reaches a file. */
 function capturedUrl(url: URL): string {
   const safe = new URL(url);
-  for (const name of [...safe.searchParams.keys()]) if (isCredentialName(name)) safe.searchParams.set(name, "[redacted]");
+  for (const name of [...safe.searchParams.keys()])
+    if (isCredentialName(name)) safe.searchParams.set(name, "[redacted]");
   return safe.toString();
 }
 
@@ -104,7 +115,10 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   }
 
   const host = options.host ?? "127.0.0.1";
-  const failure = (error: Error) => ({ status: 502, message: `proxy: upstream ${upstream.origin} failed: ${error.message}` });
+  const failure = (error: Error) => ({
+    status: 502,
+    message: `proxy: upstream ${upstream.origin} failed: ${error.message}`,
+  });
   const service = await serveHttp(forward, failure, options.port ?? 0, host).catch((error: unknown) => {
     run.close();
     throw error;

@@ -37,7 +37,14 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
   const id = newRunId(options.name);
   const db = options.database === false ? null : new RunDatabase(join(options.runsDir, "payload-probe.db"));
   db?.startRun(id, options.name, dir);
-  const capture = new Capture({ run: id, probe: options.name, dir, db, markers: options.markers ?? {}, codecFor: () => openaiCompletions });
+  const capture = new Capture({
+    run: id,
+    probe: options.name,
+    dir,
+    db,
+    markers: options.markers ?? {},
+    codecFor: () => openaiCompletions,
+  });
   return {
     id,
     dir,

@@ -66,7 +66,12 @@ export class Capture {
     });
   }
 
-  private logRequest(request: { kind: WireRequest["kind"]; api: WireRequest["api"] | null; url: string; body: string }): number {
+  private logRequest(request: {
+    kind: WireRequest["kind"];
+    api: WireRequest["api"] | null;
+    url: string;
+    body: string;
+  }): number {
     const seq = ++this.seq;
     const sent = { type: "request", seq, kind: request.kind, api: request.api, url: request.url, body: request.body };
     this.payloads.write(sent);
@@ -95,13 +100,21 @@ export class Capture {
     })();
   }
 
-  private async record(request: WireRequest, seq: number, ts: string, durationMs: number, chunks: string[]): Promise<void> {
+  private async record(
+    request: WireRequest,
+    seq: number,
+    ts: string,
+    durationMs: number,
+    chunks: string[],
+  ): Promise<void> {
     const codec = this.options.codecFor(request.api);
     const responseText = this.logResponse(seq, chunks);
     const dissection = codec.dissect(request.body);
-    const response = await codec.parseStream((async function* () {
-      yield responseText;
-    })());
+    const response = await codec.parseStream(
+      (async function* () {
+        yield responseText;
+      })(),
+    );
     const counter = this.counter ? await this.counter : undefined;
     let prefix = null;
     if (request.kind === "loop") {
@@ -121,7 +134,13 @@ export class Capture {
       markers: this.options.markers,
       prefix,
       tokens: tokens
-        ? { encoding: counter!.encoding, tools: tokens.tools, system: tokens.system, messages: tokens.messages, total: tokens.total }
+        ? {
+            encoding: counter!.encoding,
+            tools: tokens.tools,
+            system: tokens.system,
+            messages: tokens.messages,
+            total: tokens.total,
+          }
         : null,
     });
     this.records.push(record);

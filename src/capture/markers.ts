@@ -13,7 +13,12 @@ function matches(spec: MarkerSpec, text: string): boolean {
  * however many `Shape:` blocks that one result holds.
  */
 export function countMarker(spec: MarkerSpec, d: WireDissection): number {
-  const units = spec.in === "tools" ? d.tools.map((t) => t.json) : spec.in === "system" ? d.systemParts : d.messages.map((m) => m.text);
+  const units =
+    spec.in === "tools"
+      ? d.tools.map((t) => t.json)
+      : spec.in === "system"
+        ? d.systemParts
+        : d.messages.map((m) => m.text);
   return units.filter((unit) => matches(spec, unit)).length;
 }
 

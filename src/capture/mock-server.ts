@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Probe } from "../probes/types.js";
 import { openaiCompletions } from "../providers/openai-completions.js";
 import { createScriptedModel, ScriptExhausted } from "../providers/scripted-model.js";
-import type { Probe } from "../probes/types.js";
 import { openCaptureRun } from "./capture-run.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
 
@@ -31,14 +31,21 @@ const CHAT_PATH = "/v1/chat/completions";
  * too, since the mock cannot tell a nested request from a turn — and is captured like a probe run's.
  */
 export async function startMockServer(probe: Probe, options: MockServerOptions): Promise<MockServer> {
-  const run = openCaptureRun({ name: `${probe.name}-mock`, runsDir: options.runsDir, database: options.database, markers: probe.markers });
+  const run = openCaptureRun({
+    name: `${probe.name}-mock`,
+    runsDir: options.runsDir,
+    database: options.database,
+    markers: probe.markers,
+  });
   const transport = run.capture.wrap(createScriptedModel(openaiCompletions, { loop: probe.model.script }));
   let baseUrl = "";
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? "/", "http://mock").pathname;
     if (request.method !== "POST" || path !== CHAT_PATH) {
-      sendJson(response, 404, { error: { message: `no such endpoint: ${request.method} ${path} (the mock serves POST ${CHAT_PATH})` } });
+      sendJson(response, 404, {
+        error: { message: `no such endpoint: ${request.method} ${path} (the mock serves POST ${CHAT_PATH})` },
+      });
       return;
     }
     const body = (await readBody(request)).toString("utf8");
@@ -66,7 +73,12 @@ export async function startMockServer(probe: Probe, options: MockServerOptions):
   }
 
   const host = options.host ?? "127.0.0.1";
-  const service = await serveHttp(answer, (error) => ({ status: 500, message: `mock: ${error.message}` }), options.port ?? 0, host).catch((error: unknown) => {
+  const service = await serveHttp(
+    answer,
+    (error) => ({ status: 500, message: `mock: ${error.message}` }),
+    options.port ?? 0,
+    host,
+  ).catch((error: unknown) => {
     run.close();
     throw error;
   });

@@ -9,8 +9,8 @@
  * diff costs little more than reading the shared text once (scripts/bench-tokenizer.mjs times it).
  */
 import type { WireDissection } from "../providers/types.js";
-import type { PrefixInfo } from "./types.js";
 import type { TokenCounter } from "./tokens.js";
+import type { PrefixInfo } from "./types.js";
 
 export type SegmentKind = "tools" | "system" | "messages";
 
@@ -76,7 +76,11 @@ function sharedPrefixUnits(a: string, b: string): number {
   const STRIDE = 256;
   while (i + STRIDE <= end && a.slice(i, i + STRIDE) === b.slice(i, i + STRIDE)) i += STRIDE;
   while (i < end && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  if (i > 0 && isHighSurrogate(a.charCodeAt(i - 1)) && (isLowSurrogate(a.charCodeAt(i)) || isLowSurrogate(b.charCodeAt(i)))) {
+  if (
+    i > 0 &&
+    isHighSurrogate(a.charCodeAt(i - 1)) &&
+    (isLowSurrogate(a.charCodeAt(i)) || isLowSurrogate(b.charCodeAt(i)))
+  ) {
     i--;
   }
   return i;
@@ -106,10 +110,14 @@ export function locatePrefixBreak(
   }
   const firstDiff = firstDifferentSegment(prev, cur);
   const onlyAppended =
-    firstDiff === segmentCount(prev) && prev.tools.length === cur.tools.length && prev.systemParts.length === cur.systemParts.length;
+    firstDiff === segmentCount(prev) &&
+    prev.tools.length === cur.tools.length &&
+    prev.systemParts.length === cur.systemParts.length;
   const found = onlyAppended
     ? null
-    : (toolsBreak(prev.tools, cur.tools) ?? systemBreak(prev.systemParts, cur.systemParts) ?? messagesBreak(prev.messages, cur.messages));
+    : (toolsBreak(prev.tools, cur.tools) ??
+      systemBreak(prev.systemParts, cur.systemParts) ??
+      messagesBreak(prev.messages, cur.messages));
   const info: PrefixInfo & { sharedTokens?: number } = {
     sharedBytes: sharedSegmentBytes(prev, cur, firstDiff),
     breakAt: found?.at ?? null,

@@ -75,12 +75,16 @@ export class RunDatabase {
   }
 
   startRun(id: string, probe: string, dir: string): void {
-    this.db.prepare(`INSERT INTO runs (id, probe, started_at, status, dir) VALUES (?, ?, ?, 'running', ?)`).run(id, probe, new Date().toISOString(), dir);
+    this.db
+      .prepare(`INSERT INTO runs (id, probe, started_at, status, dir) VALUES (?, ?, ?, 'running', ?)`)
+      .run(id, probe, new Date().toISOString(), dir);
   }
 
   finishRun(id: string, status: RunStatus): void {
     this.db
-      .prepare(`UPDATE runs SET finished_at = ?, status = ?, request_count = (SELECT count(*) FROM requests WHERE run_id = ?) WHERE id = ?`)
+      .prepare(
+        `UPDATE runs SET finished_at = ?, status = ?, request_count = (SELECT count(*) FROM requests WHERE run_id = ?) WHERE id = ?`,
+      )
       .run(new Date().toISOString(), status, id, id);
   }
 
@@ -113,7 +117,9 @@ export class RunDatabase {
 
   /** Run ids of a probe, newest first. */
   runsOf(probe: string): { id: string; dir: string | null; status: string }[] {
-    return this.db.prepare(`SELECT id, dir, status FROM runs WHERE probe = ? ORDER BY started_at DESC, rowid DESC`).all(probe) as {
+    return this.db
+      .prepare(`SELECT id, dir, status FROM runs WHERE probe = ? ORDER BY started_at DESC, rowid DESC`)
+      .all(probe) as {
       id: string;
       dir: string | null;
       status: string;
@@ -121,7 +127,9 @@ export class RunDatabase {
   }
 
   recordsOf(run: string): RequestRecord[] {
-    const rows = this.db.prepare(`SELECT record FROM requests WHERE run_id = ? ORDER BY seq`).all(run) as { record: string }[];
+    const rows = this.db.prepare(`SELECT record FROM requests WHERE run_id = ? ORDER BY seq`).all(run) as {
+      record: string;
+    }[];
     return rows.map((row) => JSON.parse(row.record) as RequestRecord);
   }
 

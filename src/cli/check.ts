@@ -1,11 +1,18 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  baselineOf, checkExitCode, compareWithBaseline, errorCheck, loadTolerances, readBaseline, writeBaseline, type ProbeCheck,
+  baselineOf,
+  checkExitCode,
+  compareWithBaseline,
+  errorCheck,
+  loadTolerances,
+  type ProbeCheck,
+  readBaseline,
+  writeBaseline,
 } from "../analysis/check.js";
 import { renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../analysis/check-render.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
-import { runProbe } from "../probes/runner.js";
+import { type RunResult, runProbe } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../runtime/profile.js";
 import { parseCommandArgs } from "./args.js";
 import { allProbeNames } from "./run.js";
@@ -54,12 +61,21 @@ export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
   return checks;
 }
 
-async function checkProbe(name: string, options: CheckOptions, tolerances: ReturnType<typeof loadTolerances>): Promise<ProbeCheck> {
+async function checkProbe(
+  name: string,
+  options: CheckOptions,
+  tolerances: ReturnType<typeof loadTolerances>,
+): Promise<ProbeCheck> {
   const baselinePath = join(options.baselineDir, `${name}.json`);
-  let result;
+  let result: RunResult;
   try {
     const probe = loadProbeFile(resolveProbePath(name, options.root), options.root);
-    result = await runProbe(probe, { root: options.root, runsDir: options.runsDir, workspaceRoot: options.workspaceRoot, database: options.database });
+    result = await runProbe(probe, {
+      root: options.root,
+      runsDir: options.runsDir,
+      workspaceRoot: options.workspaceRoot,
+      database: options.database,
+    });
   } catch (error) {
     return errorCheck(name, error);
   }
@@ -74,7 +90,14 @@ async function checkProbe(name: string, options: CheckOptions, tolerances: Retur
     return errorCheck(name, error);
   }
   // A probe whose expect block failed has drifted from its experiment: that is a regression too.
-  const expectFailures = result.failures.map((failure) => ({ probe: name, request: null, metric: "expect", baseline: "held", actual: failure, tolerance: "exact" }));
+  const expectFailures = result.failures.map((failure) => ({
+    probe: name,
+    request: null,
+    metric: "expect",
+    baseline: "held",
+    actual: failure,
+    tolerance: "exact",
+  }));
   check.regressions.unshift(...expectFailures);
   if (check.regressions.length > 0) check.status = "regression";
   return check;

@@ -34,10 +34,18 @@ export async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const lookup = { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") };
-  const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [ReturnType<typeof resolveRun>, ReturnType<typeof resolveRun>];
+  const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [
+    ReturnType<typeof resolveRun>,
+    ReturnType<typeof resolveRun>,
+  ];
   const format = outputFormat("diff", values, "text");
   const bodies = a.hasPayloads && b.hasPayloads;
   const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies, true), { a: a.count(), b: b.count() });
-  await writeDiff(diffs, { a: a.label, b: b.label }, new LineWriter(process.stdout), format === "plain" ? "text" : format);
+  await writeDiff(
+    diffs,
+    { a: a.label, b: b.label },
+    new LineWriter(process.stdout),
+    format === "plain" ? "text" : format,
+  );
   return 0;
 }

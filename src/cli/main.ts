@@ -9,12 +9,30 @@ interface Command {
 /** Each command is loaded only when it is used, so start-up pays for one command's modules. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   run: { summary: "run probes on the scripted model and check their expectations", load: () => import("./run.js") },
-  skills: { summary: "list the skills discovery would load, from where, and every diagnostic", load: () => import("./skills.js") },
-  report: { summary: "one row per request of a run: tools, tokens, sizes, roles, markers, prefix", load: () => import("./report.js") },
-  diff: { summary: "compare two runs request by request and locate each side's cache breaks", load: () => import("./diff.js") },
-  check: { summary: "run probes and compare every request's token and byte cost with baselines", load: () => import("./check.js") },
-  mock: { summary: "serve a probe's scripted model over HTTP (chat completions, SSE) and capture each request", load: () => import("./mock.js") },
-  proxy: { summary: "forward requests to a real provider unchanged and capture each one (no credentials stored)", load: () => import("./proxy.js") },
+  skills: {
+    summary: "list the skills discovery would load, from where, and every diagnostic",
+    load: () => import("./skills.js"),
+  },
+  report: {
+    summary: "one row per request of a run: tools, tokens, sizes, roles, markers, prefix",
+    load: () => import("./report.js"),
+  },
+  diff: {
+    summary: "compare two runs request by request and locate each side's cache breaks",
+    load: () => import("./diff.js"),
+  },
+  check: {
+    summary: "run probes and compare every request's token and byte cost with baselines",
+    load: () => import("./check.js"),
+  },
+  mock: {
+    summary: "serve a probe's scripted model over HTTP (chat completions, SSE) and capture each request",
+    load: () => import("./mock.js"),
+  },
+  proxy: {
+    summary: "forward requests to a real provider unchanged and capture each one (no credentials stored)",
+    load: () => import("./proxy.js"),
+  },
 };
 
 const USAGE = `Usage: payload-probe <command> [options]

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
-import { writeLedger, writeReport, type ReportFormat } from "../analysis/report.js";
+import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { tokenLedger } from "../analysis/segments.js";
 import { PROJECT_ROOT } from "../runtime/profile.js";
 import { parseCommandArgs } from "./args.js";

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import Table from "cli-table3";
 import { renderRunTable } from "../analysis/run-table.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
-import { runProbe, type RunResult } from "../probes/runner.js";
+import { type RunResult, runProbe } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../runtime/profile.js";
 import { parseCommandArgs } from "./args.js";
 
@@ -40,7 +40,11 @@ function printResult(result: RunResult): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("run", argv, { json: { type: "boolean" }, "no-db": { type: "boolean" }, runs: { type: "string" } } as const);
+  const { values, positionals } = parseCommandArgs("run", argv, {
+    json: { type: "boolean" },
+    "no-db": { type: "boolean" },
+    runs: { type: "string" },
+  } as const);
   if (values.help || positionals.length === 0) {
     console.log(help);
     return values.help ? 0 : 2;
@@ -51,15 +55,36 @@ export async function main(argv: string[]): Promise<number> {
   const results: RunResult[] = [];
   for (const [i, probe] of probes.entries()) {
     if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
-    const result = await runProbe(probe, { database: !values["no-db"], runsDir: values.runs === undefined ? undefined : resolve(values.runs) });
+    const result = await runProbe(probe, {
+      database: !values["no-db"],
+      runsDir: values.runs === undefined ? undefined : resolve(values.runs),
+    });
     results.push(result);
     if (!values.json) printResult(result);
   }
   if (values.json) {
-    console.log(JSON.stringify(results.map((r) => ({ probe: r.probe.name, run: r.runId, dir: r.dir, passed: r.failures.length === 0, failures: r.failures, records: r.records })), null, 2));
+    console.log(
+      JSON.stringify(
+        results.map((r) => ({
+          probe: r.probe.name,
+          run: r.runId,
+          dir: r.dir,
+          passed: r.failures.length === 0,
+          failures: r.failures,
+          records: r.records,
+        })),
+        null,
+        2,
+      ),
+    );
   } else if (results.length > 1) {
     const summary = new Table({ head: ["probe", "requests", "expect"], style: { head: [], border: [] } });
-    for (const r of results) summary.push([r.probe.name, r.records.length, r.failures.length === 0 ? "held" : `FAILED (${r.failures.length})`]);
+    for (const r of results)
+      summary.push([
+        r.probe.name,
+        r.records.length,
+        r.failures.length === 0 ? "held" : `FAILED (${r.failures.length})`,
+      ]);
     console.log(summary.toString());
   }
   return results.every((r) => r.failures.length === 0) ? 0 : 1;

@@ -4,7 +4,8 @@ import { UserError } from "../errors.js";
 export function parsePort(command: string, value: string | undefined): number {
   if (value === undefined) return 0;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`${command}: --port expected a number from 0 to 65535, got "${value}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UserError(`${command}: --port expected a number from 0 to 65535, got "${value}"`);
   return port;
 }
 

@@ -52,7 +52,12 @@ function printText(result: SkillLoadResult, roots: ReturnType<typeof skillSource
   else {
     const skillsTable = plainTable(["name", "scope", "in prompt", "path"]);
     for (const skill of result.skills) {
-      skillsTable.push([skill.name, skill.source.scope, skill.disableModelInvocation ? "no (disable-model-invocation)" : "yes", skill.filePath]);
+      skillsTable.push([
+        skill.name,
+        skill.source.scope,
+        skill.disableModelInvocation ? "no (disable-model-invocation)" : "yes",
+        skill.filePath,
+      ]);
     }
     console.log(`\nSkills (${result.skills.length}):\n${skillsTable.toString()}`);
   }
@@ -71,7 +76,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const [action, ...paths] = positionals;
   if (action !== "list") {
-    throw new UserError(`skills: expected the subcommand "list"${action ? `, got "${action}"` : ""}. See 'payload-probe skills --help'.`);
+    throw new UserError(
+      `skills: expected the subcommand "list"${action ? `, got "${action}"` : ""}. See 'payload-probe skills --help'.`,
+    );
   }
   const home = homedir();
   const options = {
@@ -84,7 +91,8 @@ export async function main(argv: string[]): Promise<number> {
   };
   const result = discoverSkills(options);
   const roots = skillSources(options);
-  if (values.json) console.log(JSON.stringify({ roots, skills: result.skills, diagnostics: result.diagnostics }, null, 2));
+  if (values.json)
+    console.log(JSON.stringify({ roots, skills: result.skills, diagnostics: result.diagnostics }, null, 2));
   else printText(result, roots, values.diagnostics ?? false);
   return 0;
 }

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { interpolateEnvRecord, interpolateEnvVars } from "./config.js";
-import type { CacheEntry, CacheFile, CachedResource, CachedTool, McpServerEntry } from "./types.js";
+import type { CachedResource, CachedTool, CacheEntry, CacheFile, McpServerEntry } from "./types.js";
 
 export const CACHE_VERSION = 1;
 /** Entries older than this are stale whatever the server said about its own lifetime. */
@@ -74,7 +74,9 @@ export function computeConfigHash(
   env: NodeJS.ProcessEnv = process.env,
   baseDir: string = process.cwd(),
 ): string {
-  return createHash("sha256").update(stableStringify(configIdentity(entry, env, baseDir))).digest("hex");
+  return createHash("sha256")
+    .update(stableStringify(configIdentity(entry, env, baseDir)))
+    .digest("hex");
 }
 
 /** Expands `${VAR}` and a leading `~`, then makes the path absolute. */
@@ -105,8 +107,12 @@ export function readCache(path: string): { state: CacheState; file: CacheFile } 
   }
   const candidate = parsed as Partial<CacheFile> | null;
   if (
-    typeof candidate !== "object" || candidate === null || candidate.version !== CACHE_VERSION ||
-    typeof candidate.servers !== "object" || candidate.servers === null || Array.isArray(candidate.servers)
+    typeof candidate !== "object" ||
+    candidate === null ||
+    candidate.version !== CACHE_VERSION ||
+    typeof candidate.servers !== "object" ||
+    candidate.servers === null ||
+    Array.isArray(candidate.servers)
   ) {
     return { state: "corrupt", file: empty() };
   }

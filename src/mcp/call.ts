@@ -1,5 +1,12 @@
 import type { ToolResult } from "../runtime/types.js";
-import { callFailedText, connectFailedText, renderCallContent, renderToolErrorSuffix, serverUnavailableText, type McpContentItem } from "./render.js";
+import {
+  callFailedText,
+  connectFailedText,
+  type McpContentItem,
+  renderCallContent,
+  renderToolErrorSuffix,
+  serverUnavailableText,
+} from "./render.js";
 import type { SearchableTool } from "./search.js";
 import { errorMessage, ServerInBackoff, type ServerManager } from "./server-manager.js";
 
@@ -24,8 +31,13 @@ export async function callServerTool(
   try {
     await manager.connect(tool.server);
   } catch (error) {
-    if (error instanceof ServerInBackoff) return { content: unavailableText(tool.server, error.failedAgoSec), isError: true };
-    return { content: connectFailedText(tool.server, (error as Error).message), isError: true, details: { error: "call_failed" } };
+    if (error instanceof ServerInBackoff)
+      return { content: unavailableText(tool.server, error.failedAgoSec), isError: true };
+    return {
+      content: connectFailedText(tool.server, (error as Error).message),
+      isError: true,
+      details: { error: "call_failed" },
+    };
   }
   if (!wasConnected) afterConnect();
   try {
@@ -37,7 +49,11 @@ export async function callServerTool(
     const result = await manager.callTool(tool.server, tool.originalName, args);
     const text = blocksToText(result.content as McpContentItem[] | undefined, result.structuredContent);
     if (result.isError) {
-      return { content: `Error: ${text}${renderToolErrorSuffix(tool.inputSchema)}`, isError: true, details: { error: "tool_error" } };
+      return {
+        content: `Error: ${text}${renderToolErrorSuffix(tool.inputSchema)}`,
+        isError: true,
+        details: { error: "tool_error" },
+      };
     }
     return { content: text };
   } catch (error) {

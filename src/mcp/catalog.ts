@@ -1,4 +1,4 @@
-import { toSearchableTools, type SearchableTool } from "./search.js";
+import { type SearchableTool, toSearchableTools } from "./search.js";
 import type { ServerManager } from "./server-manager.js";
 import type { McpSettings, ToolPrefixMode } from "./types.js";
 
@@ -20,7 +20,12 @@ export function catalogTools(manager: ServerManager, settings: McpSettings, serv
     if (!metadata) continue;
     const resources = state.entry.exposeResources === false ? [] : metadata.resources;
     const keywords = state.entry.searchKeywords;
-    for (const tool of toSearchableTools(state.name, prefixModeOf(state.entry.toolPrefix, settings), metadata.tools, resources)) {
+    for (const tool of toSearchableTools(
+      state.name,
+      prefixModeOf(state.entry.toolPrefix, settings),
+      metadata.tools,
+      resources,
+    )) {
       tools.push(keywords ? { ...tool, keywords } : tool);
     }
   }

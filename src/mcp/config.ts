@@ -101,7 +101,11 @@ function readLayer(file: string): ConfigLayer {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw inputError(file, undefined, `cannot read MCP config (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw inputError(
+      file,
+      undefined,
+      `cannot read MCP config (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   let root: unknown;
   try {
@@ -110,17 +114,23 @@ function readLayer(file: string): ConfigLayer {
     if (!(error instanceof JsoncSyntaxError)) throw error;
     throw inputError(file, undefined, `invalid JSON: ${error.message}`);
   }
-  if (!isPlainObject(root)) throw inputError(file, undefined, `expected a JSON object at the top level, got ${describe(root)}`);
+  if (!isPlainObject(root))
+    throw inputError(file, undefined, `expected a JSON object at the top level, got ${describe(root)}`);
 
   // `imports` (configs of other tools) is accepted so real-world files load, but never followed.
   const { mcpServers = {}, settings = {} } = root;
   if (!isPlainObject(mcpServers)) {
-    throw inputError(file, "mcpServers", `expected an object mapping server names to entries, got ${describe(mcpServers)}`);
+    throw inputError(
+      file,
+      "mcpServers",
+      `expected an object mapping server names to entries, got ${describe(mcpServers)}`,
+    );
   }
   if (!isPlainObject(settings)) throw inputError(file, "settings", `expected an object, got ${describe(settings)}`);
 
   for (const [name, entry] of Object.entries(mcpServers)) {
-    if (!isPlainObject(entry)) throw inputError(file, `mcpServers.${name}`, `expected an object, got ${describe(entry)}`);
+    if (!isPlainObject(entry))
+      throw inputError(file, `mcpServers.${name}`, `expected an object, got ${describe(entry)}`);
     checkFields(file, `mcpServers.${name}`, entry, SERVER_FIELDS);
   }
   checkFields(file, "settings", settings, SETTINGS_FIELDS);
@@ -194,7 +204,10 @@ const SERVER_FIELDS: Record<string, FieldCheck> = {
   includeTools: aStringArray,
   excludeTools: aStringArray,
   searchKeywords: aStringArray,
-  approveTools: { accepts: (v) => typeof v === "boolean" || isStringArray(v), expected: "true, false or an array of tool names" },
+  approveTools: {
+    accepts: (v) => typeof v === "boolean" || isStringArray(v),
+    expected: "true, false or an array of tool names",
+  },
   disabled: aBoolean,
   debug: aBoolean,
 };
@@ -210,7 +223,12 @@ const SETTINGS_FIELDS: Record<string, FieldCheck> = {
 };
 
 /** Checks the known fields present in `value`; unknown fields are left alone and kept. */
-function checkFields(file: string, path: string, value: Record<string, unknown>, checks: Record<string, FieldCheck>): void {
+function checkFields(
+  file: string,
+  path: string,
+  value: Record<string, unknown>,
+  checks: Record<string, FieldCheck>,
+): void {
   for (const [key, check] of Object.entries(checks)) {
     if (!Object.hasOwn(value, key)) continue;
     const field = value[key];

@@ -2,8 +2,9 @@
  * Direct tools: each MCP tool (and resource reader) of a direct-configured server registered as a
  * tool of its own, named by its prefix mode, with the cached `inputSchema` as its parameters.
  */
-import type { RuntimeTool } from "../runtime/types.js";
+
 import type { JsonSchema } from "../providers/types.js";
+import type { RuntimeTool } from "../runtime/types.js";
 import { callServerTool } from "./call.js";
 import { catalogTools } from "./catalog.js";
 import { RESERVED_TOOL_NAMES } from "./naming.js";
@@ -26,9 +27,16 @@ export function isDirect(setting: DirectToolsSetting | undefined): boolean {
  * The per-server setting after `MCP_DIRECT_TOOLS` (`srv,srv2/tool`; `__none__` turns every server
  * off), which overrides the config when set.
  */
-export function directSettingFor(server: string, configured: DirectToolsSetting | undefined, envValue: string | undefined): DirectToolsSetting | undefined {
+export function directSettingFor(
+  server: string,
+  configured: DirectToolsSetting | undefined,
+  envValue: string | undefined,
+): DirectToolsSetting | undefined {
   if (envValue === undefined || envValue.trim() === "") return configured;
-  const specs = envValue.split(",").map((s) => s.trim()).filter(Boolean);
+  const specs = envValue
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (specs.includes("__none__")) return false;
   if (specs.includes(server)) return true;
   const tools = specs.filter((s) => s.startsWith(`${server}/`)).map((s) => s.slice(server.length + 1));

@@ -6,9 +6,9 @@ import { directSettingFor, isDirect } from "./direct-tools.js";
 import type { KeepAliveTimings } from "./keep-alive.js";
 import { createProxyTool } from "./proxy-tool.js";
 import type { McpRuntime, McpTexts } from "./runtime-context.js";
-import { ServerManager } from "./server-manager.js";
 import { createScriptTool } from "./script-tool.js";
 import type { SearchableTool } from "./search.js";
+import { ServerManager } from "./server-manager.js";
 import { McpSurface } from "./surface.js";
 
 export interface McpExtensionOptions {
@@ -70,13 +70,15 @@ export function mcpExtension(options: McpExtensionOptions): Extension {
         sampling: !config.settings.sampling
           ? undefined
           : async (request) =>
-          api.complete({
-            systemPrompt: request.systemPrompt,
-            messages: request.messages.map((m) =>
-              m.role === "user" ? { role: "user", content: m.text } : { role: "assistant", text: m.text, toolCalls: [] },
-            ),
-            maxTokens: request.maxTokens,
-          }),
+              api.complete({
+                systemPrompt: request.systemPrompt,
+                messages: request.messages.map((m) =>
+                  m.role === "user"
+                    ? { role: "user", content: m.text }
+                    : { role: "assistant", text: m.text, toolCalls: [] },
+                ),
+                maxTokens: request.maxTokens,
+              }),
       },
       cache.file.servers,
     );
@@ -87,7 +89,11 @@ export function mcpExtension(options: McpExtensionOptions): Extension {
       config,
       texts: options.texts,
       directSetting: (server) =>
-        directSettingFor(server, manager.get(server)?.entry.directTools ?? config.settings.directTools, env.MCP_DIRECT_TOOLS),
+        directSettingFor(
+          server,
+          manager.get(server)?.entry.directTools ?? config.settings.directTools,
+          env.MCP_DIRECT_TOOLS,
+        ),
       requiresApproval: (tool) => matchesApproval(manager.get(tool.server)?.entry.approveTools, tool),
       activateSearchMatches: (matches) => surface.activate(matches),
       syncSurface: () => surface.sync(),

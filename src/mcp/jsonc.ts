@@ -75,7 +75,11 @@ class Parser {
     if (ch === "[") return this.parseArray();
     if (ch === '"') return this.parseString();
     if (ch === "-" || (ch !== undefined && ch >= "0" && ch <= "9")) return this.parseNumber();
-    for (const [word, value] of [["true", true], ["false", false], ["null", null]] as const) {
+    for (const [word, value] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ] as const) {
       if (this.text.startsWith(word, this.pos)) {
         this.pos += word.length;
         return value;
@@ -96,7 +100,12 @@ class Parser {
       this.pos++;
       this.skipTrivia();
       // Defined rather than assigned so a key named "__proto__" stays an ordinary property, as with JSON.parse.
-      Object.defineProperty(result, key, { value: this.parseValue(), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(result, key, {
+        value: this.parseValue(),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       this.skipTrivia();
       if (this.text[this.pos] === ",") {
         this.pos++;
@@ -142,14 +151,14 @@ class Parser {
         this.pos++;
         continue;
       }
-      const escape = this.text[this.pos + 1];
-      if (escape === "u") {
+      const escaped = this.text[this.pos + 1];
+      if (escaped === "u") {
         const hex = this.text.slice(this.pos + 2, this.pos + 6);
         if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("invalid \\u escape");
         result += String.fromCharCode(parseInt(hex, 16));
         this.pos += 6;
-      } else if (escape !== undefined && Object.hasOwn(ESCAPES, escape)) {
-        result += ESCAPES[escape];
+      } else if (escaped !== undefined && Object.hasOwn(ESCAPES, escaped)) {
+        result += ESCAPES[escaped];
         this.pos += 2;
       } else {
         this.fail("invalid escape sequence");

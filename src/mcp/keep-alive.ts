@@ -11,7 +11,11 @@ export interface KeepAliveTimings {
 }
 
 /** Health check every 30 s; reconnect backoff 30 s → 5 min. */
-export const KEEP_ALIVE_TIMINGS: KeepAliveTimings = { healthCheckMs: 30_000, reconnectMinMs: 30_000, reconnectMaxMs: 300_000 };
+export const KEEP_ALIVE_TIMINGS: KeepAliveTimings = {
+  healthCheckMs: 30_000,
+  reconnectMinMs: 30_000,
+  reconnectMaxMs: 300_000,
+};
 
 export interface KeepAliveHooks {
   /** Rejects when the server does not answer a ping. */

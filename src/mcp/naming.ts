@@ -7,7 +7,16 @@ import { createHash } from "node:crypto";
 import type { ToolPrefixMode } from "./types.js";
 
 /** Names a direct tool never takes: Pi's built-in tools and the proxy itself. */
-export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(["read", "bash", "edit", "write", "grep", "find", "ls", "mcp"]);
+export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
+  "read",
+  "bash",
+  "edit",
+  "write",
+  "grep",
+  "find",
+  "ls",
+  "mcp",
+]);
 
 const ENCODED_MARKER = "_mcpns_";
 /** Providers cap tool names at 64 characters; `mcp__` takes five of them. */
@@ -35,7 +44,9 @@ function serverNamespace(server: string): string {
 
 /** `_` doubles and every other non-alphanumeric becomes `_<hex>_`, which keeps the encoding reversible. */
 function encodeNamespace(name: string): string {
-  return Array.from(name, (char) => (char === "_" ? "__" : /^[A-Za-z0-9]$/.test(char) ? char : hexEscape(char))).join("");
+  return Array.from(name, (char) => (char === "_" ? "__" : /^[A-Za-z0-9]$/.test(char) ? char : hexEscape(char))).join(
+    "",
+  );
 }
 
 function hexEscape(char: string): string {

@@ -4,6 +4,7 @@ import { catalogTools } from "./catalog.js";
 import { suggestionPrefixes } from "./naming.js";
 import {
   ambiguousToolText,
+  connectFailedText,
   EMPTY_QUERY_TEXT,
   nativePiToolText,
   renderDescribe,
@@ -13,17 +14,26 @@ import {
   renderSearchResult,
   renderServerList,
   renderStatus,
+  type ServerStatus,
   serverDisabledText,
   serverNotFoundText,
   serverUnavailableText,
-  connectFailedText,
-  type ServerStatus,
 } from "./render.js";
-import { matchToolName, rankTools, regexTools, sortByName, suggestToolNames, type SearchableTool } from "./search.js";
-import { ServerInBackoff } from "./server-manager.js";
 import type { McpRuntime } from "./runtime-context.js";
+import { matchToolName, rankTools, regexTools, type SearchableTool, sortByName, suggestToolNames } from "./search.js";
+import { ServerInBackoff } from "./server-manager.js";
 
-const GATEWAY_KEYS = ["tool", "connect", "describe", "instructions", "search", "server", "action", "url", "target"] as const;
+const GATEWAY_KEYS = [
+  "tool",
+  "connect",
+  "describe",
+  "instructions",
+  "search",
+  "server",
+  "action",
+  "url",
+  "target",
+] as const;
 
 /** `args` as the model sent it: an object, JSON text of one, or nothing. */
 export function parseToolArgs(raw: unknown): Record<string, unknown> | undefined {
@@ -46,7 +56,10 @@ export function parseToolArgs(raw: unknown): Record<string, unknown> | undefined
 function proxyDescription(rt: McpRuntime): string {
   const t = rt.texts.proxy;
   const enabled = rt.manager.enabled().map((s) => s.name);
-  const disabled = rt.manager.all().filter((s) => s.entry.disabled).map((s) => s.name);
+  const disabled = rt.manager
+    .all()
+    .filter((s) => s.entry.disabled)
+    .map((s) => s.name);
   let text = t.intro;
   if (enabled.length > 0) text += `\n\nServers: ${enabled.join(", ")}`;
   if (rt.manager.enabled().some((s) => rt.directSetting(s.name) === "search")) text += `\n${t.searchModeLine}`;
@@ -61,7 +74,10 @@ function proxyParameters(rt: McpRuntime): Record<string, unknown> {
     type: "object",
     properties: {
       tool: { type: "string", description: d.tool },
-      args: { anyOf: [{ type: "string" }, { type: "object", properties: {}, additionalProperties: true }], description: d.args },
+      args: {
+        anyOf: [{ type: "string" }, { type: "object", properties: {}, additionalProperties: true }],
+        description: d.args,
+      },
       connect: { type: "string", description: d.connect },
       describe: { type: "string", description: d.describe },
       instructions: { type: "string", description: d.instructions },
@@ -93,11 +109,14 @@ export function createProxyTool(rt: McpRuntime): RuntimeTool {
       const hasMode = GATEWAY_KEYS.some((key) => params[key] !== undefined);
       if (args && !hasMode && GATEWAY_KEYS.some((key) => key in args)) {
         throw new Error(
-          "Gateway params were nested inside `args`; pass them top-level (for example, mcp({ search: \"...\" }) or mcp({ tool: \"...\", args: {} })).",
+          'Gateway params were nested inside `args`; pass them top-level (for example, mcp({ search: "..." }) or mcp({ tool: "...", args: {} })).',
         );
       }
       const server = typeof params.server === "string" ? params.server : undefined;
-      if (typeof params.action === "string" && ["install", "ui-messages", "auth-start", "auth-complete"].includes(params.action)) {
+      if (
+        typeof params.action === "string" &&
+        ["install", "ui-messages", "auth-start", "auth-complete"].includes(params.action)
+      ) {
         return text(rt.texts.proxy.actionUnsupported.replace("{action}", params.action), true);
       }
       if (typeof params.tool === "string") return callTool(rt, params.tool, args ?? {}, server);
@@ -115,7 +134,13 @@ function status(rt: McpRuntime): string {
   const servers: ServerStatus[] = rt.manager.all().map((s) => {
     const toolCount = rt.manager.metadata(s.name)?.tools.length ?? 0;
     if (s.entry.disabled) return { name: s.name, state: "disabled", toolCount };
-    if (rt.manager.isConnected(s.name)) return { name: s.name, state: "connected", toolCount, legacy: (s.entry.protocolVersion ?? "legacy") === "legacy" };
+    if (rt.manager.isConnected(s.name))
+      return {
+        name: s.name,
+        state: "connected",
+        toolCount,
+        legacy: (s.entry.protocolVersion ?? "legacy") === "legacy",
+      };
     const ago = rt.manager.backoffAgoSec(s.name);
     if (ago !== undefined) return { name: s.name, state: "failed", toolCount, failedAgoSec: ago };
     return { name: s.name, state: s.cached ? "cached" : "disconnected", toolCount };
@@ -150,7 +175,10 @@ function search(rt: McpRuntime, query: string, params: Record<string, unknown>, 
     matches = rankTools(query, pool);
   }
   if (matches.length === 0) {
-    const connecting = rt.manager.enabled().filter((s) => s.connecting && (server === undefined || s.name === server)).map((s) => s.name);
+    const connecting = rt.manager
+      .enabled()
+      .filter((s) => s.connecting && (server === undefined || s.name === server))
+      .map((s) => s.name);
     return text(renderNoMatches({ query, server, connecting }));
   }
   const activatedDirect = rt.activateSearchMatches(matches);
@@ -177,8 +205,14 @@ function describe(rt: McpRuntime, name: string): ToolResult {
 function notFound(rt: McpRuntime, wanted: string, server: string | undefined, pool: SearchableTool[]): string {
   const servers = rt.manager.all().map((s) => s.name);
   const known = server ?? rt.manager.enabled().find((s) => wanted.startsWith(`${s.name}_`))?.name;
-  const serverTools = known ? { server: known, names: pool.filter((t) => t.server === known).map((t) => t.name) } : undefined;
-  return renderNotFound({ wanted, serverTools, suggestions: suggestToolNames(wanted, pool, suggestionPrefixes(servers)) });
+  const serverTools = known
+    ? { server: known, names: pool.filter((t) => t.server === known).map((t) => t.name) }
+    : undefined;
+  return renderNotFound({
+    wanted,
+    serverTools,
+    suggestions: suggestToolNames(wanted, pool, suggestionPrefixes(servers)),
+  });
 }
 
 /** Resolve the name the model gave to one tool, as the adapter does: exact, then lenient, then by prefix. */
@@ -188,7 +222,9 @@ async function resolveTool(rt: McpRuntime, name: string, server?: string): Promi
     if (problem) return problem;
     const pool = catalogTools(rt.manager, rt.config.settings, server);
     const byOriginal = pool.filter((t) => t.originalName === name);
-    const underscored = pool.filter((t) => t.originalName === name.replace(/-/g, "_") || t.name === name.replace(/-/g, "_"));
+    const underscored = pool.filter(
+      (t) => t.originalName === name.replace(/-/g, "_") || t.name === name.replace(/-/g, "_"),
+    );
     const found = matchToolName(pool, name);
     return found.length > 0 ? found : byOriginal.length > 0 ? byOriginal : underscored;
   }
@@ -210,12 +246,18 @@ async function resolveTool(rt: McpRuntime, name: string, server?: string): Promi
   return [];
 }
 
-async function callTool(rt: McpRuntime, name: string, args: Record<string, unknown>, server?: string): Promise<ToolResult> {
+async function callTool(
+  rt: McpRuntime,
+  name: string,
+  args: Record<string, unknown>,
+  server?: string,
+): Promise<ToolResult> {
   const resolved = await resolveTool(rt, name, server);
   if (typeof resolved === "string") return text(resolved, true);
   if (resolved.length > 1) return text(ambiguousToolText(name), true);
   if (resolved.length === 0) {
-    if (server === undefined && name !== "mcp" && rt.api.getAllTools().some((t) => t.name === name)) return text(nativePiToolText(name), true);
+    if (server === undefined && name !== "mcp" && rt.api.getAllTools().some((t) => t.name === name))
+      return text(nativePiToolText(name), true);
     return text(notFound(rt, name, server, catalogTools(rt.manager, rt.config.settings)), true);
   }
   return callServerTool(rt.manager, resolved[0]!, args, () => rt.syncSurface());
@@ -253,5 +295,11 @@ function listServer(rt: McpRuntime, server: string): ToolResult {
 function instructions(rt: McpRuntime, server: string): ToolResult {
   const problem = serverProblem(rt, server);
   if (problem) return text(problem, true);
-  return text(renderInstructions({ server, instructions: rt.manager.metadata(server)?.instructions, connected: rt.manager.isConnected(server) }));
+  return text(
+    renderInstructions({
+      server,
+      instructions: rt.manager.metadata(server)?.instructions,
+      connected: rt.manager.isConnected(server),
+    }),
+  );
 }

@@ -138,7 +138,8 @@ export function renderSearchResult(input: SearchResultInput): string {
     const name = `${tool.name}${input.requiresApproval?.(tool) ? APPROVAL_MARKER : ""}`;
     text += showSchemas ? searchItemWithSchema(name, tool) : `${listLine(name, tool.description)}\n`;
   }
-  if (page.nextOffset !== null) text += `\n${page.items.length} of ${page.total} — offset: ${page.nextOffset} for more\n`;
+  if (page.nextOffset !== null)
+    text += `\n${page.items.length} of ${page.total} — offset: ${page.nextOffset} for more\n`;
   text = text.trim();
   const activated = input.activatedDirect ?? [];
   return activated.length > 0 ? `Activated as direct tools: ${activated.join(", ")}.\n\n${text}` : text;
@@ -180,7 +181,8 @@ export function renderNoMatches({ query, server, connecting = [] }: NoMatchInput
   let text = `No tools matching "${query}"${server ? ` in "${server}"` : ""}`;
   const names = [...connecting].sort((a, b) => a.localeCompare(b));
   if (names.length === 1) text += ` Server "${names[0]}" is still connecting; retry in a moment.`;
-  if (names.length > 1) text += ` Servers ${names.map((n) => `"${n}"`).join(", ")} are still connecting; retry in a moment.`;
+  if (names.length > 1)
+    text += ` Servers ${names.map((n) => `"${n}"`).join(", ")} are still connecting; retry in a moment.`;
   return text;
 }
 
@@ -220,7 +222,11 @@ export function renderNotFound({ wanted, serverTools, suggestions }: NotFoundInp
 }
 
 /** A call whose server was reconnected and still does not offer the tool. */
-export function renderNotFoundAfterReconnect(input: { wanted: string; server: string; suggestions: readonly string[] }): string {
+export function renderNotFoundAfterReconnect(input: {
+  wanted: string;
+  server: string;
+  suggestions: readonly string[];
+}): string {
   return `Tool "${input.wanted}" not found on "${input.server}" after reconnect.${didYouMean(input.suggestions)}`;
 }
 
@@ -296,7 +302,10 @@ export type ResultBlock = { type: "text"; text: string } | { type: "image"; data
  * A call result as the blocks the model receives: images stay images, everything else becomes
  * text. With no content, structured content is shown as JSON; with neither, `(empty result)`.
  */
-export function renderCallContent(content: readonly McpContentItem[] | undefined, structuredContent?: unknown): ResultBlock[] {
+export function renderCallContent(
+  content: readonly McpContentItem[] | undefined,
+  structuredContent?: unknown,
+): ResultBlock[] {
   const blocks = (content ?? []).map(contentBlock);
   if (blocks.length > 0) return blocks;
   if (structuredContent !== undefined && structuredContent !== null) {
@@ -316,7 +325,10 @@ function contentBlock(item: McpContentItem): ResultBlock {
       return { type: "text", text: `[Resource: ${item.resource?.uri ?? "(no URI)"}]\n${body}` };
     }
     case "resource_link":
-      return { type: "text", text: `[Resource Link: ${item.name ?? item.uri ?? "unknown"}]\nURI: ${item.uri ?? "(no URI)"}` };
+      return {
+        type: "text",
+        text: `[Resource Link: ${item.name ?? item.uri ?? "unknown"}]\nURI: ${item.uri ?? "(no URI)"}`,
+      };
     case "audio":
       return { type: "text", text: `[Audio content: ${item.mimeType ?? "audio/*"}]` };
     default:

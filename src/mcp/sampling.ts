@@ -4,7 +4,7 @@
  * with an invalid-params error naming the fields, rather than answered as if it had been honoured.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CreateMessageRequestSchema, ErrorCode, type CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type CreateMessageRequest, CreateMessageRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 
 export type SamplingHandler = (request: {
   systemPrompt?: string;
@@ -15,20 +15,30 @@ export type SamplingHandler = (request: {
 /** The model name the sampling result reports. */
 const SAMPLING_MODEL = "payload-probe";
 
-export function installSamplingHandler(client: Client, server: string, handler: SamplingHandler, log: (type: string, data: Record<string, unknown>) => void): void {
+export function installSamplingHandler(
+  client: Client,
+  server: string,
+  handler: SamplingHandler,
+  log: (type: string, data: Record<string, unknown>) => void,
+): void {
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     const params = request.params;
     const refused = refusedFields(params);
     if (refused.length > 0) {
       log("mcp_sampling_refused", { server, fields: refused });
       // A plain error with a code: the SDK sends `code` and `message` as they are (an McpError would prefix its message).
-      throw Object.assign(new Error(`sampling/createMessage: ${refused.join(", ")} not supported (text-only completions without tools)`), {
-        code: ErrorCode.InvalidParams,
-      });
+      throw Object.assign(
+        new Error(`sampling/createMessage: ${refused.join(", ")} not supported (text-only completions without tools)`),
+        {
+          code: ErrorCode.InvalidParams,
+        },
+      );
     }
     const messages = params.messages.map((m) => ({
       role: m.role,
-      text: (Array.isArray(m.content) ? m.content : [m.content]).map((c) => (c.type === "text" ? c.text : "")).join("\n"),
+      text: (Array.isArray(m.content) ? m.content : [m.content])
+        .map((c) => (c.type === "text" ? c.text : ""))
+        .join("\n"),
     }));
     log("mcp_sampling", { server, messages: messages.length });
     const text = await handler({ systemPrompt: params.systemPrompt, messages, maxTokens: params.maxTokens });
@@ -41,6 +51,7 @@ function refusedFields(params: CreateMessageRequest["params"]): string[] {
   if (params.tools) refused.push("tools");
   if (params.toolChoice) refused.push("toolChoice");
   if (params.stopSequences) refused.push("stopSequences");
-  if (params.includeContext && params.includeContext !== "none") refused.push(`includeContext "${params.includeContext}"`);
+  if (params.includeContext && params.includeContext !== "none")
+    refused.push(`includeContext "${params.includeContext}"`);
   return refused;
 }

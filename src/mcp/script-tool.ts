@@ -26,16 +26,25 @@ function scriptTools(proxy: RuntimeTool, ctx: ToolContext): Record<string, unkno
     call: (name: string, args?: Record<string, unknown>) => run({ tool: name, args: args ?? {} }),
   };
   return new Proxy(modes, {
-    get: (target, key) => (typeof key !== "string" ? undefined : (target[key] ?? ((args?: Record<string, unknown>) => run({ tool: key, args: args ?? {} })))),
+    get: (target, key) =>
+      typeof key !== "string"
+        ? undefined
+        : (target[key] ?? ((args?: Record<string, unknown>) => run({ tool: key, args: args ?? {} }))),
   });
 }
 
 /** Runs `code` as the body of an async function; rejects when it throws or outlives `timeoutMs`. */
-async function runScript(code: string, tools: Record<string, unknown>, timeoutMs: number): Promise<{ emitted: unknown[]; returned: unknown }> {
+async function runScript(
+  code: string,
+  tools: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<{ emitted: unknown[]; returned: unknown }> {
   const emitted: unknown[] = [];
   const context = createContext({ tools, emit: (value: unknown) => void emitted.push(value) });
   // The vm timeout stops synchronous loops; the timer below stops code that awaits forever.
-  const running = new Script(`(async () => {\n${code}\n})()`).runInContext(context, { timeout: timeoutMs }) as Promise<unknown>;
+  const running = new Script(`(async () => {\n${code}\n})()`).runInContext(context, {
+    timeout: timeoutMs,
+  }) as Promise<unknown>;
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ScriptTimeout()), timeoutMs);
@@ -72,13 +81,15 @@ export function createScriptTool(rt: McpRuntime, proxy: RuntimeTool): RuntimeToo
     },
     async execute(params, ctx): Promise<ToolResult> {
       const code = typeof params.code === "string" ? params.code : "";
-      const timeoutMs = typeof params.timeoutMs === "number" && params.timeoutMs >= 1 ? params.timeoutMs : DEFAULT_SCRIPT_TIMEOUT_MS;
+      const timeoutMs =
+        typeof params.timeoutMs === "number" && params.timeoutMs >= 1 ? params.timeoutMs : DEFAULT_SCRIPT_TIMEOUT_MS;
       try {
         const { emitted, returned } = await runScript(code, scriptTools(proxy, ctx), timeoutMs);
         const parts = emitted.length > 0 ? emitted : returned === undefined ? [] : [returned];
         return { content: parts.length > 0 ? parts.map(show).join("\n") : t.noOutput };
       } catch (error) {
-        const timedOut = error instanceof ScriptTimeout || (error as { code?: string }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT";
+        const timedOut =
+          error instanceof ScriptTimeout || (error as { code?: string }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT";
         const content = timedOut
           ? t.timedOut.replace("{ms}", String(timeoutMs))
           : t.failed.replace("{message}", messageOf(error));

@@ -83,7 +83,9 @@ export function normalizeSearchText(value: string): string {
 }
 
 export function tokenize(value: string): string[] {
-  return normalizeSearchText(value).split(/[^a-z0-9]+/).filter(Boolean);
+  return normalizeSearchText(value)
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
 interface Query {
@@ -102,7 +104,8 @@ function phraseMultiplier(text: string, phrase: string): number {
 function tokenMultiplier(token: string, fieldTokens: string[], texts: string[]): number {
   if (fieldTokens.includes(token)) return TOKEN_EQUAL;
   const stems = fieldTokens.some(
-    (fieldToken) => fieldToken.startsWith(token) || (fieldToken.length >= MIN_STEM_LENGTH && token.startsWith(fieldToken)),
+    (fieldToken) =>
+      fieldToken.startsWith(token) || (fieldToken.length >= MIN_STEM_LENGTH && token.startsWith(fieldToken)),
   );
   if (stems) return TOKEN_STEM;
   return texts.some((text) => text.includes(token)) ? TOKEN_CONTAINS : 0;
@@ -156,7 +159,13 @@ function scoreParsed({ phrase, tokens }: Query, tool: SearchableTool, useKeyword
   return score;
 }
 
-function scoreTokens(tokens: string[], fieldTokens: string[], texts: string[], weight: number, matched: Set<string>): number {
+function scoreTokens(
+  tokens: string[],
+  fieldTokens: string[],
+  texts: string[],
+  weight: number,
+  matched: Set<string>,
+): number {
   let score = 0;
   for (const token of tokens) {
     const multiplier = tokenMultiplier(token, fieldTokens, texts);
@@ -172,7 +181,11 @@ function byName(a: SearchableTool, b: SearchableTool): number {
 }
 
 /** The matching tools, best first; ties in name order. Keywords count unless `useKeywords` is false. */
-export function rankTools(query: string, tools: readonly SearchableTool[], opts: { useKeywords?: boolean } = {}): SearchableTool[] {
+export function rankTools(
+  query: string,
+  tools: readonly SearchableTool[],
+  opts: { useKeywords?: boolean } = {},
+): SearchableTool[] {
   const parsed: Query = { phrase: normalizeSearchText(query).trim(), tokens: tokenize(query) };
   if (parsed.tokens.length === 0) return [];
   const useKeywords = opts.useKeywords !== false;
@@ -193,7 +206,10 @@ export function sortByName(tools: readonly SearchableTool[]): SearchableTool[] {
  * Tools whose name, description or a keyword matches `pattern` (case-insensitive), in the order given.
  * A pattern that is too long or does not compile comes back as the text to show instead.
  */
-export function regexTools(pattern: string, tools: readonly SearchableTool[]): { matches: SearchableTool[] } | { error: string } {
+export function regexTools(
+  pattern: string,
+  tools: readonly SearchableTool[],
+): { matches: SearchableTool[] } | { error: string } {
   if (pattern.length > MAX_REGEX_LENGTH) {
     return { error: `Regex query is too long; maximum length is ${MAX_REGEX_LENGTH} characters.` };
   }
@@ -204,7 +220,8 @@ export function regexTools(pattern: string, tools: readonly SearchableTool[]): {
     return { error: `Invalid regex: ${pattern}` };
   }
   const matches = tools.filter(
-    (tool) => regex.test(tool.name) || regex.test(tool.description ?? "") || (tool.keywords ?? []).some((k) => regex.test(k)),
+    (tool) =>
+      regex.test(tool.name) || regex.test(tool.description ?? "") || (tool.keywords ?? []).some((k) => regex.test(k)),
   );
   return { matches };
 }
@@ -221,7 +238,11 @@ export function matchToolName(tools: readonly SearchableTool[], name: string): S
  * Up to five names for a lookup that failed: the wanted name loses the longest known prefix
  * (`<prefix>_`), then is ranked like a search without keywords.
  */
-export function suggestToolNames(wanted: string, tools: readonly SearchableTool[], prefixes: readonly string[]): string[] {
+export function suggestToolNames(
+  wanted: string,
+  tools: readonly SearchableTool[],
+  prefixes: readonly string[],
+): string[] {
   const longest = prefixes
     .filter((prefix) => prefix && wanted.startsWith(`${prefix}_`))
     .reduce((best, prefix) => (prefix.length > best.length ? prefix : best), "");

@@ -3,12 +3,12 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { buildCacheEntry, computeConfigHash, isEntryValid, writeCacheEntry } from "./cache.js";
 import { KEEP_ALIVE_TIMINGS, KeepAlive, type KeepAliveTimings } from "./keep-alive.js";
 import { installSamplingHandler, type SamplingHandler } from "./sampling.js";
 import { listTools, type ToolListHints } from "./tool-listing.js";
-import type { CacheEntry, CachedPrompt, CachedResource, CachedTool, McpConfig, McpServerEntry } from "./types.js";
+import type { CachedPrompt, CachedResource, CachedTool, CacheEntry, McpConfig, McpServerEntry } from "./types.js";
 
 /** What a server offers: from a live connection, or from its cache entry when it is valid. */
 export interface ServerMetadata {
@@ -36,7 +36,6 @@ export interface ServerState {
   stderrTail: string[];
   idleTimer?: NodeJS.Timeout;
 }
-
 
 export interface ServerManagerOptions {
   cachePath: string;
@@ -72,7 +71,10 @@ export function errorMessage(error: unknown): string {
 
 /** Thrown when a server is inside its failure backoff: callers render it as "not available". */
 export class ServerInBackoff extends Error {
-  constructor(readonly server: string, readonly failedAgoSec: number) {
+  constructor(
+    readonly server: string,
+    readonly failedAgoSec: number,
+  ) {
     super(`Server "${server}" not available (last failed ${failedAgoSec}s ago)`);
   }
 }
@@ -86,7 +88,11 @@ export class ServerManager {
   private readonly states = new Map<string, ServerState>();
   private readonly keepAlive: KeepAlive;
 
-  constructor(private readonly config: McpConfig, private readonly options: ServerManagerOptions, cache: Record<string, CacheEntry>) {
+  constructor(
+    private readonly config: McpConfig,
+    private readonly options: ServerManagerOptions,
+    cache: Record<string, CacheEntry>,
+  ) {
     this.keepAlive = new KeepAlive(
       { ...KEEP_ALIVE_TIMINGS, ...options.keepAlive },
       {
@@ -136,7 +142,9 @@ export class ServerManager {
     if (!state) return undefined;
     if (state.live) return state.live;
     const cached = state.cached;
-    return cached ? { tools: cached.tools, resources: cached.resources, prompts: cached.prompts, instructions: cached.instructions } : undefined;
+    return cached
+      ? { tools: cached.tools, resources: cached.resources, prompts: cached.prompts, instructions: cached.instructions }
+      : undefined;
   }
 
   isConnected(name: string): boolean {
@@ -179,7 +187,9 @@ export class ServerManager {
     }
     if (!entry.command) throw new Error("the server entry has neither command nor url");
     const inherited = entry.inheritEnv === false ? {} : this.options.env;
-    const env = Object.fromEntries(Object.entries({ ...inherited, ...entry.env }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    const env = Object.fromEntries(
+      Object.entries({ ...inherited, ...entry.env }).filter(([, v]) => v !== undefined),
+    ) as Record<string, string>;
     const transport = new StdioClientTransport({
       command: entry.command,
       args: entry.args ?? [],
@@ -188,7 +198,11 @@ export class ServerManager {
       stderr: "pipe",
     });
     transport.stderr?.on("data", (chunk: Buffer) => {
-      const lines = chunk.toString("utf8").split("\n").map((l) => l.trim()).filter(Boolean);
+      const lines = chunk
+        .toString("utf8")
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean);
       state.stderrTail = [...state.stderrTail, ...lines].slice(-STDERR_LINES_KEPT);
     });
     return transport;
@@ -198,7 +212,12 @@ export class ServerManager {
   private createClient(state: ServerState): Client {
     const client = new Client(
       { name: `pi-mcp-${state.name}`, version: "1.0.0" },
-      { capabilities: { ...(this.options.sampling ? { sampling: {} } : {}), extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } as never },
+      {
+        capabilities: {
+          ...(this.options.sampling ? { sampling: {} } : {}),
+          extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+        } as never,
+      },
     );
     if (this.options.sampling) installSamplingHandler(client, state.name, this.options.sampling, this.options.log);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolListChanged(state, client));
@@ -219,7 +238,10 @@ export class ServerManager {
     // A second client: the first one's closing may still be under way and would detach the new transport.
     const sse = this.createClient(state);
     try {
-      await sse.connect(new SSEClientTransport(new URL(state.entry.url!), { requestInit: { headers: state.entry.headers ?? {} } }), { timeout: INIT_TIMEOUT_MS });
+      await sse.connect(
+        new SSEClientTransport(new URL(state.entry.url!), { requestInit: { headers: state.entry.headers ?? {} } }),
+        { timeout: INIT_TIMEOUT_MS },
+      );
       return sse;
     } catch (error) {
       await sse.close().catch(() => undefined);
@@ -238,10 +260,18 @@ export class ServerManager {
       const exposeResources = state.entry.exposeResources !== false;
       const resources: CachedResource[] =
         exposeResources && capabilities.resources
-          ? (await client.listResources({}, { timeout })).resources.map((r) => ({ uri: r.uri, name: r.name, description: r.description }))
+          ? (await client.listResources({}, { timeout })).resources.map((r) => ({
+              uri: r.uri,
+              name: r.name,
+              description: r.description,
+            }))
           : [];
       const prompts: CachedPrompt[] | undefined = capabilities.prompts
-        ? (await client.listPrompts({}, { timeout })).prompts.map((p) => ({ name: p.name, description: p.description, arguments: p.arguments }))
+        ? (await client.listPrompts({}, { timeout })).prompts.map((p) => ({
+            name: p.name,
+            description: p.description,
+            arguments: p.arguments,
+          }))
         : undefined;
       state.live = { tools, resources, prompts, instructions: client.getInstructions() };
       state.listHints = hints;
@@ -288,7 +318,9 @@ export class ServerManager {
       this.writeCache(state);
       this.options.log("mcp_tools_changed", { server: state.name, tools: tools.map((t) => t.name) });
       this.options.onMetadata(state.name);
-    })().catch((error: unknown) => this.options.log("mcp_tools_changed_failed", { server: state.name, error: errorMessage(error) }));
+    })().catch((error: unknown) =>
+      this.options.log("mcp_tools_changed_failed", { server: state.name, error: errorMessage(error) }),
+    );
     state.refreshing = refresh;
     void refresh.then(() => {
       if (state.refreshing === refresh) state.refreshing = undefined;
@@ -322,7 +354,8 @@ export class ServerManager {
     clearTimeout(state.idleTimer);
     const lifecycle = state.entry.lifecycle ?? "lazy";
     const minutes =
-      state.entry.idleTimeout ?? (lifecycle === "lazy" ? (this.config.settings.idleTimeout ?? DEFAULT_IDLE_MINUTES) : 0);
+      state.entry.idleTimeout ??
+      (lifecycle === "lazy" ? (this.config.settings.idleTimeout ?? DEFAULT_IDLE_MINUTES) : 0);
     if (lifecycle === "keep-alive" || minutes <= 0) return;
     state.idleTimer = setTimeout(() => void this.disconnect(state.name, "idle"), minutes * 60_000);
     state.idleTimer.unref();
@@ -331,7 +364,9 @@ export class ServerManager {
   async callTool(server: string, tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const state = await this.connect(server);
     try {
-      return (await state.client!.callTool({ name: tool, arguments: args }, undefined, { timeout: this.requestTimeoutMs(state) })) as CallToolResult;
+      return (await state.client!.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: this.requestTimeoutMs(state),
+      })) as CallToolResult;
     } finally {
       this.touch(state);
       // A list_changed sent during the call is applied before its result returns.
@@ -339,7 +374,10 @@ export class ServerManager {
     }
   }
 
-  async readResource(server: string, uri: string): Promise<{ uri: string; text?: string; blob?: string; mimeType?: string }[]> {
+  async readResource(
+    server: string,
+    uri: string,
+  ): Promise<{ uri: string; text?: string; blob?: string; mimeType?: string }[]> {
     const state = await this.connect(server);
     try {
       return (await state.client!.readResource({ uri }, { timeout: this.requestTimeoutMs(state) })).contents as never;

@@ -5,7 +5,7 @@
  * out of the active set instead.
  */
 import type { RuntimeTool } from "../runtime/types.js";
-import { buildDirectTools, isDirect, type DirectToolSpec } from "./direct-tools.js";
+import { buildDirectTools, type DirectToolSpec, isDirect } from "./direct-tools.js";
 import { createNamespaceTool, namespaceServers } from "./namespace-tools.js";
 import { createPromptCommand } from "./prompt-commands.js";
 import type { McpRuntime } from "./runtime-context.js";
@@ -48,9 +48,11 @@ export class McpSurface {
    */
   activate(matches: readonly SearchableTool[]): string[] {
     this.sync();
-    const names = [...new Set(matches.map((m) => m.name))].filter((name) => this.lazy.has(name) && !this.activated.has(name));
+    const names = [...new Set(matches.map((m) => m.name))].filter(
+      (name) => this.lazy.has(name) && !this.activated.has(name),
+    );
     if (names.length === 0) return [];
-    names.forEach((name) => this.activated.add(name));
+    for (const name of names) this.activated.add(name);
     this.held = new Set([...this.held].filter((name) => !this.activated.has(name)));
     this.rt.api.setActiveTools([...this.rt.api.getActiveTools(), ...names]);
     return names;
@@ -67,7 +69,9 @@ export class McpSurface {
     if (this.rt.config.settings.disableProxyTool !== true) return false;
     const settings = this.rt.manager.enabled().map((s) => ({ state: s, setting: this.rt.directSetting(s.name) }));
     const direct = settings.filter(({ setting }) => isDirect(setting));
-    return direct.length > 0 && direct.every(({ state, setting }) => setting !== "search" && state.cached !== undefined);
+    return (
+      direct.length > 0 && direct.every(({ state, setting }) => setting !== "search" && state.cached !== undefined)
+    );
   }
 
   private registerDirect(): DirectToolSpec[] {

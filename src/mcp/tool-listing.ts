@@ -9,7 +9,11 @@ export interface ToolListHints {
 }
 
 /** Every page of tools/list, filtered by the entry's `includeTools` / `excludeTools`; hints from the first page only. */
-export async function listTools(client: Client, entry: McpServerEntry, timeout: number): Promise<{ tools: CachedTool[]; hints: ToolListHints }> {
+export async function listTools(
+  client: Client,
+  entry: McpServerEntry,
+  timeout: number,
+): Promise<{ tools: CachedTool[]; hints: ToolListHints }> {
   const tools: CachedTool[] = [];
   let hints: ToolListHints | undefined;
   let cursor: string | undefined;
@@ -17,7 +21,12 @@ export async function listTools(client: Client, entry: McpServerEntry, timeout: 
     const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
     hints ??= listHints(page);
     for (const t of page.tools) {
-      tools.push({ name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown>, outputSchema: t.outputSchema as Record<string, unknown> | undefined });
+      tools.push({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema as Record<string, unknown>,
+        outputSchema: t.outputSchema as Record<string, unknown> | undefined,
+      });
     }
     cursor = page.nextCursor;
   } while (cursor);
@@ -37,7 +46,16 @@ function listHints(page: Record<string, unknown>): ToolListHints {
 
 /** `includeTools` / `excludeTools` globs (`*` wildcards) filter what a server offers. */
 function filterTools(tools: CachedTool[], entry: McpServerEntry): CachedTool[] {
-  const matcher = (globs: string[]) => globs.map((g) => new RegExp(`^${g.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`));
+  const matcher = (globs: string[]) =>
+    globs.map(
+      (g) =>
+        new RegExp(
+          `^${g
+            .split("*")
+            .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+            .join(".*")}$`,
+        ),
+    );
   const include = entry.includeTools ? matcher(entry.includeTools) : undefined;
   const exclude = entry.excludeTools ? matcher(entry.excludeTools) : [];
   return tools.filter((t) => (!include || include.some((r) => r.test(t.name))) && !exclude.some((r) => r.test(t.name)));

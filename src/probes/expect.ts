@@ -22,7 +22,8 @@ const show = (value: unknown) => JSON.stringify(value);
 function valueAt(record: RequestRecord, field: string): unknown {
   if (field === "roles") return record.roles.join(">");
   let value: unknown = record;
-  for (const key of field.split(".")) value = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of field.split("."))
+    value = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
   return value;
 }
 
@@ -47,9 +48,12 @@ function lineMatches(line: string, pattern: string | RegExp): boolean {
 
 function textFailure(actual: string, expect: TextExpect): string | undefined {
   if (expect.equals !== undefined && actual !== expect.equals) return `expected exactly ${show(expect.equals)}`;
-  if (expect.contains !== undefined && !actual.includes(expect.contains)) return `expected it to contain ${show(expect.contains)}`;
-  if (expect.startsWith !== undefined && !actual.startsWith(expect.startsWith)) return `expected it to start with ${show(expect.startsWith)}`;
-  if (expect.endsWith !== undefined && !actual.endsWith(expect.endsWith)) return `expected it to end with ${show(expect.endsWith)}`;
+  if (expect.contains !== undefined && !actual.includes(expect.contains))
+    return `expected it to contain ${show(expect.contains)}`;
+  if (expect.startsWith !== undefined && !actual.startsWith(expect.startsWith))
+    return `expected it to start with ${show(expect.startsWith)}`;
+  if (expect.endsWith !== undefined && !actual.endsWith(expect.endsWith))
+    return `expected it to end with ${show(expect.endsWith)}`;
   if (expect.matches !== undefined && !expect.matches.test(actual)) return `expected it to match ${expect.matches}`;
   return undefined;
 }
@@ -87,7 +91,10 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
     const first = records[0] ? valueAt(records[0], field) : undefined;
     for (const record of records.slice(1)) {
       const actual = valueAt(record, field);
-      if (!equal(actual, first)) failures.push(`request ${record.seq}: ${field} expected to stay ${show(first)} as in request 1, got ${show(actual)}`);
+      if (!equal(actual, first))
+        failures.push(
+          `request ${record.seq}: ${field} expected to stay ${show(first)} as in request 1, got ${show(actual)}`,
+        );
     }
   }
 
@@ -100,7 +107,10 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
     const { added, removed } = lineDelta(run.systemTexts[i - 1]!, run.systemTexts[i]!);
     const compare = (label: string, actual: string[], wanted: (string | RegExp)[] = []) => {
       const ok = actual.length === wanted.length && wanted.every((pattern, j) => lineMatches(actual[j]!, pattern));
-      if (!ok) failures.push(`request ${delta.at}: system lines ${label} expected ${show(wanted.map(String))}, got ${show(actual)}`);
+      if (!ok)
+        failures.push(
+          `request ${delta.at}: system lines ${label} expected ${show(wanted.map(String))}, got ${show(actual)}`,
+        );
     };
     compare("added", added, delta.added);
     compare("removed", removed, delta.removed);
@@ -120,25 +130,38 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
   for (const [server, wireExpect] of Object.entries(expect.wire)) {
     const lines = run.wire.map((line, index) => ({ ...line, index })).filter((line) => line.server === server);
     const methods = lines.map((l) => l.method).filter((m): m is string => m !== undefined);
-    if (wireExpect.silent && lines.length > 0) failures.push(`wire ${server}: expected no messages, got ${show(methods)}`);
+    if (wireExpect.silent && lines.length > 0)
+      failures.push(`wire ${server}: expected no messages, got ${show(methods)}`);
     if (wireExpect.methods && !equal(methods, wireExpect.methods)) {
       failures.push(`wire ${server}: methods expected ${show(wireExpect.methods)}, got ${show(methods)}`);
     }
     if (wireExpect.calls) {
-      const calls = lines.filter((l) => l.method === "tools/call").map((l) => l.params as { name?: string; arguments?: unknown });
+      const calls = lines
+        .filter((l) => l.method === "tools/call")
+        .map((l) => l.params as { name?: string; arguments?: unknown });
       const want = wireExpect.calls;
-      const same = calls.length === want.length && want.every((w, j) => calls[j]!.name === w.name && (w.arguments === undefined || equal(calls[j]!.arguments, w.arguments)));
-      if (!same) failures.push(`wire ${server}: tools/call expected ${show(want)}, got ${show(calls.map((c) => ({ name: c.name, arguments: c.arguments })))}`);
+      const same =
+        calls.length === want.length &&
+        want.every(
+          (w, j) => calls[j]!.name === w.name && (w.arguments === undefined || equal(calls[j]!.arguments, w.arguments)),
+        );
+      if (!same)
+        failures.push(
+          `wire ${server}: tools/call expected ${show(want)}, got ${show(calls.map((c) => ({ name: c.name, arguments: c.arguments })))}`,
+        );
     }
     if (wireExpect.firstMessageBefore !== undefined) {
       const n = wireExpect.firstMessageBefore;
       const first = lines[0]?.index;
       const linesBeforeN = run.wireLinesBefore[n - 1];
       const linesBeforePrev = run.wireLinesBefore[n - 2] ?? 0;
-      if (first === undefined) failures.push(`wire ${server}: expected its first message before request ${n}, it received none`);
+      if (first === undefined)
+        failures.push(`wire ${server}: expected its first message before request ${n}, it received none`);
       else if (linesBeforeN === undefined) failures.push(`wire ${server}: request ${n} was never made`);
       else if (!(first >= linesBeforePrev && first < linesBeforeN)) {
-        failures.push(`wire ${server}: expected its first message between request ${n - 1} and request ${n}, it came at wire line ${first + 1}`);
+        failures.push(
+          `wire ${server}: expected its first message between request ${n - 1} and request ${n}, it came at wire line ${first + 1}`,
+        );
       }
     }
   }
@@ -150,7 +173,9 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
     run.surfaces.forEach((surface, i) => {
       const expected = expectedAt(series, i);
       if (expected.has && !equal(surface[key], expected.value)) {
-        failures.push(`request ${records[i]?.seq ?? i + 1}: ${key} tools expected ${show(expected.value)}, got ${show(surface[key])}`);
+        failures.push(
+          `request ${records[i]?.seq ?? i + 1}: ${key} tools expected ${show(expected.value)}, got ${show(surface[key])}`,
+        );
       }
     });
   }
@@ -166,7 +191,10 @@ function checkSkills(expect: ProbeExpect, run: RunObservation, failures: string[
   }
   // Absent keys are dropped on both sides, so `winner`/`loser` are compared only for collisions.
   const normalize = (list: SkillDiagnosticExpect[]) =>
-    list.map(({ type, message, path, winner, loser }) => JSON.parse(JSON.stringify({ type, message, path, winner, loser })) as unknown);
+    list.map(
+      ({ type, message, path, winner, loser }) =>
+        JSON.parse(JSON.stringify({ type, message, path, winner, loser })) as unknown,
+    );
   if (expect.skills.diagnostics && !equal(normalize(actual.diagnostics), normalize(expect.skills.diagnostics))) {
     failures.push(`skills: diagnostics expected ${show(expect.skills.diagnostics)}, got ${show(actual.diagnostics)}`);
   }

@@ -2,19 +2,34 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { MarkerSpec } from "../capture/types.js";
-import { inputError, UserError } from "../errors.js";
+import { inputError, type UserError } from "../errors.js";
 import type { ScriptStep } from "../providers/scripted-model.js";
 import type { WireApi } from "../providers/types.js";
-import type { CacheSetup, Probe, ProbeAgent, ProbeExpect, Series, SkillsExpect, SystemDelta, TextExpect, WireExpect } from "./types.js";
+import type {
+  CacheSetup,
+  Probe,
+  ProbeAgent,
+  ProbeExpect,
+  Series,
+  SkillsExpect,
+  SystemDelta,
+  TextExpect,
+  WireExpect,
+} from "./types.js";
 
 type Obj = Record<string, unknown>;
 
 /** Reads fields of one YAML mapping, naming the file and the dotted field in every complaint. */
 class Fields {
-  constructor(readonly file: string, readonly path: string, readonly obj: Obj) {}
+  constructor(
+    readonly file: string,
+    readonly path: string,
+    readonly obj: Obj,
+  ) {}
 
   static of(file: string, path: string, value: unknown): Fields {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) throw inputError(file, path || undefined, "expected a mapping");
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+      throw inputError(file, path || undefined, "expected a mapping");
     return new Fields(file, path, value as Obj);
   }
 
@@ -56,7 +71,8 @@ class Fields {
   oneOf<T extends string>(key: string, options: readonly T[], fallback: T): T {
     if (!this.has(key)) return fallback;
     const value = this.obj[key];
-    if (typeof value !== "string" || !options.includes(value as T)) throw this.fail(key, `expected one of ${options.join(", ")}`);
+    if (typeof value !== "string" || !options.includes(value as T))
+      throw this.fail(key, `expected one of ${options.join(", ")}`);
     return value as T;
   }
 
@@ -64,7 +80,11 @@ class Fields {
   names(key: string): string[] | undefined {
     if (!this.has(key)) return undefined;
     const value = this.obj[key];
-    if (typeof value === "string") return value.split(",").map((s) => s.trim()).filter(Boolean);
+    if (typeof value === "string")
+      return value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
     if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
     throw this.fail(key, "expected a list of names or a comma-separated string");
   }
@@ -95,14 +115,29 @@ export function parseMatcher(file: string, field: string, value: unknown): strin
 
 function loadAgent(file: string, f: Fields | undefined, root: string): ProbeAgent {
   const agent = f ?? Fields.of(file, "agent", {});
-  agent.allowOnly(["kind", "tools", "noTools", "noBuiltinTools", "excludeTools", "skills", "noSkills", "skillMode", "skillLayers", "trusted", "mcp", "cwd", "profile"]);
+  agent.allowOnly([
+    "kind",
+    "tools",
+    "noTools",
+    "noBuiltinTools",
+    "excludeTools",
+    "skills",
+    "noSkills",
+    "skillMode",
+    "skillLayers",
+    "trusted",
+    "mcp",
+    "cwd",
+    "profile",
+  ]);
   const mcpFields = agent.child("mcp");
   let mcp: ProbeAgent["mcp"];
   if (mcpFields) {
     mcpFields.allowOnly(["config", "cache", "exclusive"]);
     const config = mcpFields.string("config");
     const configPath = isAbsolute(config) ? config : join(root, config);
-    if (!existsSync(configPath)) throw mcpFields.fail("config", `expected an existing MCP config file, but ${configPath} does not exist`);
+    if (!existsSync(configPath))
+      throw mcpFields.fail("config", `expected an existing MCP config file, but ${configPath} does not exist`);
     mcp = {
       config: configPath,
       cache: mcpFields.oneOf<CacheSetup>("cache", ["valid", "empty-file", "missing"], "valid"),
@@ -148,7 +183,8 @@ function skillLayers(f: Fields | undefined, root: string): ProbeAgent["skillLaye
 /** Only our runtime runs probes so far; a probe asking for the real pi must not silently get it. */
 function agentKind(agent: Fields): ProbeAgent["kind"] {
   const kind = agent.oneOf("kind", ["runtime", "pi"] as const, "runtime");
-  if (kind === "pi") throw agent.fail("kind", 'expected "runtime": running the real pi against the mock provider is not built yet');
+  if (kind === "pi")
+    throw agent.fail("kind", 'expected "runtime": running the real pi against the mock provider is not built yet');
   return kind;
 }
 
@@ -157,7 +193,11 @@ function loadScript(file: string, field: string, steps: unknown[]): ScriptStep[]
     const f = Fields.of(file, path, value);
     f.allowOnly(["call", "args"]);
     const args = f.obj.args;
-    if (args !== undefined && typeof args !== "string" && (args === null || typeof args !== "object" || Array.isArray(args))) {
+    if (
+      args !== undefined &&
+      typeof args !== "string" &&
+      (args === null || typeof args !== "object" || Array.isArray(args))
+    ) {
       throw f.fail("args", "expected a mapping or a raw JSON string");
     }
     return { call: f.string("call"), args: args as Record<string, unknown> | string | undefined };
@@ -183,14 +223,18 @@ function loadMarkers(file: string, f: Fields | undefined): Record<string, Marker
   for (const [name, value] of Object.entries(f?.obj ?? {})) {
     const m = Fields.of(file, `markers.${name}`, value);
     m.allowOnly(["in", "match"]);
-    markers[name] = { in: m.oneOf("in", ["system", "tools", "messages"] as const, "messages"), match: parseMatcher(file, m.at("match"), m.obj.match) };
+    markers[name] = {
+      in: m.oneOf("in", ["system", "tools", "messages"] as const, "messages"),
+      match: parseMatcher(file, m.at("match"), m.obj.match),
+    };
   }
   return markers;
 }
 
 function series(file: string, field: string, value: unknown): Series {
   if (Array.isArray(value)) return value;
-  if (value && typeof value === "object" && "all" in (value as Obj) && Object.keys(value as Obj).length === 1) return value as { all: unknown };
+  if (value && typeof value === "object" && "all" in (value as Obj) && Object.keys(value as Obj).length === 1)
+    return value as { all: unknown };
   throw inputError(file, field, "expected a list with one value per request, or {all: value}");
 }
 
@@ -198,7 +242,8 @@ function textExpect(file: string, path: string, value: unknown): TextExpect {
   const f = Fields.of(file, path, value);
   f.allowOnly(["equals", "contains", "startsWith", "endsWith", "matches"]);
   const out: TextExpect = {};
-  for (const key of ["equals", "contains", "startsWith", "endsWith"] as const) if (f.has(key)) out[key] = String(f.obj[key]);
+  for (const key of ["equals", "contains", "startsWith", "endsWith"] as const)
+    if (f.has(key)) out[key] = String(f.obj[key]);
   if (f.has("matches")) {
     const m = parseMatcher(file, f.at("matches"), f.obj.matches);
     out.matches = typeof m === "string" ? new RegExp(m) : m;
@@ -214,7 +259,8 @@ function loadExpect(file: string, f: Fields | undefined): ProbeExpect {
     throw expect.fail("requests", "expected a whole number of requests");
   }
   const each: Record<string, Series> = {};
-  for (const [field, value] of Object.entries(expect.child("each")?.obj ?? {})) each[field] = series(file, `expect.each.${field}`, value);
+  for (const [field, value] of Object.entries(expect.child("each")?.obj ?? {}))
+    each[field] = series(file, `expect.each.${field}`, value);
   const constant = expect.names("constant") ?? [];
   const systemDelta: SystemDelta[] = expect.list("systemDelta").map((value, i) => {
     const d = Fields.of(file, `expect.systemDelta[${i}]`, value);
@@ -227,7 +273,8 @@ function loadExpect(file: string, f: Fields | undefined): ProbeExpect {
   const toolResults: Record<number, TextExpect> = {};
   for (const [key, value] of Object.entries(expect.child("toolResults")?.obj ?? {})) {
     const index = Number(key);
-    if (!Number.isInteger(index) || index < 1) throw inputError(file, `expect.toolResults.${key}`, "expected a tool result number from 1");
+    if (!Number.isInteger(index) || index < 1)
+      throw inputError(file, `expect.toolResults.${key}`, "expected a tool result number from 1");
     toolResults[index] = textExpect(file, `expect.toolResults.${key}`, value);
   }
   const wire: Record<string, WireExpect> = {};
@@ -240,16 +287,33 @@ function loadExpect(file: string, f: Fields | undefined): ProbeExpect {
       return { name: cf.string("name"), arguments: cf.obj.arguments };
     });
     const before = w.obj.firstMessageBefore;
-    if (before !== undefined && (typeof before !== "number" || before < 1)) throw w.fail("firstMessageBefore", "expected a request number");
-    wire[server] = { methods: w.names("methods"), calls: w.has("calls") ? calls : undefined, firstMessageBefore: before as number | undefined, silent: w.bool("silent", false) };
+    if (before !== undefined && (typeof before !== "number" || before < 1))
+      throw w.fail("firstMessageBefore", "expected a request number");
+    wire[server] = {
+      methods: w.names("methods"),
+      calls: w.has("calls") ? calls : undefined,
+      firstMessageBefore: before as number | undefined,
+      silent: w.bool("silent", false),
+    };
   }
   const surfaceFields = expect.child("surface");
   surfaceFields?.allowOnly(["registered", "active"]);
   const surface = {
-    registered: surfaceFields?.has("registered") ? series(file, "expect.surface.registered", surfaceFields.obj.registered) : undefined,
+    registered: surfaceFields?.has("registered")
+      ? series(file, "expect.surface.registered", surfaceFields.obj.registered)
+      : undefined,
     active: surfaceFields?.has("active") ? series(file, "expect.surface.active", surfaceFields.obj.active) : undefined,
   };
-  return { requests: requests as number | undefined, each, constant, systemDelta, toolResults, wire, surface, skills: skillsExpect(expect.child("skills")) };
+  return {
+    requests: requests as number | undefined,
+    each,
+    constant,
+    systemDelta,
+    toolResults,
+    wire,
+    surface,
+    skills: skillsExpect(expect.child("skills")),
+  };
 }
 
 function skillsExpect(f: Fields | undefined): SkillsExpect | undefined {
@@ -309,6 +373,7 @@ export function loadProbeFile(file: string, root: string): Probe {
 
 /** A probe given by name (`p1` → `probes/p1.yaml`) or by path. */
 export function resolveProbePath(nameOrPath: string, root: string): string {
-  if (nameOrPath.endsWith(".yaml") || nameOrPath.endsWith(".yml") || nameOrPath.includes("/")) return resolve(nameOrPath);
+  if (nameOrPath.endsWith(".yaml") || nameOrPath.endsWith(".yml") || nameOrPath.includes("/"))
+    return resolve(nameOrPath);
   return join(root, "probes", `${nameOrPath}.yaml`);
 }

@@ -1,6 +1,7 @@
 import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
+import { countLines } from "../analysis/file-lines.js";
 import { openCaptureRun } from "../capture/capture-run.js";
 import { JsonlWriter } from "../capture/jsonl.js";
 import type { RequestRecord } from "../capture/types.js";
@@ -16,14 +17,13 @@ import { createScriptedModel } from "../providers/scripted-model.js";
 import { Agent, type SkillsHook } from "../runtime/agent.js";
 import { loadProfile, PROJECT_ROOT, type Profile } from "../runtime/profile.js";
 import type { Extension } from "../runtime/types.js";
+import { createDisclosure } from "../skills/disclosure/disclosure.js";
+import type { CatalogDirs, CatalogLayer, DisclosureTexts } from "../skills/disclosure/types.js";
 import { discoverSkills } from "../skills/discover.js";
 import { expandSkillCommand } from "../skills/expand.js";
 import { renderSkillsBlock } from "../skills/prompt-block.js";
-import { createDisclosure } from "../skills/disclosure/disclosure.js";
-import type { CatalogDirs, CatalogLayer, DisclosureTexts } from "../skills/disclosure/types.js";
 import type { SkillDiagnostic } from "../skills/types.js";
 import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
-import { countLines } from "../analysis/file-lines.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
 import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe } from "./types.js";
@@ -60,10 +60,19 @@ export function defaultWorkspaceRoot(): string {
  * A probe's own folder outside the checkout: the session's cwd, agent dir and home live there, so
  * the paths that enter the system prompt are the same on every machine and every clone.
  */
-function prepareWorkspace(probe: Probe, root: string): { base: string; cwd: string; agentDir: string; home: string; packageDir: string } {
+function prepareWorkspace(
+  probe: Probe,
+  root: string,
+): { base: string; cwd: string; agentDir: string; home: string; packageDir: string } {
   const base = join(root, probe.name);
   rmSync(base, { recursive: true, force: true });
-  const paths = { base, cwd: join(base, "cwd"), agentDir: join(base, "agent"), home: join(base, "home"), packageDir: join(base, "pkg") };
+  const paths = {
+    base,
+    cwd: join(base, "cwd"),
+    agentDir: join(base, "agent"),
+    home: join(base, "home"),
+    packageDir: join(base, "pkg"),
+  };
   for (const dir of [paths.cwd, paths.agentDir, paths.home, paths.packageDir]) mkdirSync(dir, { recursive: true });
   return paths;
 }
@@ -80,10 +89,27 @@ function stageSkills(paths: string[], root: string, base: string): string[] {
 }
 
 /** Fill the metadata cache from each server before the measured run; nothing of it reaches the wire log. */
-async function primeCache(configPath: string, cachePath: string, workspace: { cwd: string; agentDir: string; home: string }, root: string, env: NodeJS.ProcessEnv): Promise<void> {
+async function primeCache(
+  configPath: string,
+  cachePath: string,
+  workspace: { cwd: string; agentDir: string; home: string },
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   initEmptyCache(cachePath);
-  const config = loadMcpConfig({ cwd: workspace.cwd, agentDir: workspace.agentDir, home: workspace.home, configPath, exclusive: true, env });
-  const manager = new ServerManager(config, { cachePath, env, baseDir: root, log: () => undefined, onMetadata: () => undefined }, {});
+  const config = loadMcpConfig({
+    cwd: workspace.cwd,
+    agentDir: workspace.agentDir,
+    home: workspace.home,
+    configPath,
+    exclusive: true,
+    env,
+  });
+  const manager = new ServerManager(
+    config,
+    { cachePath, env, baseDir: root, log: () => undefined, onMetadata: () => undefined },
+    {},
+  );
   try {
     for (const server of manager.enabled()) {
       try {
@@ -91,7 +117,11 @@ async function primeCache(configPath: string, cachePath: string, workspace: { cw
       } catch (error) {
         // A server that cannot start is bad input in the config, not a bug: name the server and the file.
         const field = `mcpServers.${server.name}.${server.entry.url ? "url" : "command"}`;
-        throw inputError(configPath, field, `expected a server that starts, but connecting "${server.name}" failed: ${(error as Error).message}`);
+        throw inputError(
+          configPath,
+          field,
+          `expected a server that starts, but connecting "${server.name}" failed: ${(error as Error).message}`,
+        );
       }
     }
   } finally {
@@ -115,7 +145,12 @@ interface ProbeSkills {
  * The load_skill model: each `agent.skillLayers` folder is copied to its layer's place in the
  * workspace (builtin apart, user under the agent dir, project under cwd's .pi), then catalogued.
  */
-function disclosureSkills(profile: Profile, probe: Probe, workspace: ReturnType<typeof prepareWorkspace>, root: string): ProbeSkills {
+function disclosureSkills(
+  profile: Profile,
+  probe: Probe,
+  workspace: ReturnType<typeof prepareWorkspace>,
+  root: string,
+): ProbeSkills {
   const places: Record<CatalogLayer, string> = {
     builtin: join(workspace.base, "builtin-skills"),
     user: join(workspace.agentDir, "skills"),
@@ -123,7 +158,10 @@ function disclosureSkills(profile: Profile, probe: Probe, workspace: ReturnType<
   };
   const dirs: CatalogDirs = {};
   for (const [layer, source] of Object.entries(probe.agent.skillLayers ?? {}) as [CatalogLayer, string][]) {
-    cpSync(isAbsolute(source) ? source : join(root, source), places[layer], { recursive: true, verbatimSymlinks: true });
+    cpSync(isAbsolute(source) ? source : join(root, source), places[layer], {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
     dirs[layer] = places[layer];
   }
   const disclosure = createDisclosure({
@@ -141,9 +179,15 @@ function disclosureSkills(profile: Profile, probe: Probe, workspace: ReturnType<
   };
 }
 
-function skillsHook(profile: Profile, probe: Probe, workspace: ReturnType<typeof prepareWorkspace>, root: string): ProbeSkills {
+function skillsHook(
+  profile: Profile,
+  probe: Probe,
+  workspace: ReturnType<typeof prepareWorkspace>,
+  root: string,
+): ProbeSkills {
   if (probe.agent.skillMode === "load_skill") return disclosureSkills(profile, probe, workspace, root);
-  if (probe.agent.noSkills && probe.agent.skills.length === 0) return { diagnostics: [], paths: new Map(), loaded: () => [] };
+  if (probe.agent.noSkills && probe.agent.skills.length === 0)
+    return { diagnostics: [], paths: new Map(), loaded: () => [] };
   const { skills, diagnostics } = discoverSkills({
     cwd: workspace.cwd,
     agentDir: workspace.agentDir,
@@ -156,7 +200,10 @@ function skillsHook(profile: Profile, probe: Probe, workspace: ReturnType<typeof
     diagnostics,
     paths: new Map(skills.map((skill) => [skill.name, skill.filePath])),
     loaded: () => skills.map((skill) => skill.name),
-    hook: { block: (active) => renderSkillsBlock(skills, active, profile.skills), expand: (text) => expandSkillCommand(text, skills) },
+    hook: {
+      block: (active) => renderSkillsBlock(skills, active, profile.skills),
+      expand: (text) => expandSkillCommand(text, skills),
+    },
   };
 }
 
@@ -174,7 +221,6 @@ function skillsObservation(loaded: string[], diagnostics: SkillDiagnostic[], bas
     })),
   };
 }
-
 
 export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<RunResult> {
   const root = options.root ?? PROJECT_ROOT;
@@ -216,7 +262,14 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
     db?.addEvent(runId, eventIndex++, seq, type, data);
   };
 
-  const observation: RunObservation = { records: capture.records, systemTexts: [], toolResults: [], surfaces: [], wire: [], wireLinesBefore: [] };
+  const observation: RunObservation = {
+    records: capture.records,
+    systemTexts: [],
+    toolResults: [],
+    surfaces: [],
+    wire: [],
+    wireLinesBefore: [],
+  };
   const probeSkills = skillsHook(profile, probe, workspace, root);
   const { hook, diagnostics, paths: skillPaths } = probeSkills;
   if (probeSkills.extension) extensions.push(probeSkills.extension);
@@ -230,7 +283,12 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
       packageDir: workspace.packageDir,
       model: resolveModel(probe.model.id, probe.model.api),
       codec,
-      transport: capture.wrap(createScriptedModel(codec, { loop: substituteSkillPaths(probe.model.script, skillPaths, probe.file), sampling: probe.model.sampling })),
+      transport: capture.wrap(
+        createScriptedModel(codec, {
+          loop: substituteSkillPaths(probe.model.script, skillPaths, probe.file),
+          sampling: probe.model.sampling,
+        }),
+      ),
       filter: { allow: probe.agent.tools, deny: probe.agent.excludeTools, noBuiltinTools: probe.agent.noBuiltinTools },
       noTools: probe.agent.noTools,
       skills: hook,

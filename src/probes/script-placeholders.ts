@@ -11,11 +11,16 @@ const SKILL_PLACEHOLDER = /\{\{skill:([^}]+)\}\}/g;
 type CallStep = { call: string; args?: Record<string, unknown> | string };
 
 /** A copy of `script` with every `{{skill:name}}` replaced; an unknown name is bad probe input. */
-export function substituteSkillPaths(script: ScriptStep[], skillPaths: ReadonlyMap<string, string>, file: string): ScriptStep[] {
+export function substituteSkillPaths(
+  script: ScriptStep[],
+  skillPaths: ReadonlyMap<string, string>,
+  file: string,
+): ScriptStep[] {
   const replaceIn = (text: string, field: string, inJsonText: boolean): string =>
     text.replace(SKILL_PLACEHOLDER, (_, name: string) => {
       const path = skillPaths.get(name);
-      if (path === undefined) throw inputError(file, field, `{{skill:${name}}} to name a loaded skill, but no skill "${name}" was loaded`);
+      if (path === undefined)
+        throw inputError(file, field, `{{skill:${name}}} to name a loaded skill, but no skill "${name}" was loaded`);
       // Inside raw JSON text the placeholder sits in a JSON string, so the path is escaped for one.
       return inJsonText ? JSON.stringify(path).slice(1, -1) : path;
     });

@@ -132,14 +132,20 @@ function renderReply(reply: ScriptedReply, model: string): string[] {
     type: "function",
     function: { name: call.name, arguments: call.arguments },
   }));
-  return [chunk({ role: "assistant", content: null, tool_calls: toolCalls }, null), chunk({}, "tool_calls"), sseEvent("[DONE]")];
+  return [
+    chunk({ role: "assistant", content: null, tool_calls: toolCalls }, null),
+    chunk({}, "tool_calls"),
+    sseEvent("[DONE]"),
+  ];
 }
 
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content
-      .map((part) => (part && typeof part === "object" && "text" in part ? String((part as { text: unknown }).text) : ""))
+      .map((part) =>
+        part && typeof part === "object" && "text" in part ? String((part as { text: unknown }).text) : "",
+      )
       .join("\n");
   }
   return "";

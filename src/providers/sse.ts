@@ -5,8 +5,7 @@ export async function* sseData(stream: ResponseStream): AsyncGenerator<string> {
   let buffered = "";
   for await (const chunk of stream) {
     buffered += chunk;
-    let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
+    for (let newline = buffered.indexOf("\n"); newline >= 0; newline = buffered.indexOf("\n")) {
       const line = buffered.slice(0, newline).replace(/\r$/, "");
       buffered = buffered.slice(newline + 1);
       if (line.startsWith("data:")) yield line.slice(5).trimStart();

@@ -1,7 +1,7 @@
 import type { Codec, Context, Message, ModelSpec, ToolDefinition, Transport } from "../providers/types.js";
 import { EventBus } from "./events.js";
 import type { Profile } from "./profile.js";
-import { ToolRegistry, type ToolFilter } from "./registry.js";
+import { type ToolFilter, ToolRegistry } from "./registry.js";
 import { buildSystemPrompt, type SystemPromptInput } from "./system-prompt.js";
 import { createBuiltinTools, DEFAULT_ACTIVE } from "./tools/builtin.js";
 import type { Extension, ExtensionAPI, RuntimeTool, SlashCommand } from "./types.js";
@@ -49,7 +49,8 @@ function toDefinition(tool: RuntimeTool): ToolDefinition {
 
 function parseArguments(text: string): Record<string, unknown> {
   const parsed: unknown = text.trim() === "" ? {} : JSON.parse(text);
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("tool arguments must be a JSON object");
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new Error("tool arguments must be a JSON object");
   return parsed as Record<string, unknown>;
 }
 
@@ -104,7 +105,10 @@ export class Agent {
   /** Registry and active set change together with the system prompt, in one step, as in pi. */
   private async toolsChanged(): Promise<void> {
     this.rebuildSystemPrompt();
-    await this.bus.emit("tools_changed", { registered: this.registry.registeredNames(), active: this.registry.activeNames() });
+    await this.bus.emit("tools_changed", {
+      registered: this.registry.registeredNames(),
+      active: this.registry.activeNames(),
+    });
   }
 
   extensionApi(): ExtensionAPI {
@@ -147,8 +151,16 @@ export class Agent {
   /** A nested text-only request outside the loop, as MCP sampling asks for: no tools, own messages. */
   private async complete(request: { systemPrompt?: string; messages: Message[]; maxTokens?: number }): Promise<string> {
     const model = request.maxTokens ? { ...this.options.model, maxTokens: request.maxTokens } : this.options.model;
-    const wire = this.options.codec.buildRequest(model, { systemPrompt: request.systemPrompt ?? "", messages: request.messages, tools: [] }, "sampling");
-    await this.bus.emit("before_provider_request", { request: wire, registered: this.registry.registeredNames(), active: this.registry.activeNames() });
+    const wire = this.options.codec.buildRequest(
+      model,
+      { systemPrompt: request.systemPrompt ?? "", messages: request.messages, tools: [] },
+      "sampling",
+    );
+    await this.bus.emit("before_provider_request", {
+      request: wire,
+      registered: this.registry.registeredNames(),
+      active: this.registry.activeNames(),
+    });
     const response = await this.options.codec.parseStream(await this.options.transport(wire));
     return response.message.text;
   }
@@ -171,9 +183,18 @@ export class Agent {
     for (let request = 1; ; request++) {
       if (request > limit) throw new Error(`the loop made ${limit} requests for one prompt without a text answer`);
       const tools = (snapshot ?? this.registry.activeTools()).map(toDefinition);
-      const context: Context = { systemPrompt: this.systemPrompt, environment: this.options.skills?.environment?.(), messages: this.messages, tools };
+      const context: Context = {
+        systemPrompt: this.systemPrompt,
+        environment: this.options.skills?.environment?.(),
+        messages: this.messages,
+        tools,
+      };
       const wire = this.options.codec.buildRequest(this.options.model, context, "loop");
-      await this.bus.emit("before_provider_request", { request: wire, registered: this.registry.registeredNames(), active: this.registry.activeNames() });
+      await this.bus.emit("before_provider_request", {
+        request: wire,
+        registered: this.registry.registeredNames(),
+        active: this.registry.activeNames(),
+      });
       const response = await this.options.codec.parseStream(await this.options.transport(wire));
       this.messages.push(response.message);
       if (response.message.toolCalls.length === 0) {
@@ -183,13 +204,28 @@ export class Agent {
       for (const call of response.message.toolCalls) {
         await this.bus.emit("tool_call", { id: call.id, name: call.name, arguments: call.arguments });
         const result = await this.executeTool(call.name, call.arguments, snapshot);
-        this.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: result.content, isError: result.isError });
-        await this.bus.emit("tool_result", { id: call.id, name: call.name, content: result.content, isError: result.isError });
+        this.messages.push({
+          role: "tool",
+          toolCallId: call.id,
+          toolName: call.name,
+          content: result.content,
+          isError: result.isError,
+        });
+        await this.bus.emit("tool_result", {
+          id: call.id,
+          name: call.name,
+          content: result.content,
+          isError: result.isError,
+        });
       }
     }
   }
 
-  private async executeTool(name: string, argsText: string, snapshot?: RuntimeTool[]): Promise<{ content: string; isError: boolean }> {
+  private async executeTool(
+    name: string,
+    argsText: string,
+    snapshot?: RuntimeTool[],
+  ): Promise<{ content: string; isError: boolean }> {
     const tool = (snapshot ?? this.registry.activeTools()).find((t) => t.name === name);
     if (!tool) return { content: `Tool ${name} not found`, isError: true };
     try {
@@ -213,4 +249,3 @@ export class Agent {
     await this.bus.emit("session_shutdown", {});
   }
 }
-

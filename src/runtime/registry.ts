@@ -25,7 +25,11 @@ export class ToolRegistry {
   private registered = new Map<string, Entry>();
   private active: string[];
 
-  constructor(builtins: RuntimeTool[], defaultActive: string[], private readonly filter: ToolFilter = {}) {
+  constructor(
+    builtins: RuntimeTool[],
+    defaultActive: string[],
+    private readonly filter: ToolFilter = {},
+  ) {
     this.builtins = builtins;
     this.active = filter.allow ? [...filter.allow] : filter.noBuiltinTools ? [] : [...defaultActive];
     this.refresh();
@@ -43,8 +47,10 @@ export class ToolRegistry {
    */
   private refresh(): void {
     const registered = new Map<string, Entry>();
-    for (const tool of this.builtins) if (this.admitted(tool.name)) registered.set(tool.name, { tool, source: "builtin" });
-    for (const tool of this.extensionTools) if (this.admitted(tool.name)) registered.set(tool.name, { tool, source: "extension" });
+    for (const tool of this.builtins)
+      if (this.admitted(tool.name)) registered.set(tool.name, { tool, source: "builtin" });
+    for (const tool of this.extensionTools)
+      if (this.admitted(tool.name)) registered.set(tool.name, { tool, source: "extension" });
     this.registered = registered;
 
     const next: string[] = [];

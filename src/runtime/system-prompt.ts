@@ -22,7 +22,9 @@ function collapse(text: string): string {
 }
 
 function toolLines(tools: RuntimeTool[]): string[] {
-  const lines = tools.filter((t) => t.promptSnippet && collapse(t.promptSnippet) !== "").map((t) => `- ${t.name}: ${collapse(t.promptSnippet!)}`);
+  const lines = tools
+    .filter((t) => t.promptSnippet && collapse(t.promptSnippet) !== "")
+    .map((t) => `- ${t.name}: ${collapse(t.promptSnippet!)}`);
   return lines.length > 0 ? lines : ["(none)"];
 }
 
@@ -36,7 +38,8 @@ function guidelines(profile: Profile, tools: RuntimeTool[]): string[] {
     const variants = profile.systemPrompt.fileOpsGuideline;
     lines.push(hasBash && hasPowershell ? variants.both : hasBash ? variants.bash : variants.powershell);
   }
-  for (const tool of tools) for (const line of tool.promptGuidelines ?? []) if (line.trim() !== "") lines.push(line.trim());
+  for (const tool of tools)
+    for (const line of tool.promptGuidelines ?? []) if (line.trim() !== "") lines.push(line.trim());
   lines.push(...profile.systemPrompt.closingGuidelines);
   return [...new Set(lines)].map((line) => `- ${line}`);
 }
@@ -47,7 +50,9 @@ function appendSection(append: string[] | undefined): string {
 
 function contextSection(files: SystemPromptInput["contextFiles"]): string {
   if (!files || files.length === 0) return "";
-  const body = files.map((f) => `<project_instructions path="${f.path}">\n${f.content}\n</project_instructions>\n\n`).join("");
+  const body = files
+    .map((f) => `<project_instructions path="${f.path}">\n${f.content}\n</project_instructions>\n\n`)
+    .join("");
   return `\n\n<project_context>\n\nProject-specific instructions and guidelines:\n\n${body}</project_context>\n`;
 }
 

@@ -57,7 +57,13 @@ export interface ExtensionAPI {
   readonly agentDir: string;
   readonly flags: Record<string, string | boolean | undefined>;
   registerTool(tool: RuntimeTool): void;
-  getAllTools(): { name: string; description: string; parameters: JsonSchema; promptGuidelines?: string[]; source: ToolSource }[];
+  getAllTools(): {
+    name: string;
+    description: string;
+    parameters: JsonSchema;
+    promptGuidelines?: string[];
+    source: ToolSource;
+  }[];
   getActiveTools(): string[];
   setActiveTools(names: string[]): void;
   registerCommand(command: SlashCommand): void;

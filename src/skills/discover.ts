@@ -4,7 +4,7 @@
  * Not supported: settings `packages` and `skills` entries and `-e` extension-package skills; the
  * runtime configures skills through `--skill` paths only.
  */
-import { existsSync, realpathSync, statSync, type Stats } from "node:fs";
+import { existsSync, realpathSync, type Stats, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { scanSkillRoot } from "./scan.js";
 import { loadSkillFile } from "./skill-file.js";

@@ -2,7 +2,7 @@
  * Walks one skill root and lists the candidate skill files in load order (pi-runtime.md §4.2).
  * Only paths come out; reading and validating them is skill-file.ts's job.
  */
-import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from "node:fs";
+import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { SKILL_FILE_NAME, type SkillScanMode } from "./types.js";

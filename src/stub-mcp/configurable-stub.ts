@@ -19,7 +19,8 @@ import { openWireLog } from "./wire-log.js";
 
 runStub(async () => {
   const args = parseStubArgs(process.argv.slice(2), ["fixture", "name", "fault", "http", "http-fail", "sse"]);
-  if (args.fixture === undefined) throw inputError("command line", "--fixture", "expected --fixture <path to a fixture JSON file>");
+  if (args.fixture === undefined)
+    throw inputError("command line", "--fixture", "expected --fixture <path to a fixture JSON file>");
   const fixture = loadFixture(args.fixture);
   const name = args.name ?? fixture.name;
   const log = openWireLog(name);

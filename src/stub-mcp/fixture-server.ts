@@ -2,6 +2,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
+  type CreateMessageResult,
+  CreateMessageResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -9,8 +11,6 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
-  CreateMessageResultSchema,
-  type CreateMessageResult,
   type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
@@ -35,7 +35,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export function createFixtureServer(fixture: StubFixture, serverName: string): Server {
   const tools = [...fixture.tools];
   const canGrow =
-    fixture.addsToolAfterInit !== undefined || fixture.tools.some((t) => t.addsTool !== undefined || t.removesTool !== undefined);
+    fixture.addsToolAfterInit !== undefined ||
+    fixture.tools.some((t) => t.addsTool !== undefined || t.removesTool !== undefined);
   const capabilities: ServerCapabilities = { tools: canGrow ? { listChanged: true } : {} };
   if (fixture.resources) capabilities.resources = {};
   if (fixture.prompts) capabilities.prompts = {};
@@ -68,7 +69,8 @@ export function createFixtureServer(fixture: StubFixture, serverName: string): S
     return callFixtureTool(server, tool, request.params.arguments ?? {}, extra);
   });
   const later = fixture.addsToolAfterInit;
-  if (later) server.oninitialized = () => void setTimeout(() => void addTool(later.tool).catch(() => undefined), later.delayMs);
+  if (later)
+    server.oninitialized = () => void setTimeout(() => void addTool(later.tool).catch(() => undefined), later.delayMs);
 
   const resources = fixture.resources;
   if (resources) {
@@ -106,7 +108,7 @@ async function callFixtureTool(
     case "crash":
       // The stderr line is what a client can quote when it reports the dead server.
       process.stderr.write(`stub-mcp: crashing on purpose while calling ${tool.name}\n`);
-      process.exit(1);
+      return process.exit(1);
     case "hang":
       return new Promise<never>(() => {});
     case "block":
@@ -117,7 +119,8 @@ async function callFixtureTool(
     case "error":
       return textResult(fillTemplate(tool.result ?? "", args), true);
   }
-  if (tool.sampling) return sampleForTool(server, fillTemplate(tool.sampling.prompt, args), tool.sampling.request ?? {}, extra);
+  if (tool.sampling)
+    return sampleForTool(server, fillTemplate(tool.sampling.prompt, args), tool.sampling.request ?? {}, extra);
   return textResult(fillTemplate(tool.result ?? "", args));
 }
 
@@ -126,13 +129,22 @@ async function callFixtureTool(
  * Sent as a plain request rather than through `createMessage`, whose own checks would stop params
  * (e.g. `tools`) that the test wants the client to see and refuse.
  */
-async function sampleForTool(server: Server, prompt: string, request: Record<string, unknown>, extra: Extra): Promise<TextToolResult> {
+async function sampleForTool(
+  server: Server,
+  prompt: string,
+  request: Record<string, unknown>,
+  extra: Extra,
+): Promise<TextToolResult> {
   let sampled: CreateMessageResult;
   try {
     sampled = await server.request(
       {
         method: "sampling/createMessage",
-        params: { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: SAMPLING_MAX_TOKENS, ...request },
+        params: {
+          messages: [{ role: "user", content: { type: "text", text: prompt } }],
+          maxTokens: SAMPLING_MAX_TOKENS,
+          ...request,
+        },
       },
       CreateMessageResultSchema,
       { relatedRequestId: extra.requestId, signal: extra.signal },
@@ -156,6 +168,9 @@ function renderPrompt(prompt: StubPrompt, args: Record<string, string>) {
   }
   return {
     description: prompt.description,
-    messages: prompt.messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: fillTemplate(m.text, args) } })),
+    messages: prompt.messages.map((m) => ({
+      role: m.role,
+      content: { type: "text" as const, text: fillTemplate(m.text, args) },
+    })),
   };
 }

@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { inputError } from "../errors.js";
 import {
-  TOOL_FAULTS,
   type StubFixture,
   type StubPrompt,
   type StubPromptArgument,
   type StubPromptMessage,
   type StubResource,
   type StubTool,
+  TOOL_FAULTS,
   type ToolFault,
 } from "./types.js";
 
@@ -30,7 +30,9 @@ export function loadFixture(file: string): StubFixture {
   const instructions = check.optionalString(root.instructions, "instructions");
   if (instructions !== undefined) fixture.instructions = instructions;
   if (root.resources !== undefined) {
-    fixture.resources = check.array(root.resources, "resources").map((r, i) => readResource(check, r, `resources[${i}]`));
+    fixture.resources = check
+      .array(root.resources, "resources")
+      .map((r, i) => readResource(check, r, `resources[${i}]`));
   }
   if (root.prompts !== undefined) {
     fixture.prompts = check.array(root.prompts, "prompts").map((p, i) => readPrompt(check, p, `prompts[${i}]`));
@@ -57,7 +59,8 @@ function readTool(check: FieldChecker, value: unknown, field: string): StubTool 
   if (raw.sampling !== undefined) {
     const sampling = check.object(raw.sampling, `${field}.sampling`);
     tool.sampling = { prompt: check.string(sampling.prompt, `${field}.sampling.prompt`) };
-    if (sampling.request !== undefined) tool.sampling.request = check.object(sampling.request, `${field}.sampling.request`);
+    if (sampling.request !== undefined)
+      tool.sampling.request = check.object(sampling.request, `${field}.sampling.request`);
   }
   // A sampling tool answers with what the client sampled, so only the others need a result template.
   const result = tool.sampling
@@ -91,7 +94,9 @@ function readPrompt(check: FieldChecker, value: unknown, field: string): StubPro
   const raw = check.object(value, field);
   const prompt: StubPrompt = {
     name: check.string(raw.name, `${field}.name`),
-    messages: check.array(raw.messages, `${field}.messages`).map((m, i) => readPromptMessage(check, m, `${field}.messages[${i}]`)),
+    messages: check
+      .array(raw.messages, `${field}.messages`)
+      .map((m, i) => readPromptMessage(check, m, `${field}.messages[${i}]`)),
   };
   const description = check.optionalString(raw.description, `${field}.description`);
   if (description !== undefined) prompt.description = description;
@@ -143,7 +148,8 @@ class FieldChecker {
   }
 
   count(value: unknown, field: string): number {
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw inputError(this.file, field, "expected an integer ≥ 0");
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)
+      throw inputError(this.file, field, "expected an integer ≥ 0");
     return value;
   }
 

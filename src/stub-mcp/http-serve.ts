@@ -36,7 +36,9 @@ export async function serveStreamableHttp(options: HttpServeOptions): Promise<nu
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (options.failStatus !== undefined) {
       logFailedRequestBody(await readBody(req), options.log);
-      res.writeHead(options.failStatus, { "content-type": "text/plain" }).end(`stub-mcp: failing every request with ${options.failStatus}\n`);
+      res
+        .writeHead(options.failStatus, { "content-type": "text/plain" })
+        .end(`stub-mcp: failing every request with ${options.failStatus}\n`);
       return;
     }
     const sessionId = req.headers["mcp-session-id"];
@@ -81,7 +83,10 @@ export async function serveSse(options: Omit<HttpServeOptions, "failStatus">): P
 }
 
 /** Listens on 127.0.0.1; a handler that throws answers 500 with its message. Resolves with the bound port. */
-async function listen(port: number, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<number> {
+async function listen(
+  port: number,
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<number> {
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });

@@ -6,7 +6,7 @@
  *   node dist/stub-mcp/minimal-stub.js [--name <server name>]
  */
 import { createInterface } from "node:readline";
-import { PROBE_TOOLS, callProbeTool } from "./probe-tools.js";
+import { callProbeTool, PROBE_TOOLS } from "./probe-tools.js";
 import { parseStubArgs, runStub } from "./stub-cli.js";
 import { unknownToolMessage } from "./tool-results.js";
 import { openWireLog } from "./wire-log.js";
@@ -39,7 +39,8 @@ function answer(serverName: string, method: string, params: Record<string, unkno
   switch (method) {
     case "initialize":
       return {
-        protocolVersion: typeof params.protocolVersion === "string" ? params.protocolVersion : FALLBACK_PROTOCOL_VERSION,
+        protocolVersion:
+          typeof params.protocolVersion === "string" ? params.protocolVersion : FALLBACK_PROTOCOL_VERSION,
         capabilities: { tools: {} },
         serverInfo: { name: serverName, version: "1.0.0" },
       };

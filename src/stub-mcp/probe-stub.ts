@@ -8,7 +8,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { WireLoggedTransport } from "./logged-transport.js";
-import { PROBE_TOOLS, callProbeTool } from "./probe-tools.js";
+import { callProbeTool, PROBE_TOOLS } from "./probe-tools.js";
 import { parseStubArgs, runStub } from "./stub-cli.js";
 import { unknownToolMessage } from "./tool-results.js";
 import { openWireLog } from "./wire-log.js";

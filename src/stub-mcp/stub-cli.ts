@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { UserError, inputError } from "../errors.js";
+import { inputError, UserError } from "../errors.js";
 
 /** The flags the stub servers understand; each stub accepts the subset that makes sense for it. */
 export type StubFlag = "name" | "fixture" | "fault" | "http" | "http-fail" | "sse";

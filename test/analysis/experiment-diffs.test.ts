@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { diffItems, diffRuns, type DiffSummary, type RequestDiff } from "../../src/analysis/diff.js";
+import { type DiffSummary, diffItems, diffRuns, type RequestDiff } from "../../src/analysis/diff.js";
 import { writeDiff } from "../../src/analysis/diff-render.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { LineWriter } from "../../src/analysis/output.js";
@@ -28,7 +28,12 @@ async function diff(a: string, b: string): Promise<{ requests: RequestDiff[]; su
   const chunks: string[] = [];
   stream.on("data", (c: Buffer) => chunks.push(c.toString()));
   const [rc, rd] = [resolveRun(a, lookup()), resolveRun(b, lookup())];
-  await writeDiff(diffRuns(diffItems(rc, true), diffItems(rd, true), { a: rc.count(), b: rd.count() }), { a, b }, new LineWriter(stream), "text");
+  await writeDiff(
+    diffRuns(diffItems(rc, true), diffItems(rd, true), { a: rc.count(), b: rd.count() }),
+    { a, b },
+    new LineWriter(stream),
+    "text",
+  );
   return { requests, summary: step.value, text: chunks.join("") };
 }
 
@@ -51,7 +56,14 @@ describe("diff seq-namespace seq-search", () => {
       expect(d.divergesIn).toBe("tools");
       expect(d.toolsA).toEqual(["mcp", "mcp__a", "mcp__b"]);
     }
-    expect(requests.map((d) => d.toolsB!.join(","))).toEqual(["mcp", "mcp,a_tool1", "mcp,a_tool1", "mcp,a_tool1", "mcp,a_tool1,b_tool2", "mcp,a_tool1,b_tool2"]);
+    expect(requests.map((d) => d.toolsB!.join(","))).toEqual([
+      "mcp",
+      "mcp,a_tool1",
+      "mcp,a_tool1",
+      "mcp,a_tool1",
+      "mcp,a_tool1,b_tool2",
+      "mcp,a_tool1,b_tool2",
+    ]);
   }, 30_000);
 
   it("seq-search breaks at requests 2 and 5 in tools, with the shared prefix before each; seq-namespace never breaks", async () => {

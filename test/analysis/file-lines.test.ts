@@ -22,13 +22,19 @@ describe("fileLines", () => {
     lines.push(`{"long":"${"ü".repeat(200_000)}"}`, "", "   ", '{"after":"long"}\r');
     const text = `${lines.join("\n")}\n`;
     const path = written("many.jsonl", text);
-    const expected = text.split("\n").map((line, i) => ({ n: i + 1, line })).filter(({ line }) => line.trim() !== "");
+    const expected = text
+      .split("\n")
+      .map((line, i) => ({ n: i + 1, line }))
+      .filter(({ line }) => line.trim() !== "");
     expect([...fileLines(path)]).toEqual(expected);
     expect(countLines(path)).toBe(lines.length);
   });
 
   it("reads a last line without a newline, and an empty file as no lines", () => {
-    expect([...fileLines(written("tail.jsonl", '{"a":1}\n{"b":2}'))]).toEqual([{ n: 1, line: '{"a":1}' }, { n: 2, line: '{"b":2}' }]);
+    expect([...fileLines(written("tail.jsonl", '{"a":1}\n{"b":2}'))]).toEqual([
+      { n: 1, line: '{"a":1}' },
+      { n: 2, line: '{"b":2}' },
+    ]);
     expect(countLines(join(dir, "tail.jsonl"))).toBe(2);
     expect([...fileLines(written("empty.jsonl", ""))]).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadProbeFile } from "../../src/probes/load.js";
-import { runProbe, type RunResult } from "../../src/probes/runner.js";
+import { type RunResult, runProbe } from "../../src/probes/runner.js";
 import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 
 /** A probe written to a temp folder and run there: its runs folder and workspace stay in `dir`. */
@@ -9,7 +9,12 @@ export async function runHandProbe(dir: string, name: string, yaml: string, root
   mkdirSync(join(dir, "probes"), { recursive: true });
   const file = join(dir, "probes", `${name}.yaml`);
   writeFileSync(file, yaml);
-  return runProbe(loadProbeFile(file, root), { root, runsDir: join(dir, "runs"), workspaceRoot: join(dir, "ws"), database: false });
+  return runProbe(loadProbeFile(file, root), {
+    root,
+    runsDir: join(dir, "runs"),
+    workspaceRoot: join(dir, "ws"),
+    database: false,
+  });
 }
 
 /** A two-turn probe without MCP: a read, its answer, then a second user message answered with text. */

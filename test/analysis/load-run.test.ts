@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveRun } from "../../src/analysis/load-run.js";
-import { UserError } from "../../src/errors.js";
 import { RunDatabase } from "../../src/capture/sqlite.js";
 import type { RequestRecord } from "../../src/capture/types.js";
+import { UserError } from "../../src/errors.js";
 import { runHandProbe, twoTurnProbe } from "./hand-runs.js";
 
 const collect = <T>(items: Iterable<T>): T[] => [...items];
@@ -25,7 +25,7 @@ describe("resolveRun", () => {
     const byName = resolveRun("hand", { runsDir });
     expect(byPath.map((r) => r.seq)).toEqual([1, 2, 3]);
     expect(byName.count()).toBe(3);
-    expect((collect(byName.records())).map((r) => r.roles.length)).toEqual([2, 4, 6]);
+    expect(collect(byName.records()).map((r) => r.roles.length)).toEqual([2, 4, 6]);
   });
 
   it("yields only request payloads, in seq order", async () => {
@@ -41,16 +41,29 @@ describe("resolveRun", () => {
     lines[1] = lines[1]!.slice(0, 40);
     writeFileSync(join(broken, "requests.jsonl"), lines.join("\n"));
     expect(() => collect(resolveRun(broken, { runsDir }).records())).toThrow(UserError);
-    expect(() => collect(resolveRun(broken, { runsDir }).records())).toThrow(`${join(broken, "requests.jsonl")}: field "line 2"`);
+    expect(() => collect(resolveRun(broken, { runsDir }).records())).toThrow(
+      `${join(broken, "requests.jsonl")}: field "line 2"`,
+    );
   });
 
   it("finds <probe>@N and run ids in the database, older runs from the database itself", async () => {
     const db = new RunDatabase(join(runsDir, "payload-probe.db"));
     const record = (run: string, seq: number): RequestRecord =>
-      ({ ...JSON.parse(readFileSync(join(runsDir, "hand", "requests.jsonl"), "utf8").split("\n")[0]!), run, seq }) as RequestRecord;
+      ({
+        ...JSON.parse(readFileSync(join(runsDir, "hand", "requests.jsonl"), "utf8").split("\n")[0]!),
+        run,
+        seq,
+      }) as RequestRecord;
     db.startRun("old-run", "dbprobe", join(dir, "gone"));
     db.addRequest(record("old-run", 1));
-    db.addPayload("old-run", 1, "request", { type: "request", seq: 1, kind: "loop", api: "openai-completions", url: "x", body: "{}" });
+    db.addPayload("old-run", 1, "request", {
+      type: "request",
+      seq: 1,
+      kind: "loop",
+      api: "openai-completions",
+      url: "x",
+      body: "{}",
+    });
     db.finishRun("old-run", "passed");
     db.startRun("new-run", "dbprobe", join(dir, "gone"));
     db.addRequest(record("new-run", 1));
@@ -60,8 +73,8 @@ describe("resolveRun", () => {
     expect(resolveRun("dbprobe@1", { runsDir }).count()).toBe(2);
     const older = resolveRun("dbprobe@2", { runsDir });
     expect(older.label).toBe("old-run");
-    expect((collect(older.records())).map((r) => r.run)).toEqual(["old-run"]);
-    expect((collect(older.payloads())).map((p) => p.body)).toEqual(["{}"]);
+    expect(collect(older.records()).map((r) => r.run)).toEqual(["old-run"]);
+    expect(collect(older.payloads()).map((p) => p.body)).toEqual(["{}"]);
     expect(resolveRun("new-run", { runsDir }).count()).toBe(2);
     expect(() => resolveRun("dbprobe@3", { runsDir })).toThrow(/holds 2 run/);
     expect(() => resolveRun("nothing-here", { runsDir })).toThrow(UserError);

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { diffItems, diffRuns, type DiffSummary } from "../../src/analysis/diff.js";
-import { writeDiff, type DiffFormat } from "../../src/analysis/diff-render.js";
+import { type DiffSummary, diffItems, diffRuns } from "../../src/analysis/diff.js";
+import { type DiffFormat, writeDiff } from "../../src/analysis/diff-render.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { LineWriter } from "../../src/analysis/output.js";
-import { writeLedger, writeReport, type ReportFormat } from "../../src/analysis/report.js";
+import { type ReportFormat, writeLedger, writeReport } from "../../src/analysis/report.js";
 import { tokenLedger } from "../../src/analysis/segments.js";
 import { runHandProbe, twoTurnProbe } from "./hand-runs.js";
 
@@ -33,7 +33,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("report", () => {
-  const report = (format: ReportFormat, unit: "bytes" | "chars" = "bytes") => capture((out) => writeReport(run("one").records(), out, { format, unit }));
+  const report = (format: ReportFormat, unit: "bytes" | "chars" = "bytes") =>
+    capture((out) => writeReport(run("one").records(), out, { format, unit }));
 
   it("--plain prints the seed's one line per request", async () => {
     const lines = (await report("plain")).trim().split("\n");
@@ -65,14 +66,23 @@ describe("report", () => {
       expect(sum).toBe(ledger.total);
       expect(ledger.total).toBe(records[i].tokens.total);
     }
-    expect(ledgers[0].segments.map((s: { segment: string; name: string }) => `${s.segment} ${s.name}`)).toEqual(["tools[0] read", "system[0] ", "messages[0] user"]);
+    expect(ledgers[0].segments.map((s: { segment: string; name: string }) => `${s.segment} ${s.name}`)).toEqual([
+      "tools[0] read",
+      "system[0] ",
+      "messages[0] user",
+    ]);
   });
 });
 
 async function diff(a: string, b: string, format: DiffFormat): Promise<{ text: string; summary: DiffSummary }> {
   let summary: DiffSummary | undefined;
   const text = await capture(async (out) => {
-    summary = await writeDiff(diffRuns(diffItems(run(a), true), diffItems(run(b), true), { a: run(a).count(), b: run(b).count() }), { a, b }, out, format);
+    summary = await writeDiff(
+      diffRuns(diffItems(run(a), true), diffItems(run(b), true), { a: run(a).count(), b: run(b).count() }),
+      { a, b },
+      out,
+      format,
+    );
   });
   return { text, summary: summary! };
 }
@@ -107,7 +117,12 @@ describe("diff", () => {
     const { summary, text } = await diff("one", "longer", "json");
     const requests = JSON.parse(text).requests as { seqA: number | null; seqB: number | null; turn: number }[];
     expect(summary.alignedBy).toBe("turn");
-    expect(requests.map((r) => [r.seqA, r.seqB, r.turn])).toEqual([[1, 1, 1], [2, 2, 1], [null, 3, 1], [3, 4, 2]]);
+    expect(requests.map((r) => [r.seqA, r.seqB, r.turn])).toEqual([
+      [1, 1, 1],
+      [2, 2, 1],
+      [null, 3, 1],
+      [3, 4, 2],
+    ]);
     const md = (await diff("one", "longer", "markdown")).text.split("\n").filter((l) => l.startsWith("| #"));
     expect(md).toHaveLength(4);
   });

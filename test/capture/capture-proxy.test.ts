@@ -4,13 +4,23 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { tokenLedger } from "../../src/analysis/segments.js";
-import { startCaptureProxy, type CaptureProxy } from "../../src/capture/capture-proxy.js";
+import { type CaptureProxy, startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import { serveHttp } from "../../src/capture/http.js";
-import { startMockServer, type MockServer } from "../../src/capture/mock-server.js";
+import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { chatBody, filesContaining, jsonl, MAIN, parseReply, postChat, startCli, writeTinyProbe, type CliServer } from "./http-harness.js";
+import {
+  type CliServer,
+  chatBody,
+  filesContaining,
+  jsonl,
+  MAIN,
+  parseReply,
+  postChat,
+  startCli,
+  writeTinyProbe,
+} from "./http-harness.js";
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -21,8 +31,15 @@ afterEach(async () => {
 async function mockBehindProxy(): Promise<{ mock: MockServer; proxy: CaptureProxy; runs: string }> {
   const runs = tempDir("proxy-test-");
   const mock = await startMockServer(writeTinyProbe(runs).probe, { runsDir: runs });
-  const proxy = await startCaptureProxy({ upstream: mock.baseUrl.replace(/\/v1$/, ""), runsDir: runs, name: "via-proxy" });
-  closers.push(() => proxy.close(), () => mock.close());
+  const proxy = await startCaptureProxy({
+    upstream: mock.baseUrl.replace(/\/v1$/, ""),
+    runsDir: runs,
+    name: "via-proxy",
+  });
+  closers.push(
+    () => proxy.close(),
+    () => mock.close(),
+  );
   return { mock, proxy, runs };
 }
 
@@ -36,9 +53,13 @@ async function stepwiseUpstream(firstSeen: Promise<void>): Promise<{ url: string
         // The body is not needed here; reading it lets the request complete.
       }
       response.writeHead(200, { "content-type": "text/event-stream" });
-      response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: "assistant", content: "first " } }] })}\n\n`);
+      response.write(
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: "assistant", content: "first " } }] })}\n\n`,
+      );
       await firstSeen;
-      response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "second" } }] })}\n\ndata: [DONE]\n\n`);
+      response.write(
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "second" } }] })}\n\ndata: [DONE]\n\n`,
+      );
       response.end();
     },
     (error) => ({ status: 500, message: error.message }),
@@ -65,8 +86,16 @@ describe("capture proxy", () => {
     const atMock = jsonl(join(runs, "tiny-mock", "payloads.jsonl")).filter((p) => p.type === "request");
     expect(atMock.map((p) => p.body)).toEqual([body]);
     const atProxy = jsonl(join(runs, "via-proxy", "payloads.jsonl"));
-    expect(atProxy.map((p) => [p.type, p.seq])).toEqual([["request", 1], ["response", 1]]);
-    expect(atProxy[0]).toMatchObject({ kind: "loop", api: "openai-completions", body, url: expect.stringMatching(/\/v1\/chat\/completions\?trace=1$/) });
+    expect(atProxy.map((p) => [p.type, p.seq])).toEqual([
+      ["request", 1],
+      ["response", 1],
+    ]);
+    expect(atProxy[0]).toMatchObject({
+      kind: "loop",
+      api: "openai-completions",
+      body,
+      url: expect.stringMatching(/\/v1\/chat\/completions\?trace=1$/),
+    });
     expect(atProxy[1]!.body).toContain('"finish_reason":"tool_calls"');
     const records = jsonl<RequestRecord>(join(runs, "via-proxy", "requests.jsonl"));
     expect(records.map((r) => [r.seq, r.api, r.model, r.bodyBytes, r.response?.calls])).toEqual([
@@ -89,11 +118,14 @@ describe("capture proxy", () => {
     while (!seen.includes("first ")) seen += decoder.decode((await reader.read()).value, { stream: true });
     expect(seen).not.toContain("second");
     seeFirst();
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += decoder.decode(chunk.value, { stream: true });
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      seen += decoder.decode(chunk.value, { stream: true });
     expect(seen).toContain("second");
     expect(upstream.headers[0]!["x-request-tag"]).toBe("t-1");
     expect(upstream.headers[0]!.host).toBe(new URL(upstream.url).host);
-    expect(jsonl<RequestRecord>(join(runs, "proxy", "requests.jsonl")).map((r) => r.response?.text)).toEqual(["first second"]);
+    expect(jsonl<RequestRecord>(join(runs, "proxy", "requests.jsonl")).map((r) => r.response?.text)).toEqual([
+      "first second",
+    ]);
   });
 
   it("credential headers are forwarded but leave no trace of their values in any file under runs, the database included", async () => {
@@ -107,14 +139,21 @@ describe("capture proxy", () => {
     await (await fetch(`${proxy.url}/v1/models`, { headers: secrets, signal: AbortSignal.timeout(10_000) })).text();
     await proxy.close();
 
-    expect(upstream.headers.map((h) => [h.authorization, h["x-api-key"]])).toEqual([["Bearer SECRET-123", "SECRET-456"], ["Bearer SECRET-123", "SECRET-456"]]);
+    expect(upstream.headers.map((h) => [h.authorization, h["x-api-key"]])).toEqual([
+      ["Bearer SECRET-123", "SECRET-456"],
+      ["Bearer SECRET-123", "SECRET-456"],
+    ]);
     for (const secret of ["SECRET-123", "SECRET-456", "SECRET-789"]) expect(filesContaining(runs, secret)).toEqual([]);
     const payloads = jsonl(join(runs, "secrets", "payloads.jsonl"));
-    expect(payloads.filter((p) => p.type === "request").map((p) => [p.kind, p.api])).toEqual([["loop", "openai-completions"], ["side", null]]);
+    expect(payloads.filter((p) => p.type === "request").map((p) => [p.kind, p.api])).toEqual([
+      ["loop", "openai-completions"],
+      ["side", null],
+    ]);
     expect(jsonl(join(runs, "secrets", "requests.jsonl"))).toHaveLength(1);
     // The token ledger counts the recorded request and passes over the side payload no codec reads.
     const ledger = [];
-    for await (const request of tokenLedger(resolveRun(join(runs, "secrets"), { runsDir: runs }).payloads())) ledger.push(request.seq);
+    for await (const request of tokenLedger(resolveRun(join(runs, "secrets"), { runsDir: runs }).payloads()))
+      ledger.push(request.seq);
     expect(ledger).toEqual([1]);
   });
 
@@ -122,13 +161,23 @@ describe("capture proxy", () => {
     const runs = tempDir("proxy-cli-");
     const mock = await startMockServer(writeTinyProbe(runs).probe, { runsDir: runs, database: false });
     closers.push(() => mock.close());
-    const cli: CliServer = await startCli(["proxy", "--upstream", mock.baseUrl, "--runs", runs, "--name", "cli-proxy", "--no-db"]);
+    const cli: CliServer = await startCli([
+      "proxy",
+      "--upstream",
+      mock.baseUrl,
+      "--runs",
+      runs,
+      "--name",
+      "cli-proxy",
+      "--no-db",
+    ]);
     const reply = await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("hi")));
     expect(reply.message.toolCalls.map((c) => c.name)).toEqual(["read"]);
     expect(await cli.stop()).toBe(0);
     expect(jsonl(join(runs, "cli-proxy", "requests.jsonl"))).toHaveLength(1);
 
-    const run = (...args: string[]) => spawnSync(process.execPath, [MAIN, "proxy", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 20_000 });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [MAIN, "proxy", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 20_000 });
     const help = run("--help");
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: payload-probe proxy --upstream URL/);

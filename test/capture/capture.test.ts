@@ -13,7 +13,8 @@ import { extensionTool, removeTempDirs, scriptedAgent, tempDir } from "../runtim
 
 afterEach(removeTempDirs);
 
-const countLines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).length : 0);
+const countLines = (path: string) =>
+  existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).length : 0;
 
 describe("JSONL files (design.md, run outputs)", () => {
   it("are append-only: a second writer on the same file adds rows after the first writer's", () => {
@@ -44,10 +45,20 @@ describe("capture around the transport (design.md)", () => {
     const dir = tempDir();
     const db = new RunDatabase(join(dir, "runs.db"));
     db.startRun("run-1", "capture-test", dir);
-    const capture = new Capture({ run: "run-1", probe: "capture-test", dir, db, markers: { echo: { in: "messages", match: "ECHO" } }, codecFor: () => openaiCompletions, tokens: false });
+    const capture = new Capture({
+      run: "run-1",
+      probe: "capture-test",
+      dir,
+      db,
+      markers: { echo: { in: "messages", match: "ECHO" } },
+      codecFor: () => openaiCompletions,
+      tokens: false,
+    });
     const seenAtExecution: { jsonl: number; sqlite: number }[] = [];
     const dbFile = join(dir, "runs.db");
-    const scripted = createScriptedModel(openaiCompletions, { loop: [{ call: "look" }, { call: "look" }, { text: "DONE" }] });
+    const scripted = createScriptedModel(openaiCompletions, {
+      loop: [{ call: "look" }, { call: "look" }, { text: "DONE" }],
+    });
     const { agent } = await scriptedAgent([], {
       transport: capture.wrap(scripted),
       extensions: [
@@ -84,7 +95,15 @@ describe("capture around the transport (design.md)", () => {
 
   it("payloads.jsonl holds the exact wire body and the response text, and nothing that could be a credential", async () => {
     const dir = tempDir();
-    const capture = new Capture({ run: "run-2", probe: "capture-test", dir, db: null, markers: {}, codecFor: () => openaiCompletions, tokens: false });
+    const capture = new Capture({
+      run: "run-2",
+      probe: "capture-test",
+      dir,
+      db: null,
+      markers: {},
+      codecFor: () => openaiCompletions,
+      tokens: false,
+    });
     const bodies: string[] = [];
     const scripted = createScriptedModel(openaiCompletions, { loop: [{ text: "DONE" }] });
     const { agent } = await scriptedAgent([], {
@@ -103,6 +122,8 @@ describe("capture around the transport (design.md)", () => {
     expect(rows[0]!.body).toBe(bodies[0]);
     expect(rows[1]).toMatchObject({ type: "response", seq: 1 });
     expect(String(rows[1]!.body)).toContain('"content":"DONE"');
-    expect(readFileSync(join(dir, "payloads.jsonl"), "utf8")).not.toMatch(/authorization|bearer|api[-_]?key|x-api-key/i);
+    expect(readFileSync(join(dir, "payloads.jsonl"), "utf8")).not.toMatch(
+      /authorization|bearer|api[-_]?key|x-api-key/i,
+    );
   });
 });

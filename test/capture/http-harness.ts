@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -31,11 +31,21 @@ markers:
 
 /** A chat completions body as an agent would send it (compact JSON, one user message). */
 export function chatBody(text: string, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ model: "mock-model", messages: [{ role: "user", content: [{ type: "text", text }] }], stream: true, ...extra });
+  return JSON.stringify({
+    model: "mock-model",
+    messages: [{ role: "user", content: [{ type: "text", text }] }],
+    stream: true,
+    ...extra,
+  });
 }
 
 export async function postChat(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers }, signal: AbortSignal.timeout(10_000) });
+  return fetch(url, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", ...headers },
+    signal: AbortSignal.timeout(10_000),
+  });
 }
 
 /** The reply read the way the runtime reads a provider's stream. */

@@ -20,4 +20,9 @@ export const BODY =
   `{"model":"qwen3.8-flash","messages":[{"role":"system","content":${JSON.stringify(SYSTEM)}},${MESSAGES_JSON.join(",")}],` +
   `"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":131072,"tools":${TOOLS_JSON},"enable_thinking":false}`;
 
-export const REQUEST: WireRequest = { api: "openai-completions", url: "http://127.0.0.1/v1/chat/completions", body: BODY, kind: "loop" };
+export const REQUEST: WireRequest = {
+  api: "openai-completions",
+  url: "http://127.0.0.1/v1/chat/completions",
+  body: BODY,
+  kind: "loop",
+};

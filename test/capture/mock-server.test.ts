@@ -2,11 +2,20 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { startMockServer, type MockServer } from "../../src/capture/mock-server.js";
+import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { chatBody, jsonl, MAIN, parseReply, postChat, startCli, writeTinyProbe, type CliServer } from "./http-harness.js";
+import {
+  type CliServer,
+  chatBody,
+  jsonl,
+  MAIN,
+  parseReply,
+  postChat,
+  startCli,
+  writeTinyProbe,
+} from "./http-harness.js";
 
 const servers: MockServer[] = [];
 const clis: CliServer[] = [];
@@ -45,22 +54,30 @@ describe("mock server", () => {
       [2, "loop", "mock-model", "user", 0, "text"],
     ]);
     const payloads = jsonl(join(dir, "payloads.jsonl"));
-    expect(payloads.filter((p) => p.type === "request").map((p) => p.body)).toEqual([chatBody("read notes.txt"), chatBody("again")]);
+    expect(payloads.filter((p) => p.type === "request").map((p) => p.body)).toEqual([
+      chatBody("read notes.txt"),
+      chatBody("again"),
+    ]);
 
     await server.close();
     servers.length = 0;
     const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
-    expect(db.prepare("SELECT probe, status, request_count FROM runs").all()).toEqual([{ probe: "tiny-mock", status: "captured", request_count: 2 }]);
+    expect(db.prepare("SELECT probe, status, request_count FROM runs").all()).toEqual([
+      { probe: "tiny-mock", status: "captured", request_count: 2 },
+    ]);
     db.close();
   });
 
   it("an exhausted script answers 500 naming the request, and keeps serving; unknown paths are 404", async () => {
     const { server, runs } = await mock();
-    for (const text of ["one", "two"]) expect((await postChat(`${server.baseUrl}/chat/completions`, chatBody(text))).status).toBe(200);
+    for (const text of ["one", "two"])
+      expect((await postChat(`${server.baseUrl}/chat/completions`, chatBody(text))).status).toBe(200);
     for (const n of [3, 4]) {
       const exhausted = await postChat(`${server.baseUrl}/chat/completions`, chatBody("more"));
       expect(exhausted.status).toBe(500);
-      expect(((await exhausted.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`request ${n} was made but the probe's model.script has only 2 step`));
+      expect(((await exhausted.json()) as { error: { message: string } }).error.message).toMatch(
+        new RegExp(`request ${n} was made but the probe's model.script has only 2 step`),
+      );
     }
     expect((await fetch(`${server.baseUrl}/models`)).status).toBe(404);
     expect((await postChat(`${server.baseUrl.replace(/\/v1$/, "")}/chat/completions`, chatBody("x"))).status).toBe(404);
@@ -82,7 +99,8 @@ describe("mock server", () => {
   });
 
   it("--help exits 0; a missing probe exits 2 naming the file; a bad port exits 2", () => {
-    const run = (...args: string[]) => spawnSync(process.execPath, [MAIN, "mock", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 20_000 });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [MAIN, "mock", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 20_000 });
     const help = run("--help");
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: payload-probe mock <probe>/);

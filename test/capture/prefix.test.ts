@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
 import { encodeChat } from "gpt-tokenizer/encoding/o200k_base";
-import type { WireDissection } from "../../src/providers/types.js";
+import { describe, expect, it } from "vitest";
 import { cacheOrderText, locatePrefixBreak, sharedPrefixBytes } from "../../src/capture/prefix.js";
 import { loadTokenCounter } from "../../src/capture/tokens.js";
+import type { WireDissection } from "../../src/providers/types.js";
 
 /**
  * Requests are built as real openai-completions bodies and split by hand into the dissection a
@@ -30,7 +30,11 @@ function completionsRequest(tools: Tool[], system: string[], messages: Msg[]): W
     tools: tools.map((t) => ({ name: t.function.name, json: JSON.stringify(t) })),
     toolsJson: JSON.stringify(tools),
     systemParts: system,
-    messages: messages.map((m) => ({ role: m.role, json: JSON.stringify(m), text: typeof m.content === "string" ? m.content : "" })),
+    messages: messages.map((m) => ({
+      role: m.role,
+      json: JSON.stringify(m),
+      text: typeof m.content === "string" ? m.content : "",
+    })),
     roles: [...system.map(() => "system"), ...messages.map((m) => m.role)],
   };
   // The hand split must be faithful: every piece is verbatim text of the body.
@@ -40,7 +44,11 @@ function completionsRequest(tools: Tool[], system: string[], messages: Msg[]): W
   return d;
 }
 
-const read = tool("read", "Read a file from disk.", { type: "object", properties: { path: { type: "string" } }, required: ["path"] });
+const read = tool("read", "Read a file from disk.", {
+  type: "object",
+  properties: { path: { type: "string" } },
+  required: ["path"],
+});
 const bash = tool("bash", "Run a shell command.");
 const edit = tool("edit", "Replace text in a file.");
 const write = tool("write", "Write a whole file.");
@@ -63,7 +71,7 @@ const a1: Msg = {
   content: null,
   tool_calls: [{ id: "call_1", type: "function", function: { name: "mcp", arguments: '{"search":"tool1"}' } }],
 };
-const t1: Msg = { role: "tool", content: "Found 1 tool matching \"tool1\"", tool_call_id: "call_1" };
+const t1: Msg = { role: "tool", content: 'Found 1 tool matching "tool1"', tool_call_id: "call_1" };
 const a2: Msg = { role: "assistant", content: "Done." };
 
 const json = (value: unknown): string => JSON.stringify(value);
@@ -95,7 +103,11 @@ describe("locatePrefixBreak", () => {
   it("shares everything of an identical request", () => {
     const d = completionsRequest([read], [SYSTEM], [u1, a1]);
     const again = completionsRequest([read], [SYSTEM], [u1, a1]);
-    expect(locatePrefixBreak(d, again)).toEqual({ sharedBytes: bytes(cacheOrderText(d)), breakAt: null, breakDetail: null });
+    expect(locatePrefixBreak(d, again)).toEqual({
+      sharedBytes: bytes(cacheOrderText(d)),
+      breakAt: null,
+      breakDetail: null,
+    });
   });
 
   it("names the system line a new tool was added on, and the bytes shared up to it", () => {
@@ -193,20 +205,28 @@ describe("locatePrefixBreak", () => {
 
   it("names the key of a tool definition that changed, looking through the function wrapper", () => {
     const prev = completionsRequest([read, bash], [SYSTEM], [u1]);
-    const cur = completionsRequest([tool("read", "Read a file from the disk.", read.function.parameters), bash], [SYSTEM], [u1]);
+    const cur = completionsRequest(
+      [tool("read", "Read a file from the disk.", read.function.parameters), bash],
+      [SYSTEM],
+      [u1],
+    );
     expect(locatePrefixBreak(prev, cur)).toEqual({
       sharedBytes: bytes(`${TOOL_JSON_HEAD}read","description":"Read a file from `),
       breakAt: "tools",
       breakDetail: "tools[0] changed: read (description)",
     });
 
-    const both = completionsRequest([read, tool("bash", "Run one shell command.", { type: "object", properties: { command: { type: "string" } } })], [SYSTEM], [u1]);
+    const both = completionsRequest(
+      [read, tool("bash", "Run one shell command.", { type: "object", properties: { command: { type: "string" } } })],
+      [SYSTEM],
+      [u1],
+    );
     expect(locatePrefixBreak(prev, both).breakDetail).toBe("tools[1] changed: bash (description, parameters)");
   });
 
   it("names an earlier message that was edited, where in it, and its new text", () => {
     const prev = completionsRequest([mcp], [SYSTEM], [u1, a1, t1]);
-    const t1Edited: Msg = { ...t1, content: "Found 2 tools matching \"tool\"" };
+    const t1Edited: Msg = { ...t1, content: 'Found 2 tools matching "tool"' };
     const cur = completionsRequest([mcp], [SYSTEM], [u1, a1, t1Edited, a2]);
     const messageHead = '{"role":"tool","content":"Found ';
     const common = `${json(mcp)}\n${SYSTEM}\n${json(u1)}\n${json(a1)}\n${messageHead}`;
@@ -237,7 +257,11 @@ describe("locatePrefixBreak", () => {
   it("names the line a shortened system part lost at its end", () => {
     const prev = completionsRequest([], ["a\nb\nc"], []);
     const cur = completionsRequest([], ["a\nb"], []);
-    expect(locatePrefixBreak(prev, cur)).toEqual({ sharedBytes: 3, breakAt: "system", breakDetail: 'system[0] line 3 removed: "c"' });
+    expect(locatePrefixBreak(prev, cur)).toEqual({
+      sharedBytes: 3,
+      breakAt: "system",
+      breakDetail: 'system[0] line 3 removed: "c"',
+    });
   });
 
   it("counts lines from a text that starts with a line break", () => {
@@ -245,7 +269,9 @@ describe("locatePrefixBreak", () => {
     const cur = completionsRequest([], ["\nx\nz"], []);
     expect(locatePrefixBreak(prev, cur).breakDetail).toBe('system[0] line 3 changed: "z"');
     const first = completionsRequest([], ["x"], []);
-    expect(locatePrefixBreak(first, completionsRequest([], ["y"], [])).breakDetail).toBe('system[0] line 1 changed: "y"');
+    expect(locatePrefixBreak(first, completionsRequest([], ["y"], [])).breakDetail).toBe(
+      'system[0] line 1 changed: "y"',
+    );
   });
 
   it("keeps a long quoted line to one short line of text", () => {
@@ -339,15 +365,26 @@ describe("locatePrefixBreak over runs of random requests", () => {
 
   function referenceBreakAt(prev: WireDissection, cur: WireDissection): string | null {
     const same = (a: string[], b: string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
-    if (!same(prev.tools.map((t) => t.json), cur.tools.map((t) => t.json))) return "tools";
+    if (
+      !same(
+        prev.tools.map((t) => t.json),
+        cur.tools.map((t) => t.json),
+      )
+    )
+      return "tools";
     if (!same(prev.systemParts, cur.systemParts)) return "system";
     const kept = cur.messages.slice(0, prev.messages.length).map((m) => m.json);
-    return same(prev.messages.map((m) => m.json), kept) ? null : "messages";
+    return same(
+      prev.messages.map((m) => m.json),
+      kept,
+    )
+      ? null
+      : "messages";
   }
 
   it("matches the byte definition and the break category on every step of long random runs", () => {
     const next = random(20250101);
-    const pick = <T,>(items: T[]): T => items[Math.floor(next() * items.length)]!;
+    const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)]!;
     const words = ["read", "édit", "ok", "—", "😀", "x", "line\n", "\n", "{", "}", "tool"];
     const text = (n: number) => Array.from({ length: n }, () => pick(words)).join(pick(["", " "]));
     const segment = () => text(1 + Math.floor(next() * 12));
@@ -364,7 +401,8 @@ describe("locatePrefixBreak over runs of random requests", () => {
         else if (change < 0.6) tools = tools.slice(1);
         else if (change < 0.7) system = [system[0] + pick(["", "\n"]) + segment(), ...system.slice(1)];
         else if (change < 0.8) system = [...system, segment()];
-        else if (change < 0.9 && messages.length > 0) messages = messages.map((m, i) => (i === 0 ? m.slice(0, Math.max(0, m.length - 2)) : m));
+        else if (change < 0.9 && messages.length > 0)
+          messages = messages.map((m, i) => (i === 0 ? m.slice(0, Math.max(0, m.length - 2)) : m));
         // else: the same request again
         const cur: WireDissection = {
           model: "m",

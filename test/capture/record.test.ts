@@ -15,7 +15,10 @@ const record = buildRecord({
   durationMs: 1.5,
   request: REQUEST,
   dissection,
-  response: { message: { role: "assistant", text: "", toolCalls: [{ id: "c", name: "mcp", arguments: "{}" }] }, usage: { inputTokens: 9, raw: { prompt_tokens: 9 } } },
+  response: {
+    message: { role: "assistant", text: "", toolCalls: [{ id: "c", name: "mcp", arguments: "{}" }] },
+    usage: { inputTokens: 9, raw: { prompt_tokens: 9 } },
+  },
   markers: {
     schema: { in: "messages", match: "Shape:" },
     dash: { in: "tools", match: "—" },
@@ -35,7 +38,15 @@ describe("a RequestRecord computed from a known wire body (design.md, RequestRec
   });
 
   it("tools are the names in request order; roles are every message's role, system first", () => {
-    expect(record).toMatchObject({ v: 1, run: "run-1", probe: "known", seq: 3, kind: "loop", api: "openai-completions", model: "qwen3.8-flash" });
+    expect(record).toMatchObject({
+      v: 1,
+      run: "run-1",
+      probe: "known",
+      seq: 3,
+      kind: "loop",
+      api: "openai-completions",
+      model: "qwen3.8-flash",
+    });
     expect(record.tools).toEqual(["read", "mcp"]);
     expect(record.roles).toEqual(["system", "user", "assistant", "tool"]);
   });

@@ -11,7 +11,19 @@ afterEach(removeTempDirs);
 const dbPath = () => join(tempDir("sqlite-test-"), "nested", "payload-probe.db");
 
 const recordOf = (run: string, seq: number) =>
-  buildRecord({ run, probe: "known", seq, ts: "2026-01-01T00:00:00.000Z", durationMs: 1, request: REQUEST, dissection: openaiCompletions.dissect(REQUEST.body), response: null, markers: {}, prefix: null, tokens: null });
+  buildRecord({
+    run,
+    probe: "known",
+    seq,
+    ts: "2026-01-01T00:00:00.000Z",
+    durationMs: 1,
+    request: REQUEST,
+    dissection: openaiCompletions.dissect(REQUEST.body),
+    response: null,
+    markers: {},
+    prefix: null,
+    tokens: null,
+  });
 
 describe("the run database (design.md, run outputs)", () => {
   it("is a real SQLite file in WAL mode with runs, requests, payloads and events tables", () => {
@@ -19,7 +31,9 @@ describe("the run database (design.md, run outputs)", () => {
     new RunDatabase(path).close();
     const raw = new Database(path, { readonly: true });
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
-    const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    const tables = (
+      raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+    ).map((t) => t.name);
     expect(tables).toEqual(expect.arrayContaining(["events", "payloads", "requests", "runs"]));
     raw.close();
   });
@@ -37,18 +51,32 @@ describe("the run database (design.md, run outputs)", () => {
       db.close();
     }
     const db = new RunDatabase(path);
-    expect(db.runsOf("known").map((r) => r.id).sort()).toEqual(["run-a", "run-b"]);
+    expect(
+      db
+        .runsOf("known")
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(["run-a", "run-b"]);
     expect(db.recordsOf("run-b").map((r) => r.seq)).toEqual([1, 2]);
     expect(db.recordsOf("run-b")[0]).toEqual(recordOf("run-b", 1));
     db.close();
     const raw = new Database(path, { readonly: true });
-    const runs = raw.prepare("SELECT id, status, request_count, finished_at IS NOT NULL AS finished FROM runs ORDER BY id").all();
+    const runs = raw
+      .prepare("SELECT id, status, request_count, finished_at IS NOT NULL AS finished FROM runs ORDER BY id")
+      .all();
     expect(runs).toEqual([
       { id: "run-a", status: "passed", request_count: 2, finished: 1 },
       { id: "run-b", status: "failed", request_count: 2, finished: 1 },
     ]);
-    const row = raw.prepare("SELECT tools, tools_bytes, roles, body_bytes FROM requests WHERE run_id = 'run-a' AND seq = 1").get();
-    expect(row).toEqual({ tools: '["read","mcp"]', tools_bytes: recordOf("run-a", 1).toolsBytes, roles: "system>user>assistant>tool", body_bytes: Buffer.byteLength(REQUEST.body) });
+    const row = raw
+      .prepare("SELECT tools, tools_bytes, roles, body_bytes FROM requests WHERE run_id = 'run-a' AND seq = 1")
+      .get();
+    expect(row).toEqual({
+      tools: '["read","mcp"]',
+      tools_bytes: recordOf("run-a", 1).toolsBytes,
+      roles: "system>user>assistant>tool",
+      body_bytes: Buffer.byteLength(REQUEST.body),
+    });
     expect(raw.prepare("SELECT count(*) AS n FROM payloads").get()).toEqual({ n: 2 });
     raw.close();
   });

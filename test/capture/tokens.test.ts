@@ -1,9 +1,13 @@
-import { describe, expect, it } from "vitest";
 import { encodeChat } from "gpt-tokenizer/encoding/o200k_base";
-import type { WireDissection } from "../../src/providers/types.js";
+import { describe, expect, it } from "vitest";
 import { loadTokenCounter } from "../../src/capture/tokens.js";
+import type { WireDissection } from "../../src/providers/types.js";
 
-function dissection(tools: string[], systemParts: string[], messages: { role: string; json: string }[]): WireDissection {
+function dissection(
+  tools: string[],
+  systemParts: string[],
+  messages: { role: string; json: string }[],
+): WireDissection {
   return {
     model: "qwen3.8-flash",
     tools: tools.map((json) => ({ name: (JSON.parse(json) as { function: { name: string } }).function.name, json })),
@@ -64,9 +68,11 @@ describe("countText", () => {
 describe("countRequestTokens", () => {
   it("counts each segment with its frame, and the reply opener once", async () => {
     const counter = await loadTokenCounter();
-    const d = dissection(['{"type":"function","function":{"name":"read"}}'], ["hello world"], [
-      { role: "user", json: '{"role":"user","content":"Hello, world!"}' },
-    ]);
+    const d = dissection(
+      ['{"type":"function","function":{"name":"read"}}'],
+      ["hello world"],
+      [{ role: "user", json: '{"role":"user","content":"Hello, world!"}' }],
+    );
     // Text tokens 11, 2 and 12 (see countText), each plus 4 frame tokens:
     // <|im_start|>, the kind word (one token each: tools, system, messages), <|im_sep|>, <|im_end|>.
     // Overhead: <|im_start|> assistant <|im_sep|>.
@@ -94,7 +100,10 @@ describe("countRequestTokens", () => {
       ["You are a probe.  ", "\n\nCurrent dir: /tmp/проба", ""],
       [
         { role: "user", json: '{"role":"user","content":[{"type":"text","text":"say <|endoftext|> 你好"}]}' },
-        { role: "assistant", json: '{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read","arguments":"{\\"path\\":\\"a\\"}"}}]}' },
+        {
+          role: "assistant",
+          json: '{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read","arguments":"{\\"path\\":\\"a\\"}"}}]}',
+        },
         { role: "tool", json: '{"role":"tool","content":"   ","tool_call_id":"call_1"}' },
       ],
     );
@@ -114,7 +123,9 @@ describe("countRequestTokens", () => {
       expect(counts.perTool[i]).toBe(without((x) => ({ ...x, tools: x.tools.filter((__, j) => j !== i) })));
     });
     d.systemParts.forEach((_, i) => {
-      expect(counts.perSystemPart[i]).toBe(without((x) => ({ ...x, systemParts: x.systemParts.filter((__, j) => j !== i) })));
+      expect(counts.perSystemPart[i]).toBe(
+        without((x) => ({ ...x, systemParts: x.systemParts.filter((__, j) => j !== i) })),
+      );
     });
     d.messages.forEach((_, i) => {
       expect(counts.perMessage[i]).toBe(without((x) => ({ ...x, messages: x.messages.filter((__, j) => j !== i) })));

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkExitCode, findingMessage } from "../../src/analysis/check.js";
 import { renderCheckJunit, renderCheckMarkdown } from "../../src/analysis/check-render.js";
-import { runCheck, type CheckOptions } from "../../src/cli/check.js";
+import { type CheckOptions, runCheck } from "../../src/cli/check.js";
 import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 import { parseXml } from "../analysis/xml-well-formed.js";
 
@@ -69,21 +69,33 @@ describe("check", () => {
   }, 60_000);
 
   it("a tool description that grows is a regression naming probe, request, metric, baseline, actual and tolerance", async () => {
-    growReadDescription(" This sentence was added to the fixture so the read tool's definition grows well past any tolerance.");
+    growReadDescription(
+      " This sentence was added to the fixture so the read tool's definition grows well past any tolerance.",
+    );
     const checks = await runCheck(options);
     expect(checkExitCode(checks)).toBe(1);
     const messages = checks[0]!.regressions.map(findingMessage);
-    expect(messages).toContainEqual(expect.stringMatching(/^tiny request 1: tokens\.tools is \d+, baseline \d+ \(tolerance ±2\)$/));
-    expect(messages).toContainEqual(expect.stringMatching(/^tiny request 2: bytes\.tools is \d+, baseline \d+ \(tolerance ±0\.5%\)$/));
+    expect(messages).toContainEqual(
+      expect.stringMatching(/^tiny request 1: tokens\.tools is \d+, baseline \d+ \(tolerance ±2\)$/),
+    );
+    expect(messages).toContainEqual(
+      expect.stringMatching(/^tiny request 2: bytes\.tools is \d+, baseline \d+ \(tolerance ±0\.5%\)$/),
+    );
     expect(messages.some((m) => m.includes("messages"))).toBe(false);
 
     const md = renderCheckMarkdown(checks);
-    const regressionRows = md.split("### Regressions")[1]!.split("\n").filter((l) => l.startsWith("| tiny |"));
+    const regressionRows = md
+      .split("### Regressions")[1]!
+      .split("\n")
+      .filter((l) => l.startsWith("| tiny |"));
     expect(regressionRows).toHaveLength(checks[0]!.regressions.length);
 
     const xml = parseXml(renderCheckJunit(checks));
     expect(xml.name).toBe("testsuites");
-    const failures = xml.children.flatMap((s) => s.children).flatMap((c) => c.children).filter((e) => e.name === "failure");
+    const failures = xml.children
+      .flatMap((s) => s.children)
+      .flatMap((c) => c.children)
+      .filter((e) => e.name === "failure");
     expect(failures).toHaveLength(checks[0]!.regressions.length);
     expect(xml.attrs.failures).toBe(String(failures.length));
   }, 60_000);

@@ -52,7 +52,9 @@ describe("payload-probe report / diff / check on the command line", () => {
   it("a corrupt line exits 2 naming file and line, without a stack", () => {
     const { code, err } = cli("report", join(dir, "corrupt"), "--runs", runs);
     expect(code).toBe(2);
-    expect(err).toContain(`${join(dir, "corrupt", "requests.jsonl")}: field "line 2": expected one JSON value per line`);
+    expect(err).toContain(
+      `${join(dir, "corrupt", "requests.jsonl")}: field "line 2": expected one JSON value per line`,
+    );
     expect(err).not.toMatch(/\n\s+at /);
   });
 

@@ -20,7 +20,10 @@ function assertBuildIsCurrent(dir = join(PROJECT_ROOT, "src")): void {
       } catch {
         stale = true;
       }
-      if (stale) throw new Error(`${built} is missing or older than ${path}; run \`npx tsc -p tsconfig.json\` (or ./run.sh test) first`);
+      if (stale)
+        throw new Error(
+          `${built} is missing or older than ${path}; run \`npx tsc -p tsconfig.json\` (or ./run.sh test) first`,
+        );
     }
   }
 }
@@ -100,8 +103,18 @@ describe("payload-probe run (issue 2: what it must show)", () => {
   }
 
   for (const [what, probe, config, field] of [
-    ["whose MCP config is missing exits 2 naming the config", "missing-config.yaml", "no-such-mcp-config.json", "agent.mcp.config"],
-    ["whose MCP server command does not exist exits 2 naming the server and the config file", "missing-command.yaml", "mcp-missing-command.json", "mcpServers.ghost.command"],
+    [
+      "whose MCP config is missing exits 2 naming the config",
+      "missing-config.yaml",
+      "no-such-mcp-config.json",
+      "agent.mcp.config",
+    ],
+    [
+      "whose MCP server command does not exist exits 2 naming the server and the config file",
+      "missing-command.yaml",
+      "mcp-missing-command.json",
+      "mcpServers.ghost.command",
+    ],
   ] as const) {
     it(`a probe ${what}`, () => {
       const { code, stderr } = runProbeCli(join(PROJECT_ROOT, "fixtures/bad", probe));

@@ -38,16 +38,28 @@ describe("payload-probe skills list", () => {
   it("--json: roots in load order, loaded skills, every diagnostic (collision with winner and loser)", () => {
     const { code, stdout } = skills("list", join(tmp.dir, "extra"), "--json");
     expect(code).toBe(0);
-    const out = JSON.parse(stdout) as { roots: { scope: string }[]; skills: { name: string; disableModelInvocation: boolean }[]; diagnostics: { type: string; message: string; collision?: unknown }[] };
+    const out = JSON.parse(stdout) as {
+      roots: { scope: string }[];
+      skills: { name: string; disableModelInvocation: boolean }[];
+      diagnostics: { type: string; message: string; collision?: unknown }[];
+    };
     expect(out.roots.map((r) => r.scope)).toEqual(["user", "user", "cli"]);
-    expect(out.skills.map((s) => [s.name, s.disableModelInvocation])).toEqual([["hidden", true], ["user-skill", false]]);
+    expect(out.skills.map((s) => [s.name, s.disableModelInvocation])).toEqual([
+      ["hidden", true],
+      ["user-skill", false],
+    ]);
     expect(out.diagnostics).toEqual([
       { type: "warning", message: "description is required", path: join(agentDir, "skills/broken/SKILL.md") },
       {
         type: "collision",
         message: 'name "user-skill" collision',
         path: join(tmp.dir, "extra/user-skill/SKILL.md"),
-        collision: { resourceType: "skill", name: "user-skill", winnerPath: join(agentDir, "skills/user-skill/SKILL.md"), loserPath: join(tmp.dir, "extra/user-skill/SKILL.md") },
+        collision: {
+          resourceType: "skill",
+          name: "user-skill",
+          winnerPath: join(agentDir, "skills/user-skill/SKILL.md"),
+          loserPath: join(tmp.dir, "extra/user-skill/SKILL.md"),
+        },
       },
     ]);
   });
@@ -55,7 +67,9 @@ describe("payload-probe skills list", () => {
   it("--trusted adds the project root; --no-skills keeps only the given paths", () => {
     const trusted = JSON.parse(skills("list", "--trusted", "--json").stdout) as { skills: { name: string }[] };
     expect(trusted.skills.map((s) => s.name)).toEqual(["project-skill", "hidden", "user-skill"]);
-    const none = JSON.parse(skills("list", "--no-skills", join(tmp.dir, "extra"), "--json").stdout) as { skills: { name: string }[] };
+    const none = JSON.parse(skills("list", "--no-skills", join(tmp.dir, "extra"), "--json").stdout) as {
+      skills: { name: string }[];
+    };
     expect(none.skills.map((s) => s.name)).toEqual(["user-skill"]);
   });
 
@@ -72,7 +86,9 @@ describe("payload-probe skills list", () => {
   it("bad usage exits 2 with a message and no stack", () => {
     const bad = skills("show");
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe(`payload-probe: skills: expected the subcommand "list", got "show". See 'payload-probe skills --help'.\n`);
+    expect(bad.stderr).toBe(
+      `payload-probe: skills: expected the subcommand "list", got "show". See 'payload-probe skills --help'.\n`,
+    );
     expect(skills("list", "--bogus").code).toBe(2);
     expect(skills("--help").stdout).toContain("Usage: payload-probe skills list");
   });

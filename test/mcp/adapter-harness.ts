@@ -13,7 +13,13 @@ import type { KeepAliveTimings } from "../../src/mcp/keep-alive.js";
 import type { McpTexts } from "../../src/mcp/runtime-context.js";
 import { loadProfile } from "../../src/runtime/profile.js";
 import { ToolRegistry } from "../../src/runtime/registry.js";
-import type { EventHandler, ExtensionAPI, RuntimeEventName, SlashCommand, ToolResult } from "../../src/runtime/types.js";
+import type {
+  EventHandler,
+  ExtensionAPI,
+  RuntimeEventName,
+  SlashCommand,
+  ToolResult,
+} from "../../src/runtime/types.js";
 import { WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -31,16 +37,39 @@ export function tempDir(): string {
 }
 
 /** A stdio server entry running the configurable stub on a fixture of fixtures/stub-servers. */
-export function stubServer(fixture: string, extra: Record<string, unknown> = {}, flags: string[] = []): Record<string, unknown> {
-  return { command: "node", args: ["dist/stub-mcp/configurable-stub.js", "--fixture", `fixtures/stub-servers/${fixture}.json`, ...flags], ...extra };
+export function stubServer(
+  fixture: string,
+  extra: Record<string, unknown> = {},
+  flags: string[] = [],
+): Record<string, unknown> {
+  return {
+    command: "node",
+    args: ["dist/stub-mcp/configurable-stub.js", "--fixture", `fixtures/stub-servers/${fixture}.json`, ...flags],
+    ...extra,
+  };
 }
 
 /** Starts the configurable stub over Streamable HTTP (or the legacy SSE transport) as a child process; resolves with its URL. */
-export async function httpStub(fixture: string, flags: string[] = [], transport: "--http" | "--sse" = "--http"): Promise<string> {
-  const child = spawn("node", ["dist/stub-mcp/configurable-stub.js", "--fixture", `fixtures/stub-servers/${fixture}.json`, transport, "0", ...flags], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+export async function httpStub(
+  fixture: string,
+  flags: string[] = [],
+  transport: "--http" | "--sse" = "--http",
+): Promise<string> {
+  const child = spawn(
+    "node",
+    [
+      "dist/stub-mcp/configurable-stub.js",
+      "--fixture",
+      `fixtures/stub-servers/${fixture}.json`,
+      transport,
+      "0",
+      ...flags,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   cleanups.push(() => void child.kill());
   const lines = createInterface({ input: child.stdout });
   for await (const line of lines) {
@@ -89,7 +118,13 @@ export async function startAdapter(options: AdapterOptions): Promise<Adapter & {
     agentDir: dir,
     flags: {},
     registerTool: (tool) => registry.register(tool),
-    getAllTools: () => registry.all().map(({ tool, source }) => ({ name: tool.name, description: tool.description, parameters: tool.parameters, source })),
+    getAllTools: () =>
+      registry.all().map(({ tool, source }) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        source,
+      })),
     getActiveTools: () => registry.activeNames(),
     setActiveTools: (names) => registry.setActive(names),
     registerCommand: (command) => void commands.set(command.name, command),
@@ -101,7 +136,16 @@ export async function startAdapter(options: AdapterOptions): Promise<Adapter & {
     getSystemPrompt: () => "",
   };
   const env = { ...process.env, [WIRE_LOG_ENV]: undefined, ...options.env };
-  await mcpExtension({ texts, configPath, exclusive: true, cachePath, home: dir, env, baseDir: ROOT, keepAlive: options.keepAlive })(api);
+  await mcpExtension({
+    texts,
+    configPath,
+    exclusive: true,
+    cachePath,
+    home: dir,
+    env,
+    baseDir: ROOT,
+    keepAlive: options.keepAlive,
+  })(api);
 
   const adapter = {
     dir,

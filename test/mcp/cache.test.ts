@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  CACHE_MAX_AGE_MS,
   buildCacheEntry,
+  CACHE_MAX_AGE_MS,
   computeConfigHash,
   configIdentity,
   defaultCachePath,
@@ -53,7 +53,15 @@ describe("configHash", () => {
     const base = computeConfigHash(vectorEntry, {});
     expect(
       computeConfigHash(
-        { ...vectorEntry, lifecycle: "eager", idleTimeout: 3, requestTimeoutMs: 5, debug: true, directTools: true, toolPrefix: "none" },
+        {
+          ...vectorEntry,
+          lifecycle: "eager",
+          idleTimeout: 3,
+          requestTimeoutMs: 5,
+          debug: true,
+          directTools: true,
+          toolPrefix: "none",
+        },
         {},
       ),
     ).toBe(base);
@@ -61,7 +69,12 @@ describe("configHash", () => {
   });
 
   it("hashes interpolated env, url and headers, so changing the variable changes the hash", () => {
-    const withVar = { command: "node", env: { TOKEN: "${SECRET}" }, url: "http://h/${SECRET}", headers: { A: "${SECRET}" } };
+    const withVar = {
+      command: "node",
+      env: { TOKEN: "${SECRET}" },
+      url: "http://h/${SECRET}",
+      headers: { A: "${SECRET}" },
+    };
     expect(configIdentity(withVar, { SECRET: "s1" })).toMatchObject({
       env: { TOKEN: "s1" },
       url: "http://h/s1",
@@ -71,7 +84,11 @@ describe("configHash", () => {
   });
 
   it("resolves cwd to an absolute path and bearerTokenEnv to the token", () => {
-    const identity = configIdentity({ command: "node", cwd: "sub/dir", bearerTokenEnv: "TOK" }, { TOK: "abc" }, "/base");
+    const identity = configIdentity(
+      { command: "node", cwd: "sub/dir", bearerTokenEnv: "TOK" },
+      { TOK: "abc" },
+      "/base",
+    );
     expect(identity.cwd).toBe("/base/sub/dir");
     expect(identity.bearerToken).toBe("abc");
     expect(configIdentity({ command: "node", cwd: "~/x" }, { HOME: "/home/u" }, "/base").cwd).toBe("/home/u/x");
@@ -100,8 +117,12 @@ describe("validity", () => {
   it("requires age strictly below ttlMs, and ttlMs never extends the 7-day limit", () => {
     expect(isEntryValid(entry({ cachedAt: now - 999, ttlMs: 1000 }), "h", now)).toBe(true);
     expect(isEntryValid(entry({ cachedAt: now - 1000, ttlMs: 1000 }), "h", now)).toBe(false);
-    expect(isEntryValid(entry({ cachedAt: now - CACHE_MAX_AGE_MS, ttlMs: 2 * CACHE_MAX_AGE_MS }), "h", now)).toBe(false);
-    expect(isEntryValid(entry({ cachedAt: now - CACHE_MAX_AGE_MS + 1, ttlMs: 2 * CACHE_MAX_AGE_MS }), "h", now)).toBe(true);
+    expect(isEntryValid(entry({ cachedAt: now - CACHE_MAX_AGE_MS, ttlMs: 2 * CACHE_MAX_AGE_MS }), "h", now)).toBe(
+      false,
+    );
+    expect(isEntryValid(entry({ cachedAt: now - CACHE_MAX_AGE_MS + 1, ttlMs: 2 * CACHE_MAX_AGE_MS }), "h", now)).toBe(
+      true,
+    );
   });
 
   it("ignores a ttlMs that is not a safe integer of zero or more", () => {
@@ -127,7 +148,7 @@ describe("cache file", () => {
     expect(readCache(cachePath)).toEqual({ state: "corrupt", file: { version: 1, servers: {} } });
   });
 
-  it("initialises an empty cache as exactly {\"version\":1,\"servers\":{}}", () => {
+  it('initialises an empty cache as exactly {"version":1,"servers":{}}', () => {
     initEmptyCache(cachePath);
     expect(readFileSync(cachePath, "utf8")).toBe('{"version":1,"servers":{}}');
     expect(readCache(cachePath).state).toBe("ok");

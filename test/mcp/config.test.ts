@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
-import { loadMcpConfig, type LoadMcpConfigOptions } from "../../src/mcp/config.js";
+import { type LoadMcpConfigOptions, loadMcpConfig } from "../../src/mcp/config.js";
 import { parseJsonc } from "../../src/mcp/jsonc.js";
 
 let root: string;
@@ -55,7 +55,10 @@ describe("layers", () => {
   });
 
   it("merges all six layers in order, later files winning field by field", () => {
-    write(paths.shared, servers({ s: { command: "shared", args: ["a"], lifecycle: "eager" } }, { toolPrefix: "short" }));
+    write(
+      paths.shared,
+      servers({ s: { command: "shared", args: ["a"], lifecycle: "eager" } }, { toolPrefix: "short" }),
+    );
     write(paths.agents, servers({ s: { args: ["b"] } }));
     write(paths.agentsNested, servers({ s: { cwd: "/nested" } }));
     write(paths.agent, servers({ s: { idleTimeout: 3 } }, { directTools: true }));
@@ -63,7 +66,14 @@ describe("layers", () => {
     write(paths.projectPi, servers({ s: { command: "project-pi" } }, { toolPrefix: "none" }));
 
     const config = loadMcpConfig(opts);
-    expect(config.sources).toEqual([paths.shared, paths.agents, paths.agentsNested, paths.agent, paths.project, paths.projectPi]);
+    expect(config.sources).toEqual([
+      paths.shared,
+      paths.agents,
+      paths.agentsNested,
+      paths.agent,
+      paths.project,
+      paths.projectPi,
+    ]);
     expect(config.servers).toEqual([
       { name: "s", entry: { command: "project-pi", args: ["b"], lifecycle: "lazy", cwd: "/nested", idleTimeout: 3 } },
     ]);
@@ -109,7 +119,11 @@ describe("layers", () => {
   });
 
   it("keeps unknown fields and accepts imports without recording them", () => {
-    write(paths.agent, { imports: ["cursor"], mcpServers: { s: { command: "x", futureField: { a: 1 } } }, settings: { newSetting: 2 } });
+    write(paths.agent, {
+      imports: ["cursor"],
+      mcpServers: { s: { command: "x", futureField: { a: 1 } } },
+      settings: { newSetting: 2 },
+    });
     const config = loadMcpConfig(opts);
     expect(config.servers[0]!.entry).toEqual({ command: "x", futureField: { a: 1 } });
     expect(config.settings).toEqual({ newSetting: 2 });
@@ -117,9 +131,17 @@ describe("layers", () => {
   });
 
   it("interpolates ${VAR} in env, url and headers values only", () => {
-    write(paths.agent, servers({
-      s: { command: "${TOOL}", url: "http://127.0.0.1:${PORT}/mcp", env: { KEY: "k-${SECRET}" }, headers: { Authorization: "Bearer ${SECRET}${UNSET}" } },
-    }));
+    write(
+      paths.agent,
+      servers({
+        s: {
+          command: "${TOOL}",
+          url: "http://127.0.0.1:${PORT}/mcp",
+          env: { KEY: "k-${SECRET}" },
+          headers: { Authorization: "Bearer ${SECRET}${UNSET}" },
+        },
+      }),
+    );
     const entry = loadMcpConfig({ ...opts, env: { PORT: "8123", SECRET: "s3", TOOL: "node" } }).servers[0]!.entry;
     expect(entry).toEqual({
       command: "${TOOL}",
@@ -132,7 +154,9 @@ describe("layers", () => {
 
 describe("JSONC", () => {
   it("accepts comments and trailing commas outside strings and leaves them alone inside strings", () => {
-    write(paths.agent, `// leading comment
+    write(
+      paths.agent,
+      `// leading comment
 {
   /* block
      comment */
@@ -144,7 +168,8 @@ describe("JSONC", () => {
     },
   },
 }
-`);
+`,
+    );
     expect(loadMcpConfig(opts).servers[0]!.entry).toEqual({
       command: "node",
       args: ["// not a comment", "/* nor this */", "a,]", 'quote " // still a string'],
@@ -177,7 +202,9 @@ describe("validation errors", () => {
     write(paths.project, '{\n  "mcpServers": {\n    "s": { "command": "x" \n  }\n}');
     const error = userErrorOf(() => loadMcpConfig(opts));
     expect(error.file).toBe(paths.project);
-    expect(error.message).toBe(`${paths.project}: invalid JSON: expected ',' or '}' after the property value at line 5 column 2`);
+    expect(error.message).toBe(
+      `${paths.project}: invalid JSON: expected ',' or '}' after the property value at line 5 column 2`,
+    );
   });
 
   it("names the position of a bad token inside a value", () => {
@@ -189,8 +216,18 @@ describe("validation errors", () => {
 
   const cases: [string, Record<string, unknown>, string, string][] = [
     ["command not a string", { command: 5 }, "mcpServers.probe-stub.command", "expected a string, got 5"],
-    ["args not a string array", { command: "x", args: ["a", 1] }, "mcpServers.probe-stub.args", "expected an array of strings, got an array"],
-    ["args a string", { command: "x", args: "a b" }, "mcpServers.probe-stub.args", 'expected an array of strings, got "a b"'],
+    [
+      "args not a string array",
+      { command: "x", args: ["a", 1] },
+      "mcpServers.probe-stub.args",
+      "expected an array of strings, got an array",
+    ],
+    [
+      "args a string",
+      { command: "x", args: "a b" },
+      "mcpServers.probe-stub.args",
+      'expected an array of strings, got "a b"',
+    ],
     [
       "unknown lifecycle",
       { command: "x", lifecycle: "sometimes" },
@@ -209,15 +246,30 @@ describe("validation errors", () => {
       "mcpServers.probe-stub.toolPrefix",
       'expected one of "server", "short", "none", "mcp", got "long"',
     ],
-    ["env not strings", { command: "x", env: { A: 1 } }, "mcpServers.probe-stub.env", "expected an object whose values are all strings, got an object"],
+    [
+      "env not strings",
+      { command: "x", env: { A: 1 } },
+      "mcpServers.probe-stub.env",
+      "expected an object whose values are all strings, got an object",
+    ],
     [
       "nested requestHeadersCommand field",
       { url: "http://x", requestHeadersCommand: { command: "h", timeoutMs: "5s" } },
       "mcpServers.probe-stub.requestHeadersCommand.timeoutMs",
       'expected a number of zero or more, got "5s"',
     ],
-    ["no way to reach the server", { lifecycle: "eager" }, "mcpServers.probe-stub", "expected a server with a command, a url or a socket"],
-    ["entry not an object", null as unknown as Record<string, unknown>, "mcpServers.probe-stub", "expected an object, got null"],
+    [
+      "no way to reach the server",
+      { lifecycle: "eager" },
+      "mcpServers.probe-stub",
+      "expected a server with a command, a url or a socket",
+    ],
+    [
+      "entry not an object",
+      null as unknown as Record<string, unknown>,
+      "mcpServers.probe-stub",
+      "expected an object, got null",
+    ],
   ];
 
   it.each(cases)("%s: names file, field and expectation", (_, entry, field, expected) => {
@@ -249,17 +301,22 @@ describe("validation errors", () => {
 
   it("rejects a top level or mcpServers that is not an object", () => {
     write(paths.agent, "[]");
-    expect(userErrorOf(() => loadMcpConfig(opts)).message).toBe(`${paths.agent}: expected a JSON object at the top level, got an array`);
+    expect(userErrorOf(() => loadMcpConfig(opts)).message).toBe(
+      `${paths.agent}: expected a JSON object at the top level, got an array`,
+    );
     write(paths.agent, { mcpServers: [] });
     expect(userErrorOf(() => loadMcpConfig(opts)).field).toBe("mcpServers");
   });
 
   it("accepts every documented value of the enumerated fields", () => {
-    write(paths.agent, servers({
-      a: { command: "x", lifecycle: "lazy-keep-alive", directTools: "search", toolPrefix: "mcp" },
-      b: { url: "http://x", lifecycle: "keep-alive", directTools: ["t1"], toolPrefix: "short" },
-      c: { socket: "/tmp/s", lifecycle: "eager", directTools: false, toolPrefix: "server", approveTools: true },
-    }));
+    write(
+      paths.agent,
+      servers({
+        a: { command: "x", lifecycle: "lazy-keep-alive", directTools: "search", toolPrefix: "mcp" },
+        b: { url: "http://x", lifecycle: "keep-alive", directTools: ["t1"], toolPrefix: "short" },
+        c: { socket: "/tmp/s", lifecycle: "eager", directTools: false, toolPrefix: "server", approveTools: true },
+      }),
+    );
     expect(loadMcpConfig(opts).servers.map((s) => s.name)).toEqual(["a", "b", "c"]);
   });
 });

@@ -1,7 +1,8 @@
 /** Each fault runs a real stub process (or a real HTTP server) and checks the exact text the model reads. */
-import { afterEach, describe, expect, it } from "vitest";
+
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import { buildCacheEntry, computeConfigHash, writeCacheEntry } from "../../src/mcp/cache.js";
 import { readWireLog, WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
 import { cleanupAdapters, httpStub, ROOT, startAdapter, stubServer, tempDir } from "./adapter-harness.js";
@@ -34,13 +35,18 @@ describe("faults reach the model as the adapter's texts", () => {
   }, 20_000);
 
   it("garbage on stdout, before initialize and during a call, is skipped", async () => {
-    const adapter = await startAdapter({ servers: { faults: stubServer("faults", {}, ["--fault", "garbage-on-start"]) } });
+    const adapter = await startAdapter({
+      servers: { faults: stubServer("faults", {}, ["--fault", "garbage-on-start"]) },
+    });
     expect((await adapter.call("mcp", { tool: "faults_garbage", args: {} })).content).toBe("FAULTS_AFTER_GARBAGE");
   }, 20_000);
 
   it("a server's own tool error keeps its text and gains the expected parameters", async () => {
     const adapter = await startAdapter({ servers: { faults: stubServer("faults") } });
-    expect(await adapter.call("mcp", { tool: "faults_error", args: {} })).toMatchObject({ content: `Error: FAULTS_TOOL_ERROR${NO_PARAMETERS}`, isError: true });
+    expect(await adapter.call("mcp", { tool: "faults_error", args: {} })).toMatchObject({
+      content: `Error: FAULTS_TOOL_ERROR${NO_PARAMETERS}`,
+      isError: true,
+    });
   }, 20_000);
 
   it("a command that does not exist fails to connect, then sits in backoff; other servers keep working", async () => {
@@ -48,9 +54,15 @@ describe("faults reach the model as the adapter's texts", () => {
       servers: { ghost: { command: "no-such-command-payload-probe" }, a: stubServer("a", {}, ["--name", "a"]) },
       cache: "empty-file",
     });
-    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe('Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT');
-    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe('Server "ghost" not available (last failed 0s ago)');
-    expect((await adapter.call("mcp", { connect: "ghost" })).content).toBe('Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT');
+    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe(
+      'Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT',
+    );
+    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe(
+      'Server "ghost" not available (last failed 0s ago)',
+    );
+    expect((await adapter.call("mcp", { connect: "ghost" })).content).toBe(
+      'Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT',
+    );
     expect((await adapter.call("mcp", { tool: "a_tool1", args: { value: "v" } })).content).toBe("A_TOOL1:v");
     expect((await adapter.call("mcp", {})).content).toMatch(
       /^MCP: 1\/2 servers, 2 tools\n\n✗ ghost \(failed \ds ago\)\n✓ a \(2 tools, legacy notification path\)\n\nmcp\(\{ server: "name" \}\) to list tools, mcp\(\{ search: "\.\.\." \}\) to search$/,
@@ -58,9 +70,13 @@ describe("faults reach the model as the adapter's texts", () => {
   }, 20_000);
 
   it("a failed first-run bootstrap leaves the server in backoff without holding up start-up", async () => {
-    const { value: adapter, ms } = await timed(() => startAdapter({ servers: { ghost: { command: "no-such-command-payload-probe" } } }));
+    const { value: adapter, ms } = await timed(() =>
+      startAdapter({ servers: { ghost: { command: "no-such-command-payload-probe" } } }),
+    );
     expect(ms).toBeLessThan(5_000);
-    expect((await adapter.call("mcp", { search: "x", server: "ghost" })).content).toBe('Server "ghost" not available (last failed 0s ago)');
+    expect((await adapter.call("mcp", { search: "x", server: "ghost" })).content).toBe(
+      'Server "ghost" not available (last failed 0s ago)',
+    );
   }, 20_000);
 
   it("an HTTP server answering 500 fails to connect with the server's text", async () => {
@@ -69,17 +85,32 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("mcp", { connect: "web" })).content).toBe(
       'Failed to connect to "web": Streamable HTTP error: Error POSTing to endpoint: stub-mcp: failing every request with 500',
     );
-    expect((await adapter.call("mcp", { tool: "web_tool1", args: {} })).content).toBe('Server "web" not available (last failed 0s ago)');
+    expect((await adapter.call("mcp", { tool: "web_tool1", args: {} })).content).toBe(
+      'Server "web" not available (last failed 0s ago)',
+    );
   }, 20_000);
 
   it("a direct tool whose server cannot start: the connect failure, then the direct tool's backoff text", async () => {
     const dir = tempDir();
     const ghost = { command: "no-such-command-payload-probe", directTools: true };
-    const tools = [{ name: "x", description: "A tool of a server that is gone.", inputSchema: { type: "object", properties: {} } }];
-    writeCacheEntry(join(dir, "mcp-cache.json"), "ghost", buildCacheEntry({ configHash: computeConfigHash(ghost, process.env, ROOT), tools, resources: [], cachedAt: Date.now() }));
+    const tools = [
+      { name: "x", description: "A tool of a server that is gone.", inputSchema: { type: "object", properties: {} } },
+    ];
+    writeCacheEntry(
+      join(dir, "mcp-cache.json"),
+      "ghost",
+      buildCacheEntry({
+        configHash: computeConfigHash(ghost, process.env, ROOT),
+        tools,
+        resources: [],
+        cachedAt: Date.now(),
+      }),
+    );
     const adapter = await startAdapter({ servers: { ghost }, dir, cache: "keep" });
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "ghost_x", "mcp"]);
-    expect((await adapter.call("ghost_x", {})).content).toBe('Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT');
+    expect((await adapter.call("ghost_x", {})).content).toBe(
+      'Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT',
+    );
     expect((await adapter.call("ghost_x", {})).content).toBe('MCP server "ghost" not available (failed 0s ago)');
   });
 });
@@ -95,7 +126,9 @@ describe("transports", () => {
   it("a URL that answers the first POST with 405 is spoken to over the legacy SSE transport", async () => {
     const url = await httpStub("a", [], "--sse");
     const adapter = await startAdapter({ servers: { web: { url } } });
-    expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback").map((e) => e.data)).toEqual([{ server: "web", status: 405 }]);
+    expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback").map((e) => e.data)).toEqual([
+      { server: "web", status: 405 },
+    ]);
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__web"]);
     expect((await adapter.call("mcp__web", { tool: "tool1", args: { value: "s" } })).content).toBe("A_TOOL1:s");
   }, 20_000);
@@ -103,8 +136,12 @@ describe("transports", () => {
   it("a server that answers 405 and does not speak SSE either fails with the SSE attempt's error", async () => {
     const url = await httpStub("a", ["--http-fail", "405"]);
     const adapter = await startAdapter({ servers: { web: { url } }, cache: "empty-file" });
-    expect((await adapter.call("mcp", { connect: "web" })).content).toBe('Failed to connect to "web": SSE error: Non-200 status code (405)');
-    expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback").map((e) => e.data)).toEqual([{ server: "web", status: 405 }]);
+    expect((await adapter.call("mcp", { connect: "web" })).content).toBe(
+      'Failed to connect to "web": SSE error: Non-200 status code (405)',
+    );
+    expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback").map((e) => e.data)).toEqual([
+      { server: "web", status: 405 },
+    ]);
   }, 20_000);
 
   it("a 500 is not a reason to try SSE", async () => {
@@ -126,7 +163,11 @@ describe("sampling requests the adapter refuses", () => {
     const dir = tempDir();
     const wireLog = join(dir, "wire.jsonl");
     const fixtureFile = join(dir, "refusals.json");
-    const tool = (name: string, request: Record<string, unknown>) => ({ name, inputSchema: { type: "object", properties: {} }, sampling: { prompt: "Q", request } });
+    const tool = (name: string, request: Record<string, unknown>) => ({
+      name,
+      inputSchema: { type: "object", properties: {} },
+      sampling: { prompt: "Q", request },
+    });
     const tools = [...refusals.map(([name, request]) => tool(name, request)), tool("none", { includeContext: "none" })];
     writeFileSync(fixtureFile, JSON.stringify({ name: "refusals", tools }));
     const adapter = await startAdapter({
@@ -136,8 +177,12 @@ describe("sampling requests the adapter refuses", () => {
     });
     for (const [name, , fields] of refusals) {
       const message = `sampling/createMessage: ${fields} not supported (text-only completions without tools)`;
-      expect((await adapter.call("mcp", { tool: `s_${name}`, args: {} })).content).toBe(`Error: SAMPLING_FAILED:MCP error -32602: ${message}${NO_PARAMETERS}`);
-      const errors = readWireLog(wireLog).map((line) => line.message as { error?: unknown }).filter((m) => m.error);
+      expect((await adapter.call("mcp", { tool: `s_${name}`, args: {} })).content).toBe(
+        `Error: SAMPLING_FAILED:MCP error -32602: ${message}${NO_PARAMETERS}`,
+      );
+      const errors = readWireLog(wireLog)
+        .map((line) => line.message as { error?: unknown })
+        .filter((m) => m.error);
       expect(errors.at(-1)!.error).toEqual({ code: -32602, message });
     }
     expect((await adapter.call("mcp", { tool: "s_none", args: {} })).content).toBe("SAMPLED:SAMPLED-BY-TEST(1)");

@@ -43,16 +43,28 @@ describe("formatSchema", () => {
         v: { type: ["string", "null"] },
       },
     };
-    expect(formatSchema(schema)).toBe('  mode (const "fast")\n  format (enum: "png", "jpeg", null)\n  v (string | null)');
+    expect(formatSchema(schema)).toBe(
+      '  mode (const "fast")\n  format (enum: "png", "jpeg", null)\n  v (string | null)',
+    );
   });
 
   it("puts children two spaces deeper: nested properties, items and union variants", () => {
     const schema = {
       type: "object",
       properties: {
-        opts: { type: "object", properties: { depth: { type: "integer", description: "How deep" } }, required: ["depth"] },
+        opts: {
+          type: "object",
+          properties: { depth: { type: "integer", description: "How deep" } },
+          required: ["depth"],
+        },
         tags: { type: "array", items: { type: "string" } },
-        target: { anyOf: [{ type: "string", description: "A path" }, { type: "object", properties: { id: { type: "number" } } }, 7] },
+        target: {
+          anyOf: [
+            { type: "string", description: "A path" },
+            { type: "object", properties: { id: { type: "number" } } },
+            7,
+          ],
+        },
         bare: true,
       },
       required: ["bare"],
@@ -83,6 +95,8 @@ describe("formatSchema", () => {
 
   it("lists a root union or a root without type: object through its children", () => {
     expect(formatSchema({ properties: { a: { type: "string" } } })).toBe("  a (string)");
-    expect(formatSchema({ oneOf: [{ type: "string" }, { type: "number" }] })).toBe("  oneOf:\n    - string\n    - number");
+    expect(formatSchema({ oneOf: [{ type: "string" }, { type: "number" }] })).toBe(
+      "  oneOf:\n    - string\n    - number",
+    );
   });
 });

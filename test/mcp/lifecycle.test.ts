@@ -2,13 +2,14 @@
  * The adapter's lifecycle on real stub processes: tool lists that change while connected, the cache
  * at shutdown, the tools/list cache hints, and keep-alive servers that die or stop answering.
  */
-import { afterEach, describe, expect, it } from "vitest";
+
 import { copyFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import { readCache } from "../../src/mcp/cache.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { runProbe } from "../../src/probes/runner.js";
-import { cleanupAdapters, ROOT, startAdapter, stubServer, tempDir, type Adapter } from "./adapter-harness.js";
+import { type Adapter, cleanupAdapters, ROOT, startAdapter, stubServer, tempDir } from "./adapter-harness.js";
 
 afterEach(cleanupAdapters);
 
@@ -39,7 +40,11 @@ describe("notifications/tools/list_changed", () => {
     expect((await adapter.call("growing_grow", {})).content).toBe("GROWING_GREW");
     // No waiting: the refresh finished before the call's result came back, so the next request has the tool.
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "growing_grow", "growing_added"]);
-    expect(adapter.registry.get("growing_added")!.parameters).toEqual({ type: "object", properties: { value: { type: "string" } }, required: ["value"] });
+    expect(adapter.registry.get("growing_added")!.parameters).toEqual({
+      type: "object",
+      properties: { value: { type: "string" } },
+      required: ["value"],
+    });
     expect(ofType(adapter, "mcp_tools_changed")).toEqual([{ server: "growing", tools: ["grow", "added"] }]);
     expect(readCache(adapter.cachePath).file.servers.growing!.tools.map((t) => t.name)).toEqual(["grow", "added"]);
     expect((await adapter.call("growing_added", { value: "v" })).content).toBe("GROWING_ADDED:v");
@@ -56,7 +61,9 @@ describe("notifications/tools/list_changed", () => {
       [
         "name: grow",
         "title: a server adds a tool during a call",
-        "agent: { noBuiltinTools: true, noSkills: true, mcp: { config: " + JSON.stringify(config) + ", cache: missing } }",
+        "agent: { noBuiltinTools: true, noSkills: true, mcp: { config: " +
+          JSON.stringify(config) +
+          ", cache: missing } }",
         "model: { script: [ { call: growing_grow, args: {} }, { text: DONE } ] }",
         "prompts: [GROW]",
         "expect:",
@@ -66,7 +73,12 @@ describe("notifications/tools/list_changed", () => {
         "  toolResults: { 1: { equals: GROWING_GREW } }",
       ].join("\n"),
     );
-    const result = await runProbe(loadProbeFile(probeFile, ROOT), { root: ROOT, runsDir: join(dir, "runs"), workspaceRoot: join(dir, "ws"), database: false });
+    const result = await runProbe(loadProbeFile(probeFile, ROOT), {
+      root: ROOT,
+      runsDir: join(dir, "runs"),
+      workspaceRoot: join(dir, "ws"),
+      database: false,
+    });
     expect(result.failures).toEqual([]);
   }, 30_000);
 
@@ -115,7 +127,11 @@ describe("the metadata cache", () => {
   }, 20_000);
 
   it("keeps the ttlMs and cacheScope of the first tools/list page, in the entry's key order", async () => {
-    const fixture = { name: "hinted", tools: [{ name: "t", inputSchema: EMPTY_SCHEMA, result: "T" }], toolsListExtra: { ttlMs: 60_000, cacheScope: "private" } };
+    const fixture = {
+      name: "hinted",
+      tools: [{ name: "t", inputSchema: EMPTY_SCHEMA, result: "T" }],
+      toolsListExtra: { ttlMs: 60_000, cacheScope: "private" },
+    };
     const adapter = await startAdapter({ servers: { hinted: inlineServer(fixture) } });
     const entry = readCache(adapter.cachePath).file.servers.hinted!;
     expect(Object.keys(entry)).toEqual(["configHash", "tools", "resources", "ttlMs", "cacheScope", "cachedAt"]);
@@ -126,7 +142,11 @@ describe("the metadata cache", () => {
   }, 20_000);
 
   it("a server declaring ttlMs 0 is connected again on the next start instead of served from the cache", async () => {
-    const server = inlineServer({ name: "never", tools: [{ name: "t", inputSchema: EMPTY_SCHEMA, result: "T" }], toolsListExtra: { ttlMs: 0 } });
+    const server = inlineServer({
+      name: "never",
+      tools: [{ name: "t", inputSchema: EMPTY_SCHEMA, result: "T" }],
+      toolsListExtra: { ttlMs: 0 },
+    });
     const first = await startAdapter({ servers: { never: server } });
     expect(readCache(first.cachePath).file.servers.never!.ttlMs).toBe(0);
     await first.shutdown();
@@ -140,15 +160,20 @@ describe("keep-alive", () => {
   const fast = { healthCheckMs: 150, reconnectMinMs: 200, reconnectMaxMs: 800 };
 
   it("a server that crashes comes back on its own after the first backoff step, without a model call", async () => {
-    const adapter = await startAdapter({ servers: { faults: stubServer("faults", { lifecycle: "keep-alive" }) }, keepAlive: fast });
-    expect((await adapter.call("mcp", { tool: "faults_crash", args: {} })).content).toMatch(/^Failed to call tool: Connection closed/);
+    const adapter = await startAdapter({
+      servers: { faults: stubServer("faults", { lifecycle: "keep-alive" }) },
+      keepAlive: fast,
+    });
+    expect((await adapter.call("mcp", { tool: "faults_crash", args: {} })).content).toMatch(
+      /^Failed to call tool: Connection closed/,
+    );
     await until(() => ofType(adapter, "mcp_connect").length === 2);
-    expect(adapter.events.map((e) => e.type).filter((t) => t.startsWith("mcp_") && t !== "mcp_cache_write").slice(-4)).toEqual([
-      "mcp_connect",
-      "mcp_disconnect",
-      "mcp_reconnect_scheduled",
-      "mcp_connect",
-    ]);
+    expect(
+      adapter.events
+        .map((e) => e.type)
+        .filter((t) => t.startsWith("mcp_") && t !== "mcp_cache_write")
+        .slice(-4),
+    ).toEqual(["mcp_connect", "mcp_disconnect", "mcp_reconnect_scheduled", "mcp_connect"]);
     expect(ofType(adapter, "mcp_reconnect_scheduled")).toEqual([{ server: "faults", inMs: 200 }]);
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
     expect(ofType(adapter, "mcp_connect")).toHaveLength(2);
@@ -159,7 +184,9 @@ describe("keep-alive", () => {
       servers: { faults: stubServer("faults", { lifecycle: "keep-alive", requestTimeoutMs: 300 }) },
       keepAlive: fast,
     });
-    expect((await adapter.call("mcp", { tool: "faults_block", args: {} })).content).toMatch(/^Failed to call tool: Request timed out/);
+    expect((await adapter.call("mcp", { tool: "faults_block", args: {} })).content).toMatch(
+      /^Failed to call tool: Request timed out/,
+    );
     await until(() => ofType(adapter, "mcp_connect").length === 2);
     expect(ofType(adapter, "mcp_health_check_failed")).toEqual([{ server: "faults", error: "Request timed out" }]);
     expect(ofType(adapter, "mcp_disconnect")).toEqual([{ server: "faults", reason: "health check failed" }]);
@@ -171,14 +198,24 @@ describe("keep-alive", () => {
     const fixture = join(dir, "faults.json");
     copyFileSync(join(ROOT, "fixtures/stub-servers/faults.json"), fixture);
     const adapter = await startAdapter({
-      servers: { faults: { command: "node", args: ["dist/stub-mcp/configurable-stub.js", "--fixture", fixture], lifecycle: "keep-alive" } },
+      servers: {
+        faults: {
+          command: "node",
+          args: ["dist/stub-mcp/configurable-stub.js", "--fixture", fixture],
+          lifecycle: "keep-alive",
+        },
+      },
       keepAlive: { healthCheckMs: 10_000, reconnectMinMs: 100, reconnectMaxMs: 400 },
     });
     // From now on the server cannot start: its fixture file is gone.
     renameSync(fixture, `${fixture}.away`);
     await adapter.call("mcp", { tool: "faults_crash", args: {} });
     await until(() => ofType(adapter, "mcp_reconnect_scheduled").length >= 5, 10_000);
-    expect(ofType(adapter, "mcp_reconnect_scheduled").slice(0, 5).map((d) => d.inMs)).toEqual([100, 200, 400, 400, 400]);
+    expect(
+      ofType(adapter, "mcp_reconnect_scheduled")
+        .slice(0, 5)
+        .map((d) => d.inMs),
+    ).toEqual([100, 200, 400, 400, 400]);
     expect(ofType(adapter, "mcp_connect_failed")[0]!.error).toMatch(/expected a readable JSON file/);
     renameSync(`${fixture}.away`, fixture);
     await until(() => ofType(adapter, "mcp_connect").length === 2, 5_000);
@@ -186,7 +223,10 @@ describe("keep-alive", () => {
   }, 30_000);
 
   it("stops checking and reconnecting at shutdown", async () => {
-    const adapter = await startAdapter({ servers: { faults: stubServer("faults", { lifecycle: "keep-alive" }) }, keepAlive: fast });
+    const adapter = await startAdapter({
+      servers: { faults: stubServer("faults", { lifecycle: "keep-alive" }) },
+      keepAlive: fast,
+    });
     await adapter.shutdown();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(ofType(adapter, "mcp_disconnect")).toEqual([{ server: "faults", reason: "shutdown" }]);

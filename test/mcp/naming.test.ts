@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
-  RESERVED_TOOL_NAMES,
   directToolName,
   namespaceToolName,
+  RESERVED_TOOL_NAMES,
   resourceToolName,
   serverPrefix,
   shortPrefix,

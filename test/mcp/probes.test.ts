@@ -25,8 +25,13 @@ describe("MCP probes hold their expectations", () => {
   it("p7: the sampling request sits between the tool call and its result", async () => {
     const result = await run("p7");
     expect(result.failures).toEqual([]);
-    const events = readFileSync(join(result.dir, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; kind?: string });
-    const order = events.filter((e) => ["tool_call", "tool_result", "request"].includes(e.type)).map((e) => (e.type === "request" ? e.kind : e.type));
+    const events = readFileSync(join(result.dir, "events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; kind?: string });
+    const order = events
+      .filter((e) => ["tool_call", "tool_result", "request"].includes(e.type))
+      .map((e) => (e.type === "request" ? e.kind : e.type));
     expect(order).toEqual(["loop", "tool_call", "sampling", "tool_result", "loop"]);
   }, 60_000);
 });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { suggestionPrefixes } from "../../src/mcp/naming.js";
 import {
-  EMPTY_QUERY_TEXT,
   ambiguousToolText,
   callFailedText,
   connectFailedText,
   directToolNotConnectedText,
   directToolUnavailableText,
+  EMPTY_QUERY_TEXT,
   namespaceToolMissingText,
   nativePiToolText,
   renderCallContent,
@@ -23,10 +23,9 @@ import {
   serverNotFoundText,
   serverUnavailableText,
 } from "../../src/mcp/render.js";
-import { rankTools, suggestToolNames, type SearchableTool } from "../../src/mcp/search.js";
+import { rankTools, type SearchableTool, suggestToolNames } from "../../src/mcp/search.js";
 import { truncateAtWord } from "../../src/mcp/text.js";
 import { probeStubTools, stubEcho, stubTime } from "../fixtures/probe-stub-tools.js";
-
 
 const readme: SearchableTool = {
   name: "docs_read_readme",
@@ -63,7 +62,11 @@ describe("renderSearchResult", () => {
   });
 
   it("lists one line per tool without schemas, truncating descriptions at 50", () => {
-    const text = renderSearchResult({ query: "stub", matches: [stubEcho, stubTime, { ...stubTime, name: "bare", description: "" }], includeSchemas: false });
+    const text = renderSearchResult({
+      query: "stub",
+      matches: [stubEcho, stubTime, { ...stubTime, name: "bare", description: "" }],
+      includeSchemas: false,
+    });
     expect(text).toBe(
       'Found 3 tools matching "stub":\n\n- probe-stub_stub_echo - Echo the given value back. Deterministic stub...\n- probe-stub_stub_time - Return a fixed stub timestamp.\n- bare',
     );
@@ -76,7 +79,9 @@ describe("renderSearchResult", () => {
       includeSchemas: false,
       requiresApproval: (tool) => tool.originalName === "stub_time",
     });
-    expect(text).toBe('Found 1 tool matching "time":\n\n- probe-stub_stub_time (requires approval) - Return a fixed stub timestamp.');
+    expect(text).toBe(
+      'Found 1 tool matching "time":\n\n- probe-stub_stub_time (requires approval) - Return a fixed stub timestamp.',
+    );
   });
 
   it("pages with offset and limit and says where the next page starts", () => {
@@ -91,7 +96,11 @@ describe("renderSearchResult", () => {
 
   it("shows at most twelve tools by default", () => {
     const matches = Array.from({ length: 13 }, (_, i) => ({ ...stubTime, name: `t${i}`, description: "" }));
-    expect(renderSearchResult({ query: "t", matches, includeSchemas: false }).endsWith("- t11\n\n12 of 13 — offset: 12 for more")).toBe(true);
+    expect(
+      renderSearchResult({ query: "t", matches, includeSchemas: false }).endsWith(
+        "- t11\n\n12 of 13 — offset: 12 for more",
+      ),
+    ).toBe(true);
   });
 
   it("falls back to Parameters at four spaces, and marks resource tools and tools without a schema", () => {
@@ -122,7 +131,12 @@ describe("renderSearchResult", () => {
   });
 
   it("names lazily activated direct tools first", () => {
-    const text = renderSearchResult({ query: "time", matches: [stubTime], includeSchemas: false, activatedDirect: ["probe-stub_stub_time", "b"] });
+    const text = renderSearchResult({
+      query: "time",
+      matches: [stubTime],
+      includeSchemas: false,
+      activatedDirect: ["probe-stub_stub_time", "b"],
+    });
     expect(text).toBe(
       'Activated as direct tools: probe-stub_stub_time, b.\n\nFound 1 tool matching "time":\n\n- probe-stub_stub_time - Return a fixed stub timestamp.',
     );
@@ -183,7 +197,10 @@ describe("renderDescribe", () => {
   });
 
   it("falls back to Parameters at two spaces and marks approval", () => {
-    const open = { ...stubEcho, inputSchema: { type: "object", properties: { v: { type: "string" } }, additionalProperties: {} } };
+    const open = {
+      ...stubEcho,
+      inputSchema: { type: "object", properties: { v: { type: "string" } }, additionalProperties: {} },
+    };
     expect(renderDescribe(open, true)).toBe(
       "probe-stub_stub_echo (requires approval)\nServer: probe-stub\n\nEcho the given value back. Deterministic stub tool.\n\nParameters:\n  v (string)",
     );
@@ -218,7 +235,9 @@ describe("not found", () => {
   });
 
   it("words the reconnect case", () => {
-    expect(renderNotFoundAfterReconnect({ wanted: "x", server: "s", suggestions: [] })).toBe('Tool "x" not found on "s" after reconnect.');
+    expect(renderNotFoundAfterReconnect({ wanted: "x", server: "s", suggestions: [] })).toBe(
+      'Tool "x" not found on "s" after reconnect.',
+    );
     expect(renderNotFoundAfterReconnect({ wanted: "x", server: "s", suggestions: ["s_y"] })).toBe(
       'Tool "x" not found on "s" after reconnect. Did you mean: s_y',
     );
@@ -244,9 +263,9 @@ describe("renderServerList", () => {
   });
 
   it("previews instructions up to 300 characters", () => {
-    expect(renderServerList({ server: "s", status: "connected", tools: [{ name: "s_a" }], instructions: "Be brief." })).toBe(
-      "s (1 tools):\n\n- s_a\n\n\nServer instructions:\nBe brief.",
-    );
+    expect(
+      renderServerList({ server: "s", status: "connected", tools: [{ name: "s_a" }], instructions: "Be brief." }),
+    ).toBe("s (1 tools):\n\n- s_a\n\n\nServer instructions:\nBe brief.");
     const long = `${"word ".repeat(70)}end`;
     expect(renderServerList({ server: "s", status: "connected", tools: [{ name: "s_a" }], instructions: long })).toBe(
       `s (1 tools):\n\n- s_a\n\n\nServer instructions:\n${"word ".repeat(59)}word...\nUse mcp({ instructions: "s" }) for the full text.`,
@@ -255,7 +274,9 @@ describe("renderServerList", () => {
 
   it("says why there is nothing to list", () => {
     expect(renderServerList({ server: "s", status: "connected", tools: [] })).toBe('Server "s" has no tools.');
-    expect(renderServerList({ server: "s", status: "lazy", tools: [] })).toBe('Server "s" has no cached tools (not connected).');
+    expect(renderServerList({ server: "s", status: "lazy", tools: [] })).toBe(
+      'Server "s" has no cached tools (not connected).',
+    );
     expect(renderServerList({ server: "s", status: "lazy" })).toBe(
       'Server "s" is configured but not connected. Use mcp({ connect: "s" }) or /mcp reconnect s to retry.',
     );
@@ -267,7 +288,9 @@ describe("renderServerList", () => {
 
 describe("renderInstructions", () => {
   it("shows instructions, or why there are none", () => {
-    expect(renderInstructions({ server: "s", instructions: "Use x first.", connected: false })).toBe("s instructions:\n\nUse x first.");
+    expect(renderInstructions({ server: "s", instructions: "Use x first.", connected: false })).toBe(
+      "s instructions:\n\nUse x first.",
+    );
     expect(renderInstructions({ server: "s", connected: true })).toBe('Server "s" does not provide instructions.');
     expect(renderInstructions({ server: "s", connected: false })).toBe(
       'No instructions cached for "s". Use mcp({ connect: "s" }) to connect and refresh.',
@@ -305,7 +328,9 @@ describe("call results", () => {
   });
 
   it("shows structured content as pretty JSON when there is no content, else (empty result)", () => {
-    expect(renderCallContent([], { ok: true, n: [1] })).toEqual([{ type: "text", text: '{\n  "ok": true,\n  "n": [\n    1\n  ]\n}' }]);
+    expect(renderCallContent([], { ok: true, n: [1] })).toEqual([
+      { type: "text", text: '{\n  "ok": true,\n  "n": [\n    1\n  ]\n}' },
+    ]);
     expect(renderCallContent(undefined, null)).toEqual([{ type: "text", text: "(empty result)" }]);
     expect(renderCallContent([{ type: "text", text: "x" }], { ignored: true })).toEqual([{ type: "text", text: "x" }]);
   });
@@ -327,7 +352,9 @@ describe("one-line results", () => {
     expect(serverUnavailableText("s", 42)).toBe('Server "s" not available (last failed 42s ago)');
     expect(serverNotFoundText("s")).toBe('Server "s" not found. Use mcp({}) to see available servers.');
     expect(ambiguousToolText("x")).toBe('Tool "x" matches multiple servers. Specify a server.');
-    expect(nativePiToolText("read")).toBe('"read" is a native Pi tool. Call read directly instead of using mcp({ tool: "read" }).');
+    expect(nativePiToolText("read")).toBe(
+      '"read" is a native Pi tool. Call read directly instead of using mcp({ tool: "read" }).',
+    );
     expect(namespaceToolMissingText("probe-stub")).toBe(
       "mcp__probe-stub requires a `tool` parameter naming the underlying MCP tool.",
     );

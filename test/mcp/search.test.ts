@@ -1,20 +1,19 @@
 import { describe, expect, it } from "vitest";
+import { suggestionPrefixes } from "../../src/mcp/naming.js";
 import {
   matchToolName,
   normalizeSearchText,
   paginate,
   rankTools,
   regexTools,
+  type SearchableTool,
   scoreTool,
   sortByName,
   suggestToolNames,
-  toSearchableTools,
   tokenize,
-  type SearchableTool,
+  toSearchableTools,
 } from "../../src/mcp/search.js";
-import { suggestionPrefixes } from "../../src/mcp/naming.js";
 import { probeStubTools, stubEcho, stubTime } from "../fixtures/probe-stub-tools.js";
-
 
 const tool = (name: string, extra: Partial<SearchableTool> = {}): SearchableTool => ({
   name,
@@ -26,7 +25,11 @@ const tool = (name: string, extra: Partial<SearchableTool> = {}): SearchableTool
 describe("toSearchableTools", () => {
   it("names cached tools and resources like direct tools, tools first", () => {
     const tools = [
-      { name: "stub_echo", description: "Echo the given value back. Deterministic stub tool.", inputSchema: stubEcho.inputSchema },
+      {
+        name: "stub_echo",
+        description: "Echo the given value back. Deterministic stub tool.",
+        inputSchema: stubEcho.inputSchema,
+      },
       { name: "stub_time", description: "Return a fixed stub timestamp.", inputSchema: stubTime.inputSchema },
     ];
     expect(toSearchableTools("probe-stub", "server", tools)).toEqual(probeStubTools);
@@ -36,13 +39,30 @@ describe("toSearchableTools", () => {
     ];
     expect(toSearchableTools("docs", "short", [{ name: "x.y" }], resources)).toEqual([
       { name: "docs_x_y", originalName: "x.y", server: "docs" },
-      { name: "docs_read_readme_md", originalName: "read_readme_md", server: "docs", description: "Read resource: file:///README.md", resourceUri: "file:///README.md" },
-      { name: "docs_read_b", originalName: "read_b", server: "docs", description: "The b file", resourceUri: "file:///b" },
+      {
+        name: "docs_read_readme_md",
+        originalName: "read_readme_md",
+        server: "docs",
+        description: "Read resource: file:///README.md",
+        resourceUri: "file:///README.md",
+      },
+      {
+        name: "docs_read_b",
+        originalName: "read_b",
+        server: "docs",
+        description: "The b file",
+        resourceUri: "file:///b",
+      },
     ]);
   });
 
   it("keeps the first of two entries with the same prefixed name", () => {
-    const result = toSearchableTools("s", "server", [{ name: "read_b", description: "tool" }], [{ uri: "u", name: "B" }]);
+    const result = toSearchableTools(
+      "s",
+      "server",
+      [{ name: "read_b", description: "tool" }],
+      [{ uri: "u", name: "B" }],
+    );
     expect(result).toEqual([{ name: "s_read_b", originalName: "read_b", server: "s", description: "tool" }]);
   });
 });
@@ -92,7 +112,12 @@ describe("scoreTool: hand-checked scores", () => {
   });
 
   it("scores keyword phrases one by one and ignores them when asked", () => {
-    const nav = tool("web_nav", { originalName: "nav", server: "web", description: "Go to a URL", keywords: ["browser automation"] });
+    const nav = tool("web_nav", {
+      originalName: "nav",
+      server: "web",
+      description: "Go to a URL",
+      keywords: ["browser automation"],
+    });
     // keyword equals the query: 5×14 + tokens 40, coverage 25, exact field 20.
     expect(scoreTool("browser automation", nav)).toBe(155);
     expect(scoreTool("browser automation", nav, { useKeywords: false })).toBeNull();
@@ -171,7 +196,10 @@ describe("suggestToolNames", () => {
 
   it("strips the longest known prefix first", () => {
     expect(suggestToolNames("mcp__probe-stub_echo", probeStubTools, prefixes)).toEqual(["probe-stub_stub_echo"]);
-    const tools = [tool("a_b_tool", { originalName: "tool", server: "a_b" }), tool("a_b", { originalName: "b", server: "a" })];
+    const tools = [
+      tool("a_b_tool", { originalName: "tool", server: "a_b" }),
+      tool("a_b", { originalName: "b", server: "a" }),
+    ];
     // Stripping "a" would leave "b_tool"; the longer "a_b" leaves "tool", which only the first matches.
     expect(suggestToolNames("a_b_tool", tools, suggestionPrefixes(["a", "a_b"]))).toEqual(["a_b_tool"]);
   });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { renderShape } from "../../src/mcp/ts-shape.js";
 
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required });
+const object = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: "object",
+  properties,
+  required,
+});
 
 describe("renderShape: the verified examples", () => {
   it("marks properties optional unless required", () => {
@@ -36,7 +40,9 @@ describe("renderShape: the verified examples", () => {
   });
 
   it("quotes keys that are not identifiers and renders an object without properties as {}", () => {
-    const schema = object({ opts: object({ "dash-key": { type: "number" }, inner: { type: "object" } }, ["dash-key"]) });
+    const schema = object({
+      opts: object({ "dash-key": { type: "number" }, inner: { type: "object" } }, ["dash-key"]),
+    });
     expect(renderShape(schema)).toBe('{ opts?: { "dash-key": number; inner?: {}; }; }');
   });
 
@@ -55,7 +61,9 @@ describe("renderShape: the verified examples", () => {
 
 describe("renderShape: more of the subset", () => {
   it("accepts a closed object (additionalProperties: false)", () => {
-    expect(renderShape({ ...object({ a: { type: "string" } }, ["a"]), additionalProperties: false })).toBe("{ a: string; }");
+    expect(renderShape({ ...object({ a: { type: "string" } }, ["a"]), additionalProperties: false })).toBe(
+      "{ a: string; }",
+    );
   });
 
   it("renders an object with no properties, and a bare schema, as {} and unknown", () => {
@@ -64,7 +72,9 @@ describe("renderShape: more of the subset", () => {
   });
 
   it("uses oneOf when there is no anyOf", () => {
-    expect(renderShape(object({ x: { oneOf: [{ type: "string" }, { const: "all" }] } }))).toBe('{ x?: string | "all"; }');
+    expect(renderShape(object({ x: { oneOf: [{ type: "string" }, { const: "all" }] } }))).toBe(
+      '{ x?: string | "all"; }',
+    );
   });
 
   it("names definitions that are not identifiers DefinitionN, decodes ~1 and ~0, and orders by first use", () => {
@@ -87,7 +97,7 @@ describe("renderShape: more of the subset", () => {
   });
 
   it("writes number literals as numbers and strings as JSON", () => {
-    expect(renderShape({ enum: ["a\"b", 1.5, -2] })).toBe('"a\\"b" | 1.5 | -2');
+    expect(renderShape({ enum: ['a"b', 1.5, -2] })).toBe('"a\\"b" | 1.5 | -2');
   });
 });
 
@@ -97,6 +107,7 @@ describe("renderShape: null sends the caller to Parameters", () => {
     ["an array", [{ type: "string" }]],
     ["null", null],
     ["allOf", object({ a: { allOf: [{ type: "string" }] } })],
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword under test.
     ["if/then", object({ a: { type: "string", if: {}, then: {} } })],
     ["not", { not: { type: "string" } }],
     ["patternProperties", { type: "object", patternProperties: { "^x": { type: "string" } } }],

@@ -39,12 +39,16 @@ describe("probe files are validated on load, every problem naming the file and t
   it("an unknown field is named with its dotted path and the fields allowed there", () => {
     const error = loadError(bad("unknown-field.yaml"));
     expect(error.field).toBe("agent.tols");
-    expect(error.message).toContain(`${bad("unknown-field.yaml")}: field "agent.tols": unknown field; expected one of kind, tools,`);
+    expect(error.message).toContain(
+      `${bad("unknown-field.yaml")}: field "agent.tols": unknown field; expected one of kind, tools,`,
+    );
   });
 
   it("a value of the wrong type is named with what was expected", () => {
     const error = loadError(bad("wrong-type.yaml"));
-    expect(error.message).toBe(`${bad("wrong-type.yaml")}: field "expect.requests": expected a whole number of requests`);
+    expect(error.message).toBe(
+      `${bad("wrong-type.yaml")}: field "expect.requests": expected a whole number of requests`,
+    );
   });
 
   it("a missing MCP config names the probe field and the config path", () => {

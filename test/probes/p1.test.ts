@@ -45,15 +45,25 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
 
     // The tool results as the model saw them, in the last request's wire body.
     const payloads = readJsonl<{ type: string; seq: number; body: string }>(join(result.dir, "payloads.jsonl"));
-    const last = JSON.parse(payloads.find((p) => p.type === "request" && p.seq === 4)!.body) as { messages: WireMessage[] };
+    const last = JSON.parse(payloads.find((p) => p.type === "request" && p.seq === 4)!.body) as {
+      messages: WireMessage[];
+    };
     const results = last.messages.filter((m) => m.role === "tool").map((m) => m.content as string);
     expect(results[1]).toMatch(/^Tool "stub_echo" not found\. .*Did you mean: probe-stub_stub_echo$/);
     expect(results[2]).toBe("STUB_ECHO:PROBE-77");
 
     // The stub heard the handshake, the listing and one call, and nothing before request 3's answer ran.
     const wire = readWireLog(join(result.dir, "mcp-wire.jsonl"));
-    expect(wire.map((line) => (line.message as { method: string }).method)).toEqual(["initialize", "notifications/initialized", "tools/list", "tools/call"]);
-    expect((wire[3]!.message as { params: unknown }).params).toMatchObject({ name: "stub_echo", arguments: { value: "PROBE-77" } });
+    expect(wire.map((line) => (line.message as { method: string }).method)).toEqual([
+      "initialize",
+      "notifications/initialized",
+      "tools/list",
+      "tools/call",
+    ]);
+    expect((wire[3]!.message as { params: unknown }).params).toMatchObject({
+      name: "stub_echo",
+      arguments: { value: "PROBE-77" },
+    });
     expect(wire.every((line) => line.ts >= records[2]!.ts)).toBe(true);
     const events = readJsonl<{ idx: number; type: string; id?: string }>(join(result.dir, "events.jsonl"));
     const thirdCall = events.find((e) => e.type === "tool_call" && e.id === "call_3_1")!;
@@ -62,7 +72,10 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
 
     // The run is also in the database, next to the run folder.
     const db = new Database(join(result.dir, "..", "payload-probe.db"), { readonly: true });
-    expect(db.prepare("SELECT status, request_count FROM runs WHERE id = ?").get(result.runId)).toEqual({ status: "passed", request_count: 4 });
+    expect(db.prepare("SELECT status, request_count FROM runs WHERE id = ?").get(result.runId)).toEqual({
+      status: "passed",
+      request_count: 4,
+    });
     db.close();
   });
 

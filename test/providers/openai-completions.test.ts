@@ -4,7 +4,11 @@ import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import type { Context, Message, ResponseStream } from "../../src/providers/types.js";
 
 const qwen = resolveModel(DEFAULT_MODEL_REF, "openai-completions", "http://127.0.0.1:9/v1");
-const tool = { name: "read", description: "Read a file — fast.", parameters: { type: "object", required: ["path"], properties: { path: { type: "string", description: "Path" } } } };
+const tool = {
+  name: "read",
+  description: "Read a file — fast.",
+  parameters: { type: "object", required: ["path"], properties: { path: { type: "string", description: "Path" } } },
+};
 const history: Message[] = [
   { role: "user", content: "hello" },
   { role: "assistant", text: "", toolCalls: [{ id: "call_1", name: "read", arguments: '{"path":"a.txt"}' }] },
@@ -14,7 +18,11 @@ const history: Message[] = [
   { role: "tool", toolCallId: "call_2", toolName: "read", content: "text\nback", isError: true },
 ];
 const build = (context: Partial<Context>, model = qwen) =>
-  openaiCompletions.buildRequest(model, { systemPrompt: "SYS", messages: [{ role: "user", content: "hi" }], tools: [tool], ...context }, "loop");
+  openaiCompletions.buildRequest(
+    model,
+    { systemPrompt: "SYS", messages: [{ role: "user", content: "hi" }], tools: [tool], ...context },
+    "loop",
+  );
 
 /** The chunks of a stream, as an async iterable. */
 function streamOf(chunks: string[]): ResponseStream {
@@ -27,15 +35,39 @@ describe("openai-completions request body (pi-runtime.md §7.1, §8)", () => {
   it("for token-plan/qwen3.8-flash with thinking off, keys are model, messages, stream, stream_options, max_completion_tokens, tools, enable_thinking", () => {
     const request = build({});
     const body = JSON.parse(request.body) as Record<string, unknown>;
-    expect(Object.keys(body)).toEqual(["model", "messages", "stream", "stream_options", "max_completion_tokens", "tools", "enable_thinking"]);
-    expect(body).toMatchObject({ model: "qwen3.8-flash", stream: true, stream_options: { include_usage: true }, max_completion_tokens: 131072, enable_thinking: false });
+    expect(Object.keys(body)).toEqual([
+      "model",
+      "messages",
+      "stream",
+      "stream_options",
+      "max_completion_tokens",
+      "tools",
+      "enable_thinking",
+    ]);
+    expect(body).toMatchObject({
+      model: "qwen3.8-flash",
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 131072,
+      enable_thinking: false,
+    });
     expect(request.url).toBe("http://127.0.0.1:9/v1/chat/completions");
     expect(request.body).toBe(JSON.stringify(body));
   });
 
   it("a model without reasoning has no enable_thinking key and pi's default max tokens", () => {
-    const body = JSON.parse(build({}, resolveModel("mock/mock-model", "openai-completions")).body) as Record<string, unknown>;
-    expect(Object.keys(body)).toEqual(["model", "messages", "stream", "stream_options", "max_completion_tokens", "tools"]);
+    const body = JSON.parse(build({}, resolveModel("mock/mock-model", "openai-completions")).body) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(body)).toEqual([
+      "model",
+      "messages",
+      "stream",
+      "stream_options",
+      "max_completion_tokens",
+      "tools",
+    ]);
     expect(body.max_completion_tokens).toBe(16384);
   });
 
@@ -81,7 +113,9 @@ describe("openai-completions SSE response (pi-runtime.md §8)", () => {
 
   it("assembles text and tool calls from deltas however the stream is chunked, across lines and mid-line", async () => {
     for (const size of [1, 7, 64, sse.length]) {
-      const chunks = Array.from({ length: Math.ceil(sse.length / size) }, (_, i) => sse.slice(i * size, (i + 1) * size));
+      const chunks = Array.from({ length: Math.ceil(sse.length / size) }, (_, i) =>
+        sse.slice(i * size, (i + 1) * size),
+      );
       const response = await openaiCompletions.parseStream(streamOf(chunks));
       expect(response.message).toEqual({
         role: "assistant",
@@ -99,8 +133,16 @@ describe("openai-completions SSE response (pi-runtime.md §8)", () => {
     const calls = [{ id: "call_1_1", name: "mcp", arguments: '{"search":"x"}' }];
     const rendered = openaiCompletions.renderReply({ kind: "tool_calls", calls }, "qwen3.8-flash");
     expect(rendered.at(-1)).toBe("data: [DONE]\n\n");
-    expect((await openaiCompletions.parseStream(streamOf(rendered))).message).toEqual({ role: "assistant", text: "", toolCalls: calls });
+    expect((await openaiCompletions.parseStream(streamOf(rendered))).message).toEqual({
+      role: "assistant",
+      text: "",
+      toolCalls: calls,
+    });
     const text = openaiCompletions.renderReply({ kind: "text", text: "DONE" }, "qwen3.8-flash");
-    expect((await openaiCompletions.parseStream(streamOf(text))).message).toEqual({ role: "assistant", text: "DONE", toolCalls: [] });
+    expect((await openaiCompletions.parseStream(streamOf(text))).message).toEqual({
+      role: "assistant",
+      text: "DONE",
+      toolCalls: [],
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ToolRegistry, type ToolFilter } from "../../src/runtime/registry.js";
-import type { ExtensionAPI } from "../../src/runtime/types.js";
+import { type ToolFilter, ToolRegistry } from "../../src/runtime/registry.js";
 import { createBuiltinTools, DEFAULT_ACTIVE } from "../../src/runtime/tools/builtin.js";
+import type { ExtensionAPI } from "../../src/runtime/types.js";
 import { extensionTool, profile, removeTempDirs, scriptedAgent, toolNames } from "./harness.js";
 
 afterEach(removeTempDirs);
@@ -92,7 +92,10 @@ describe("the agent's requests carry the active set (pi-runtime.md §1.1, §6)",
   it("--tools mcp,read with mcp registered by an extension at load: the request lists mcp, then read", async () => {
     const { agent, bodies } = await scriptedAgent([{ text: "done" }], {
       filter: { allow: ["mcp", "read"] },
-      extensions: [(api) => api.registerTool(extensionTool("mcp")), (api) => api.registerTool(extensionTool("ignored"))],
+      extensions: [
+        (api) => api.registerTool(extensionTool("mcp")),
+        (api) => api.registerTool(extensionTool("ignored")),
+      ],
     });
     await agent.prompt("hi");
     expect(toolNames(bodies[0]!)).toEqual(["mcp", "read"]);
@@ -106,7 +109,14 @@ describe("the agent's requests carry the active set (pi-runtime.md §1.1, §6)",
     await agent.prompt("hi");
     expect(agent.registry.registeredNames()).toEqual([]);
     expect(bodies[0]).not.toHaveProperty("tools");
-    expect(Object.keys(bodies[0]!)).toEqual(["model", "messages", "stream", "stream_options", "max_completion_tokens", "enable_thinking"]);
+    expect(Object.keys(bodies[0]!)).toEqual([
+      "model",
+      "messages",
+      "stream",
+      "stream_options",
+      "max_completion_tokens",
+      "enable_thinking",
+    ]);
   });
 
   it("--no-builtin-tools: only the extension tool is sent", async () => {
@@ -125,7 +135,14 @@ describe("the agent's requests carry the active set (pi-runtime.md §1.1, §6)",
       extensions: [
         (a) => {
           api = a;
-          a.registerTool(extensionTool("register_late", { execute: async () => (api.registerTool(late), { content: "registered" }) }));
+          a.registerTool(
+            extensionTool("register_late", {
+              execute: async () => {
+                api.registerTool(late);
+                return { content: "registered" };
+              },
+            }),
+          );
         },
       ],
     });
@@ -139,7 +156,12 @@ describe("the agent's requests carry the active set (pi-runtime.md §1.1, §6)",
       extensions: [
         (api) =>
           api.registerTool(
-            extensionTool("narrow", { execute: async () => (api.setActiveTools(["narrow", "nope", "grep"]), { content: "narrowed" }) }),
+            extensionTool("narrow", {
+              execute: async () => {
+                api.setActiveTools(["narrow", "nope", "grep"]);
+                return { content: "narrowed" };
+              },
+            }),
           ),
       ],
     });

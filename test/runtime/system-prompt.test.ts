@@ -17,7 +17,10 @@ const input = { cwd: "/work/proj", packageDir: "/opt/pkg" };
 
 describe("system prompt layout (pi-runtime.md §3.1)", () => {
   it("has pi's section order: intro, tools, custom-tools sentence, guidelines, docs, then the cwd without a trailing newline", () => {
-    const prompt = buildSystemPrompt(profile, tools("read", "bash", "edit", "write"), { cwd: "C:\\work\\proj", packageDir: "/opt/pkg" });
+    const prompt = buildSystemPrompt(profile, tools("read", "bash", "edit", "write"), {
+      cwd: "C:\\work\\proj",
+      packageDir: "/opt/pkg",
+    });
     const guidelines = [
       sp.fileOpsGuideline.bash,
       ...profile.tools.read!.guidelines!,
@@ -39,7 +42,9 @@ describe("system prompt layout (pi-runtime.md §3.1)", () => {
 
   it("the docs section is a header and 7 bullets with {PKG} replaced by the package folder", () => {
     const prompt = buildSystemPrompt(profile, tools("read"), input);
-    const docs = prompt.slice(prompt.indexOf(sp.docsHeader), prompt.indexOf("\nCurrent working directory:")).split("\n");
+    const docs = prompt
+      .slice(prompt.indexOf(sp.docsHeader), prompt.indexOf("\nCurrent working directory:"))
+      .split("\n");
     expect(docs[0]).toBe(sp.docsHeader);
     expect(docs.slice(1)).toHaveLength(7);
     expect(docs.slice(1).every((line) => line.startsWith("- "))).toBe(true);
@@ -52,12 +57,18 @@ describe("system prompt layout (pi-runtime.md §3.1)", () => {
     const silent = extensionTool("silent", { promptSnippet: undefined });
     const blank = extensionTool("blank", { promptSnippet: " \n " });
     const prompt = buildSystemPrompt(profile, [...tools("write", "read"), silent, spaced, blank], input);
-    expect(toolLinesOf(prompt)).toEqual([`- write: ${snippet("write")}`, `- read: ${snippet("read")}`, "- spaced: Does several things"]);
+    expect(toolLinesOf(prompt)).toEqual([
+      `- write: ${snippet("write")}`,
+      `- read: ${snippet("read")}`,
+      "- spaced: Does several things",
+    ]);
   });
 
   it("no listed tool gives the single line (none)", () => {
     expect(toolLinesOf(buildSystemPrompt(profile, [], input))).toEqual(["(none)"]);
-    expect(toolLinesOf(buildSystemPrompt(profile, [extensionTool("quiet", { promptSnippet: undefined })], input))).toEqual(["(none)"]);
+    expect(
+      toolLinesOf(buildSystemPrompt(profile, [extensionTool("quiet", { promptSnippet: undefined })], input)),
+    ).toEqual(["(none)"]);
   });
 });
 
@@ -69,14 +80,25 @@ describe("guidelines (pi-runtime.md §3.1)", () => {
     expect(first("bash")).toBe(`- ${sp.fileOpsGuideline.bash}`);
     expect(first("powershell")).toBe(`- ${sp.fileOpsGuideline.powershell}`);
     expect(first("bash", "powershell")).toBe(`- ${sp.fileOpsGuideline.both}`);
-    for (const search of ["grep", "find", "ls"]) expect(guidelinesOf(buildSystemPrompt(profile, tools("bash", search), input))).not.toContain(`- ${sp.fileOpsGuideline.bash}`);
-    expect(guidelinesOf(buildSystemPrompt(profile, tools("read"), input))).toEqual([`- ${profile.tools.read!.guidelines![0]}`, ...closing]);
+    for (const search of ["grep", "find", "ls"])
+      expect(guidelinesOf(buildSystemPrompt(profile, tools("bash", search), input))).not.toContain(
+        `- ${sp.fileOpsGuideline.bash}`,
+      );
+    expect(guidelinesOf(buildSystemPrompt(profile, tools("read"), input))).toEqual([
+      `- ${profile.tools.read!.guidelines![0]}`,
+      ...closing,
+    ]);
   });
 
   it("each active tool's guidelines follow in tool order, trimmed, duplicates kept once at their first place, closing lines last", () => {
     const a = extensionTool("a", { promptGuidelines: ["  Shared line.  ", "Only a."] });
     const b = extensionTool("b", { promptGuidelines: ["Shared line.", "", "Only b."] });
-    expect(guidelinesOf(buildSystemPrompt(profile, [a, b], input))).toEqual(["- Shared line.", "- Only a.", "- Only b.", ...closing]);
+    expect(guidelinesOf(buildSystemPrompt(profile, [a, b], input))).toEqual([
+      "- Shared line.",
+      "- Only a.",
+      "- Only b.",
+      ...closing,
+    ]);
     // bash and powershell carry the same line; it is kept once.
     const shells = guidelinesOf(buildSystemPrompt(profile, tools("bash", "powershell"), input));
     expect(shells).toEqual([`- ${sp.fileOpsGuideline.both}`, `- ${profile.tools.bash!.guidelines![0]}`, ...closing]);
@@ -96,7 +118,12 @@ describe("append, context and skills tails (pi-runtime.md §3.1, §3.2)", () => 
   const skillsBlock = "\n\nSKILLS BLOCK";
 
   it("append texts, project context and the skills block follow the docs in that order, before the cwd line", () => {
-    const prompt = buildSystemPrompt(profile, tools("read"), { ...input, append: ["First.", "Second."], contextFiles: context, skillsBlock });
+    const prompt = buildSystemPrompt(profile, tools("read"), {
+      ...input,
+      append: ["First.", "Second."],
+      contextFiles: context,
+      skillsBlock,
+    });
     const tail = prompt.slice(prompt.indexOf(sp.docsBullets.at(-1)!) + sp.docsBullets.at(-1)!.length);
     expect(tail).toBe(`\n\nFirst.\n\nSecond.${contextBlock}${skillsBlock}\nCurrent working directory: /work/proj`);
   });
@@ -107,8 +134,16 @@ describe("append, context and skills tails (pi-runtime.md §3.1, §3.2)", () => 
   });
 
   it("a custom prompt replaces everything before the append texts and ends with a newline", () => {
-    const prompt = buildSystemPrompt(profile, tools("read"), { ...input, custom: "You are terse.", append: ["More."], contextFiles: context, skillsBlock });
-    expect(prompt).toBe(`You are terse.\n\nMore.${contextBlock}${skillsBlock}\nCurrent working directory: /work/proj\n`);
+    const prompt = buildSystemPrompt(profile, tools("read"), {
+      ...input,
+      custom: "You are terse.",
+      append: ["More."],
+      contextFiles: context,
+      skillsBlock,
+    });
+    expect(prompt).toBe(
+      `You are terse.\n\nMore.${contextBlock}${skillsBlock}\nCurrent working directory: /work/proj\n`,
+    );
   });
 });
 
@@ -136,7 +171,10 @@ describe("the system prompt follows the active set (pi-runtime.md §6)", () => {
     const before = agent.currentSystemPrompt();
     await agent.prompt("go");
     expect(systemText(bodies[0]!)).toBe(before);
-    expect(lineDelta(systemText(bodies[0]!), systemText(bodies[1]!))).toEqual({ added: [], removed: ["- stamp: Stamp things"] });
+    expect(lineDelta(systemText(bodies[0]!), systemText(bodies[1]!))).toEqual({
+      added: [],
+      removed: ["- stamp: Stamp things"],
+    });
     expect(seenInSameStep).toBe(systemText(bodies[1]!));
     expect(bodies[1]!.tools!.map((t) => t.function.name)).not.toContain("stamp");
   });

@@ -23,7 +23,8 @@ function isRunning(pid: number): boolean {
     return false;
   }
 }
-const numbered = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}`).join("\n");
+const numbered = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}`).join("\n");
 
 describe("read (pi-runtime.md §1.2, §2)", () => {
   beforeEach(() => writeFileSync(join(cwd, "ten.txt"), numbered(1, 10)));
@@ -42,14 +43,18 @@ describe("read (pi-runtime.md §1.2, §2)", () => {
 
   it("cuts at 2000 lines", async () => {
     writeFileSync(join(cwd, "long.txt"), numbered(1, 2500));
-    expect(await run("read", { path: "long.txt" })).toBe(`${numbered(1, 2000)}\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]`);
+    expect(await run("read", { path: "long.txt" })).toBe(
+      `${numbered(1, 2000)}\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]`,
+    );
   });
 
   it("cuts at 50KB", async () => {
     const line = "x".repeat(1000);
     writeFileSync(join(cwd, "wide.txt"), Array(100).fill(line).join("\n"));
     // 51 lines of 1000 characters plus newlines fit in 51200 bytes; the 52nd does not.
-    expect(await run("read", { path: "wide.txt" })).toBe(`${Array(51).fill(line).join("\n")}\n\n[Showing lines 1-51 of 100. Use offset=52 to continue.]`);
+    expect(await run("read", { path: "wide.txt" })).toBe(
+      `${Array(51).fill(line).join("\n")}\n\n[Showing lines 1-51 of 100. Use offset=52 to continue.]`,
+    );
   });
 
   it("a missing file or an offset past the end is an error", async () => {
@@ -78,27 +83,48 @@ describe("edit (pi-runtime.md §1.2, §2)", () => {
 
   it("applies several edits, each matched against the original, and answers `Successfully replaced N block(s) in <path>.`", async () => {
     // The first edit writes "beta"; the second still finds the original "beta", not the new one.
-    const result = await run("edit", { path: "f.txt", edits: [{ oldText: "alpha", newText: "beta" }, { oldText: "beta", newText: "BETA" }, { oldText: "delta\n", newText: "" }] });
+    const result = await run("edit", {
+      path: "f.txt",
+      edits: [
+        { oldText: "alpha", newText: "beta" },
+        { oldText: "beta", newText: "BETA" },
+        { oldText: "delta\n", newText: "" },
+      ],
+    });
     expect(result).toBe("Successfully replaced 3 block(s) in f.txt.");
     expect(content()).toBe("beta\nBETA\ngamma\n");
   });
 
   it("oldText that is not found fails and leaves the file alone", async () => {
-    await expect(run("edit", { path: "f.txt", edits: [{ oldText: "gamma", newText: "G" }, { oldText: "omega", newText: "O" }] })).rejects.toThrow(
-      "edits[1].oldText was not found in f.txt",
-    );
+    await expect(
+      run("edit", {
+        path: "f.txt",
+        edits: [
+          { oldText: "gamma", newText: "G" },
+          { oldText: "omega", newText: "O" },
+        ],
+      }),
+    ).rejects.toThrow("edits[1].oldText was not found in f.txt");
     expect(content()).toBe(original);
   });
 
   it("oldText that occurs more than once fails", async () => {
-    await expect(run("edit", { path: "f.txt", edits: [{ oldText: "a\n", newText: "A\n" }] })).rejects.toThrow(/edits\[0\]\.oldText occurs more than once in f\.txt/);
+    await expect(run("edit", { path: "f.txt", edits: [{ oldText: "a\n", newText: "A\n" }] })).rejects.toThrow(
+      /edits\[0\]\.oldText occurs more than once in f\.txt/,
+    );
     expect(content()).toBe(original);
   });
 
   it("overlapping edits fail", async () => {
-    await expect(run("edit", { path: "f.txt", edits: [{ oldText: "beta\ngamma", newText: "x" }, { oldText: "gamma\ndelta", newText: "y" }] })).rejects.toThrow(
-      "edits[0] and edits[1] overlap in f.txt; merge them",
-    );
+    await expect(
+      run("edit", {
+        path: "f.txt",
+        edits: [
+          { oldText: "beta\ngamma", newText: "x" },
+          { oldText: "gamma\ndelta", newText: "y" },
+        ],
+      }),
+    ).rejects.toThrow("edits[0] and edits[1] overlap in f.txt; merge them");
     expect(content()).toBe(original);
   });
 });
@@ -114,15 +140,17 @@ describe("bash (pi-runtime.md §1.2, §2)", () => {
   });
 
   it("a non-zero exit is an error result `<output>\\n\\nCommand exited with code N`", async () => {
-    await expect(run("bash", { command: "echo partial; exit 3" })).rejects.toThrow(/^partial\n\nCommand exited with code 3$/);
+    await expect(run("bash", { command: "echo partial; exit 3" })).rejects.toThrow(
+      /^partial\n\nCommand exited with code 3$/,
+    );
     await expect(run("bash", { command: "exit 1" })).rejects.toThrow(/^\(no output\)\n\nCommand exited with code 1$/);
   });
 
   it("a timeout stops the command and its children", async () => {
     const started = Date.now();
-    await expect(run("bash", { command: "echo begun; sleep 20 & echo $! > child.pid; sleep 20", timeout: 0.5 })).rejects.toThrow(
-      /^begun\n\nCommand timed out after 0.5 seconds$/,
-    );
+    await expect(
+      run("bash", { command: "echo begun; sleep 20 & echo $! > child.pid; sleep 20", timeout: 0.5 }),
+    ).rejects.toThrow(/^begun\n\nCommand timed out after 0.5 seconds$/);
     expect(Date.now() - started).toBeLessThan(5_000);
     const child = Number(readFileSync(join(cwd, "child.pid"), "utf8"));
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -145,18 +173,26 @@ describe("grep, find, ls (pi-runtime.md §1.2)", () => {
 
   it("grep finds matches with path and line, honouring .gitignore files at every level", async () => {
     expect(await run("grep", { pattern: "needle" })).toBe("a.txt:1: needle one");
-    expect(await run("grep", { pattern: "needle", ignoreCase: true })).toBe("a.txt:1: needle one\nsub/b.txt:1: Needle two");
+    expect(await run("grep", { pattern: "needle", ignoreCase: true })).toBe(
+      "a.txt:1: needle one\nsub/b.txt:1: Needle two",
+    );
   });
 
   it("grep context windows of nearby matches merge, each line shown once, and a final newline adds no line", async () => {
-    expect(await run("grep", { pattern: "hay", context: 1, path: "a.txt" })).toBe("a.txt-1- needle one\na.txt:2: hay\na.txt:3: more hay");
-    expect(await run("grep", { pattern: "one", context: 5, path: "a.txt" })).toBe("a.txt:1: needle one\na.txt-2- hay\na.txt-3- more hay");
+    expect(await run("grep", { pattern: "hay", context: 1, path: "a.txt" })).toBe(
+      "a.txt-1- needle one\na.txt:2: hay\na.txt:3: more hay",
+    );
+    expect(await run("grep", { pattern: "one", context: 5, path: "a.txt" })).toBe(
+      "a.txt:1: needle one\na.txt-2- hay\na.txt-3- more hay",
+    );
   });
 
   it("grep literal, glob and limit", async () => {
     writeFileSync(join(cwd, "re.txt"), "a.b\naxb\n");
     expect(await run("grep", { pattern: "a.b", literal: true, glob: "*.txt" })).toBe("re.txt:1: a.b");
-    expect(await run("grep", { pattern: "hay", limit: 1 })).toBe("a.txt:2: hay\n\n[Stopped at 1 matches; narrow the search or raise limit.]");
+    expect(await run("grep", { pattern: "hay", limit: 1 })).toBe(
+      "a.txt:2: hay\n\n[Stopped at 1 matches; narrow the search or raise limit.]",
+    );
     expect(await run("grep", { pattern: "nothing-matches-this" })).toBe("No matches found");
   });
 
@@ -174,7 +210,18 @@ describe("grep, find, ls (pi-runtime.md §1.2)", () => {
 
 describe("tool results in the loop (pi-runtime.md §2)", () => {
   it("a thrown error becomes the tool message's text, and a call to an inactive tool gives `Tool <name> not found`", async () => {
-    const { agent, bodies } = await scriptedAgent([{ calls: [{ call: "bash", args: { command: "echo x; exit 2" } }, { call: "grep", args: { pattern: "x" } }] }, { text: "done" }], { cwd });
+    const { agent, bodies } = await scriptedAgent(
+      [
+        {
+          calls: [
+            { call: "bash", args: { command: "echo x; exit 2" } },
+            { call: "grep", args: { pattern: "x" } },
+          ],
+        },
+        { text: "done" },
+      ],
+      { cwd },
+    );
     await agent.prompt("go");
     const results = bodies[1]!.messages.filter((m) => m.role === "tool").map((m) => m.content);
     expect(results).toEqual(["x\n\nCommand exited with code 2", "Tool grep not found"]);

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { discoverSkills, type DiscoverSkillsOptions } from "../../src/skills/discover.js";
+import { type DiscoverSkillsOptions, discoverSkills } from "../../src/skills/discover.js";
 import { link, makeTempDir, skillMd, writeTree } from "./tree.js";
 
 let tmp: ReturnType<typeof makeTempDir>;
@@ -39,7 +39,15 @@ const names = (result: ReturnType<typeof discover>) => result.skills.map((skill)
 describe("discoverSkills: sources and order", () => {
   it("loads project roots, then user roots, then --skill paths", () => {
     const result = discover({ trusted: true, skillPaths: [join(tmp.dir, "extra/cli-skill")] });
-    expect(names(result)).toEqual(["pi-project", "in-cwd", "between", "at-root", "user-pi", "user-agents", "cli-skill"]);
+    expect(names(result)).toEqual([
+      "pi-project",
+      "in-cwd",
+      "between",
+      "at-root",
+      "user-pi",
+      "user-agents",
+      "cli-skill",
+    ]);
     expect(result.skills.map((skill) => skill.source)).toEqual([
       { scope: "project", mode: "pi", root: join(cwd, ".pi/skills") },
       { scope: "project", mode: "agents", root: join(cwd, ".agents/skills") },
@@ -59,9 +67,20 @@ describe("discoverSkills: sources and order", () => {
 
   it("stops the .agents/skills walk at an explicit git root", () => {
     expect(names(discover({ trusted: true, gitRoot: join(tmp.dir, "work") }))).toEqual([
-      "pi-project", "in-cwd", "between", "at-root", "above-git", "user-pi", "user-agents",
+      "pi-project",
+      "in-cwd",
+      "between",
+      "at-root",
+      "above-git",
+      "user-pi",
+      "user-agents",
     ]);
-    expect(names(discover({ trusted: true, gitRoot: cwd }))).toEqual(["pi-project", "in-cwd", "user-pi", "user-agents"]);
+    expect(names(discover({ trusted: true, gitRoot: cwd }))).toEqual([
+      "pi-project",
+      "in-cwd",
+      "user-pi",
+      "user-agents",
+    ]);
   });
 
   it("walks up to the filesystem root outside a git repo", () => {
@@ -107,7 +126,10 @@ describe("discoverSkills: --skill paths", () => {
     writeTree(cwd, { "local/here.md": skillMd({ name: "here", description: "relative to cwd" }) });
     writeTree(home, { "mine/SKILL.md": skillMd({ description: "under home" }) });
     const result = discover({ noSkills: true, skillPaths: ["local/here.md", "~/mine"] });
-    expect(result.skills.map((skill) => skill.filePath)).toEqual([join(cwd, "local/here.md"), join(home, "mine/SKILL.md")]);
+    expect(result.skills.map((skill) => skill.filePath)).toEqual([
+      join(cwd, "local/here.md"),
+      join(home, "mine/SKILL.md"),
+    ]);
   });
 
   it("scans a --skill directory like a pi root: loose .md files only at its top", () => {
@@ -141,7 +163,9 @@ describe("discoverSkills: duplicates", () => {
       [userFile.slice(tmp.dir.length + 1)]: skillMd({ name: "shared", description: "user copy" }),
     });
     const result = discover({ trusted: true, gitRoot: cwd });
-    expect(result.skills.filter((skill) => skill.name === "shared").map((skill) => skill.description)).toEqual(["project copy"]);
+    expect(result.skills.filter((skill) => skill.name === "shared").map((skill) => skill.description)).toEqual([
+      "project copy",
+    ]);
     expect(result.diagnostics).toEqual([
       {
         type: "collision",

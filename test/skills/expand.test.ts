@@ -58,7 +58,14 @@ describe("expandSkillCommand", () => {
   });
 
   it("leaves other text unchanged", () => {
-    for (const text of ["/skill:unknown args", "please /skill:demo", " /skill:demo", "/skill:demo\nmore", "/skills:demo", "/skill:"]) {
+    for (const text of [
+      "/skill:unknown args",
+      "please /skill:demo",
+      " /skill:demo",
+      "/skill:demo\nmore",
+      "/skills:demo",
+      "/skill:",
+    ]) {
       expect(expandSkillCommand(text, skills)).toBe(text);
     }
   });

@@ -24,10 +24,12 @@ describe("probe-marker fixtures", () => {
   it("probe-marker loads cleanly and is listed in the prompt block", () => {
     const { skills, diagnostics } = loadFixture("probe-marker");
     expect(diagnostics).toEqual([]);
-    expect(skills.map(({ name, description, disableModelInvocation }) => ({ name, description, disableModelInvocation }))).toEqual([
-      { name: "probe-marker", description, disableModelInvocation: false },
-    ]);
-    expect(renderSkillsBlock(skills, ["read"], lines)).toContain(`<location>${join(fixtures, "probe-marker/SKILL.md")}</location>`);
+    expect(
+      skills.map(({ name, description, disableModelInvocation }) => ({ name, description, disableModelInvocation })),
+    ).toEqual([{ name: "probe-marker", description, disableModelInvocation: false }]);
+    expect(renderSkillsBlock(skills, ["read"], lines)).toContain(
+      `<location>${join(fixtures, "probe-marker/SKILL.md")}</location>`,
+    );
   });
 
   it("probe-marker expands to its heading, marker line and instruction", () => {

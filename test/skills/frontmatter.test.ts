@@ -35,7 +35,9 @@ describe("splitFrontmatter", () => {
 
 describe("parseFrontmatter", () => {
   it("reads the YAML fields", () => {
-    const parsed = parseFrontmatter("---\nname: x\ndescription: >\n  folded\n  text\ndisable-model-invocation: true\n---\nB");
+    const parsed = parseFrontmatter(
+      "---\nname: x\ndescription: >\n  folded\n  text\ndisable-model-invocation: true\n---\nB",
+    );
     expect(parsed).toEqual({
       frontmatter: { name: "x", description: "folded text\n", "disable-model-invocation": true },
       body: "B",

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
-import { runProbe, type RunResult } from "../../src/probes/runner.js";
+import { type RunResult, runProbe } from "../../src/probes/runner.js";
 import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 
 export async function runCheckedInProbe(name: string): Promise<RunResult> {

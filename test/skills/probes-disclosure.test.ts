@@ -13,6 +13,15 @@ describe("p6: progressive disclosure with load_skill", () => {
     expect(new Set(environment.slice(0, 3)).size).toBe(1);
     expect(environment[3]).not.toBe(environment[2]);
     expect(environment[5]).not.toBe(environment[4]);
-    expect(result.records.map((r) => r.tools.includes("deploy_status"))).toEqual([false, false, false, false, false, false, true, true]);
+    expect(result.records.map((r) => r.tools.includes("deploy_status"))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+    ]);
   });
 });

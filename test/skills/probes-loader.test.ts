@@ -39,11 +39,16 @@ describe("expect.skills", () => {
   }
 
   it("reports a loaded list or a diagnostic that differs", () => {
-    const probe = probeWith("    loaded: [a, b]\n    diagnostics:\n      - {type: collision, message: 'name \"a\" collision', path: x, winner: w, loser: x}");
+    const probe = probeWith(
+      "    loaded: [a, b]\n    diagnostics:\n      - {type: collision, message: 'name \"a\" collision', path: x, winner: w, loser: x}",
+    );
     const observation = { records: [], systemTexts: [], toolResults: [], surfaces: [], wire: [], wireLinesBefore: [] };
     const held = checkExpectations(probe.expect, {
       ...observation,
-      skills: { loaded: ["a", "b"], diagnostics: [{ type: "collision", message: 'name "a" collision', path: "x", winner: "w", loser: "x" }] },
+      skills: {
+        loaded: ["a", "b"],
+        diagnostics: [{ type: "collision", message: 'name "a" collision', path: "x", winner: "w", loser: "x" }],
+      },
     });
     expect(held).toEqual([]);
     const failed = checkExpectations(probe.expect, { ...observation, skills: { loaded: ["b"], diagnostics: [] } });
@@ -53,6 +58,8 @@ describe("expect.skills", () => {
 
   it("rejects an unknown diagnostic type, naming the field", () => {
     expect(() => probeWith("    diagnostics: [{type: fatal, message: m, path: p}]")).toThrow(UserError);
-    expect(() => probeWith("    diagnostics: [{type: fatal, message: m, path: p}]")).toThrow('field "expect.skills.diagnostics[0].type"');
+    expect(() => probeWith("    diagnostics: [{type: fatal, message: m, path: p}]")).toThrow(
+      'field "expect.skills.diagnostics[0].type"',
+    );
   });
 });

@@ -48,7 +48,11 @@ describe("renderSkillsBlock", () => {
 
   it("names bash only when read is inactive and bash is active", () => {
     const withBash = renderSkillsBlock([first], ["bash", "edit"], lines);
-    expect(withBash.split("\n").slice(2, 5)).toEqual(["TEST-INTRO skills listed here.", "TEST-BASH open one with bash.", "TEST-PATHS relative to the skill folder."]);
+    expect(withBash.split("\n").slice(2, 5)).toEqual([
+      "TEST-INTRO skills listed here.",
+      "TEST-BASH open one with bash.",
+      "TEST-PATHS relative to the skill folder.",
+    ]);
     expect(renderSkillsBlock([first], ["read"], lines)).toContain("\nTEST-READ open one with read.\n");
   });
 

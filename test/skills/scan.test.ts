@@ -134,15 +134,16 @@ describe("scanSkillRoot: ignore files", () => {
       "other/top-only/SKILL.md": "",
     });
     // "drafts" becomes "group/drafts" (anchored by the prefix); "/top-only/" drops its slash.
-    expect(scanRel("pi")).toEqual([
-      "group/deep/top-only/SKILL.md",
-      "other/drafts/SKILL.md",
-      "other/top-only/SKILL.md",
-    ]);
+    expect(scanRel("pi")).toEqual(["group/deep/top-only/SKILL.md", "other/drafts/SKILL.md", "other/top-only/SKILL.md"]);
   });
 
   it("keeps root patterns active in every directory the walk visits", () => {
-    writeTree(root, { ".gitignore": "scratch/\n", "a/scratch/SKILL.md": "", "a/b/scratch/SKILL.md": "", "a/keep/SKILL.md": "" });
+    writeTree(root, {
+      ".gitignore": "scratch/\n",
+      "a/scratch/SKILL.md": "",
+      "a/b/scratch/SKILL.md": "",
+      "a/keep/SKILL.md": "",
+    });
     expect(scanRel("pi")).toEqual(["a/keep/SKILL.md"]);
   });
 

@@ -19,7 +19,10 @@ function load(relPath: string, content: string) {
 
 describe("loadSkillFile", () => {
   it("builds the record without the body", () => {
-    const { skill, diagnostics } = load("my-skill/SKILL.md", skillMd({ name: "my-skill", description: "Does things." }));
+    const { skill, diagnostics } = load(
+      "my-skill/SKILL.md",
+      skillMd({ name: "my-skill", description: "Does things." }),
+    );
     expect(skill).toEqual({
       name: "my-skill",
       description: "Does things.",
@@ -81,17 +84,22 @@ describe("loadSkillFile", () => {
       ["Upper", ["name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"]],
       ["-edge-", ["name must not start or end with a hyphen"]],
       ["dou--ble", ["name must not contain consecutive hyphens"]],
-      ["-Bad--x", [
-        "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)",
-        "name must not start or end with a hyphen",
-        "name must not contain consecutive hyphens",
-      ]],
+      [
+        "-Bad--x",
+        [
+          "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)",
+          "name must not start or end with a hyphen",
+          "name must not contain consecutive hyphens",
+        ],
+      ],
     ];
     for (const [name, messages] of cases) {
       const relPath = `case-${messages.length}-${name.length}/SKILL.md`;
       const { skill, diagnostics } = load(relPath, skillMd({ name: JSON.stringify(name), description: "d" }));
       expect(skill?.name).toBe(name);
-      expect(diagnostics).toEqual(messages.map((message) => ({ type: "warning", message, path: join(tmp.dir, relPath) })));
+      expect(diagnostics).toEqual(
+        messages.map((message) => ({ type: "warning", message, path: join(tmp.dir, relPath) })),
+      );
     }
     expect(load("ok/SKILL.md", skillMd({ name: "a".repeat(64), description: "d" })).diagnostics).toEqual([]);
   });
@@ -112,7 +120,11 @@ describe("loadSkillFile", () => {
     expect(load("broken/SKILL.md", "---\nname: a: b\ndescription: d\n---\nBody")).toEqual({
       skill: null,
       diagnostics: [
-        { type: "error", message: "invalid frontmatter: Nested mappings are not allowed in compact mappings at line 1, column 7", path },
+        {
+          type: "error",
+          message: "invalid frontmatter: Nested mappings are not allowed in compact mappings at line 1, column 7",
+          path,
+        },
       ],
     });
   });

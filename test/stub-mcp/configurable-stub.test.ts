@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CreateMessageRequestSchema, type CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type CreateMessageRequest, CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { readWireLog } from "../../src/stub-mcp/wire-log.js";
-import { ROOT, cleanupStubs, connectStdio, methodsOf, runToExit, spawnHttp, tempDir, tempWireLog } from "./harness.js";
+import { cleanupStubs, connectStdio, methodsOf, ROOT, runToExit, spawnHttp, tempDir, tempWireLog } from "./harness.js";
 
 afterEach(cleanupStubs);
 
@@ -13,7 +13,11 @@ const fixture = (name: string) => `fixtures/stub-servers/${name}.json`;
 
 function declaredTools(name: string): unknown[] {
   const parsed = JSON.parse(readFileSync(join(ROOT, fixture(name)), "utf8")) as { tools: Record<string, unknown>[] };
-  return parsed.tools.map(({ name: toolName, description, inputSchema }) => ({ name: toolName, description, inputSchema }));
+  return parsed.tools.map(({ name: toolName, description, inputSchema }) => ({
+    name: toolName,
+    description,
+    inputSchema,
+  }));
 }
 
 const text = (value: string, isError = false) => ({ content: [{ type: "text", text: value }], isError });
@@ -42,7 +46,13 @@ describe("configurable-stub: the two-server fixtures", () => {
     expect(await client.callTool({ name: "tool1", arguments: { value: "first" } })).toEqual(text("A_TOOL1:first"));
     expect(await client.callTool({ name: "tool2", arguments: { id: 5 } })).toEqual(text("A_TOOL2:5"));
     const lines = readWireLog(wireLog);
-    expect(methodsOf(lines)).toEqual(["initialize", "notifications/initialized", "tools/list", "tools/call", "tools/call"]);
+    expect(methodsOf(lines)).toEqual([
+      "initialize",
+      "notifications/initialized",
+      "tools/list",
+      "tools/call",
+      "tools/call",
+    ]);
     expect(lines.every((line) => line.server === "a")).toBe(true);
   });
 
@@ -65,14 +75,21 @@ describe("configurable-stub: the two-server fixtures", () => {
 describe("configurable-stub: instructions, resources, prompts", () => {
   it("returns the instructions in initialize and advertises resources and prompts", async () => {
     const { client } = await connectStdio("configurable-stub", ["--fixture", fixture("rich")], tempWireLog());
-    expect(client.getInstructions()).toBe("RICH-INSTRUCTIONS: call rich_note before answering questions about the stub notes.");
+    expect(client.getInstructions()).toBe(
+      "RICH-INSTRUCTIONS: call rich_note before answering questions about the stub notes.",
+    );
     expect(client.getServerCapabilities()).toEqual({ tools: {}, resources: {}, prompts: {} });
   });
 
   it("lists and reads the resource, and rejects an unknown URI", async () => {
     const { client } = await connectStdio("configurable-stub", ["--fixture", fixture("rich")], tempWireLog());
     expect((await client.listResources()).resources).toEqual([
-      { uri: "stub://rich/notes.txt", name: "notes", description: "A small fixed text resource.", mimeType: "text/plain" },
+      {
+        uri: "stub://rich/notes.txt",
+        name: "notes",
+        description: "A small fixed text resource.",
+        mimeType: "text/plain",
+      },
     ]);
     expect((await client.readResource({ uri: "stub://rich/notes.txt" })).contents).toEqual([
       { uri: "stub://rich/notes.txt", mimeType: "text/plain", text: "RICH-RESOURCE-TEXT: three notes, all fixed." },
@@ -93,7 +110,9 @@ describe("configurable-stub: instructions, resources, prompts", () => {
       description: "Ask for a one-line summary of a topic.",
       messages: [{ role: "user", content: { type: "text", text: "RICH-PROMPT: summarize caching in one line." } }],
     });
-    await expect(client.getPrompt({ name: "summarize", arguments: {} })).rejects.toThrow("Missing required argument: topic");
+    await expect(client.getPrompt({ name: "summarize", arguments: {} })).rejects.toThrow(
+      "Missing required argument: topic",
+    );
   });
 });
 
@@ -102,25 +121,41 @@ describe("configurable-stub: sampling", () => {
     const wireLog = tempWireLog();
     const seen: CreateMessageRequest["params"][] = [];
     const sampler = samplingClient(seen);
-    const { client } = await connectStdio("configurable-stub", ["--fixture", fixture("sampler")], wireLog, sampler.options, sampler.configure);
+    const { client } = await connectStdio(
+      "configurable-stub",
+      ["--fixture", fixture("sampler")],
+      wireLog,
+      sampler.options,
+      sampler.configure,
+    );
     expect(await client.callTool({ name: "ask_model", arguments: { question: "What is 2+2?" } })).toEqual(
       text("SAMPLED:ANSWER(What is 2+2?)"),
     );
-    expect(seen).toEqual([{ messages: [{ role: "user", content: { type: "text", text: "What is 2+2?" } }], maxTokens: 256 }]);
+    expect(seen).toEqual([
+      { messages: [{ role: "user", content: { type: "text", text: "What is 2+2?" } }], maxTokens: 256 },
+    ]);
     // The client's answer to the nested request arrives between the call and its result.
-    expect(methodsOf(readWireLog(wireLog))).toEqual(["initialize", "notifications/initialized", "tools/call", "(response)"]);
+    expect(methodsOf(readWireLog(wireLog))).toEqual([
+      "initialize",
+      "notifications/initialized",
+      "tools/call",
+      "(response)",
+    ]);
   });
 
   it("turns a client that cannot sample into a tool error", async () => {
     const { client } = await connectStdio("configurable-stub", ["--fixture", fixture("sampler")], tempWireLog());
-    const result = (await client.callTool({ name: "ask_model", arguments: { question: "q" } })) as ReturnType<typeof text>;
+    const result = (await client.callTool({ name: "ask_model", arguments: { question: "q" } })) as ReturnType<
+      typeof text
+    >;
     expect(result.isError).toBe(true);
     expect(result.content[0]?.text).toMatch(/^SAMPLING_FAILED:/);
   });
 });
 
 describe("configurable-stub: fault modes", () => {
-  const connectFaults = (wireLog = tempWireLog()) => connectStdio("configurable-stub", ["--fixture", fixture("faults")], wireLog);
+  const connectFaults = (wireLog = tempWireLog()) =>
+    connectStdio("configurable-stub", ["--fixture", fixture("faults")], wireLog);
 
   it("ok answers normally", async () => {
     const { client } = await connectFaults();
@@ -140,7 +175,9 @@ describe("configurable-stub: fault modes", () => {
   it("hang: the call never answers, so a short client timeout rejects it, and the server keeps serving", async () => {
     const wireLog = tempWireLog();
     const { client } = await connectFaults(wireLog);
-    await expect(client.callTool({ name: "hang", arguments: {} }, undefined, { timeout: 300 })).rejects.toThrow(/Request timed out/);
+    await expect(client.callTool({ name: "hang", arguments: {} }, undefined, { timeout: 300 })).rejects.toThrow(
+      /Request timed out/,
+    );
     expect(await client.callTool({ name: "ok", arguments: {} })).toEqual(text("FAULTS_OK"));
     expect(methodsOf(readWireLog(wireLog)).slice(2)).toEqual(["tools/call", "notifications/cancelled", "tools/call"]);
   });
@@ -236,7 +273,10 @@ describe("configurable-stub: bad input", () => {
   });
 
   it("exits 2 when --fixture is missing or a flag is unknown", async () => {
-    expect(await runToExit("configurable-stub", [])).toMatchObject({ code: 2, stderr: expect.stringContaining("--fixture") });
+    expect(await runToExit("configurable-stub", [])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--fixture"),
+    });
     expect(await runToExit("configurable-stub", ["--fixture", fixture("a"), "--port", "1"])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining("--port"),

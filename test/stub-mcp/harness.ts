@@ -1,5 +1,5 @@
 /** Starts the built stub servers as real child processes for the stub-mcp tests, and cleans up after them. */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -123,7 +123,10 @@ export async function spawnHttp(args: string[], wireLog: string): Promise<{ stub
 /** Runs a stub to its exit with no stdin and reports how it ended. */
 export function runToExit(stub: StubName, args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolveExit) => {
-    const child = spawn(process.execPath, [stubScript(stub), ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [stubScript(stub), ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     cleanups.push(() => void child.kill("SIGKILL"));
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { readWireLog, WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
-import { cleanupStubs, connectStdio, methodsOf, spawnRaw, tempWireLog } from "./harness.js";
 import { PROBE_STUB_TOOLS_LISTED } from "../fixtures/probe-stub-tools.js";
+import { cleanupStubs, connectStdio, methodsOf, spawnRaw, tempWireLog } from "./harness.js";
 
 afterEach(cleanupStubs);
 
@@ -60,7 +60,11 @@ describe("minimal-stub", () => {
   it("answers a parse error to a line that is not JSON and keeps serving", async () => {
     const stub = spawnRaw("minimal-stub", []);
     stub.child.stdin.write("not json\n");
-    expect(JSON.parse(await stub.nextLine())).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    expect(JSON.parse(await stub.nextLine())).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error" },
+    });
     stub.send({ jsonrpc: "2.0", id: 7, method: "ping" });
     expect(JSON.parse(await stub.nextLine())).toEqual({ jsonrpc: "2.0", id: 7, result: {} });
   });
@@ -71,11 +75,20 @@ describe("minimal-stub", () => {
     stub.send(initialize("2025-11-25"));
     stub.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     stub.send({ jsonrpc: "2.0", id: 1, method: "resources/list" });
-    stub.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "stub_echo", arguments: { value: "x" } } });
+    stub.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "stub_echo", arguments: { value: "x" } },
+    });
     await stub.nextLine();
     await stub.nextLine();
     const reply = JSON.parse(await stub.nextLine()) as { id: number; result: unknown };
-    expect(reply).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "STUB_ECHO:x" }], isError: false } });
+    expect(reply).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      result: { content: [{ type: "text", text: "STUB_ECHO:x" }], isError: false },
+    });
     const lines = readWireLog(wireLog);
     expect(methodsOf(lines)).toEqual(["initialize", "notifications/initialized", "resources/list", "tools/call"]);
     expect(lines.every((line) => line.server === "mini")).toBe(true);

@@ -3,7 +3,6 @@ import { readWireLog, WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
 import { PROBE_STUB_TOOLS_LISTED as EXPECTED_TOOLS } from "../fixtures/probe-stub-tools.js";
 import { cleanupStubs, connectStdio, methodsOf, spawnRaw, tempWireLog } from "./harness.js";
 
-
 const INITIALIZE = {
   jsonrpc: "2.0",
   id: 0,
@@ -81,7 +80,14 @@ describe("probe-stub", () => {
     await first.client.listTools();
     await first.client.close();
     await (await connectStdio("probe-stub", ["--name", "second"], wireLog)).client.listTools();
-    expect(readWireLog(wireLog).map((line) => line.server)).toEqual(["first", "first", "first", "second", "second", "second"]);
+    expect(readWireLog(wireLog).map((line) => line.server)).toEqual([
+      "first",
+      "first",
+      "first",
+      "second",
+      "second",
+      "second",
+    ]);
   });
 
   it("serves without a log when the variable is empty (nothing to append to)", async () => {

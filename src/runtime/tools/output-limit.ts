@@ -24,7 +24,12 @@ export function keepHead(text: string, maxLines = MAX_LINES, maxBytes = MAX_BYTE
     kept.push(line);
     bytes += size;
   }
-  return { text: kept.join("\n"), truncated: kept.length < lines.length, shownLines: kept.length, totalLines: lines.length };
+  return {
+    text: kept.join("\n"),
+    truncated: kept.length < lines.length,
+    shownLines: kept.length,
+    totalLines: lines.length,
+  };
 }
 
 /** Keep the last lines (command output matters most at its end). */
@@ -38,7 +43,12 @@ export function keepTail(text: string, maxLines = MAX_LINES, maxBytes = MAX_BYTE
     kept.unshift(lines[i]!);
     bytes += size;
   }
-  return { text: kept.join("\n"), truncated: kept.length < lines.length, shownLines: kept.length, totalLines: lines.length };
+  return {
+    text: kept.join("\n"),
+    truncated: kept.length < lines.length,
+    shownLines: kept.length,
+    totalLines: lines.length,
+  };
 }
 
 /** Saves full output that was cut, so the model can be told where the rest is. */

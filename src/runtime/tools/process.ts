@@ -13,7 +13,10 @@ export interface ProcessResult extends ProcessOutput {
 
 /** The process ran past its time and was killed with its whole group; what it wrote until then. */
 export class ProcessTimedOut extends Error {
-  constructor(readonly output: ProcessOutput, readonly timeoutMs: number) {
+  constructor(
+    readonly output: ProcessOutput,
+    readonly timeoutMs: number,
+  ) {
     super(`timed out after ${timeoutMs} ms`);
   }
 }

@@ -26,6 +26,9 @@ export function arrayProp(items: JsonSchema, description: string): PropertySpec 
 }
 
 /** The profile's texts for a built-in tool, in the fields the runtime reads them from. */
-export function toolHeader(name: string, t: ToolTexts): Pick<RuntimeTool, "name" | "label" | "description" | "promptSnippet" | "promptGuidelines"> {
+export function toolHeader(
+  name: string,
+  t: ToolTexts,
+): Pick<RuntimeTool, "name" | "label" | "description" | "promptSnippet" | "promptGuidelines"> {
   return { name, label: name, description: t.description, promptSnippet: t.snippet, promptGuidelines: t.guidelines };
 }

@@ -34,7 +34,8 @@ export function grepTool(texts: Texts): RuntimeTool {
       ["pattern"],
     ),
     async execute(args, ctx) {
-      if (typeof args.pattern !== "string" || args.pattern === "") throw new Error("pattern must be a non-empty string");
+      if (typeof args.pattern !== "string" || args.pattern === "")
+        throw new Error("pattern must be a non-empty string");
       const root = args.path === undefined ? ctx.cwd : resolvePath(ctx.cwd, args.path);
       const limit = optionalNumber(args.limit, "limit") ?? 100;
       const context = optionalNumber(args.context, "context") ?? 0;
@@ -74,11 +75,16 @@ export function findTool(texts: Texts): RuntimeTool {
   return {
     ...toolHeader("find", t),
     parameters: objectSchema(
-      { pattern: prop("string", t.parameters.pattern!), path: prop("string", t.parameters.path!), limit: prop("number", t.parameters.limit!) },
+      {
+        pattern: prop("string", t.parameters.pattern!),
+        path: prop("string", t.parameters.path!),
+        limit: prop("number", t.parameters.limit!),
+      },
       ["pattern"],
     ),
     async execute(args, ctx) {
-      if (typeof args.pattern !== "string" || args.pattern === "") throw new Error("pattern must be a non-empty string");
+      if (typeof args.pattern !== "string" || args.pattern === "")
+        throw new Error("pattern must be a non-empty string");
       const root = args.path === undefined ? ctx.cwd : resolvePath(ctx.cwd, args.path);
       const limit = optionalNumber(args.limit, "limit") ?? 1000;
       const regex = globToRegExp(args.pattern);
@@ -99,7 +105,10 @@ export function lsTool(texts: Texts): RuntimeTool {
   const t = texts("ls");
   return {
     ...toolHeader("ls", t),
-    parameters: objectSchema({ path: prop("string", t.parameters.path!), limit: prop("number", t.parameters.limit!) }, []),
+    parameters: objectSchema(
+      { path: prop("string", t.parameters.path!), limit: prop("number", t.parameters.limit!) },
+      [],
+    ),
     async execute(args, ctx) {
       const dir = args.path === undefined ? ctx.cwd : resolvePath(ctx.cwd, args.path);
       const limit = optionalNumber(args.limit, "limit") ?? 500;
@@ -111,4 +120,3 @@ export function lsTool(texts: Texts): RuntimeTool {
     },
   };
 }
-

@@ -17,13 +17,23 @@ const SHELLS: Record<Shell["name"], Shell> = {
 };
 
 /** The shell's combined output and exit code; the model-facing failure texts are made here. */
-async function runCommand(shell: Shell, command: string, cwd: string, timeoutSec?: number): Promise<{ output: string; code: number | null }> {
+async function runCommand(
+  shell: Shell,
+  command: string,
+  cwd: string,
+  timeoutSec?: number,
+): Promise<{ output: string; code: number | null }> {
   try {
-    const result = await runProcess(shell.program, shell.argsFor(command), { cwd, timeoutMs: timeoutSec === undefined ? undefined : timeoutSec * 1000 });
+    const result = await runProcess(shell.program, shell.argsFor(command), {
+      cwd,
+      timeoutMs: timeoutSec === undefined ? undefined : timeoutSec * 1000,
+    });
     return { output: result.combined, code: result.code };
   } catch (error) {
     if (error instanceof ProcessTimedOut) {
-      throw new Error(`${error.output.combined.replace(/\n$/, "")}\n\nCommand timed out after ${timeoutSec} seconds`.trimStart());
+      throw new Error(
+        `${error.output.combined.replace(/\n$/, "")}\n\nCommand timed out after ${timeoutSec} seconds`.trimStart(),
+      );
     }
     throw new Error(`${shell.program} could not be started: ${(error as Error).message}`);
   }
@@ -37,7 +47,8 @@ function shellTool(shell: Shell, t: ToolTexts): RuntimeTool {
       ["command"],
     ),
     async execute(args, ctx) {
-      if (typeof args.command !== "string" || args.command === "") throw new Error("command must be a non-empty string");
+      if (typeof args.command !== "string" || args.command === "")
+        throw new Error("command must be a non-empty string");
       const { output, code } = await runCommand(shell, args.command, ctx.cwd, optionalNumber(args.timeout, "timeout"));
       const cut = keepTail(output.replace(/\n$/, ""));
       let text = cut.text === "" ? "(no output)" : cut.text;

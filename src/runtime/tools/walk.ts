@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, type Dirent } from "node:fs";
+import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -64,7 +64,11 @@ export function globToRegExp(glob: string): RegExp {
       const close = glob.indexOf("}", i);
       if (close < 0) out += "\\{";
       else {
-        out += `(?:${glob.slice(i + 1, close).split(",").map(escapeRegExp).join("|")})`;
+        out += `(?:${glob
+          .slice(i + 1, close)
+          .split(",")
+          .map(escapeRegExp)
+          .join("|")})`;
         i = close;
       }
     } else out += escapeRegExp(c);

@@ -50,7 +50,10 @@ export function createLoadSkillTool(deps: LoadSkillDeps): RuntimeTool {
         return { content: envelope(false, { code: "unknown_skill", message }), isError: true };
       }
       const body = rereadBody(skill);
-      deps.active.activate(skill.meta.name, renderInvocation(skill, body, typeof args.arguments === "string" ? args.arguments : "", texts));
+      deps.active.activate(
+        skill.meta.name,
+        renderInvocation(skill, body, typeof args.arguments === "string" ? args.arguments : "", texts),
+      );
       const registered = skill.tools.filter((tool) => deps.registerTool(tool)).length;
       const message = texts.loaded.replaceAll("{NAME}", skill.meta.name).replaceAll("{COUNT}", String(registered));
       return { content: envelope(true, { message, data: { skill: skill.meta.name, registered_tools: registered } }) };

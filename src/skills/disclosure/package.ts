@@ -70,14 +70,24 @@ function parseToolSpec(entry: unknown, root: string, where: string): SkillToolSp
   const name = requiredString(spec.name, `${where}.name`);
   const description = requiredString(spec.description, `${where}.description`);
   const schema = spec.inputSchema;
-  if (!schema || typeof schema !== "object" || Array.isArray(schema) || (schema as { type?: unknown }).type !== "object") {
+  if (
+    !schema ||
+    typeof schema !== "object" ||
+    Array.isArray(schema) ||
+    (schema as { type?: unknown }).type !== "object"
+  ) {
     throw new Error(`${where}.inputSchema must be a JSON Schema of type "object"`);
   }
   const command = spec.command;
-  if (!Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === "string" && part !== "")) {
+  if (
+    !Array.isArray(command) ||
+    command.length === 0 ||
+    !command.every((part) => typeof part === "string" && part !== "")
+  ) {
     throw new Error(`${where}.command must be a non-empty list of strings`);
   }
-  if (escapesRoot(command[0] as string, root)) throw new Error(`${where}.command[0] leaves the skill folder through ".."`);
+  if (escapesRoot(command[0] as string, root))
+    throw new Error(`${where}.command[0] leaves the skill folder through ".."`);
   return { name, description, inputSchema: schema as Record<string, unknown>, command: command as string[], root };
 }
 

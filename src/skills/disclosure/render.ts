@@ -6,7 +6,9 @@ import type { DisclosedSkill, DisclosureTexts } from "./types.js";
 /** Name and description only, never a body: appended to the stable system part. `""` when empty. */
 export function renderCatalog(skills: DisclosedSkill[], texts: DisclosureTexts): string {
   if (skills.length === 0) return "";
-  const items = skills.map((skill) => `  <skill name="${escapeXml(skill.meta.name)}">${escapeXml(skill.meta.description)}</skill>`);
+  const items = skills.map(
+    (skill) => `  <skill name="${escapeXml(skill.meta.name)}">${escapeXml(skill.meta.description)}</skill>`,
+  );
   return `\n\n${texts.catalogIntro}\n\n<skill_catalog>\n${items.join("\n")}\n</skill_catalog>`;
 }
 
@@ -18,8 +20,14 @@ export function renderInvocation(skill: DisclosedSkill, body: string, args: stri
 }
 
 /** The dynamic system part, rebuilt before every request: the environment, then the active SOPs. */
-export function renderEnvironment(entries: ActiveSkillEntry[], context: { cwd: string; model: string }, texts: DisclosureTexts): string {
-  const lines = texts.environmentLines.map((line) => `- ${line.replaceAll("{CWD}", context.cwd).replaceAll("{MODEL}", context.model)}`);
+export function renderEnvironment(
+  entries: ActiveSkillEntry[],
+  context: { cwd: string; model: string },
+  texts: DisclosureTexts,
+): string {
+  const lines = texts.environmentLines.map(
+    (line) => `- ${line.replaceAll("{CWD}", context.cwd).replaceAll("{MODEL}", context.model)}`,
+  );
   const environment = `${texts.environmentHeader}\n${lines.join("\n")}`;
   if (entries.length === 0) return environment;
   const skills = entries.map((entry) => `<skill name="${escapeXml(entry.name)}">\n${entry.rendered}\n</skill>`);

@@ -3,9 +3,10 @@
  * arguments as JSON on stdin, and its stdout is the result — under a timeout and an output limit,
  * like any other tool; coming from a skill grants nothing extra.
  */
-import type { RuntimeTool } from "../../runtime/types.js";
+
 import { keepHead, MAX_LINES } from "../../runtime/tools/output-limit.js";
 import { ProcessTimedOut, runProcess } from "../../runtime/tools/process.js";
+import type { RuntimeTool } from "../../runtime/types.js";
 import type { SkillToolSpec } from "./types.js";
 
 export interface SkillToolLimits {
@@ -25,13 +26,20 @@ export function createSkillTool(spec: SkillToolSpec, limits: SkillToolLimits = D
       const { stdout, stderr, code } = await runSkillCommand(spec, JSON.stringify(args), limits.timeoutMs);
       const cut = keepHead(stdout.replace(/\n$/, ""), MAX_LINES, limits.maxOutputBytes);
       const text = cut.truncated ? `${cut.text}\n\n[output cut at ${limits.maxOutputBytes} bytes]` : cut.text;
-      if (code !== 0) throw new Error(`${text}${stderr.trim() ? `\n${stderr.trim()}` : ""}\n\n${spec.name} exited with code ${code}`.trimStart());
+      if (code !== 0)
+        throw new Error(
+          `${text}${stderr.trim() ? `\n${stderr.trim()}` : ""}\n\n${spec.name} exited with code ${code}`.trimStart(),
+        );
       return { content: text };
     },
   };
 }
 
-async function runSkillCommand(spec: SkillToolSpec, input: string, timeoutMs: number): Promise<{ stdout: string; stderr: string; code: number | null }> {
+async function runSkillCommand(
+  spec: SkillToolSpec,
+  input: string,
+  timeoutMs: number,
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   const [program, ...args] = spec.command as [string, ...string[]];
   try {
     return await runProcess(program, args, { cwd: spec.root, input, timeoutMs });
