@@ -10,14 +10,16 @@
 //
 // Variant b is the same sessions with one more tool appended from each session's third request
 // on — a configuration change whose cache breaks `diff` must find at every session.
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { RUN_FOLDER_FILES } from "../dist/capture/capture-run.js";
 import { JsonlWriter } from "../dist/capture/jsonl.js";
 import { locatePrefixBreak } from "../dist/capture/prefix.js";
 import { buildRecord } from "../dist/capture/record.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
 import { resolveModel } from "../dist/providers/models.js";
 import { openaiCompletions } from "../dist/providers/openai-completions.js";
+import { removeOwnFolder } from "../dist/safe-path.js";
 
 const [dir, countArg, ...flags] = process.argv.slice(2);
 if (!dir || !countArg) {
@@ -74,7 +76,8 @@ const EXTRA_TOOL = toolDefinition("a_tool1", 99);
 const SYSTEM = `You are a coding agent.\n${prose(7, 2400)}\nCurrent working directory: /tmp/payload-probe/bench/cwd`;
 const model = resolveModel("token-plan/qwen3.8-flash", "openai-completions");
 
-rmSync(dir, { recursive: true, force: true });
+// Replaces only a run folder (one this script or a capture wrote), never whatever else <dir> names.
+removeOwnFolder(dirname(resolve(dir)), resolve(dir), RUN_FOLDER_FILES, "a run folder");
 mkdirSync(dir, { recursive: true });
 const requests = new JsonlWriter(join(dir, "requests.jsonl"));
 const payloads = PAYLOADS ? new JsonlWriter(join(dir, "payloads.jsonl")) : null;

@@ -1,5 +1,6 @@
-import { realpathSync, rmSync } from "node:fs";
+import { readdirSync, realpathSync, rmSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { inputError } from "./errors.js";
 
 /**
  * Names that become a folder (a probe, a run, a capture) are one plain path segment: a letter,
@@ -43,4 +44,28 @@ export function removeInside(parent: string, target: string): void {
     throw new Error(`refusing to remove ${target}: it is not inside ${parent}`);
   }
   rmSync(target, { recursive: true, force: true });
+}
+
+/**
+ * Replaces a folder the code made earlier (a run folder, a probe workspace): it is removed only when
+ * every entry in it is one the code writes there (`own`), so a name that happens to match a user's
+ * folder can never wipe it. Anything else in it is bad input naming the folder and the stranger.
+ */
+export function removeOwnFolder(parent: string, target: string, own: readonly string[], what: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  const stranger = entries.find((entry) => !own.includes(entry));
+  if (stranger !== undefined)
+    throw inputError(
+      target,
+      undefined,
+      `expected ${what} made by payload-probe (holding only ${own.join(", ")}), but it also holds "${stranger}"; ` +
+        "nothing was removed: move that folder away or choose another place",
+    );
+  removeInside(parent, target);
 }

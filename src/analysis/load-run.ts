@@ -17,6 +17,7 @@ import { RunDatabase } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
 import type { WireRequest } from "../providers/types.js";
+import { isSafeName } from "../safe-path.js";
 import { countLines, fileLines } from "./file-lines.js";
 import { recordLines } from "./record-file.js";
 
@@ -58,9 +59,12 @@ export interface RunLookup {
 const PROBE_AT = /^(.+)@(\d+)$/;
 
 export function resolveRun(spec: string, lookup: RunLookup): RunSource {
+  if (spec.includes("\0")) throw new UserError(`run ${JSON.stringify(spec)}: expected no NUL character`);
   const at = PROBE_AT.exec(spec);
   if (at) return nthLatestRun(at[1]!, Number(at[2]), lookup);
-  for (const dir of [resolve(spec), join(lookup.runsDir, spec)]) {
+  // A name is looked up under the runs folder only when it is a run name, so `..` never reaches out of it.
+  const candidates = isSafeName(spec) ? [resolve(spec), join(lookup.runsDir, spec)] : [resolve(spec)];
+  for (const dir of candidates) {
     if (isRunFolder(dir)) return folderSource(dir);
   }
   const db = openDatabase(lookup);

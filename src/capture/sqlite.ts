@@ -1,6 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { inputError } from "../errors.js";
+import { isProcessAlive } from "../pid-lock.js";
 import type { RequestRecord } from "./types.js";
 
 const SCHEMA = `
@@ -11,7 +13,8 @@ CREATE TABLE IF NOT EXISTS runs (
   finished_at TEXT,
   status TEXT NOT NULL,
   request_count INTEGER NOT NULL DEFAULT 0,
-  dir TEXT
+  dir TEXT,
+  pid INTEGER
 );
 CREATE TABLE IF NOT EXISTS requests (
   run_id TEXT NOT NULL REFERENCES runs(id),
@@ -47,8 +50,17 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS runs_by_probe ON runs(probe, started_at);
 `;
 
-/** How a run ended: a probe's expect held or not, it crashed, or it captured outside traffic. */
-export type RunStatus = "passed" | "failed" | "error" | "captured";
+/**
+ * How a run ended: a probe's expect held or not, it crashed, it captured outside traffic, or its
+ * process was stopped by a signal or killed before it could say (found `running` with a dead pid).
+ */
+export type RunStatus = "passed" | "failed" | "error" | "captured" | "interrupted";
+
+/**
+ * How long a statement waits for another process's write to finish. Rows are written one statement
+ * at a time, so a lock is held for milliseconds; a generous wait means two runs never fail on it.
+ */
+const BUSY_TIMEOUT_MS = 30_000;
 
 /**
  * The run database: many runs accumulate in one file. WAL with a row written per statement, so a
@@ -62,10 +74,20 @@ export class RunDatabase {
 
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
+    this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      this.db.pragma("journal_mode = WAL");
+    } catch (error) {
+      this.db.close();
+      // SQLite's result codes for a file that is not a database or is damaged (sqlite.org/rescode.html).
+      const code = (error as { code?: string }).code;
+      if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT")
+        throw inputError(path, undefined, `expected a payload-probe SQLite database (${(error as Error).message})`);
+      throw error;
+    }
     this.db.pragma("synchronous = NORMAL");
-    this.db.exec(SCHEMA);
+    this.db.transaction(() => this.migrate()).immediate();
+    this.closeAbandonedRuns();
     this.insertRequest = this.db.prepare(
       `INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, tokens_total, prefix_break_at, record)
        VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record)`,
@@ -74,10 +96,30 @@ export class RunDatabase {
     this.insertEvent = this.db.prepare(`INSERT INTO events (run_id, idx, seq, type, data) VALUES (?, ?, ?, ?, ?)`);
   }
 
+  /** The schema, and the `pid` column databases written before it existed lack (one writer at a time). */
+  private migrate(): void {
+    this.db.exec(SCHEMA);
+    const columns = this.db.prepare(`PRAGMA table_info(runs)`).all() as { name: string }[];
+    if (!columns.some((column) => column.name === "pid")) this.db.exec(`ALTER TABLE runs ADD COLUMN pid INTEGER`);
+  }
+
+  /**
+   * A run still `running` whose process is gone was killed before it could finish its row: it becomes
+   * `interrupted` with the requests it did capture. Rows from before the pid column have no owner to
+   * ask and are treated the same way.
+   */
+  private closeAbandonedRuns(): void {
+    const running = this.db.prepare(`SELECT id, pid FROM runs WHERE status = 'running'`).all() as {
+      id: string;
+      pid: number | null;
+    }[];
+    for (const run of running) if (run.pid === null || !isProcessAlive(run.pid)) this.finishRun(run.id, "interrupted");
+  }
+
   startRun(id: string, probe: string, dir: string): void {
     this.db
-      .prepare(`INSERT INTO runs (id, probe, started_at, status, dir) VALUES (?, ?, ?, 'running', ?)`)
-      .run(id, probe, new Date().toISOString(), dir);
+      .prepare(`INSERT INTO runs (id, probe, started_at, status, dir, pid) VALUES (?, ?, ?, 'running', ?, ?)`)
+      .run(id, probe, new Date().toISOString(), dir, process.pid);
   }
 
   finishRun(id: string, status: RunStatus): void {

@@ -16,6 +16,7 @@ import { type RunResult, runProbe } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../runtime/profile.js";
 import { parseCommandArgs } from "./args.js";
 import { allProbeNames } from "./run.js";
+import { interruptRunsOnSignal } from "./signals.js";
 
 export const help = `Usage: payload-probe check [probe...] [options]
 
@@ -117,6 +118,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const root = PROJECT_ROOT;
+  interruptRunsOnSignal();
   const checks = await runCheck({
     root,
     probes: positionals,

@@ -1,7 +1,7 @@
-import { resolve } from "node:path";
 import { startMockServer } from "../capture/mock-server.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../runtime/profile.js";
+import { runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
@@ -35,7 +35,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const probe = loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
   const server = await startMockServer(probe, {
-    runsDir: resolve(values.runs ?? `${PROJECT_ROOT}/runs`),
+    runsDir: runsDirArg("mock", values.runs),
     port: parsePort("mock", values.port),
     host: values.host,
     database: !values["no-db"],

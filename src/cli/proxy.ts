@@ -1,7 +1,6 @@
-import { resolve } from "node:path";
 import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { folderNameArg, runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
@@ -18,7 +17,7 @@ Stops on Ctrl-C.
   --upstream URL  the provider to forward to (http or https)
   --port N        port to listen on (default 0: a free port)
   --host HOST     address to listen on (default 127.0.0.1)
-  --name NAME     the run folder's name (default proxy)
+  --name NAME     the run folder's name: letters, digits, '.', '_', '-' (default proxy)
   --runs DIR      where the run folder and payload-probe.db go (default: runs/)
   --no-db         do not write payload-probe.db
   -h, --help      show this help
@@ -51,8 +50,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const proxy = await startCaptureProxy({
     upstream: parseUpstream(values.upstream),
-    runsDir: resolve(values.runs ?? `${PROJECT_ROOT}/runs`),
-    name: values.name,
+    runsDir: runsDirArg("proxy", values.runs),
+    name: folderNameArg("proxy", "name", values.name),
     port: parsePort("proxy", values.port),
     host: values.host,
     database: !values["no-db"],

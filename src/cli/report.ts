@@ -1,9 +1,8 @@
-import { join } from "node:path";
 import { resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { tokenLedger } from "../analysis/segments.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 
@@ -40,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const format: ReportFormat = outputFormat("report", values, "table");
-  const source = resolveRun(positionals[0]!, { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") });
+  const source = resolveRun(positionals[0]!, { runsDir: runsDirArg("report", values.runs) });
   const out = new LineWriter(process.stdout);
   if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format);
   else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes" });

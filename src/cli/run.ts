@@ -1,11 +1,14 @@
 import { readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import Table from "cli-table3";
 import { renderRunTable } from "../analysis/run-table.js";
+import { DEFAULT_LIMITS } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../runtime/profile.js";
+import { positiveIntegerArg, runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
+import { interruptRunsOnSignal } from "./signals.js";
 
 export const help = `Usage: payload-probe run <probe...|all> [options]
 
@@ -17,9 +20,15 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   --json        print the results as JSON instead of tables
   --no-db       do not write runs/payload-probe.db
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
+  --max-requests N       provider requests one run may make (default ${DEFAULT_LIMITS.requests})
+  --max-payload-bytes N  request and response bytes one run may send and receive (default ${DEFAULT_LIMITS.payloadBytes})
   -h, --help    show this help
 
-Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file).`;
+A run of a probe that is already running (in this clone or another) waits for it and says so.
+One prompt may take at most 50 model requests before a text answer; a probe over a limit is bad input.
+
+Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file, a limit),
+130/143 stopped by SIGINT/SIGTERM (the run is recorded as interrupted).`;
 
 export function allProbeNames(root: string): string[] {
   return readdirSync(join(root, "probes"))
@@ -44,21 +53,27 @@ export async function main(argv: string[]): Promise<number> {
     json: { type: "boolean" },
     "no-db": { type: "boolean" },
     runs: { type: "string" },
+    "max-requests": { type: "string" },
+    "max-payload-bytes": { type: "string" },
   } as const);
   if (values.help || positionals.length === 0) {
     console.log(help);
     return values.help ? 0 : 2;
   }
+  const runsDir = runsDirArg("run", values.runs);
+  const limits = {
+    requests: positiveIntegerArg("run", "max-requests", values["max-requests"]) ?? DEFAULT_LIMITS.requests,
+    payloadBytes:
+      positiveIntegerArg("run", "max-payload-bytes", values["max-payload-bytes"]) ?? DEFAULT_LIMITS.payloadBytes,
+  };
   const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
   // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
   const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
+  interruptRunsOnSignal();
   const results: RunResult[] = [];
   for (const [i, probe] of probes.entries()) {
     if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
-    const result = await runProbe(probe, {
-      database: !values["no-db"],
-      runsDir: values.runs === undefined ? undefined : resolve(values.runs),
-    });
+    const result = await runProbe(probe, { database: !values["no-db"], runsDir, limits });
     results.push(result);
     if (!values.json) printResult(result);
   }

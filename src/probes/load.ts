@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { MarkerSpec } from "../capture/types.js";
-import { inputError, type UserError } from "../errors.js";
+import { inputError, UserError } from "../errors.js";
 import type { ScriptStep } from "../providers/scripted-model.js";
 import type { WireApi } from "../providers/types.js";
+import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
 import type {
   CacheSetup,
   Probe,
@@ -353,6 +354,8 @@ export function loadProbeFile(file: string, root: string): Probe {
   if (prompts.length === 0) throw top.fail("prompts", "expected at least one user message");
   const script = loadScript(file, "model.script", model.list("script"));
   if (script.length === 0) throw model.fail("script", "expected at least one model turn");
+  // The name becomes the run folder and the workspace folder, both replaced on each run.
+  if (!isSafeName(top.string("name"))) throw top.fail("name", `expected ${SAFE_NAME_RULE}`);
   return {
     file,
     name: top.string("name"),
@@ -373,7 +376,10 @@ export function loadProbeFile(file: string, root: string): Probe {
 
 /** A probe given by name (`p1` → `probes/p1.yaml`) or by path. */
 export function resolveProbePath(nameOrPath: string, root: string): string {
+  if (nameOrPath.includes("\0")) throw new UserError(`probe ${JSON.stringify(nameOrPath)}: expected no NUL character`);
   if (nameOrPath.endsWith(".yaml") || nameOrPath.endsWith(".yml") || nameOrPath.includes("/"))
     return resolve(nameOrPath);
+  if (!isSafeName(nameOrPath))
+    throw new UserError(`probe "${nameOrPath}": expected a probe file path or ${SAFE_NAME_RULE}`);
   return join(root, "probes", `${nameOrPath}.yaml`);
 }

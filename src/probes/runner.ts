@@ -1,8 +1,8 @@
-import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { countLines } from "../analysis/file-lines.js";
-import { openCaptureRun } from "../capture/capture-run.js";
+import { type CaptureRun, openCaptureRun, runFolderLockPath } from "../capture/capture-run.js";
 import { JsonlWriter } from "../capture/jsonl.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
@@ -11,12 +11,15 @@ import { loadMcpConfig } from "../mcp/config.js";
 import { mcpExtension } from "../mcp/extension.js";
 import type { McpTexts } from "../mcp/runtime-context.js";
 import { ServerManager } from "../mcp/server-manager.js";
+import { type PidLock, waitForLock } from "../pid-lock.js";
 import { resolveModel } from "../providers/models.js";
 import { openaiCompletions } from "../providers/openai-completions.js";
 import { createScriptedModel } from "../providers/scripted-model.js";
 import { Agent, type SkillsHook } from "../runtime/agent.js";
+import type { EventBus } from "../runtime/events.js";
 import { loadProfile, PROJECT_ROOT, type Profile } from "../runtime/profile.js";
 import type { Extension } from "../runtime/types.js";
+import { removeOwnFolder } from "../safe-path.js";
 import { createDisclosure } from "../skills/disclosure/disclosure.js";
 import type { CatalogDirs, CatalogLayer, DisclosureTexts } from "../skills/disclosure/types.js";
 import { discoverSkills } from "../skills/discover.js";
@@ -25,6 +28,7 @@ import { renderSkillsBlock } from "../skills/prompt-block.js";
 import type { SkillDiagnostic } from "../skills/types.js";
 import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
+import { checkProbeLimits, DEFAULT_LIMITS, limitTransport, REQUESTS_PER_PROMPT, type RunLimits } from "./limits.js";
 import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe } from "./types.js";
 
@@ -33,8 +37,12 @@ export interface RunOptions {
   runsDir?: string;
   /** Also write to runs/payload-probe.db (default true). */
   database?: boolean;
-  /** Where probe workspaces are made (default `$TMPDIR/payload-probe`); tests use their own. */
+  /** Where probe workspaces are made (default `defaultWorkspaceRoot()`); tests use their own. */
   workspaceRoot?: string;
+  /** Requests and payload bytes a run may make (default `DEFAULT_LIMITS`). */
+  limits?: RunLimits;
+  /** Told when another run of the probe holds its folders and this one waits (default: a line on stderr). */
+  onWait?: (message: string) => void;
 }
 
 export interface RunResult {
@@ -56,16 +64,24 @@ export function defaultWorkspaceRoot(): string {
   return process.env.PAYLOAD_PROBE_WORKSPACE || fixed;
 }
 
+/** What a probe workspace holds at its top: the folders made here and by skill staging, nothing else. */
+const WORKSPACE_ENTRIES = ["cwd", "agent", "home", "pkg", "staged", "builtin-skills"] as const;
+
+interface Workspace {
+  base: string;
+  cwd: string;
+  agentDir: string;
+  home: string;
+  packageDir: string;
+}
+
 /**
  * A probe's own folder outside the checkout: the session's cwd, agent dir and home live there, so
  * the paths that enter the system prompt are the same on every machine and every clone.
  */
-function prepareWorkspace(
-  probe: Probe,
-  root: string,
-): { base: string; cwd: string; agentDir: string; home: string; packageDir: string } {
+function prepareWorkspace(probe: Probe, root: string): Workspace {
   const base = join(root, probe.name);
-  rmSync(base, { recursive: true, force: true });
+  removeOwnFolder(root, base, WORKSPACE_ENTRIES, "a probe workspace");
   const paths = {
     base,
     cwd: join(base, "cwd"),
@@ -145,12 +161,7 @@ interface ProbeSkills {
  * The load_skill model: each `agent.skillLayers` folder is copied to its layer's place in the
  * workspace (builtin apart, user under the agent dir, project under cwd's .pi), then catalogued.
  */
-function disclosureSkills(
-  profile: Profile,
-  probe: Probe,
-  workspace: ReturnType<typeof prepareWorkspace>,
-  root: string,
-): ProbeSkills {
+function disclosureSkills(profile: Profile, probe: Probe, workspace: Workspace, root: string): ProbeSkills {
   const places: Record<CatalogLayer, string> = {
     builtin: join(workspace.base, "builtin-skills"),
     user: join(workspace.agentDir, "skills"),
@@ -179,12 +190,7 @@ function disclosureSkills(
   };
 }
 
-function skillsHook(
-  profile: Profile,
-  probe: Probe,
-  workspace: ReturnType<typeof prepareWorkspace>,
-  root: string,
-): ProbeSkills {
+function skillsHook(profile: Profile, probe: Probe, workspace: Workspace, root: string): ProbeSkills {
   if (probe.agent.skillMode === "load_skill") return disclosureSkills(profile, probe, workspace, root);
   if (probe.agent.noSkills && probe.agent.skills.length === 0)
     return { diagnostics: [], paths: new Map(), loaded: () => [] };
@@ -222,115 +228,228 @@ function skillsObservation(loaded: string[], diagnostics: SkillDiagnostic[], bas
   };
 }
 
-export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<RunResult> {
+/** Where a run reads and writes, and how far it may go. */
+interface RunPlace {
+  root: string;
+  runsDir: string;
+  workspaceRoot: string;
+  limits: RunLimits;
+}
+
+function runPlace(options: RunOptions): RunPlace {
   const root = options.root ?? PROJECT_ROOT;
-  const runsDir = options.runsDir ?? join(root, "runs");
-  const dir = join(runsDir, probe.name);
-  const workspace = prepareWorkspace(probe, options.workspaceRoot ?? defaultWorkspaceRoot());
-  const profile = loadProfile(probe.agent.profile ? join(root, probe.agent.profile) : undefined);
-  const wirePath = join(dir, "mcp-wire.jsonl");
+  return {
+    root,
+    runsDir: options.runsDir ?? join(root, "runs"),
+    workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
+    limits: options.limits ?? DEFAULT_LIMITS,
+  };
+}
+
+/**
+ * Two runs of one probe would share its workspace and its run folder (two clones share the workspace
+ * root), so a run holds a lock on each until it is closed; the second run waits. The workspace is
+ * always locked first, so two runs can never hold one lock each and wait for the other's.
+ */
+async function lockProbeFolders(
+  name: string,
+  place: RunPlace,
+  onWait: (message: string) => void,
+): Promise<{ runFolder: PidLock; release(): void }> {
+  const waitFor = (path: string) =>
+    waitForLock(path, (pid) => onWait(`waiting for ${name}: process ${pid} is running it (${path})`));
+  const workspace = await waitFor(join(place.workspaceRoot, `${name}.lock`));
+  try {
+    const runFolder = await waitFor(runFolderLockPath(place.runsDir, name));
+    return {
+      runFolder,
+      release() {
+        runFolder.release();
+        workspace.release();
+      },
+    };
+  } catch (error) {
+    workspace.release();
+    throw error;
+  }
+}
+
+const announceWait = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
+
+/** The MCP adapter, when the probe uses one: its cache set up as the probe says, its wire log in the run folder. */
+async function mcpExtensions(
+  probe: Probe,
+  profile: Profile,
+  workspace: Workspace,
+  root: string,
+  wirePath: string,
+): Promise<Extension[]> {
+  const mcp = probe.agent.mcp;
+  if (!mcp) return [];
   const baseEnv = { ...process.env };
   delete baseEnv[WIRE_LOG_ENV];
+  const cachePath = join(workspace.agentDir, "mcp-cache.json");
+  if (mcp.cache === "valid") await primeCache(mcp.config, cachePath, workspace, root, baseEnv);
+  if (mcp.cache === "empty-file") initEmptyCache(cachePath);
+  return [
+    mcpExtension({
+      texts: profile.extensions?.mcp as unknown as McpTexts,
+      configPath: mcp.config,
+      exclusive: mcp.exclusive,
+      cachePath,
+      home: workspace.home,
+      env: { ...baseEnv, [WIRE_LOG_ENV]: wirePath },
+      baseDir: root,
+    }),
+  ];
+}
 
-  const extensions: Extension[] = [];
-  const mcp = probe.agent.mcp;
-  if (mcp) {
-    const cachePath = join(workspace.agentDir, "mcp-cache.json");
-    if (mcp.cache === "valid") await primeCache(mcp.config, cachePath, workspace, root, baseEnv);
-    if (mcp.cache === "empty-file") initEmptyCache(cachePath);
-    extensions.push(
-      mcpExtension({
-        texts: profile.extensions?.mcp as unknown as McpTexts,
-        configPath: mcp.config,
-        exclusive: mcp.exclusive,
-        cachePath,
-        home: workspace.home,
-        env: { ...baseEnv, [WIRE_LOG_ENV]: wirePath },
-        baseDir: root,
-      }),
+/** events.jsonl and the database's events: each event carries the seq of the request it precedes. */
+function openEventLog(run: CaptureRun): { log(type: string, data: Record<string, unknown>): void; close(): void } {
+  const file = new JsonlWriter(join(run.dir, "events.jsonl"));
+  let index = 0;
+  return {
+    log(type, data) {
+      const seq = run.capture.nextSeq();
+      file.write({ idx: index, seq, type, ...data });
+      run.db?.addEvent(run.id, index++, seq, type, data);
+    },
+    close: () => file.close(),
+  };
+}
+
+/** What the probe's expect block is checked against, collected from the agent's events as they happen. */
+function observeAgent(
+  bus: EventBus,
+  observation: RunObservation,
+  log: (type: string, data: Record<string, unknown>) => void,
+  wirePath: string,
+): void {
+  bus.on("before_provider_request", ({ request, registered, active }) => {
+    observation.systemTexts.push(
+      request.kind === "loop" ? openaiCompletions.dissect(request.body).systemParts.join("\n") : "",
     );
-  }
+    observation.surfaces.push({ registered, active });
+    observation.wireLinesBefore.push(existsSync(wirePath) ? countLines(wirePath) : 0);
+    log("request", { kind: request.kind, registered, active });
+  });
+  bus.on("tool_call", (e) => log("tool_call", { ...e }));
+  bus.on("tool_result", (e) => {
+    observation.toolResults.push(e.content);
+    log("tool_result", { ...e });
+  });
+  bus.on("tools_changed", (e) => log("tools_changed", { ...e }));
+  bus.on("extension_event", (e) => log(e.type, e.data));
+  bus.on("turn_start", (e) => log("turn_start", { ...e }));
+  bus.on("turn_end", (e) => log("turn_end", { ...e }));
+}
 
-  const run = openCaptureRun({ name: probe.name, runsDir, database: options.database, markers: probe.markers });
-  const { id: runId, capture, db } = run;
-  const codec = openaiCompletions;
-  const events = new JsonlWriter(join(dir, "events.jsonl"));
-  let eventIndex = 0;
-  const logEvent = (type: string, data: Record<string, unknown>) => {
-    const seq = capture.nextSeq();
-    events.write({ idx: eventIndex, seq, type, ...data });
-    db?.addEvent(runId, eventIndex++, seq, type, data);
-  };
+interface Conversation {
+  probe: Probe;
+  place: RunPlace;
+  profile: Profile;
+  workspace: Workspace;
+  extensions: Extension[];
+  skills: ProbeSkills;
+  run: CaptureRun;
+  wirePath: string;
+}
 
-  const observation: RunObservation = {
-    records: capture.records,
-    systemTexts: [],
-    toolResults: [],
-    surfaces: [],
-    wire: [],
-    wireLinesBefore: [],
-  };
-  const probeSkills = skillsHook(profile, probe, workspace, root);
-  const { hook, diagnostics, paths: skillPaths } = probeSkills;
-  if (probeSkills.extension) extensions.push(probeSkills.extension);
-  let completed = false;
+/** The agent on the scripted model, through the capture and the run's limits, given every prompt in turn. */
+async function converse(c: Conversation, observation: RunObservation): Promise<void> {
+  const { probe, place, run } = c;
+  const events = openEventLog(run);
   let agent: Agent | undefined;
   try {
     agent = await Agent.create({
-      profile,
-      cwd: probe.agent.cwd ? join(root, probe.agent.cwd) : workspace.cwd,
-      agentDir: workspace.agentDir,
-      packageDir: workspace.packageDir,
+      profile: c.profile,
+      cwd: probe.agent.cwd ? join(place.root, probe.agent.cwd) : c.workspace.cwd,
+      agentDir: c.workspace.agentDir,
+      packageDir: c.workspace.packageDir,
       model: resolveModel(probe.model.id, probe.model.api),
-      codec,
-      transport: capture.wrap(
-        createScriptedModel(codec, {
-          loop: substituteSkillPaths(probe.model.script, skillPaths, probe.file),
-          sampling: probe.model.sampling,
-        }),
+      codec: openaiCompletions,
+      transport: limitTransport(
+        run.capture.wrap(
+          createScriptedModel(openaiCompletions, {
+            loop: substituteSkillPaths(probe.model.script, c.skills.paths, probe.file),
+            sampling: probe.model.sampling,
+          }),
+        ),
+        place.limits,
+        probe.file,
       ),
       filter: { allow: probe.agent.tools, deny: probe.agent.excludeTools, noBuiltinTools: probe.agent.noBuiltinTools },
       noTools: probe.agent.noTools,
-      skills: hook,
-      extensions,
+      skills: c.skills.hook,
+      extensions: c.skills.extension ? [...c.extensions, c.skills.extension] : c.extensions,
       toolSnapshot: probe.agent.skillMode === "load_skill" ? "per-run" : "per-request",
-      observe: (bus) => {
-        bus.on("before_provider_request", ({ request, registered, active }) => {
-          if (request.kind === "loop") {
-            observation.systemTexts.push(codec.dissect(request.body).systemParts.join("\n"));
-          } else {
-            observation.systemTexts.push("");
-          }
-          observation.surfaces.push({ registered, active });
-          observation.wireLinesBefore.push(existsSync(wirePath) ? countLines(wirePath) : 0);
-          logEvent("request", { kind: request.kind, registered, active });
-        });
-        bus.on("tool_call", (e) => logEvent("tool_call", { ...e }));
-        bus.on("tool_result", (e) => {
-          observation.toolResults.push(e.content);
-          logEvent("tool_result", { ...e });
-        });
-        bus.on("tools_changed", (e) => logEvent("tools_changed", { ...e }));
-        bus.on("extension_event", (e) => logEvent(e.type, e.data));
-        bus.on("turn_start", (e) => logEvent("turn_start", { ...e }));
-        bus.on("turn_end", (e) => logEvent("turn_end", { ...e }));
-      },
+      maxRequestsPerPrompt: REQUESTS_PER_PROMPT,
+      observe: (bus) => observeAgent(bus, observation, events.log, c.wirePath),
     });
     for (const prompt of probe.prompts) await agent.prompt(prompt);
-    completed = true;
   } finally {
     await agent?.shutdown();
     events.close();
-    if (!completed) run.close("error");
   }
-  observation.wire = existsSync(wirePath)
-    ? readWireLog(wirePath).map((line) => {
+}
+
+/** After the agent has shut down: what the stub servers received, the skills outcome, the expect verdict. */
+function finish(c: Conversation, observation: RunObservation): RunResult {
+  observation.wire = existsSync(c.wirePath)
+    ? readWireLog(c.wirePath).map((line) => {
         const message = line.message as { method?: string; params?: unknown };
         return { server: line.server, method: message.method, params: message.params };
       })
     : [];
-  observation.skills = skillsObservation(probeSkills.loaded(), diagnostics, workspace.base);
-  const failures = checkExpectations(probe.expect, observation);
-  run.close(failures.length === 0 ? "passed" : "failed");
-  return { probe, runId, dir, records: capture.records, failures, skillDiagnostics: diagnostics };
+  observation.skills = skillsObservation(c.skills.loaded(), c.skills.diagnostics, c.workspace.base);
+  const failures = checkExpectations(c.probe.expect, observation);
+  c.run.close(failures.length === 0 ? "passed" : "failed");
+  const { run, probe } = c;
+  return {
+    probe,
+    runId: run.id,
+    dir: run.dir,
+    records: run.capture.records,
+    failures,
+    skillDiagnostics: c.skills.diagnostics,
+  };
+}
+
+/**
+ * One probe run: check its size against the limits, lock its folders, prepare the workspace, build
+ * the agent and its extensions, observe the conversation, finish with the expect verdict.
+ */
+export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<RunResult> {
+  const place = runPlace(options);
+  checkProbeLimits(probe, place.limits);
+  const locks = await lockProbeFolders(probe.name, place, options.onWait ?? announceWait);
+  try {
+    const workspace = prepareWorkspace(probe, place.workspaceRoot);
+    const profile = loadProfile(probe.agent.profile ? join(place.root, probe.agent.profile) : undefined);
+    const wirePath = join(place.runsDir, probe.name, "mcp-wire.jsonl");
+    const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
+    const run = openCaptureRun({
+      name: probe.name,
+      runsDir: place.runsDir,
+      database: options.database,
+      markers: probe.markers,
+      folderLock: locks.runFolder,
+    });
+    const skills = skillsHook(profile, probe, workspace, place.root);
+    const conversation: Conversation = { probe, place, profile, workspace, extensions, skills, run, wirePath };
+    const observation = emptyObservation(run.capture.records);
+    try {
+      await converse(conversation, observation);
+    } catch (error) {
+      run.close("error");
+      throw error;
+    }
+    return finish(conversation, observation);
+  } finally {
+    locks.release();
+  }
+}
+
+function emptyObservation(records: RequestRecord[]): RunObservation {
+  return { records, systemTexts: [], toolResults: [], surfaces: [], wire: [], wireLinesBefore: [] };
 }

@@ -1,8 +1,10 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildRecord } from "../../src/capture/record.js";
 import { RunDatabase } from "../../src/capture/sqlite.js";
+import { UserError } from "../../src/errors.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { REQUEST } from "./known-body.js";
@@ -79,5 +81,48 @@ describe("the run database (design.md, run outputs)", () => {
     });
     expect(raw.prepare("SELECT count(*) AS n FROM payloads").get()).toEqual({ n: 2 });
     raw.close();
+  });
+});
+
+describe("the run database across processes (issue 8)", () => {
+  it("gains a pid column in a database written before it, and closes that database's abandoned running rows", () => {
+    const path = dbPath();
+    new RunDatabase(path).close();
+    const old = new Database(path);
+    // The schema as it was before the pid column: rebuild runs without it, holding one stuck run.
+    old.exec(`DROP TABLE runs; CREATE TABLE runs (id TEXT PRIMARY KEY, probe TEXT NOT NULL, started_at TEXT NOT NULL,
+      finished_at TEXT, status TEXT NOT NULL, request_count INTEGER NOT NULL DEFAULT 0, dir TEXT)`);
+    old.prepare(`INSERT INTO runs (id, probe, started_at, status) VALUES ('stuck', 'known', 'x', 'running')`).run();
+    old
+      .prepare(`INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes,
+        body_bytes, roles, record) VALUES ('stuck', 1, 'loop', 'x', 'm', '[]', 0, 0, 0, 0, 'user', '{}')`)
+      .run();
+    old.close();
+    new RunDatabase(path).close();
+    const raw = new Database(path, { readonly: true });
+    expect(raw.prepare("SELECT status, request_count, pid FROM runs WHERE id = 'stuck'").get()).toEqual({
+      status: "interrupted",
+      request_count: 1,
+      pid: null,
+    });
+    raw.close();
+  });
+
+  it("leaves a running row alone while its process lives, and records this process as its owner", () => {
+    const path = dbPath();
+    const db = new RunDatabase(path);
+    db.startRun("live", "known", "/x");
+    new RunDatabase(path).close();
+    const raw = new Database(path, { readonly: true });
+    expect(raw.prepare("SELECT status, pid FROM runs").get()).toEqual({ status: "running", pid: process.pid });
+    raw.close();
+    db.close();
+  });
+
+  it("names a file that is not a database as bad input", () => {
+    const path = dbPath();
+    new RunDatabase(path).close();
+    writeFileSync(path, "not a database at all, just text that is long enough to be read as a header\n".repeat(10));
+    expect(() => new RunDatabase(path)).toThrow(UserError);
   });
 });

@@ -1,0 +1,30 @@
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { UserError } from "../errors.js";
+import { PROJECT_ROOT } from "../runtime/profile.js";
+import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
+
+/** `--runs DIR`: the folder run folders and payload-probe.db live in (default `runs/` of the project). */
+export function runsDirArg(command: string, value: string | undefined): string {
+  if (value === undefined) return join(PROJECT_ROOT, "runs");
+  if (value.includes("\0")) throw new UserError(`${command}: --runs expected a folder path without NUL characters`);
+  const dir = resolve(value);
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new UserError(`${command}: --runs expected a folder, but ${dir} is not one`);
+  return dir;
+}
+
+/** A flag whose value names a folder under the runs folder (`proxy --name`). */
+export function folderNameArg(command: string, flag: string, value: string | undefined): string | undefined {
+  if (value === undefined || isSafeName(value)) return value;
+  throw new UserError(`${command}: --${flag} expected ${SAFE_NAME_RULE}, got ${JSON.stringify(value)}`);
+}
+
+/** A whole number of at least 1 (`--max-requests 500`). */
+export function positiveIntegerArg(command: string, flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1)
+    throw new UserError(`${command}: --${flag} expected a whole number of at least 1, got ${JSON.stringify(value)}`);
+  return number;
+}

@@ -1,0 +1,51 @@
+/**
+ * Issue 8, "two runs of the same probe at once": two `run` processes of the same probes, with one runs
+ * folder and one workspace root, both finish with the records they would have alone, and the shared
+ * database stays whole. The second run waits for the first's lock and says so.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { startCliIn } from "./scratch-cli.js";
+
+afterAll(removeTempDirs);
+
+const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean);
+
+describe("two runs of one probe at once (issue 8)", () => {
+  it("both exit 0 with whole run folders and a consistent database", { timeout: 180_000 }, async () => {
+    const scratch = tempDir("concurrent-runs-");
+    const runs = join(scratch, "runs");
+    const first = startCliIn(scratch, ["run", "p1", "p6", "--runs", runs], PROJECT_ROOT);
+    const second = startCliIn(scratch, ["run", "p1", "p6", "--runs", runs], PROJECT_ROOT);
+    const results = await Promise.all([first.done, second.done]);
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    expect(results.map((r) => r.stderr).join("")).toMatch(/waiting for p[16]: process \d+ is running it/);
+
+    // p1's stub server gets one connection per run: a log shared by both runs would hold it twice.
+    const wire = lines(join(runs, "p1", "mcp-wire.jsonl")).map((line) => JSON.parse(line));
+    expect(wire.filter((line) => line.message.method === "initialize")).toHaveLength(1);
+    expect(new Set(lines(join(runs, "p1", "mcp-wire.jsonl"))).size).toBe(wire.length);
+    expect(lines(join(runs, "p1", "requests.jsonl"))).toHaveLength(4);
+    expect(lines(join(runs, "p6", "requests.jsonl"))).toHaveLength(8);
+
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    const rows = db
+      .prepare(
+        `SELECT probe, status, request_count, (SELECT count(*) FROM requests WHERE run_id = runs.id) AS stored
+         FROM runs ORDER BY probe`,
+      )
+      .all() as { probe: string; status: string; request_count: number; stored: number }[];
+    db.close();
+    expect(rows).toEqual([
+      { probe: "p1", status: "passed", request_count: 4, stored: 4 },
+      { probe: "p1", status: "passed", request_count: 4, stored: 4 },
+      { probe: "p6", status: "passed", request_count: 8, stored: 8 },
+      { probe: "p6", status: "passed", request_count: 8, stored: 8 },
+    ]);
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * Issue 8, "runs that die": a run killed with SIGKILL is found `running` with a dead pid and marked
+ * `interrupted` (with the requests it captured) when the database is next opened; a run stopped by
+ * SIGTERM marks itself before it exits. Real child processes, stopped while a tool call sleeps.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { RunDatabase } from "../../src/capture/sqlite.js";
+import { tryLock } from "../../src/pid-lock.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { startCliIn } from "./scratch-cli.js";
+
+afterEach(removeTempDirs);
+
+const SLOW_PROBE = `name: slow
+agent: { tools: bash, noSkills: true }
+prompts: ["go"]
+model:
+  script:
+    - call: bash
+      args: { command: "sleep 30" }
+    - text: done
+`;
+
+type RunRow = { status: string; request_count: number; pid: number; finished_at: string | null };
+
+/** Starts the slow probe and resolves once its first request is captured (the tool call is then sleeping). */
+async function startSlowRun(scratch: string) {
+  const probe = join(scratch, "slow.yaml");
+  writeFileSync(probe, SLOW_PROBE);
+  const runs = join(scratch, "runs");
+  const started = startCliIn(scratch, ["run", probe, "--runs", runs]);
+  const records = join(runs, "slow", "requests.jsonl");
+  const deadline = Date.now() + 60_000;
+  while (!(existsSync(records) && readFileSync(records, "utf8").includes("\n"))) {
+    if (Date.now() > deadline) throw new Error("the run never captured its first request");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { ...started, runs };
+}
+
+function readRows(runs: string): RunRow[] {
+  const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+  const rows = db.prepare(`SELECT status, request_count, pid, finished_at FROM runs`).all() as RunRow[];
+  db.close();
+  return rows;
+}
+
+describe("runs that die (issue 8)", () => {
+  it("a run killed with SIGKILL is marked interrupted, with its captured requests, on the next open", async () => {
+    const { child, done, runs } = await startSlowRun(tempDir("killed-run-"));
+    process.kill(-child.pid!, "SIGKILL");
+    expect((await done).signal).toBe("SIGKILL");
+    expect(readRows(runs)).toMatchObject([{ status: "running", request_count: 0, pid: child.pid }]);
+
+    new RunDatabase(join(runs, "payload-probe.db")).close();
+    const [row] = readRows(runs);
+    expect(row).toMatchObject({ status: "interrupted", request_count: 1, pid: child.pid });
+    expect(row!.finished_at).not.toBeNull();
+    // Its locks name a dead process, so they are stale and the next run takes them.
+    const lock = tryLock(join(runs, "slow.lock"));
+    expect("release" in lock).toBe(true);
+    if ("release" in lock) lock.release();
+  });
+
+  it("a run stopped by SIGTERM marks itself interrupted and releases its locks before it exits", async () => {
+    const scratch = tempDir("terminated-run-");
+    const { child, done, runs } = await startSlowRun(scratch);
+    process.kill(child.pid!, "SIGTERM");
+    const result = await done;
+    try {
+      process.kill(-child.pid!, "SIGKILL"); // the sleeping tool process, if it outlived its parent
+    } catch {
+      // Already gone.
+    }
+    expect(result.code).toBe(143);
+    expect(readRows(runs)).toMatchObject([{ status: "interrupted", request_count: 1, pid: child.pid }]);
+    expect(existsSync(join(runs, "slow.lock"))).toBe(false);
+    expect(existsSync(join(scratch, "ws", "root", "slow.lock"))).toBe(false);
+  });
+});

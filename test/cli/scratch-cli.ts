@@ -1,0 +1,58 @@
+/**
+ * The built CLI as a child process inside a scratch folder: its probe workspaces under
+ * `<scratch>/ws/root` (tests pass `--runs` under the scratch folder too), so nothing outside it is touched.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+
+export const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export const scratchEnv = (scratch: string) => ({
+  ...process.env,
+  PAYLOAD_PROBE_WORKSPACE: join(scratch, "ws", "root"),
+  TMPDIR: scratch,
+});
+
+/** Runs `payload-probe <args>` to the end, with cwd the scratch folder. */
+export function cliIn(scratch: string, ...args: string[]): CliResult {
+  const result = spawnSync(process.execPath, [MAIN, ...args], {
+    cwd: scratch,
+    env: scratchEnv(scratch),
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Starts `payload-probe <args>` in its own process group (so a test can kill it with its children).
+ * Probes with stub MCP servers need cwd at the checkout: their configs name the stubs by relative path.
+ */
+export function startCliIn(
+  scratch: string,
+  args: string[],
+  cwd = scratch,
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    cwd,
+    env: scratchEnv(scratch),
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
