@@ -416,8 +416,45 @@ function finish(c: Conversation, observation: RunObservation): RunResult {
 }
 
 /**
+ * Builds what one run is made of: the profile, the MCP extension (its cache set up first, outside the
+ * capture), the capture run in the folder the caller has locked, and the probe's skills.
+ */
+async function buildConversation(
+  probe: Probe,
+  place: RunPlace,
+  workspace: Workspace,
+  capture: { database?: boolean; folderLock: PidLock },
+): Promise<Conversation> {
+  const profile = loadProfile(probe.agent.profile ? join(place.root, probe.agent.profile) : undefined);
+  const wirePath = join(place.runsDir, probe.name, "mcp-wire.jsonl");
+  const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
+  const run = openCaptureRun({ name: probe.name, runsDir: place.runsDir, markers: probe.markers, ...capture });
+  const skills = skillsHook(profile, probe, workspace, place.root);
+  return { probe, place, profile, workspace, extensions, skills, run, wirePath };
+}
+
+/** The conversation, observed; a run that fails here is closed as `error` before the failure goes on. */
+async function observe(conversation: Conversation): Promise<RunObservation> {
+  const observation: RunObservation = {
+    records: conversation.run.capture.records,
+    systemTexts: [],
+    toolResults: [],
+    surfaces: [],
+    wire: [],
+    wireLinesBefore: [],
+  };
+  try {
+    await converse(conversation, observation);
+  } catch (error) {
+    conversation.run.close("error");
+    throw error;
+  }
+  return observation;
+}
+
+/**
  * One probe run: check its size against the limits, lock its folders, prepare the workspace, build
- * the agent and its extensions, observe the conversation, finish with the expect verdict.
+ * the agent's parts, observe the conversation, finish with the expect verdict.
  */
 export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<RunResult> {
   const place = runPlace(options);
@@ -425,31 +462,12 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
   const locks = await lockProbeFolders(probe.name, place, options.onWait ?? announceWait);
   try {
     const workspace = prepareWorkspace(probe, place.workspaceRoot);
-    const profile = loadProfile(probe.agent.profile ? join(place.root, probe.agent.profile) : undefined);
-    const wirePath = join(place.runsDir, probe.name, "mcp-wire.jsonl");
-    const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
-    const run = openCaptureRun({
-      name: probe.name,
-      runsDir: place.runsDir,
+    const conversation = await buildConversation(probe, place, workspace, {
       database: options.database,
-      markers: probe.markers,
       folderLock: locks.runFolder,
     });
-    const skills = skillsHook(profile, probe, workspace, place.root);
-    const conversation: Conversation = { probe, place, profile, workspace, extensions, skills, run, wirePath };
-    const observation = emptyObservation(run.capture.records);
-    try {
-      await converse(conversation, observation);
-    } catch (error) {
-      run.close("error");
-      throw error;
-    }
-    return finish(conversation, observation);
+    return finish(conversation, await observe(conversation));
   } finally {
     locks.release();
   }
-}
-
-function emptyObservation(records: RequestRecord[]): RunObservation {
-  return { records, systemTexts: [], toolResults: [], surfaces: [], wire: [], wireLinesBefore: [] };
 }
