@@ -3,13 +3,13 @@
  * folder and one workspace root, both finish with the records they would have alone, and the shared
  * database stays whole. The second run waits for the first's lock and says so.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { startCliIn } from "./scratch-cli.js";
+import { cliIn, startCliIn } from "./scratch-cli.js";
 
 afterAll(removeTempDirs);
 
@@ -47,5 +47,23 @@ describe("two runs of one probe at once (issue 8)", () => {
       { probe: "p6", status: "passed", request_count: 8, stored: 8 },
       { probe: "p6", status: "passed", request_count: 8, stored: 8 },
     ]);
+  });
+
+  it("a second proxy on a run folder a live proxy is writing exits 2 and leaves the folder as it is", async () => {
+    const scratch = tempDir("concurrent-proxies-");
+    const runs = join(scratch, "runs");
+    const args = ["proxy", "--upstream", "http://127.0.0.1:9", "--runs", runs];
+    const first = startCliIn(scratch, args);
+    await new Promise<void>((resolve) =>
+      first.child.stdout!.on("data", (chunk) => /LISTENING/.test(chunk) && resolve()),
+    );
+    writeFileSync(join(runs, "proxy", "requests.jsonl"), "{}\n"); // stands for what the first proxy captured
+
+    const second = cliIn(scratch, ...args);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/process \d+ is capturing into it/);
+    expect(readFileSync(join(runs, "proxy", "requests.jsonl"), "utf8")).toBe("{}\n");
+    first.child.kill("SIGINT");
+    expect((await first.done).code).toBe(0);
   });
 });
