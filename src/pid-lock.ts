@@ -96,7 +96,9 @@ export function tryLock(path: string): PidLock | { heldBy: number } {
   for (;;) {
     if (createExclusively(path)) return holdLock(path);
     const owner = ownerOf(path);
-    if (owner !== null && isProcessAlive(owner)) return { heldBy: owner };
+    // Our own pid on a lock this process does not hold is a dead process's whose pid was reused.
+    const ownLeftover = owner === process.pid && !held.has(path);
+    if (owner !== null && !ownLeftover && isProcessAlive(owner)) return { heldBy: owner };
     breakStaleLock(path, owner);
   }
 }

@@ -53,4 +53,12 @@ describe("pid locks", () => {
     expect(readFileSync(path, "utf8").trim()).toBe(String(process.pid));
     second.release();
   });
+
+  it("take over a lock naming this process that this process does not hold (a dead run's reused pid)", () => {
+    const path = join(tempDir("lock-"), "p1.lock");
+    writeFileSync(path, `${process.pid}\n`);
+    const lock = tryLock(path);
+    expect("release" in lock).toBe(true);
+    if ("release" in lock) lock.release();
+  });
 });
