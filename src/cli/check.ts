@@ -67,7 +67,6 @@ async function checkProbe(
   options: CheckOptions,
   tolerances: ReturnType<typeof loadTolerances>,
 ): Promise<ProbeCheck> {
-  const baselinePath = join(options.baselineDir, `${name}.json`);
   let result: RunResult;
   try {
     const probe = loadProbeFile(resolveProbePath(name, options.root), options.root);
@@ -80,6 +79,8 @@ async function checkProbe(
   } catch (error) {
     return errorCheck(name, error);
   }
+  // Named by the probe's checked name, not the argument: a path argument would reach outside the folder.
+  const baselinePath = join(options.baselineDir, `${result.probe.name}.json`);
   if (options.update) {
     writeBaseline(baselinePath, baselineOf(name, result.records));
     return { probe: name, status: "updated", requests: result.records.length, regressions: [], savings: [] };

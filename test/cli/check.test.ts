@@ -1,6 +1,6 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkExitCode, findingMessage } from "../../src/analysis/check.js";
 import { renderCheckJunit, renderCheckMarkdown } from "../../src/analysis/check-render.js";
@@ -66,6 +66,16 @@ describe("check", () => {
     expect(updated.map((c) => c.status)).toEqual(["updated"]);
     expect(JSON.parse(readFileSync(join(root, "baselines", "tiny.json"), "utf8")).requests).toHaveLength(2);
     expect(checkExitCode(await runCheck(options))).toBe(0);
+  }, 60_000);
+
+  it("--update of a probe given by a path writes the baseline under the probe's name, inside the baselines folder", async () => {
+    // A relative path climbing out of the cwd: joined to the baselines folder it would climb out of that too.
+    const climbing = relative(process.cwd(), join(root, "probes", "tiny.yaml"));
+    expect(climbing.startsWith("..")).toBe(true);
+    const baselineDir = join(root, "path-baselines");
+    const [updated] = await runCheck({ ...options, probes: [climbing], baselineDir, update: true });
+    expect(updated!.status).toBe("updated");
+    expect(readdirSync(baselineDir)).toEqual(["tiny.json"]);
   }, 60_000);
 
   it("a tool description that grows is a regression naming probe, request, metric, baseline, actual and tolerance", async () => {
