@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import Table from "cli-table3";
 import { renderRunTable } from "../analysis/run-table.js";
-import { DEFAULT_LIMITS } from "../probes/limits.js";
+import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../runtime/profile.js";
@@ -25,7 +25,7 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   -h, --help    show this help
 
 A run of a probe that is already running (in this clone or another) waits for it and says so.
-One prompt may take at most 50 model requests before a text answer; a probe over a limit is bad input.
+One prompt may take at most ${REQUESTS_PER_PROMPT} model requests before a text answer; a probe over a limit is bad input.
 
 Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file, a limit),
 130/143 stopped by SIGINT/SIGTERM (the run is recorded as interrupted).`;
