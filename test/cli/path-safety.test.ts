@@ -70,8 +70,11 @@ afterAll(removeTempDirs);
 
 const badNames = () => ["..", ".", "../victim", "a/b", join(scratch, "abs-victim"), "nul\0name"];
 
+// Each case spawns the CLI several times; on a shared machine that takes longer than the default 30 s.
+const SPAWNS = { timeout: 180_000 };
+
 describe("names that become paths (issue 8)", () => {
-  it("run and mock refuse a probe file whose name is not one plain path segment, NUL included", () => {
+  it("run and mock refuse a probe file whose name is not one plain path segment, NUL included", SPAWNS, () => {
     for (const [i, name] of badNames().entries()) {
       const file = probeNamed(name, `bad-${i}.yaml`);
       expect(expectRefused("run", file, "--runs", runs)).toContain(`${file}: field "name"`);
@@ -79,7 +82,7 @@ describe("names that become paths (issue 8)", () => {
     }
   });
 
-  it("run, mock and check refuse probe names that are not a plain name or an existing file", () => {
+  it("run, mock and check refuse probe names that are not a plain name or an existing file", SPAWNS, () => {
     const names = badNames().filter((name) => !name.includes("\0")); // argv cannot carry NUL
     for (const name of names) {
       expectRefused("run", name, "--runs", runs);
@@ -88,27 +91,27 @@ describe("names that become paths (issue 8)", () => {
     expectRefused("check", ...names);
   });
 
-  it("proxy refuses a --name that is not one plain path segment", () => {
+  it("proxy refuses a --name that is not one plain path segment", SPAWNS, () => {
     for (const name of badNames().filter((name) => !name.includes("\0")))
       expect(expectRefused("proxy", "--upstream", "http://127.0.0.1:9", "--name", name, "--runs", runs)).toContain(
         "--name expected",
       );
   });
 
-  it("report and diff never look a run reference up outside the runs folder", () => {
+  it("report and diff never look a run reference up outside the runs folder", SPAWNS, () => {
     for (const ref of ["..", ".", "a/b", join(scratch, "abs-victim"), "../victim@1"]) {
       expectRefused("report", ref, "--runs", runs);
       expectRefused("diff", ref, ref, "--runs", runs);
     }
   });
 
-  it("a --runs that is a file is refused", () => {
+  it("a --runs that is a file is refused", SPAWNS, () => {
     expect(expectRefused("run", probeNamed("ok", "ok.yaml"), "--runs", join(scratch, "keep.txt"))).toContain(
       "--runs expected a folder",
     );
   });
 
-  it("a folder the name matches but payload-probe did not make is never replaced", () => {
+  it("a folder the name matches but payload-probe did not make is never replaced", SPAWNS, () => {
     expect(expectRefused("run", probeNamed("docs", "docs.yaml"), "--runs", runs)).toContain('holds "notes.txt"');
     expect(expectRefused("run", probeNamed("mine", "mine.yaml"), "--runs", runs)).toContain('holds "notes.txt"');
     expectRefused("proxy", "--upstream", "http://127.0.0.1:9", "--name", "docs", "--runs", runs);
