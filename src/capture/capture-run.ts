@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { openaiCompletions } from "../providers/openai-completions.js";
+import { codecFor } from "../providers/codecs.js";
 import { Capture } from "./capture.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
@@ -43,7 +43,7 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     dir,
     db,
     markers: options.markers ?? {},
-    codecFor: () => openaiCompletions,
+    codecFor,
   });
   return {
     id,

@@ -11,8 +11,8 @@ import { loadMcpConfig } from "../mcp/config.js";
 import { mcpExtension } from "../mcp/extension.js";
 import type { McpTexts } from "../mcp/runtime-context.js";
 import { ServerManager } from "../mcp/server-manager.js";
+import { codecFor } from "../providers/codecs.js";
 import { resolveModel } from "../providers/models.js";
-import { openaiCompletions } from "../providers/openai-completions.js";
 import { createScriptedModel } from "../providers/scripted-model.js";
 import { Agent, type SkillsHook } from "../runtime/agent.js";
 import { loadProfile, PROJECT_ROOT, type Profile } from "../runtime/profile.js";
@@ -253,7 +253,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
 
   const run = openCaptureRun({ name: probe.name, runsDir, database: options.database, markers: probe.markers });
   const { id: runId, capture, db } = run;
-  const codec = openaiCompletions;
+  const codec = codecFor(probe.model.api);
   const events = new JsonlWriter(join(dir, "events.jsonl"));
   let eventIndex = 0;
   const logEvent = (type: string, data: Record<string, unknown>) => {

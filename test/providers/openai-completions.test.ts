@@ -129,20 +129,71 @@ describe("openai-completions SSE response (pi-runtime.md §8)", () => {
     }
   });
 
-  it("a reply rendered by the codec parses back to the same message", async () => {
+  it("a reply rendered by the codec parses back to the same message, streamed or as one JSON body", async () => {
     const calls = [{ id: "call_1_1", name: "mcp", arguments: '{"search":"x"}' }];
-    const rendered = openaiCompletions.renderReply({ kind: "tool_calls", calls }, "qwen3.8-flash");
-    expect(rendered.at(-1)).toBe("data: [DONE]\n\n");
-    expect((await openaiCompletions.parseStream(streamOf(rendered))).message).toEqual({
-      role: "assistant",
-      text: "",
-      toolCalls: calls,
+    const streamed = build({}).body;
+    const whole = JSON.stringify({ ...JSON.parse(streamed), stream: false });
+    for (const body of [streamed, whole]) {
+      const rendered = openaiCompletions.renderReply({ kind: "tool_calls", calls }, body);
+      expect(rendered.streamed).toBe(body === streamed);
+      expect((await openaiCompletions.parseStream(streamOf(rendered.chunks))).message).toEqual({
+        role: "assistant",
+        text: "",
+        toolCalls: calls,
+      });
+      const text = openaiCompletions.renderReply({ kind: "text", text: "DONE" }, body);
+      expect((await openaiCompletions.parseStream(streamOf(text.chunks))).message).toEqual({
+        role: "assistant",
+        text: "DONE",
+        toolCalls: [],
+      });
+    }
+    const sse = openaiCompletions.renderReply({ kind: "text", text: "DONE" }, streamed).chunks;
+    expect(sse.at(-1)).toBe("data: [DONE]\n\n");
+    const json = JSON.parse(openaiCompletions.renderReply({ kind: "text", text: "DONE" }, whole).chunks.join(""));
+    expect(json).toMatchObject({
+      object: "chat.completion",
+      model: "qwen3.8-flash",
+      choices: [{ message: { role: "assistant", content: "DONE" }, finish_reason: "stop" }],
     });
-    const text = openaiCompletions.renderReply({ kind: "text", text: "DONE" }, "qwen3.8-flash");
-    expect((await openaiCompletions.parseStream(streamOf(text))).message).toEqual({
-      role: "assistant",
-      text: "DONE",
-      toolCalls: [],
+  });
+
+  it("a stream: false answer (one chat.completion object) parses with its usage, cached tokens included", async () => {
+    const body = JSON.stringify({
+      id: "x",
+      object: "chat.completion",
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a"}' } }],
+          },
+          finish_reason: "tool_calls",
+        },
+      ],
+      usage: { prompt_tokens: 50, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 32 } },
     });
+    const response = await openaiCompletions.parseStream(streamOf([body.slice(0, 10), body.slice(10)]));
+    expect(response.message.toolCalls).toEqual([{ id: "c1", name: "read", arguments: '{"path":"a"}' }]);
+    expect(response.usage).toEqual({
+      source: "provider",
+      inputTokens: 50,
+      outputTokens: 4,
+      cachedInputTokens: 32,
+      raw: JSON.parse(body).usage,
+    });
+  });
+
+  it("SSE follows the format's rules: a multi-line data field is one payload, event lines and comments are read", async () => {
+    const chunk = (content: string) => JSON.stringify({ choices: [{ index: 0, delta: { content } }] });
+    // The same JSON payload split over two `data:` lines joins with a line break, which JSON allows.
+    const split = chunk("one ").replace('"choices":', '"choices":\ndata: ');
+    const sse = `: keep-alive\n\nevent: message\ndata: ${split}\n\nevent: message\r\ndata: ${chunk("two")}\r\n\ndata: [DONE]`;
+    for (const size of [1, 5, sse.length]) {
+      const parts = Array.from({ length: Math.ceil(sse.length / size) }, (_, i) => sse.slice(i * size, (i + 1) * size));
+      expect((await openaiCompletions.parseStream(streamOf(parts))).message.text).toBe("one two");
+    }
   });
 });
