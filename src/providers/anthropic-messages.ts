@@ -226,8 +226,8 @@ function renderReply(reply: ScriptedReply, requestBody: string): RenderedReply {
   return { streamed: false, chunks: [JSON.stringify(whole)] };
 }
 
-function ttlOf(block: Block): string {
-  return String(asObject(block.cache_control).ttl ?? "5m");
+function ttlOf(marker: unknown): string {
+  return String(asObject(marker).ttl ?? "5m");
 }
 
 /** A JSON text without the breakpoint marker of a block and of the blocks inside a tool result. */
@@ -237,8 +237,12 @@ function withoutMarkers(block: Block): Block {
   return rest;
 }
 
-function hasMarker(block: Block): boolean {
-  return block.cache_control !== undefined || asArray(block.content).some((inner) => hasMarker(asObject(inner)));
+/** A block's `cache_control`, or the one on a block inside it (a tool result's content); undefined when none. */
+function markerOf(block: Block): unknown {
+  if (block.cache_control !== undefined) return block.cache_control;
+  return asArray(block.content)
+    .map((inner) => markerOf(asObject(inner)))
+    .find((marker) => marker !== undefined);
 }
 
 function blockText(block: Block): string {
@@ -260,11 +264,12 @@ function dissectMessages(wire: unknown[], breakpoints: CacheBreakpoint[]): WireD
       typeof message.content === "string"
         ? [{ type: "text", text: message.content }]
         : asArray(message.content).map(asObject);
-    blocks.forEach((block, b) => {
-      if (hasMarker(block)) breakpoints.push({ part: "messages", index, block: b, ttl: ttlOf(block) });
+    const markers = blocks.map(markerOf);
+    markers.forEach((marker, block) => {
+      if (marker !== undefined) breakpoints.push({ part: "messages", index, block, ttl: ttlOf(marker) });
     });
     const json = JSON.stringify(message);
-    const marked = blocks.some(hasMarker) && Array.isArray(message.content);
+    const marked = markers.some((marker) => marker !== undefined) && Array.isArray(message.content);
     return {
       role: roleOf(String(message.role ?? ""), blocks),
       json,
@@ -282,7 +287,7 @@ function dissect(body: string): WireDissection {
   const breakpoints: CacheBreakpoint[] = [];
   const tools = asArray(parsed.tools).map((value, index) => {
     const tool = asObject(value);
-    if (tool.cache_control !== undefined) breakpoints.push({ part: "tools", index, ttl: ttlOf(tool) });
+    if (tool.cache_control !== undefined) breakpoints.push({ part: "tools", index, ttl: ttlOf(tool.cache_control) });
     return {
       name: String(tool.name ?? ""),
       json: JSON.stringify(tool),
@@ -293,7 +298,7 @@ function dissect(body: string): WireDissection {
   const systemBlocksSent =
     typeof parsed.system === "string" ? [{ type: "text", text: parsed.system }] : asArray(parsed.system).map(asObject);
   systemBlocksSent.forEach((block, index) => {
-    if (block.cache_control !== undefined) breakpoints.push({ part: "system", index, ttl: ttlOf(block) });
+    if (block.cache_control !== undefined) breakpoints.push({ part: "system", index, ttl: ttlOf(block.cache_control) });
   });
   const systemParts = systemBlocksSent.map((block) => String(block.text ?? ""));
   const messages = dissectMessages(asArray(parsed.messages), breakpoints);
