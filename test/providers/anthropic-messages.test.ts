@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { locatePrefixBreak } from "../../src/capture/prefix.js";
 import { anthropicMessages } from "../../src/providers/anthropic-messages.js";
 import { DEFAULT_MODEL_REF, resolveModel } from "../../src/providers/models.js";
-import type { Context, Message, ResponseStream } from "../../src/providers/types.js";
+import type { Context, Message } from "../../src/providers/types.js";
+import { cut, expectRepliesReadBack, streamOf } from "./wire-streams.js";
 
 const model = resolveModel(DEFAULT_MODEL_REF, "anthropic-messages", "http://127.0.0.1:9");
 const read = {
@@ -32,16 +33,6 @@ const build = (context: Partial<Context>) =>
     "loop",
   );
 const parse = (body: string) => JSON.parse(body) as Record<string, unknown>;
-
-function streamOf(chunks: string[]): ResponseStream {
-  return (async function* () {
-    yield* chunks;
-  })();
-}
-
-/** A text cut into pieces of `size` characters, so parsing is shown not to depend on chunk borders. */
-const cut = (text: string, size: number) =>
-  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
 describe("anthropic-messages request body (pi-runtime.md §7.2)", () => {
   it("keys are model, messages, max_tokens, stream, system, tools; the URL adds /v1/messages?beta=true to a base without /v1", () => {
@@ -283,18 +274,11 @@ describe("anthropic-messages responses", () => {
 
   it("renders scripted replies as the request asks (SSE with event lines, or one Message) and reads them back", async () => {
     const streamed = build({}).body;
-    const whole = JSON.stringify({ ...parse(streamed), stream: false });
     const calls = [
       { id: "call_1_1", name: "read", arguments: '{"path":"a"}' },
       { id: "call_1_2", name: "ls", arguments: "{}" },
     ];
-    for (const body of [streamed, whole]) {
-      const rendered = anthropicMessages.renderReply({ kind: "tool_calls", calls }, body);
-      expect(rendered.streamed).toBe(body === streamed);
-      expect((await anthropicMessages.parseStream(streamOf(rendered.chunks))).message.toolCalls).toEqual(calls);
-      const text = anthropicMessages.renderReply({ kind: "text", text: "DONE" }, body);
-      expect((await anthropicMessages.parseStream(streamOf(text.chunks))).message.text).toBe("DONE");
-    }
+    const whole = await expectRepliesReadBack(anthropicMessages, streamed, calls);
     const sseText = anthropicMessages.renderReply({ kind: "text", text: "DONE" }, streamed).chunks.join("");
     expect(sseText.startsWith('event: message_start\ndata: {"type":"message_start"')).toBe(true);
     expect(sseText.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);

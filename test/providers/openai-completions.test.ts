@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MODEL_REF, resolveModel } from "../../src/providers/models.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
-import type { Context, Message, ResponseStream } from "../../src/providers/types.js";
+import type { Context, Message } from "../../src/providers/types.js";
+import { cut, expectRepliesReadBack, streamOf } from "./wire-streams.js";
 
 const qwen = resolveModel(DEFAULT_MODEL_REF, "openai-completions", "http://127.0.0.1:9/v1");
 const tool = {
@@ -23,13 +24,6 @@ const build = (context: Partial<Context>, model = qwen) =>
     { systemPrompt: "SYS", messages: [{ role: "user", content: "hi" }], tools: [tool], ...context },
     "loop",
   );
-
-/** The chunks of a stream, as an async iterable. */
-function streamOf(chunks: string[]): ResponseStream {
-  return (async function* () {
-    yield* chunks;
-  })();
-}
 
 describe("openai-completions request body (pi-runtime.md §7.1, §8)", () => {
   it("for token-plan/qwen3.8-flash with thinking off, keys are model, messages, stream, stream_options, max_completion_tokens, tools, enable_thinking", () => {
@@ -113,10 +107,7 @@ describe("openai-completions SSE response (pi-runtime.md §8)", () => {
 
   it("assembles text and tool calls from deltas however the stream is chunked, across lines and mid-line", async () => {
     for (const size of [1, 7, 64, sse.length]) {
-      const chunks = Array.from({ length: Math.ceil(sse.length / size) }, (_, i) =>
-        sse.slice(i * size, (i + 1) * size),
-      );
-      const response = await openaiCompletions.parseStream(streamOf(chunks));
+      const response = await openaiCompletions.parseStream(streamOf(cut(sse, size)));
       expect(response.message).toEqual({
         role: "assistant",
         text: "Let me look.",
@@ -130,24 +121,10 @@ describe("openai-completions SSE response (pi-runtime.md §8)", () => {
   });
 
   it("a reply rendered by the codec parses back to the same message, streamed or as one JSON body", async () => {
-    const calls = [{ id: "call_1_1", name: "mcp", arguments: '{"search":"x"}' }];
     const streamed = build({}).body;
-    const whole = JSON.stringify({ ...JSON.parse(streamed), stream: false });
-    for (const body of [streamed, whole]) {
-      const rendered = openaiCompletions.renderReply({ kind: "tool_calls", calls }, body);
-      expect(rendered.streamed).toBe(body === streamed);
-      expect((await openaiCompletions.parseStream(streamOf(rendered.chunks))).message).toEqual({
-        role: "assistant",
-        text: "",
-        toolCalls: calls,
-      });
-      const text = openaiCompletions.renderReply({ kind: "text", text: "DONE" }, body);
-      expect((await openaiCompletions.parseStream(streamOf(text.chunks))).message).toEqual({
-        role: "assistant",
-        text: "DONE",
-        toolCalls: [],
-      });
-    }
+    const whole = await expectRepliesReadBack(openaiCompletions, streamed, [
+      { id: "call_1_1", name: "mcp", arguments: '{"search":"x"}' },
+    ]);
     const sse = openaiCompletions.renderReply({ kind: "text", text: "DONE" }, streamed).chunks;
     expect(sse.at(-1)).toBe("data: [DONE]\n\n");
     const json = JSON.parse(openaiCompletions.renderReply({ kind: "text", text: "DONE" }, whole).chunks.join(""));
@@ -192,8 +169,7 @@ describe("openai-completions SSE response (pi-runtime.md §8)", () => {
     const split = chunk("one ").replace('"choices":', '"choices":\ndata: ');
     const sse = `: keep-alive\n\nevent: message\ndata: ${split}\n\nevent: message\r\ndata: ${chunk("two")}\r\n\ndata: [DONE]`;
     for (const size of [1, 5, sse.length]) {
-      const parts = Array.from({ length: Math.ceil(sse.length / size) }, (_, i) => sse.slice(i * size, (i + 1) * size));
-      expect((await openaiCompletions.parseStream(streamOf(parts))).message.text).toBe("one two");
+      expect((await openaiCompletions.parseStream(streamOf(cut(sse, size)))).message.text).toBe("one two");
     }
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MODEL_REF, resolveModel } from "../../src/providers/models.js";
 import { openaiResponses, PROBE_PROMPT_CACHE_KEY } from "../../src/providers/openai-responses.js";
-import type { Context, Message, ResponseStream } from "../../src/providers/types.js";
+import type { Context, Message } from "../../src/providers/types.js";
+import { cut, expectRepliesReadBack, streamOf } from "./wire-streams.js";
 
 const qwen = resolveModel(DEFAULT_MODEL_REF, "openai-responses", "http://127.0.0.1:9/v1");
 const read = {
@@ -23,15 +24,6 @@ const build = (context: Partial<Context>, model = qwen) =>
     "loop",
   );
 const parse = (body: string) => JSON.parse(body) as Record<string, unknown>;
-
-function streamOf(chunks: string[]): ResponseStream {
-  return (async function* () {
-    yield* chunks;
-  })();
-}
-
-const cut = (text: string, size: number) =>
-  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
 describe("openai-responses request body (pi-runtime.md §7.2)", () => {
   it("keys are model, input, stream, prompt_cache_key, store, max_output_tokens, tools; POST {baseUrl}/responses", () => {
@@ -187,15 +179,16 @@ describe("openai-responses responses", () => {
 
   it("renders scripted replies as the request asks (numbered SSE events, or one Response) and reads them back", async () => {
     const streamed = build({}).body;
-    const whole = JSON.stringify({ ...parse(streamed), stream: false });
-    const calls = [{ id: "call_1_1", name: "read", arguments: '{"path":"a"}' }];
-    for (const body of [streamed, whole]) {
-      const rendered = openaiResponses.renderReply({ kind: "tool_calls", calls }, body);
-      expect(rendered.streamed).toBe(body === streamed);
-      expect((await openaiResponses.parseStream(streamOf(rendered.chunks))).message.toolCalls).toEqual(calls);
-      const text = openaiResponses.renderReply({ kind: "text", text: "DONE" }, body);
-      expect((await openaiResponses.parseStream(streamOf(text.chunks))).message.text).toBe("DONE");
-    }
+    const whole = await expectRepliesReadBack(openaiResponses, streamed, [
+      { id: "call_1_1", name: "read", arguments: '{"path":"a"}' },
+    ]);
+    expect(
+      JSON.parse(openaiResponses.renderReply({ kind: "text", text: "DONE" }, whole).chunks.join("")),
+    ).toMatchObject({
+      object: "response",
+      status: "completed",
+      output: [{ type: "message", content: [{ type: "output_text", text: "DONE" }] }],
+    });
     const chunks = openaiResponses.renderReply({ kind: "text", text: "DONE" }, streamed).chunks;
     const numbers = chunks.map(
       (c) => (JSON.parse(c.split("\ndata: ")[1]!) as { sequence_number: number }).sequence_number,
