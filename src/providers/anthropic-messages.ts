@@ -195,7 +195,10 @@ function replyBlocks(reply: ScriptedReply): Block[] {
   }));
 }
 
-/** The event sequence of Anthropic's "Streaming Messages" page: start, one start/delta/stop per block, end. */
+/**
+ * The event sequence of Anthropic's "Streaming Messages" page: start, one start/delta/stop per block,
+ * end. Input tokens are known at message_start; the output count arrives with message_delta.
+ */
 function streamedReply(reply: ScriptedReply, message: Record<string, unknown>, stopReason: string): string[] {
   const event = (payload: Record<string, unknown>) => sseEvent(payload, String(payload.type));
   const blocks =
@@ -205,14 +208,23 @@ function streamedReply(reply: ScriptedReply, message: Record<string, unknown>, s
           start: { type: "tool_use", id: call.id, name: call.name, input: {} },
           delta: { type: "input_json_delta", partial_json: call.arguments },
         }));
+  const usage = reply.usage;
+  const start = usage ? { usage: { input_tokens: usage.inputTokens, output_tokens: 0 } } : {};
   return [
-    event({ type: "message_start", message: { ...message, content: [], stop_reason: null, stop_sequence: null } }),
+    event({
+      type: "message_start",
+      message: { ...message, content: [], stop_reason: null, stop_sequence: null, ...start },
+    }),
     ...blocks.flatMap((block, index) => [
       event({ type: "content_block_start", index, content_block: block.start }),
       event({ type: "content_block_delta", index, delta: block.delta }),
       event({ type: "content_block_stop", index }),
     ]),
-    event({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null } }),
+    event({
+      type: "message_delta",
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      ...(usage ? { usage: { output_tokens: usage.outputTokens } } : {}),
+    }),
     event({ type: "message_stop" }),
   ];
 }
@@ -222,7 +234,10 @@ function renderReply(reply: ScriptedReply, requestBody: string): RenderedReply {
   const message = { id: "msg_probe", type: "message", role: "assistant", model };
   const stopReason = reply.kind === "text" ? "end_turn" : "tool_use";
   if (stream) return { streamed: true, chunks: streamedReply(reply, message, stopReason) };
-  const whole = { ...message, content: replyBlocks(reply), stop_reason: stopReason, stop_sequence: null };
+  const usage = reply.usage
+    ? { usage: { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens } }
+    : {};
+  const whole = { ...message, content: replyBlocks(reply), stop_reason: stopReason, stop_sequence: null, ...usage };
   return { streamed: false, chunks: [JSON.stringify(whole)] };
 }
 

@@ -143,9 +143,20 @@ function wireToolCalls(reply: Extract<ScriptedReply, { kind: "tool_calls" }>) {
   }));
 }
 
+function wireUsage(usage: NonNullable<ScriptedReply["usage"]>) {
+  const { inputTokens, outputTokens } = usage;
+  return { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
+}
+
+/** A streamed answer carries usage only when the request asked (`stream_options.include_usage`), as OpenAI does. */
+function streamsUsage(requestBody: string): boolean {
+  return asObject((JSON.parse(requestBody) as { stream_options?: unknown }).stream_options).include_usage === true;
+}
+
 function renderReply(reply: ScriptedReply, requestBody: string): RenderedReply {
   const { model, stream } = requestedReply(requestBody);
   const finish = reply.kind === "text" ? "stop" : "tool_calls";
+  const usage = reply.usage ? { usage: wireUsage(reply.usage) } : {};
   if (!stream) {
     const message =
       reply.kind === "text"
@@ -154,7 +165,7 @@ function renderReply(reply: ScriptedReply, requestBody: string): RenderedReply {
     const body = { id: "chatcmpl-probe", object: "chat.completion", created: 0, model };
     return {
       streamed: false,
-      chunks: [JSON.stringify({ ...body, choices: [{ index: 0, message, finish_reason: finish }] })],
+      chunks: [JSON.stringify({ ...body, choices: [{ index: 0, message, finish_reason: finish }], ...usage })],
     };
   }
   const base = { id: "chatcmpl-probe", object: "chat.completion.chunk", created: 0, model };
@@ -168,7 +179,8 @@ function renderReply(reply: ScriptedReply, requestBody: string): RenderedReply {
           content: null,
           tool_calls: wireToolCalls(reply).map((call, index) => ({ index, ...call })),
         };
-  return { streamed: true, chunks: [chunk(opening, null), chunk({}, finish), sseEvent("[DONE]")] };
+  const usageChunk = reply.usage && streamsUsage(requestBody) ? [sseEvent({ ...base, choices: [], ...usage })] : [];
+  return { streamed: true, chunks: [chunk(opening, null), chunk({}, finish), ...usageChunk, sseEvent("[DONE]")] };
 }
 
 function dissect(body: string): WireDissection {

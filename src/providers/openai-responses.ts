@@ -206,7 +206,16 @@ function renderReply(reply: ScriptedReply, requestBody: string): RenderedReply {
   const { model, stream } = requestedReply(requestBody);
   const output = replyItems(reply);
   const response = { id: "resp_probe", object: "response", created_at: 0, model };
-  const done = { ...response, status: "completed", output };
+  const usage = reply.usage
+    ? {
+        usage: {
+          input_tokens: reply.usage.inputTokens,
+          output_tokens: reply.usage.outputTokens,
+          total_tokens: reply.usage.inputTokens + reply.usage.outputTokens,
+        },
+      }
+    : {};
+  const done = { ...response, status: "completed", output, ...usage };
   if (!stream) return { streamed: false, chunks: [JSON.stringify(done)] };
   const events = [
     { type: "response.created", response: { ...response, status: "in_progress", output: [] } },

@@ -100,9 +100,13 @@ export type ResponseStream = AsyncIterable<string>;
 export type Transport = (request: WireRequest) => Promise<ResponseStream>;
 
 /** What a scripted or mock model answers with, independent of the wire API. */
-export type ScriptedReply =
+export type ScriptedReply = (
   | { kind: "text"; text: string }
-  | { kind: "tool_calls"; calls: { id: string; name: string; arguments: string }[] };
+  | { kind: "tool_calls"; calls: { id: string; name: string; arguments: string }[] }
+) & {
+  /** Token counts to answer with, in the API's usage shape (a mock's estimate; the runtime sends none). */
+  usage?: { inputTokens: number; outputTokens: number };
+};
 
 /** Where a request marks a prompt-cache breakpoint (Anthropic `cache_control`): the segment and its block. */
 export interface CacheBreakpoint {

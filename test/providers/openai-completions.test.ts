@@ -125,6 +125,10 @@ describe("openai-completions SSE response (pi-runtime.md §8)", () => {
     const whole = await expectRepliesReadBack(openaiCompletions, streamed, [
       { id: "call_1_1", name: "mcp", arguments: '{"search":"x"}' },
     ]);
+    const counted = { kind: "text" as const, text: "DONE", usage: { inputTokens: 9, outputTokens: 1 } };
+    const withoutOption = JSON.stringify({ ...JSON.parse(streamed), stream_options: undefined });
+    const unasked = openaiCompletions.renderReply(counted, withoutOption).chunks;
+    expect((await openaiCompletions.parseStream(streamOf(unasked))).usage).toBeUndefined();
     const sse = openaiCompletions.renderReply({ kind: "text", text: "DONE" }, streamed).chunks;
     expect(sse.at(-1)).toBe("data: [DONE]\n\n");
     const json = JSON.parse(openaiCompletions.renderReply({ kind: "text", text: "DONE" }, whole).chunks.join(""));

@@ -15,7 +15,8 @@ export function cut(text: string, size: number): string[] {
 
 /**
  * Renders a tool-call reply and a text reply for `streamedBody` and for the same body with
- * `stream: false`, checks the form follows the request, and reads each back to the same message.
+ * `stream: false`, checks the form follows the request, and reads each back to the same message:
+ * without usage when the reply has none, with the API's usage object when it has counts.
  * Returns the non-streamed body, for checks of its own.
  */
 export async function expectRepliesReadBack(codec: Codec, streamedBody: string, calls: ToolCall[]): Promise<string> {
@@ -29,10 +30,15 @@ export async function expectRepliesReadBack(codec: Codec, streamedBody: string, 
       toolCalls: calls,
     });
     const text = codec.renderReply({ kind: "text", text: "DONE" }, body);
-    expect((await codec.parseStream(streamOf(text.chunks))).message).toEqual({
-      role: "assistant",
-      text: "DONE",
-      toolCalls: [],
+    const read = await codec.parseStream(streamOf(text.chunks));
+    expect(read).toEqual({ message: { role: "assistant", text: "DONE", toolCalls: [] } });
+    const counted = codec.renderReply(
+      { kind: "text", text: "DONE", usage: { inputTokens: 120, outputTokens: 3 } },
+      body,
+    );
+    expect((await codec.parseStream(streamOf(counted.chunks))).usage).toMatchObject({
+      inputTokens: 120,
+      outputTokens: 3,
     });
   }
   return whole;
