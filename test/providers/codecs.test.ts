@@ -4,10 +4,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { tokenLedger } from "../../src/analysis/segments.js";
+import { openCaptureRun } from "../../src/capture/capture-run.js";
 import { UserError } from "../../src/errors.js";
 import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
 import { type RunResult, runProbe } from "../../src/probes/runner.js";
 import { codecFor, WIRE_APIS } from "../../src/providers/codecs.js";
+import { resolveModel } from "../../src/providers/models.js";
 import type { WireApi } from "../../src/providers/types.js";
 import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 
@@ -27,6 +29,37 @@ describe("the codec registry", () => {
     writeFileSync(file, "name: bad\nmodel:\n  api: gemini\n  script: [{ text: hi }]\nprompts: [hi]\n");
     expect(() => loadProbeFile(file, PROJECT_ROOT)).toThrow(UserError);
     expect(() => loadProbeFile(file, PROJECT_ROOT)).toThrow(/model\.api/);
+  });
+});
+
+describe("provider usage in records", () => {
+  it("for every API, the usage a response reports reaches the record, apart from the offline token count", async () => {
+    const run = openCaptureRun({ name: "usage", runsDir: mkdtempSync(join(tmpdir(), "pp-usage-")), database: false });
+    for (const api of WIRE_APIS) {
+      const codec = codecFor(api);
+      const request = codec.buildRequest(
+        resolveModel("mock/m", api),
+        { systemPrompt: "S", messages: [{ role: "user", content: "u" }], tools: [] },
+        "loop",
+      );
+      const transport = run.capture.wrap(async (sent) => {
+        const reply = codec.renderReply(
+          { kind: "text", text: "ok", usage: { inputTokens: 50, outputTokens: 2 } },
+          sent.body,
+        );
+        return (async function* () {
+          yield* reply.chunks;
+        })();
+      });
+      expect((await codec.parseStream(await transport(request))).message.text).toBe("ok");
+    }
+    run.close();
+    const records = run.capture.records;
+    expect(records.map((r) => r.api)).toEqual(WIRE_APIS);
+    for (const record of records) {
+      expect(record.usage).toMatchObject({ source: "provider", inputTokens: 50, outputTokens: 2 });
+      expect(record.tokens?.encoding).toBe("o200k_base");
+    }
   });
 });
 
