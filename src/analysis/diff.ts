@@ -8,11 +8,11 @@
  */
 import { changedToolKeys } from "../capture/prefix.js";
 import type { RequestRecord } from "../capture/types.js";
+import { codecFor } from "../providers/codecs.js";
 import type { WireDissection } from "../providers/types.js";
 import { type DiffRecord, shallowEqual } from "./diff-record.js";
 import { diffRecords } from "./diff-record-reader.js";
 import type { RunSource } from "./load-run.js";
-import { codecFor } from "./segments.js";
 
 export type Part = "tools" | "system" | "messages";
 export const PARTS: Part[] = ["tools", "system", "messages"];

@@ -6,9 +6,7 @@
  * of a request always sums to the total in its record.
  */
 import { loadTokenCounter } from "../capture/tokens.js";
-import { UserError } from "../errors.js";
-import { openaiCompletions } from "../providers/openai-completions.js";
-import type { Codec, WireApi } from "../providers/types.js";
+import { codecFor } from "../providers/codecs.js";
 import type { RequestPayload } from "./load-run.js";
 
 export interface LedgerSegment {
@@ -27,15 +25,6 @@ export interface RequestLedger {
   /** Tokens no segment owns (the reply opener). */
   overhead: number;
   total: number;
-}
-
-const CODECS: Partial<Record<WireApi, Codec>> = { "openai-completions": openaiCompletions };
-
-export function codecFor(api: WireApi): Codec {
-  const codec = CODECS[api];
-  if (!codec)
-    throw new UserError(`no codec for wire API "${api}": the token ledger can read ${Object.keys(CODECS).join(", ")}`);
-  return codec;
 }
 
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
 import { type PidLock, tryLock } from "../pid-lock.js";
-import { openaiCompletions } from "../providers/openai-completions.js";
+import { codecFor } from "../providers/codecs.js";
 import { isSafeName, removeOwnFolder, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture } from "./capture.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
@@ -85,7 +85,7 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     dir,
     db,
     markers: options.markers ?? {},
-    codecFor: () => openaiCompletions,
+    codecFor,
   });
   const run: CaptureRun = {
     id,

@@ -36,12 +36,17 @@ function segmentCount(d: WireDissection): number {
   return d.tools.length + d.systemParts.length + d.messages.length;
 }
 
+/** A segment's text as the provider's prefix cache sees it: without breakpoint markers (Anthropic `cache_control`). */
+function cachedText(segment: { json: string; prefixJson?: string }): string {
+  return segment.prefixJson ?? segment.json;
+}
+
 /** The text of the i-th segment in cache order. */
 function segmentText(d: WireDissection, i: number): string {
-  if (i < d.tools.length) return d.tools[i]!.json;
+  if (i < d.tools.length) return cachedText(d.tools[i]!);
   const j = i - d.tools.length;
   if (j < d.systemParts.length) return d.systemParts[j]!;
-  return d.messages[j - d.systemParts.length]!.json;
+  return cachedText(d.messages[j - d.systemParts.length]!);
 }
 
 function segmentKind(d: WireDissection, i: number): SegmentKind {
@@ -184,14 +189,15 @@ interface Break {
 function toolsBreak(prev: WireDissection["tools"], cur: WireDissection["tools"]): Break | null {
   const end = Math.min(prev.length, cur.length);
   let i = 0;
-  while (i < end && prev[i]!.json === cur[i]!.json) i++;
+  while (i < end && cachedText(prev[i]!) === cachedText(cur[i]!)) i++;
   if (i === prev.length && i === cur.length) return null;
   const at = "tools";
   if (i === cur.length) return { at, detail: `tools[${i}] removed: ${namesFrom(prev, i)}` };
   if (i === prev.length) return { at, detail: `tools[${i}] added: ${namesFrom(cur, i)}` };
   const p = prev[i]!;
   const c = cur[i]!;
-  if (p.name === c.name) return { at, detail: `tools[${i}] changed: ${c.name} (${changedToolKeys(p.json, c.json)})` };
+  if (p.name === c.name)
+    return { at, detail: `tools[${i}] changed: ${c.name} (${changedToolKeys(cachedText(p), cachedText(c))})` };
   const curIndexOfP = indexOfName(cur, p.name, i + 1);
   const prevIndexOfC = indexOfName(prev, c.name, i + 1);
   if (prevIndexOfC < 0 && curIndexOfP < 0) return { at, detail: `tools[${i}] replaced: ${p.name} by ${c.name}` };
@@ -319,7 +325,7 @@ function lineNumberAt(text: string, start: number): number {
 function messagesBreak(prev: WireDissection["messages"], cur: WireDissection["messages"]): Break | null {
   const end = Math.min(prev.length, cur.length);
   let j = 0;
-  while (j < end && prev[j]!.json === cur[j]!.json) j++;
+  while (j < end && cachedText(prev[j]!) === cachedText(cur[j]!)) j++;
   // Every earlier message is still in place: the conversation only grew.
   if (j === prev.length) return null;
   const at = "messages";
@@ -330,8 +336,8 @@ function messagesBreak(prev: WireDissection["messages"], cur: WireDissection["me
   }
   const c = cur[j]!;
   if (p.role !== c.role) return { at, detail: `messages[${j}] replaced: ${p.role} by ${c.role}` };
-  const from = sharedPrefixUnits(p.json, c.json);
-  const quoted = excerpt(c.json.slice(from));
+  const from = sharedPrefixUnits(cachedText(p), cachedText(c));
+  const quoted = excerpt(cachedText(c).slice(from));
   return { at, detail: `messages[${j}] edited (${c.role}) at char ${from}: ${quoted}` };
 }
 

@@ -53,7 +53,7 @@ export function buildRecord(input: RecordInput): RequestRecord {
     roles: d.roles,
     markers: countMarkers(input.markers, d),
     tokens: input.tokens,
-    usage: input.response?.usage?.raw ?? null,
+    usage: input.response?.usage ?? null,
     prefix: input.prefix,
     hashes: { tools: sha256(toolsJson), system: sha256(system), body: sha256(input.request.body) },
     response: message

@@ -1,5 +1,7 @@
 /** The record of one provider request, derived from its wire body alone. */
 
+import type { Usage } from "../providers/types.js";
+
 export interface TokenCounts {
   encoding: string;
   tools: number;
@@ -48,7 +50,8 @@ export interface RequestRecord {
   roles: string[];
   markers: Record<string, number>;
   tokens: TokenCounts | null;
-  usage: Record<string, unknown> | null;
+  /** What the response reported (provider figures or a mock's estimate, per `source`); never our token count. */
+  usage: Usage | null;
   prefix: PrefixInfo | null;
   hashes: { tools: string; system: string; body: string };
   response: { kind: "tool_calls" | "text"; calls: string[]; text: string } | null;

@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { MarkerSpec } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
+import { WIRE_APIS } from "../providers/codecs.js";
 import type { ScriptStep } from "../providers/scripted-model.js";
 import type { WireApi } from "../providers/types.js";
 import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
@@ -363,7 +364,7 @@ export function loadProbeFile(file: string, root: string): Probe {
     description: top.optString("description") ?? "",
     agent: loadAgent(file, top.child("agent"), root),
     model: {
-      api: model.oneOf<WireApi>("api", ["openai-completions"], "openai-completions"),
+      api: model.oneOf<WireApi>("api", WIRE_APIS, "openai-completions"),
       id: model.optString("id") ?? "token-plan/qwen3.8-flash",
       script,
       sampling: loadScript(file, "model.sampling", model.list("sampling")),

@@ -12,8 +12,8 @@ import { mcpExtension } from "../mcp/extension.js";
 import type { McpTexts } from "../mcp/runtime-context.js";
 import { ServerManager } from "../mcp/server-manager.js";
 import { type PidLock, waitForLock } from "../pid-lock.js";
+import { codecFor } from "../providers/codecs.js";
 import { resolveModel } from "../providers/models.js";
-import { openaiCompletions } from "../providers/openai-completions.js";
 import { createScriptedModel } from "../providers/scripted-model.js";
 import { Agent, type SkillsHook } from "../runtime/agent.js";
 import type { EventBus } from "../runtime/events.js";
@@ -327,7 +327,7 @@ function observeAgent(
 ): void {
   bus.on("before_provider_request", ({ request, registered, active }) => {
     observation.systemTexts.push(
-      request.kind === "loop" ? openaiCompletions.dissect(request.body).systemParts.join("\n") : "",
+      request.kind === "loop" ? codecFor(request.api).dissect(request.body).systemParts.join("\n") : "",
     );
     observation.surfaces.push({ registered, active });
     observation.wireLinesBefore.push(existsSync(wirePath) ? countLines(wirePath) : 0);
@@ -359,6 +359,7 @@ interface Conversation {
 async function converse(c: Conversation, observation: RunObservation): Promise<void> {
   const { probe, place, run } = c;
   const events = openEventLog(run);
+  const codec = codecFor(probe.model.api);
   let agent: Agent | undefined;
   try {
     agent = await Agent.create({
@@ -367,10 +368,10 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
       agentDir: c.workspace.agentDir,
       packageDir: c.workspace.packageDir,
       model: resolveModel(probe.model.id, probe.model.api),
-      codec: openaiCompletions,
+      codec,
       transport: limitTransport(
         run.capture.wrap(
-          createScriptedModel(openaiCompletions, {
+          createScriptedModel(codec, {
             loop: substituteSkillPaths(probe.model.script, c.skills.paths, probe.file),
             sampling: probe.model.sampling,
           }),

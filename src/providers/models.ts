@@ -18,7 +18,12 @@ const DEFAULTS: KnownModel = { reasoning: false, contextWindow: 128_000, maxToke
 
 export const DEFAULT_MODEL_REF = "token-plan/qwen3.8-flash";
 
-export function resolveModel(ref: string, api: WireApi, baseUrl = "http://127.0.0.1/v1"): ModelSpec {
+/** Anthropic clients put `/v1` in the request path, so their base URL has none; OpenAI's includes it. */
+function defaultBaseUrl(api: WireApi): string {
+  return api === "anthropic-messages" ? "http://127.0.0.1" : "http://127.0.0.1/v1";
+}
+
+export function resolveModel(ref: string, api: WireApi, baseUrl = defaultBaseUrl(api)): ModelSpec {
   const known = KNOWN[ref] ?? DEFAULTS;
   const slash = ref.indexOf("/");
   return {

@@ -1,4 +1,4 @@
-import { sseData, sseEvent } from "./sse.js";
+import { eventPayloads, readResponse, sseEvent } from "./response-body.js";
 import type {
   AssistantMessage,
   Codec,
@@ -6,12 +6,15 @@ import type {
   Message,
   ModelResponse,
   ModelSpec,
+  RenderedReply,
   ResponseStream,
   ScriptedReply,
   ToolCall,
+  Usage,
   WireDissection,
   WireRequest,
 } from "./types.js";
+import { asArray, asObject, contentText, openaiUsage, requestedReply } from "./wire-json.js";
 
 /**
  * OpenAI chat completions, as pi 0.85.1 serializes it for a qwen-style provider with thinking off:
@@ -81,17 +84,16 @@ interface ChunkToolCall {
   function?: { name?: string; arguments?: string };
 }
 
-async function parseStream(stream: ResponseStream): Promise<ModelResponse> {
+const completionsUsage = (raw: Record<string, unknown>) =>
+  openaiUsage(raw, { input: "prompt_tokens", output: "completion_tokens" });
+
+function streamedMessage(chunks: Record<string, unknown>[]): ModelResponse {
   let text = "";
   const calls = new Map<number, ToolCall>();
-  let usage: ModelResponse["usage"];
-  for await (const data of sseData(stream)) {
-    if (data === "[DONE]") break;
-    const chunk = JSON.parse(data) as {
-      choices?: { delta?: { content?: string | null; tool_calls?: ChunkToolCall[] } }[];
-      usage?: Record<string, unknown> | null;
-    };
-    const delta = chunk.choices?.[0]?.delta;
+  let usage: Usage | undefined;
+  for (const chunk of chunks) {
+    const choice = asObject(asArray(chunk.choices)[0]);
+    const delta = choice.delta as { content?: string | null; tool_calls?: ChunkToolCall[] } | undefined;
     if (delta?.content) text += delta.content;
     for (const part of delta?.tool_calls ?? []) {
       const call = calls.get(part.index) ?? { id: "", name: "", arguments: "" };
@@ -100,16 +102,7 @@ async function parseStream(stream: ResponseStream): Promise<ModelResponse> {
       if (part.function?.arguments) call.arguments += part.function.arguments;
       calls.set(part.index, call);
     }
-    if (chunk.usage) {
-      const raw = chunk.usage;
-      const details = raw.prompt_tokens_details as { cached_tokens?: number } | undefined;
-      usage = {
-        inputTokens: raw.prompt_tokens as number | undefined,
-        outputTokens: raw.completion_tokens as number | undefined,
-        cachedInputTokens: details?.cached_tokens,
-        raw,
-      };
-    }
+    if (chunk.usage) usage = completionsUsage(asObject(chunk.usage));
   }
   const message: AssistantMessage = {
     role: "assistant",
@@ -119,36 +112,75 @@ async function parseStream(stream: ResponseStream): Promise<ModelResponse> {
   return usage ? { message, usage } : { message };
 }
 
-function renderReply(reply: ScriptedReply, model: string): string[] {
-  const base = { id: "chatcmpl-probe", object: "chat.completion.chunk", created: 0, model };
-  const chunk = (delta: unknown, finish: string | null) =>
-    sseEvent({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
-  if (reply.kind === "text") {
-    return [chunk({ role: "assistant", content: reply.text }, null), chunk({}, "stop"), sseEvent("[DONE]")];
-  }
-  const toolCalls = reply.calls.map((call, index) => ({
-    index,
+/** A `stream: false` answer: one `chat.completion` object. */
+function wholeMessage(json: Record<string, unknown>): ModelResponse {
+  const wire = asObject(asObject(asArray(json.choices)[0]).message);
+  const message: AssistantMessage = {
+    role: "assistant",
+    text: contentText(wire.content),
+    toolCalls: asArray(wire.tool_calls).map((call) => {
+      const fn = asObject(asObject(call).function);
+      return {
+        id: String(asObject(call).id ?? ""),
+        name: String(fn.name ?? ""),
+        arguments: String(fn.arguments ?? ""),
+      };
+    }),
+  };
+  return json.usage ? { message, usage: completionsUsage(asObject(json.usage)) } : { message };
+}
+
+async function parseStream(stream: ResponseStream): Promise<ModelResponse> {
+  const body = await readResponse(stream);
+  return body.form === "json" ? wholeMessage(asObject(body.json)) : streamedMessage(eventPayloads(body.events));
+}
+
+function wireToolCalls(reply: Extract<ScriptedReply, { kind: "tool_calls" }>) {
+  return reply.calls.map((call) => ({
     id: call.id,
     type: "function",
     function: { name: call.name, arguments: call.arguments },
   }));
-  return [
-    chunk({ role: "assistant", content: null, tool_calls: toolCalls }, null),
-    chunk({}, "tool_calls"),
-    sseEvent("[DONE]"),
-  ];
 }
 
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part) =>
-        part && typeof part === "object" && "text" in part ? String((part as { text: unknown }).text) : "",
-      )
-      .join("\n");
+function wireUsage(usage: NonNullable<ScriptedReply["usage"]>) {
+  const { inputTokens, outputTokens } = usage;
+  return { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
+}
+
+/** A streamed answer carries usage only when the request asked (`stream_options.include_usage`), as OpenAI does. */
+function streamsUsage(requestBody: string): boolean {
+  return asObject((JSON.parse(requestBody) as { stream_options?: unknown }).stream_options).include_usage === true;
+}
+
+function renderReply(reply: ScriptedReply, requestBody: string): RenderedReply {
+  const { model, stream } = requestedReply(requestBody);
+  const finish = reply.kind === "text" ? "stop" : "tool_calls";
+  const usage = reply.usage ? { usage: wireUsage(reply.usage) } : {};
+  if (!stream) {
+    const message =
+      reply.kind === "text"
+        ? { role: "assistant", content: reply.text }
+        : { role: "assistant", content: null, tool_calls: wireToolCalls(reply) };
+    const body = { id: "chatcmpl-probe", object: "chat.completion", created: 0, model };
+    return {
+      streamed: false,
+      chunks: [JSON.stringify({ ...body, choices: [{ index: 0, message, finish_reason: finish }], ...usage })],
+    };
   }
-  return "";
+  const base = { id: "chatcmpl-probe", object: "chat.completion.chunk", created: 0, model };
+  const chunk = (delta: unknown, finishReason: string | null) =>
+    sseEvent({ ...base, choices: [{ index: 0, delta, finish_reason: finishReason }] });
+  const opening =
+    reply.kind === "text"
+      ? { role: "assistant", content: reply.text }
+      : {
+          role: "assistant",
+          content: null,
+          tool_calls: wireToolCalls(reply).map((call, index) => ({ index, ...call })),
+        };
+  const usageChunk = reply.usage && streamsUsage(requestBody) ? [sseEvent({ ...base, choices: [], ...usage })] : [];
+  return { streamed: true, chunks: [chunk(opening, null), chunk({}, finish), ...usageChunk, sseEvent("[DONE]")] };
 }
 
 function dissect(body: string): WireDissection {
@@ -184,6 +216,7 @@ function dissect(body: string): WireDissection {
     systemParts,
     messages,
     roles,
+    cacheBreakpoints: [],
   };
 }
 

@@ -23,9 +23,10 @@ function toReply(step: ScriptStep, turn: number): ScriptedReply {
 }
 
 /**
- * A model that answers each request with the next step of its script, streamed in the request's own
- * wire format. Loop requests and sampling requests read separate scripts, so a nested sampling request
- * never shifts the agent's turns. Running out is a probe failure, never a silent default answer.
+ * A model that answers each request with the next step of its script, in the request's own wire
+ * format: SSE, or one JSON body when the request turned streaming off. Loop requests and sampling
+ * requests read separate scripts, so a nested sampling request never shifts the agent's turns.
+ * Running out is a probe failure, never a silent default answer.
  */
 export function createScriptedModel(
   codec: Codec,
@@ -42,8 +43,7 @@ export function createScriptedModel(
         `scripted model: ${lane} request ${index + 1} was made but the probe's ${lane === "loop" ? "model.script" : "model.sampling"} has only ${script.length} step(s)`,
       );
     }
-    const model = (JSON.parse(request.body) as { model?: string }).model ?? "scripted";
-    const chunks = codec.renderReply(toReply(step, index + 1), model);
+    const { chunks } = codec.renderReply(toReply(step, index + 1), request.body);
     return (async function* () {
       yield* chunks;
     })();

@@ -69,10 +69,22 @@ export interface WireRequest {
   kind: "loop" | "sampling" | "side";
 }
 
+/**
+ * Token usage as a response reports it, in one vocabulary for every API. `inputTokens` is every prompt
+ * token, cached ones included (Anthropic's own `input_tokens` is only the uncached rest; `raw` keeps it).
+ */
 export interface Usage {
+  /** `provider` for a figure a provider reported; `estimate` for one we made up (a mock's answer). */
+  source: "provider" | "estimate";
   inputTokens?: number;
   outputTokens?: number;
+  /** Prompt tokens read from the provider's cache. */
   cachedInputTokens?: number;
+  /** Prompt tokens written to the cache (Anthropic), and their split by lifetime. */
+  cacheWriteTokens?: number;
+  cacheWrite5mTokens?: number;
+  cacheWrite1hTokens?: number;
+  /** The provider's usage object(s) as sent (Anthropic: message_start's merged with message_delta's). */
   raw: Record<string, unknown>;
 }
 
@@ -81,38 +93,66 @@ export interface ModelResponse {
   usage?: Usage;
 }
 
-/** The raw response stream: the text chunks of an SSE body, in arrival order. */
+/** The raw response stream: the text chunks of an SSE body (or of one JSON body), in arrival order. */
 export type ResponseStream = AsyncIterable<string>;
 
 /** The one exit to the model: every provider request leaves through a Transport. */
 export type Transport = (request: WireRequest) => Promise<ResponseStream>;
 
 /** What a scripted or mock model answers with, independent of the wire API. */
-export type ScriptedReply =
+export type ScriptedReply = (
   | { kind: "text"; text: string }
-  | { kind: "tool_calls"; calls: { id: string; name: string; arguments: string }[] };
+  | { kind: "tool_calls"; calls: { id: string; name: string; arguments: string }[] }
+) & {
+  /** Token counts to answer with, in the API's usage shape (a mock's estimate; the runtime sends none). */
+  usage?: { inputTokens: number; outputTokens: number };
+};
+
+/** Where a request marks a prompt-cache breakpoint (Anthropic `cache_control`): the segment and its block. */
+export interface CacheBreakpoint {
+  part: "tools" | "system" | "messages";
+  /** Index in the dissection's `tools`, `systemParts` or `messages`. */
+  index: number;
+  /** Index of the content block inside a message that carries the marker; absent for a tool or a system part. */
+  block?: number;
+  /** The marker's `ttl` (`5m` when absent, as Anthropic's default). */
+  ttl: string;
+}
 
 /** A wire body taken apart into the pieces capture and analysis measure, in cache order. */
 export interface WireDissection {
   model: string;
-  /** Each tool definition as the exact JSON text it has inside the body. */
-  tools: { name: string; json: string }[];
+  /**
+   * Each tool definition as the exact JSON text it has inside the body. `prefixJson`, when present,
+   * is that JSON without cache breakpoint markers: moving a marker does not change what a provider's
+   * prefix cache matches (Anthropic, "Prompt caching"), so prefix analysis compares this text.
+   */
+  tools: { name: string; json: string; prefixJson?: string }[];
   /** The exact JSON text of the body's tools value (`[...]`), or null when the key is absent. */
   toolsJson: string | null;
   /** System / developer texts, in order. */
   systemParts: string[];
   /** Every message but the system ones, in order: role, its exact JSON text, and its plain text. */
-  messages: { role: string; json: string; text: string }[];
+  messages: { role: string; json: string; text: string; prefixJson?: string }[];
   /** Roles of all messages, system first. */
   roles: string[];
+  /** Anthropic `cache_control` markers in cache order (tools, system, messages); empty or absent for other APIs. */
+  cacheBreakpoints?: CacheBreakpoint[];
+}
+
+/** A scripted reply rendered as a provider sends it: SSE chunks, or one JSON body when streaming was off. */
+export interface RenderedReply {
+  streamed: boolean;
+  chunks: string[];
 }
 
 /** One module per wire API, all with these few functions. */
 export interface Codec {
   api: WireApi;
   buildRequest(model: ModelSpec, context: Context, kind: WireRequest["kind"]): WireRequest;
+  /** Read a streamed (SSE) or a non-streamed (one JSON body) response. */
   parseStream(stream: ResponseStream): Promise<ModelResponse>;
-  /** Render a reply as the SSE chunks a provider of this API would stream. */
-  renderReply(reply: ScriptedReply, model: string): string[];
+  /** Render a reply as a provider of this API answers `requestBody`: SSE when it asks to stream, else JSON. */
+  renderReply(reply: ScriptedReply, requestBody: string): RenderedReply;
   dissect(body: string): WireDissection;
 }

@@ -17,7 +17,7 @@ const record = buildRecord({
   dissection,
   response: {
     message: { role: "assistant", text: "", toolCalls: [{ id: "c", name: "mcp", arguments: "{}" }] },
-    usage: { inputTokens: 9, raw: { prompt_tokens: 9 } },
+    usage: { source: "provider", inputTokens: 9, raw: { prompt_tokens: 9 } },
   },
   markers: {
     schema: { in: "messages", match: "Shape:" },
@@ -78,7 +78,7 @@ describe("a RequestRecord computed from a known wire body (design.md, RequestRec
 
   it("response and usage come from the parsed reply", () => {
     expect(record.response).toEqual({ kind: "tool_calls", calls: ["mcp"], text: "" });
-    expect(record.usage).toEqual({ prompt_tokens: 9 });
+    expect(record.usage).toEqual({ source: "provider", inputTokens: 9, raw: { prompt_tokens: 9 } });
   });
 });
 

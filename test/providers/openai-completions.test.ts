@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MODEL_REF, resolveModel } from "../../src/providers/models.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
-import type { Context, Message, ResponseStream } from "../../src/providers/types.js";
+import type { Context, Message } from "../../src/providers/types.js";
+import { cut, expectRepliesReadBack, streamOf } from "./wire-streams.js";
 
 const qwen = resolveModel(DEFAULT_MODEL_REF, "openai-completions", "http://127.0.0.1:9/v1");
 const tool = {
@@ -23,13 +24,6 @@ const build = (context: Partial<Context>, model = qwen) =>
     { systemPrompt: "SYS", messages: [{ role: "user", content: "hi" }], tools: [tool], ...context },
     "loop",
   );
-
-/** The chunks of a stream, as an async iterable. */
-function streamOf(chunks: string[]): ResponseStream {
-  return (async function* () {
-    yield* chunks;
-  })();
-}
 
 describe("openai-completions request body (pi-runtime.md §7.1, §8)", () => {
   it("for token-plan/qwen3.8-flash with thinking off, keys are model, messages, stream, stream_options, max_completion_tokens, tools, enable_thinking", () => {
@@ -113,10 +107,7 @@ describe("openai-completions SSE response (pi-runtime.md §8)", () => {
 
   it("assembles text and tool calls from deltas however the stream is chunked, across lines and mid-line", async () => {
     for (const size of [1, 7, 64, sse.length]) {
-      const chunks = Array.from({ length: Math.ceil(sse.length / size) }, (_, i) =>
-        sse.slice(i * size, (i + 1) * size),
-      );
-      const response = await openaiCompletions.parseStream(streamOf(chunks));
+      const response = await openaiCompletions.parseStream(streamOf(cut(sse, size)));
       expect(response.message).toEqual({
         role: "assistant",
         text: "Let me look.",
@@ -129,20 +120,60 @@ describe("openai-completions SSE response (pi-runtime.md §8)", () => {
     }
   });
 
-  it("a reply rendered by the codec parses back to the same message", async () => {
-    const calls = [{ id: "call_1_1", name: "mcp", arguments: '{"search":"x"}' }];
-    const rendered = openaiCompletions.renderReply({ kind: "tool_calls", calls }, "qwen3.8-flash");
-    expect(rendered.at(-1)).toBe("data: [DONE]\n\n");
-    expect((await openaiCompletions.parseStream(streamOf(rendered))).message).toEqual({
-      role: "assistant",
-      text: "",
-      toolCalls: calls,
+  it("a reply rendered by the codec parses back to the same message, streamed or as one JSON body", async () => {
+    const streamed = build({}).body;
+    const whole = await expectRepliesReadBack(openaiCompletions, streamed, [
+      { id: "call_1_1", name: "mcp", arguments: '{"search":"x"}' },
+    ]);
+    const counted = { kind: "text" as const, text: "DONE", usage: { inputTokens: 9, outputTokens: 1 } };
+    const withoutOption = JSON.stringify({ ...JSON.parse(streamed), stream_options: undefined });
+    const unasked = openaiCompletions.renderReply(counted, withoutOption).chunks;
+    expect((await openaiCompletions.parseStream(streamOf(unasked))).usage).toBeUndefined();
+    const sse = openaiCompletions.renderReply({ kind: "text", text: "DONE" }, streamed).chunks;
+    expect(sse.at(-1)).toBe("data: [DONE]\n\n");
+    const json = JSON.parse(openaiCompletions.renderReply({ kind: "text", text: "DONE" }, whole).chunks.join(""));
+    expect(json).toMatchObject({
+      object: "chat.completion",
+      model: "qwen3.8-flash",
+      choices: [{ message: { role: "assistant", content: "DONE" }, finish_reason: "stop" }],
     });
-    const text = openaiCompletions.renderReply({ kind: "text", text: "DONE" }, "qwen3.8-flash");
-    expect((await openaiCompletions.parseStream(streamOf(text))).message).toEqual({
-      role: "assistant",
-      text: "DONE",
-      toolCalls: [],
+  });
+
+  it("a stream: false answer (one chat.completion object) parses with its usage, cached tokens included", async () => {
+    const body = JSON.stringify({
+      id: "x",
+      object: "chat.completion",
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a"}' } }],
+          },
+          finish_reason: "tool_calls",
+        },
+      ],
+      usage: { prompt_tokens: 50, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 32 } },
     });
+    const response = await openaiCompletions.parseStream(streamOf([body.slice(0, 10), body.slice(10)]));
+    expect(response.message.toolCalls).toEqual([{ id: "c1", name: "read", arguments: '{"path":"a"}' }]);
+    expect(response.usage).toEqual({
+      source: "provider",
+      inputTokens: 50,
+      outputTokens: 4,
+      cachedInputTokens: 32,
+      raw: JSON.parse(body).usage,
+    });
+  });
+
+  it("SSE follows the format's rules: a multi-line data field is one payload, event lines and comments are read", async () => {
+    const chunk = (content: string) => JSON.stringify({ choices: [{ index: 0, delta: { content } }] });
+    // The same JSON payload split over two `data:` lines joins with a line break, which JSON allows.
+    const split = chunk("one ").replace('"choices":', '"choices":\ndata: ');
+    const sse = `: keep-alive\n\nevent: message\ndata: ${split}\n\nevent: message\r\ndata: ${chunk("two")}\r\n\ndata: [DONE]`;
+    for (const size of [1, 5, sse.length]) {
+      expect((await openaiCompletions.parseStream(streamOf(cut(sse, size)))).message.text).toBe("one two");
+    }
   });
 });

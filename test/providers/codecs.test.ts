@@ -1,0 +1,120 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { resolveRun } from "../../src/analysis/load-run.js";
+import { tokenLedger } from "../../src/analysis/segments.js";
+import { openCaptureRun } from "../../src/capture/capture-run.js";
+import { UserError } from "../../src/errors.js";
+import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
+import { type RunResult, runProbe } from "../../src/probes/runner.js";
+import { codecFor, WIRE_APIS } from "../../src/providers/codecs.js";
+import { resolveModel } from "../../src/providers/models.js";
+import type { WireApi } from "../../src/providers/types.js";
+import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+
+describe("the codec registry", () => {
+  it("has one codec per wire API, each answering for its own API", () => {
+    expect(WIRE_APIS).toEqual(["openai-completions", "anthropic-messages", "openai-responses"]);
+    for (const api of WIRE_APIS) expect(codecFor(api).api).toBe(api);
+  });
+
+  it("an API no codec reads (a record written elsewhere) is bad input naming the known APIs", () => {
+    expect(() => codecFor("gemini" as WireApi)).toThrow(UserError);
+    expect(() => codecFor("gemini" as WireApi)).toThrow(/known APIs are openai-completions, anthropic-messages/);
+  });
+
+  it("a probe's model.api must name one of them", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "pp-codecs-")), "bad.yaml");
+    writeFileSync(file, "name: bad\nmodel:\n  api: gemini\n  script: [{ text: hi }]\nprompts: [hi]\n");
+    expect(() => loadProbeFile(file, PROJECT_ROOT)).toThrow(UserError);
+    expect(() => loadProbeFile(file, PROJECT_ROOT)).toThrow(/model\.api/);
+  });
+});
+
+describe("provider usage in records", () => {
+  it("for every API, the usage a response reports reaches the record, apart from the offline token count", async () => {
+    const run = openCaptureRun({ name: "usage", runsDir: mkdtempSync(join(tmpdir(), "pp-usage-")), database: false });
+    for (const api of WIRE_APIS) {
+      const codec = codecFor(api);
+      const request = codec.buildRequest(
+        resolveModel("mock/m", api),
+        { systemPrompt: "S", messages: [{ role: "user", content: "u" }], tools: [] },
+        "loop",
+      );
+      const transport = run.capture.wrap(async (sent) => {
+        const reply = codec.renderReply(
+          { kind: "text", text: "ok", usage: { inputTokens: 50, outputTokens: 2 } },
+          sent.body,
+        );
+        return (async function* () {
+          yield* reply.chunks;
+        })();
+      });
+      expect((await codec.parseStream(await transport(request))).message.text).toBe("ok");
+    }
+    run.close();
+    const records = run.capture.records;
+    expect(records.map((r) => r.api)).toEqual(WIRE_APIS);
+    for (const record of records) {
+      expect(record.usage).toMatchObject({ source: "provider", inputTokens: 50, outputTokens: 2 });
+      expect(record.tokens?.encoding).toBe("o200k_base");
+    }
+  });
+});
+
+describe("p1 on every wire API, end to end through runProbe", () => {
+  const base = mkdtempSync(join(tmpdir(), "pp-codecs-runs-"));
+  const runsDir = join(base, "runs");
+  const run = (name: string) =>
+    runProbe(loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT), {
+      runsDir,
+      workspaceRoot: join(base, "ws"),
+      database: false,
+    });
+  // One after another, so the three runs do not compete for the few cores a test machine has.
+  const runs: Promise<RunResult[]> = (async () => [
+    await run("p1"),
+    await run("p1-anthropic"),
+    await run("p1-responses"),
+  ])();
+
+  it("the same conversation holds p1's expectations on each API: roles, markers, constant tools, no prefix break", async () => {
+    const [p1, anthropic, responses] = await runs;
+    for (const result of [p1!, anthropic!, responses!]) {
+      expect(result.failures).toEqual([]);
+      expect(result.records).toHaveLength(4);
+      expect(result.records.map((r) => r.markers)).toEqual(p1!.records.map((r) => r.markers));
+      expect(result.records.map((r) => r.tools)).toEqual(p1!.records.map((r) => r.tools));
+      expect(result.records.slice(1).map((r) => r.prefix?.breakAt)).toEqual([null, null, null]);
+    }
+    expect(anthropic!.records.map((r) => r.api)).toEqual(Array(4).fill("anthropic-messages"));
+    expect(responses!.records.map((r) => r.api)).toEqual(Array(4).fill("openai-responses"));
+    expect(anthropic!.records.map((r) => r.roles)).toEqual(p1!.records.map((r) => r.roles));
+    expect(responses!.records.at(-1)!.roles.join(">")).toBe(
+      "developer>user>assistant>tool>assistant>tool>assistant>tool",
+    );
+  });
+
+  it("each run's wire bodies are that API's requests, and the token ledger reads them to the records' totals", async () => {
+    const expected: Record<string, { url: RegExp; firstKeys: string[] }> = {
+      p1: { url: /\/v1\/chat\/completions$/, firstKeys: ["model", "messages", "stream", "stream_options"] },
+      "p1-anthropic": { url: /^http:\/\/127\.0\.0\.1\/v1\/messages\?beta=true$/, firstKeys: ["model", "messages"] },
+      "p1-responses": { url: /\/v1\/responses$/, firstKeys: ["model", "input", "stream", "prompt_cache_key"] },
+    };
+    for (const result of await runs) {
+      const want = expected[result.probe.name]!;
+      const payloads = [...resolveRun(result.dir, { runsDir }).payloads()];
+      expect(payloads.map((p) => Object.keys(JSON.parse(p.body) as object).slice(0, want.firstKeys.length))).toEqual(
+        Array(4).fill(want.firstKeys),
+      );
+      const totals: number[] = [];
+      for await (const ledger of tokenLedger(payloads)) totals.push(ledger.total);
+      expect(totals).toEqual(result.records.map((r) => r.tokens!.total));
+      const first = JSON.parse(readFileSync(join(result.dir, "payloads.jsonl"), "utf8").split("\n")[0]!) as {
+        url: string;
+      };
+      expect(first.url).toMatch(want.url);
+    }
+  });
+});
