@@ -13,7 +13,7 @@ import {
 import { renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../analysis/check-render.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommandArgs } from "./args.js";
 import { allProbeNames } from "./run.js";
 

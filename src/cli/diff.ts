@@ -3,7 +3,7 @@ import { diffItems, diffRuns } from "../analysis/diff.js";
 import { writeDiff } from "../analysis/diff-render.js";
 import { resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommandArgs } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 

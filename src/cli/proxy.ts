@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommandArgs } from "./args.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 

@@ -3,7 +3,7 @@ import { resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { tokenLedger } from "../analysis/segments.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommandArgs } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 

@@ -4,7 +4,7 @@ import Table from "cli-table3";
 import { renderRunTable } from "../analysis/run-table.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommandArgs } from "./args.js";
 
 export const help = `Usage: payload-probe run <probe...|all> [options]

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkExitCode, findingMessage } from "../../src/analysis/check.js";
 import { renderCheckJunit, renderCheckMarkdown } from "../../src/analysis/check-render.js";
 import { type CheckOptions, runCheck } from "../../src/cli/check.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { parseXml } from "../analysis/xml-well-formed.js";
 
 /**

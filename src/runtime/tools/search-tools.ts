@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-
+import { keepHead } from "../../output-limit.js";
 import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
-import { keepHead } from "./output-limit.js";
 import { optionalNumber, resolvePath } from "./paths.js";
 import { objectSchema, prop, toolHeader } from "./schema.js";
 import { globToRegExp, toPosixRelative, walkFiles } from "./walk.js";
