@@ -1,8 +1,8 @@
-import { readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import Table from "cli-table3";
 import { renderRunTable } from "../analysis/run-table.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommandArgs } from "./args.js";
@@ -20,13 +20,6 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   -h, --help    show this help
 
 Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file).`;
-
-export function allProbeNames(root: string): string[] {
-  return readdirSync(join(root, "probes"))
-    .filter((f) => f.endsWith(".yaml"))
-    .map((f) => f.slice(0, -5))
-    .sort();
-}
 
 function printResult(result: RunResult): void {
   const { probe, records, failures } = result;
