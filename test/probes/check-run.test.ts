@@ -22,18 +22,19 @@ function growReadDescription(extra: string): void {
   writeFileSync(profilePath(), JSON.stringify(profile, null, 2));
 }
 
+/** probes/<name>.yaml in the temp project: the read tool only, no skills, the fixture profile. */
+function writeProbe(name: string, rest: string): void {
+  const agent = "agent:\n  tools: read\n  noSkills: true\n  profile: profile.json\n";
+  writeFileSync(join(root, "probes", `${name}.yaml`), `name: ${name}\n${agent}${rest}`);
+}
+
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "pp-check-"));
   mkdirSync(join(root, "probes"));
   copyFileSync(join(PROJECT_ROOT, "profiles", "default.json"), profilePath());
-  writeFileSync(
-    join(root, "probes", "tiny.yaml"),
-    `name: tiny
-agent:
-  tools: read
-  noSkills: true
-  profile: profile.json
-model:
+  writeProbe(
+    "tiny",
+    `model:
   script:
     - call: read
       args: { path: missing.txt }
@@ -114,19 +115,7 @@ describe("check", () => {
   }, 60_000);
 
   it("a script that runs out while the probe runs is a regression (exit 1), and --update writes no baseline for it", async () => {
-    writeFileSync(
-      join(root, "probes", "short.yaml"),
-      `name: short
-agent:
-  tools: read
-  noSkills: true
-  profile: profile.json
-model:
-  script:
-    - text: ONE
-prompts: ["first", "second"]
-`,
-    );
+    writeProbe("short", `model:\n  script:\n    - text: ONE\nprompts: ["first", "second"]\n`);
     try {
       for (const update of [false, true]) {
         const [short] = await runCheck({ ...options, probes: ["short"], update });
