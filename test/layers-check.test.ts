@@ -9,6 +9,7 @@ const RULES: LayerRule[] = [
   { folder: "runtime/", mayImport: ["providers/types.ts"] },
   { folder: "skills/", mayImport: [] },
   { folder: "skills/disclosure/", mayImport: ["skills/", "runtime/types.ts"] },
+  { folder: "cli/", mayImport: ["runtime/", "skills/", "providers/"] },
 ];
 
 let root: string | undefined;
@@ -106,6 +107,24 @@ describe("the layer check on a fixture tree", () => {
     expect(report.violations).toEqual([]);
     expect(report.cycles.map(formatCycle)).toEqual([
       "import cycle: providers/a.ts → providers/b.ts → providers/c.ts → providers/a.ts",
+    ]);
+  });
+
+  it("the CLI only dispatches: a command that cli/main.ts loads is imported by no other module", () => {
+    const report = checkLayers(
+      tree({
+        ...clean,
+        "cli/args.ts": "export const parse = (argv: string[]) => argv;\n",
+        "cli/main.ts":
+          'export const commands = { run: () => import("./run.js"), check: () => import("./check.js") };\n',
+        "cli/run.ts": 'import { parse } from "./args.js";\nexport const allNames = () => parse([]);\n',
+        "cli/check.ts":
+          'import { parse } from "./args.js";\nimport { allNames } from "./run.js";\nexport const main = () => [parse, allNames];\n',
+      }),
+      RULES,
+    );
+    expect(report.violations.map(formatViolation)).toEqual([
+      'cli/check.ts:2 imports "./run.js" (cli/run.ts): cli/run.ts is a command that only cli/main.ts loads; move what is shared out of it',
     ]);
   });
 
