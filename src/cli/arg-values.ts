@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
 
 /** `--runs DIR`: the folder run folders and payload-probe.db live in (default `runs/` of the project). */

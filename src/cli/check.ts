@@ -1,21 +1,10 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import {
-  baselineOf,
-  checkExitCode,
-  compareWithBaseline,
-  errorCheck,
-  loadTolerances,
-  type ProbeCheck,
-  readBaseline,
-  writeBaseline,
-} from "../analysis/check.js";
+import { join, resolve } from "node:path";
+import { checkExitCode } from "../analysis/check.js";
 import { renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../analysis/check-render.js";
-import { loadProbeFile, resolveProbePath } from "../probes/load.js";
-import { type RunResult, runProbe } from "../probes/runner.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { runCheck } from "../probes/check-run.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommandArgs } from "./args.js";
-import { allProbeNames } from "./run.js";
 import { interruptRunsOnSignal } from "./signals.js";
 
 export const help = `Usage: payload-probe check [probe...] [options]
@@ -32,78 +21,12 @@ as a saving, not a failure.
   --markdown FILE     also write a markdown report (for a CI job summary)
   --junit FILE        also write JUnit XML (regressions as failures, errors as errors)
   --json              print the results as JSON
+  --runs DIR          where run folders and payload-probe.db go (default: runs/)
   -h, --help          show this help
 
 Exit: 0 every request within its baseline, 1 a regression (probe, request, metric, baseline, actual
-and tolerance are printed), 2 could not evaluate (a probe failed to run, a baseline is missing or corrupt).`;
-
-export interface CheckOptions {
-  /** Project root: the probes are probes/<name>.yaml under it. */
-  root: string;
-  probes: string[];
-  baselineDir: string;
-  tolerancesPath: string;
-  update: boolean;
-  /** Where runs go and probe workspaces are made (tests use temp folders). */
-  runsDir?: string;
-  workspaceRoot?: string;
-  database?: boolean;
-  progress?: (line: string) => void;
-}
-
-export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
-  const tolerances = loadTolerances(options.tolerancesPath);
-  const names = options.probes.length > 0 ? options.probes : allProbeNames(options.root);
-  const checks: ProbeCheck[] = [];
-  for (const [i, name] of names.entries()) {
-    options.progress?.(`[${i + 1}/${names.length}] ${name} …`);
-    checks.push(await checkProbe(name, options, tolerances));
-  }
-  return checks;
-}
-
-async function checkProbe(
-  name: string,
-  options: CheckOptions,
-  tolerances: ReturnType<typeof loadTolerances>,
-): Promise<ProbeCheck> {
-  let result: RunResult;
-  try {
-    const probe = loadProbeFile(resolveProbePath(name, options.root), options.root);
-    result = await runProbe(probe, {
-      root: options.root,
-      runsDir: options.runsDir,
-      workspaceRoot: options.workspaceRoot,
-      database: options.database,
-    });
-  } catch (error) {
-    return errorCheck(name, error);
-  }
-  // Named by the probe's checked name, not the argument: a path argument would reach outside the folder.
-  const baselinePath = join(options.baselineDir, `${result.probe.name}.json`);
-  if (options.update) {
-    writeBaseline(baselinePath, baselineOf(name, result.records));
-    return { probe: name, status: "updated", requests: result.records.length, regressions: [], savings: [] };
-  }
-  let check: ProbeCheck;
-  try {
-    check = compareWithBaseline(readBaseline(baselinePath, name), result.records, tolerances);
-  } catch (error) {
-    return errorCheck(name, error);
-  }
-  // A probe whose expect block failed has drifted from its experiment: that is a regression too.
-  const expectFailures = result.failures.map((failure) => ({
-    probe: name,
-    request: null,
-    metric: "expect",
-    baseline: "held",
-    actual: failure,
-    tolerance: "exact",
-  }));
-  check.regressions.unshift(...expectFailures);
-  if (check.regressions.length > 0) check.status = "regression";
-  return check;
-}
+and tolerance are printed), 2 could not evaluate (a probe, config or skill file that cannot be used, a baseline missing or
+corrupt), 3 internal error (a bug; its stack is printed).`;
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("check", argv, {
@@ -113,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     markdown: { type: "string" },
     junit: { type: "string" },
     json: { type: "boolean" },
+    runs: { type: "string" },
   } as const);
   if (values.help) {
     console.log(help);
@@ -126,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     baselineDir: values.baseline ?? join(root, "probes", "baselines"),
     tolerancesPath: values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml"),
     update: values.update ?? false,
+    runsDir: values.runs === undefined ? undefined : resolve(values.runs),
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
   if (values.markdown) writeFileSync(values.markdown, renderCheckMarkdown(checks));

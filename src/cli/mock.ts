@@ -1,6 +1,6 @@
 import { startMockServer } from "../capture/mock-server.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
 import { parsePort, serveUntilSignal } from "./serve.js";

@@ -1,11 +1,10 @@
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import Table from "cli-table3";
 import { renderRunTable } from "../analysis/run-table.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
-import { PROJECT_ROOT } from "../runtime/profile.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { positiveIntegerArg, runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
 import { interruptRunsOnSignal } from "./signals.js";
@@ -29,13 +28,6 @@ One prompt may take at most ${REQUESTS_PER_PROMPT} model requests before a text 
 
 Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file, a limit),
 130/143 stopped by SIGINT/SIGTERM (the run is recorded as interrupted).`;
-
-export function allProbeNames(root: string): string[] {
-  return readdirSync(join(root, "probes"))
-    .filter((f) => f.endsWith(".yaml"))
-    .map((f) => f.slice(0, -5))
-    .sort();
-}
 
 function printResult(result: RunResult): void {
   const { probe, records, failures } = result;

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { interpolateEnvRecord, interpolateEnvVars } from "./config.js";
-import type { CachedResource, CachedTool, CacheEntry, CacheFile, McpServerEntry } from "./types.js";
+import type { CacheEntry, CacheFile, McpServerEntry } from "./types.js";
 
 export const CACHE_VERSION = 1;
 /** Entries older than this are stale whatever the server said about its own lifetime. */
@@ -135,19 +135,8 @@ export function isEntryValid(entry: CacheEntry | undefined, configHash: string, 
   return age <= CACHE_MAX_AGE_MS;
 }
 
-export interface CacheEntryParts {
-  configHash: string;
-  tools: CachedTool[];
-  resources: CachedResource[];
-  prompts?: CacheEntry["prompts"];
-  instructions?: string;
-  ttlMs?: number;
-  cacheScope?: string;
-  cachedAt: number;
-}
-
 /** An entry with its keys, and its tools' and resources' keys, in the order the file holds them. */
-export function buildCacheEntry(parts: CacheEntryParts): CacheEntry {
+export function buildCacheEntry(parts: CacheEntry): CacheEntry {
   return withoutUndefined({
     configHash: parts.configHash,
     tools: parts.tools.map((tool) =>

@@ -1,4 +1,5 @@
 import type { RuntimeTool, ToolResult } from "../runtime/types.js";
+import { parseToolArgs } from "../tool-args.js";
 import { callServerTool } from "./call.js";
 import { catalogTools } from "./catalog.js";
 import { suggestionPrefixes } from "./naming.js";
@@ -35,22 +36,13 @@ const GATEWAY_KEYS = [
   "target",
 ] as const;
 
-/** `args` as the model sent it: an object, JSON text of one, or nothing. */
-export function parseToolArgs(raw: unknown): Record<string, unknown> | undefined {
+/** `args` as the model sent it: an object, JSON text of one, or nothing. The errors are what the model reads. */
+function gatewayArgs(raw: unknown): Record<string, unknown> | undefined {
   if (raw === undefined || raw === null || raw === "") return undefined;
-  let value = raw;
-  if (typeof raw === "string") {
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      throw new Error(`Invalid args JSON: ${(error as Error).message}`);
-    }
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    const got = Array.isArray(value) ? "array" : value === null ? "null" : typeof value;
-    throw new Error(`Invalid args: expected a JSON object, got ${got}`);
-  }
-  return value as Record<string, unknown>;
+  const args = parseToolArgs(raw);
+  if (args.ok) return args.value;
+  if (args.problem === "not-json") throw new Error(`Invalid args JSON: ${args.message}`);
+  throw new Error(`Invalid args: expected a JSON object, got ${args.got}`);
 }
 
 function proxyDescription(rt: McpRuntime): string {
@@ -105,7 +97,7 @@ export function createProxyTool(rt: McpRuntime): RuntimeTool {
     promptSnippet: rt.texts.proxy.snippet,
     parameters: proxyParameters(rt),
     async execute(params) {
-      const args = parseToolArgs(params.args);
+      const args = gatewayArgs(params.args);
       const hasMode = GATEWAY_KEYS.some((key) => params[key] !== undefined);
       if (args && !hasMode && GATEWAY_KEYS.some((key) => key in args)) {
         throw new Error(

@@ -56,10 +56,6 @@ export function directToolUnavailableText(server: string, failedAgoSec: number):
   return `MCP server "${server}" not available (failed ${failedAgoSec}s ago)`;
 }
 
-export function directToolNotConnectedText(server: string): string {
-  return `MCP server "${server}" not connected`;
-}
-
 /** Appended to a failed call so the model can fix its arguments; empty without a schema. */
 export function renderToolErrorSuffix(schema: unknown): string {
   return schema ? `\n\nExpected parameters:\n${formatSchema(schema)}` : "";
@@ -67,11 +63,11 @@ export function renderToolErrorSuffix(schema: unknown): string {
 
 // ---- status ---------------------------------------------------------------------------------
 
-export type ServerState = "disabled" | "connected" | "needs-auth" | "failed" | "cached" | "disconnected";
+export type ConnectionStatus = "disabled" | "connected" | "needs-auth" | "failed" | "cached" | "disconnected";
 
 export interface ServerStatus {
   name: string;
-  state: ServerState;
+  state: ConnectionStatus;
   /** Tools known for the server, live or cached. */
   toolCount: number;
   /** Seconds since the last failed connect, for `failed`. */
@@ -219,15 +215,6 @@ export function renderNotFound({ wanted, serverTools, suggestions }: NotFoundInp
       ? ` Server "${serverTools.server}" has: ${serverTools.names.join(", ")}`
       : ` Use mcp({ search: "..." }) to search.`;
   return text + didYouMean(suggestions);
-}
-
-/** A call whose server was reconnected and still does not offer the tool. */
-export function renderNotFoundAfterReconnect(input: {
-  wanted: string;
-  server: string;
-  suggestions: readonly string[];
-}): string {
-  return `Tool "${input.wanted}" not found on "${input.server}" after reconnect.${didYouMean(input.suggestions)}`;
 }
 
 function didYouMean(suggestions: readonly string[]): string {

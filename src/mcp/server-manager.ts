@@ -6,6 +6,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { buildCacheEntry, computeConfigHash, isEntryValid, writeCacheEntry } from "./cache.js";
 import { KEEP_ALIVE_TIMINGS, KeepAlive, type KeepAliveTimings } from "./keep-alive.js";
+import { serverUnavailableText } from "./render.js";
 import { installSamplingHandler, type SamplingHandler } from "./sampling.js";
 import { listTools, type ToolListHints } from "./tool-listing.js";
 import type { CachedPrompt, CachedResource, CachedTool, CacheEntry, McpConfig, McpServerEntry } from "./types.js";
@@ -18,7 +19,7 @@ export interface ServerMetadata {
   instructions?: string;
 }
 
-export interface ServerState {
+export interface ManagedServer {
   name: string;
   entry: McpServerEntry;
   configHash: string;
@@ -29,7 +30,7 @@ export interface ServerState {
   listHints?: ToolListHints;
   listedAt?: number;
   client?: Client;
-  connecting?: Promise<ServerState>;
+  connecting?: Promise<ManagedServer>;
   /** A re-listing after `notifications/tools/list_changed` that has not finished yet. */
   refreshing?: Promise<void>;
   failedAt?: number;
@@ -75,7 +76,7 @@ export class ServerInBackoff extends Error {
     readonly server: string,
     readonly failedAgoSec: number,
   ) {
-    super(`Server "${server}" not available (last failed ${failedAgoSec}s ago)`);
+    super(serverUnavailableText(server, failedAgoSec));
   }
 }
 
@@ -85,7 +86,7 @@ export class ServerInBackoff extends Error {
  * every connect, on `notifications/tools/list_changed` and at shutdown.
  */
 export class ServerManager {
-  private readonly states = new Map<string, ServerState>();
+  private readonly states = new Map<string, ManagedServer>();
   private readonly keepAlive: KeepAlive;
 
   constructor(
@@ -125,15 +126,15 @@ export class ServerManager {
   }
 
   /** Servers in config order. */
-  all(): ServerState[] {
+  all(): ManagedServer[] {
     return [...this.states.values()];
   }
 
-  enabled(): ServerState[] {
+  enabled(): ManagedServer[] {
     return this.all().filter((s) => !s.entry.disabled);
   }
 
-  get(name: string): ServerState | undefined {
+  get(name: string): ManagedServer | undefined {
     return this.states.get(name);
   }
 
@@ -159,12 +160,12 @@ export class ServerManager {
     return ago < FAILURE_BACKOFF_MS ? Math.floor(ago / 1000) : undefined;
   }
 
-  requestTimeoutMs(state: ServerState): number {
+  requestTimeoutMs(state: ManagedServer): number {
     return state.entry.requestTimeoutMs ?? this.config.settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
   /** Connect (or return the live connection); concurrent callers share one attempt. */
-  async connect(name: string, opts: { force?: boolean } = {}): Promise<ServerState> {
+  async connect(name: string, opts: { force?: boolean } = {}): Promise<ManagedServer> {
     const state = this.states.get(name);
     if (!state) throw new Error(`Server "${name}" not found`);
     if (state.client && !opts.force) return state;
@@ -180,7 +181,7 @@ export class ServerManager {
     return state.connecting;
   }
 
-  private createTransport(state: ServerState): Transport {
+  private createTransport(state: ManagedServer): Transport {
     const { entry } = state;
     if (entry.url) {
       return new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers ?? {} } });
@@ -209,7 +210,7 @@ export class ServerManager {
   }
 
   /** A client that declares our capabilities and handles what servers may send it. */
-  private createClient(state: ServerState): Client {
+  private createClient(state: ManagedServer): Client {
     const client = new Client(
       { name: `pi-mcp-${state.name}`, version: "1.0.0" },
       {
@@ -225,7 +226,7 @@ export class ServerManager {
   }
 
   /** Connects a fresh client; a URL that answers the first POST as a non-Streamable server gets a second try over SSE. */
-  private async connectClient(state: ServerState): Promise<Client> {
+  private async connectClient(state: ManagedServer): Promise<Client> {
     const client = this.createClient(state);
     try {
       await client.connect(this.createTransport(state), { timeout: INIT_TIMEOUT_MS });
@@ -249,7 +250,7 @@ export class ServerManager {
     }
   }
 
-  private async open(state: ServerState): Promise<ServerState> {
+  private async open(state: ManagedServer): Promise<ManagedServer> {
     state.stderrTail = [];
     let client: Client | undefined;
     try {
@@ -305,7 +306,7 @@ export class ServerManager {
    * The server's tools changed: list them again, re-cache, and let the surface re-sync. A call in
    * flight waits for this (see callTool), so the request after its result already has the new tools.
    */
-  private toolListChanged(state: ServerState, client: Client): void {
+  private toolListChanged(state: ManagedServer, client: Client): void {
     const refresh = (async () => {
       // A notification sent right after initialize can arrive while the first listing is still running.
       await state.connecting?.catch(() => undefined);
@@ -331,7 +332,7 @@ export class ServerManager {
    * Writes the live metadata into the cache. `cachedAt` is now, except for a listing that declared a
    * `ttlMs`: that lifetime runs from the listing, so a later write (at shutdown) must not extend it.
    */
-  private writeCache(state: ServerState): void {
+  private writeCache(state: ManagedServer): void {
     const live = state.live!;
     const hints = state.listHints ?? {};
     const entry = buildCacheEntry({
@@ -350,7 +351,7 @@ export class ServerManager {
   }
 
   /** Restart the idle clock of a lazy connection; keep-alive and eager connections never idle out. */
-  private touch(state: ServerState): void {
+  private touch(state: ManagedServer): void {
     clearTimeout(state.idleTimer);
     const lifecycle = state.entry.lifecycle ?? "lazy";
     const minutes =
@@ -418,6 +419,6 @@ export class ServerManager {
   }
 }
 
-function isKeptAlive(state: ServerState): boolean {
+function isKeptAlive(state: ManagedServer): boolean {
   return state.entry.lifecycle === "keep-alive";
 }

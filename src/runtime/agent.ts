@@ -1,4 +1,5 @@
 import type { Codec, Context, Message, ModelSpec, ToolDefinition, Transport } from "../providers/types.js";
+import { parseToolArgs } from "../tool-args.js";
 import { EventBus } from "./events.js";
 import type { Profile } from "./profile.js";
 import { type ToolFilter, ToolRegistry } from "./registry.js";
@@ -47,11 +48,12 @@ function toDefinition(tool: RuntimeTool): ToolDefinition {
   return { name: tool.name, description: tool.description, parameters: tool.parameters };
 }
 
+/** The call's `arguments` text; none at all means no arguments. The errors are what the model reads. */
 function parseArguments(text: string): Record<string, unknown> {
-  const parsed: unknown = text.trim() === "" ? {} : JSON.parse(text);
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
-    throw new Error("tool arguments must be a JSON object");
-  return parsed as Record<string, unknown>;
+  if (text.trim() === "") return {};
+  const args = parseToolArgs(text);
+  if (args.ok) return args.value;
+  throw new Error(args.problem === "not-json" ? args.message : "tool arguments must be a JSON object");
 }
 
 /**

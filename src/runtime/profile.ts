@@ -26,7 +26,6 @@ export interface Profile {
   extensions?: Record<string, Record<string, unknown>>;
 }
 
-export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const DEFAULT_PROFILE_PATH = fileURLToPath(new URL("../../profiles/default.json", import.meta.url));
 
 const REQUIRED_TOOLS = ["read", "bash", "powershell", "edit", "write", "grep", "find", "ls"];

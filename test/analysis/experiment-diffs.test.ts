@@ -9,7 +9,7 @@ import { resolveRun } from "../../src/analysis/load-run.js";
 import { LineWriter } from "../../src/analysis/output.js";
 import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
 import { runProbe } from "../../src/probes/runner.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 
 /** The committed probes, run into a temp folder, diffed as experiments.md says they must read. */
 let dir: string;

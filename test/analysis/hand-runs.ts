@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { type RunResult, runProbe } from "../../src/probes/runner.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 
 /** A probe written to a temp folder and run there: its runs folder and workspace stay in `dir`. */
 export async function runHandProbe(dir: string, name: string, yaml: string, root = PROJECT_ROOT): Promise<RunResult> {

@@ -8,7 +8,7 @@ import { type CaptureProxy, startCaptureProxy } from "../../src/capture/capture-
 import { serveHttp } from "../../src/capture/http.js";
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import {
   type CliServer,

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { loadProbeFile } from "../../src/probes/load.js";
 import type { Probe } from "../../src/probes/types.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import type { ModelResponse } from "../../src/providers/types.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 
 export const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
 

@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import {
   type CliServer,

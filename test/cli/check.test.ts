@@ -1,134 +1,55 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkExitCode, findingMessage } from "../../src/analysis/check.js";
-import { renderCheckJunit, renderCheckMarkdown } from "../../src/analysis/check-render.js";
-import { type CheckOptions, runCheck } from "../../src/cli/check.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
-import { parseXml } from "../analysis/xml-well-formed.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 
-/**
- * A copy of a project in a temp folder: one small probe whose profile is a fixture of its own, so
- * the test can make a tool description grow without touching the committed files.
- */
-let root: string;
-let options: CheckOptions;
-const profilePath = () => join(root, "profile.json");
-
-function growReadDescription(extra: string): void {
-  const profile = JSON.parse(readFileSync(profilePath(), "utf8"));
-  profile.tools.read.description += extra;
-  writeFileSync(profilePath(), JSON.stringify(profile, null, 2));
-}
+const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
+let scratch: string;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "pp-check-"));
-  mkdirSync(join(root, "probes"));
-  copyFileSync(join(PROJECT_ROOT, "profiles", "default.json"), profilePath());
+  scratch = mkdtempSync(join(tmpdir(), "pp-check-cli-"));
+  mkdirSync(join(scratch, "baselines"));
+  // A bug planted in the spawned CLI: the capture hashes every request body, so the first provider
+  // request of the run throws a TypeError that is neither bad input nor a failed check.
   writeFileSync(
-    join(root, "probes", "tiny.yaml"),
-    `name: tiny
-agent:
-  tools: read
-  noSkills: true
-  profile: profile.json
-model:
-  script:
-    - call: read
-      args: { path: missing.txt }
-    - text: DONE
-prompts: ["PROBE-TINY. Read missing.txt."]
-markers:
-  done: { in: messages, match: DONE }
+    join(scratch, "plant-bug.mjs"),
+    `import crypto from "node:crypto";
+import { syncBuiltinESMExports } from "node:module";
+crypto.createHash = () => { throw new TypeError("planted bug in createHash"); };
+syncBuiltinESMExports();
 `,
   );
-  writeFileSync(join(root, "tolerances.yaml"), "default:\n  tokens: { abs: 2 }\n  bytes: { pct: 0.5 }\n");
-  options = {
-    root,
-    probes: [],
-    baselineDir: join(root, "baselines"),
-    tolerancesPath: join(root, "tolerances.yaml"),
-    update: false,
-    runsDir: join(root, "runs"),
-    workspaceRoot: join(root, "ws"),
-    database: false,
-  };
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe("check", () => {
-  it("a missing baseline cannot be evaluated (exit 2); --update writes it and the next check passes (exit 0)", async () => {
-    const missing = await runCheck(options);
-    expect(checkExitCode(missing)).toBe(2);
-    expect(missing[0]!.error).toMatch(/no baseline for probe "tiny"/);
-    const updated = await runCheck({ ...options, update: true });
-    expect(updated.map((c) => c.status)).toEqual(["updated"]);
-    expect(JSON.parse(readFileSync(join(root, "baselines", "tiny.json"), "utf8")).requests).toHaveLength(2);
-    expect(checkExitCode(await runCheck(options))).toBe(0);
-  }, 60_000);
+/** `check p5-none` (one request, no MCP) in scratch folders: its own runs, workspace and baselines. */
+function check(extraEnv: Record<string, string> = {}) {
+  const args = [MAIN, "check", "p5-none", "--runs", join(scratch, "runs"), "--baseline", join(scratch, "baselines")];
+  const env = { ...process.env, PAYLOAD_PROBE_WORKSPACE: join(scratch, "ws"), ...extraEnv };
+  const child = spawnSync(process.execPath, args, { cwd: PROJECT_ROOT, env, encoding: "utf8", timeout: 60_000 });
+  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
+}
 
-  it("--update of a probe given by a path writes the baseline under the probe's name, inside the baselines folder", async () => {
-    // A relative path climbing out of the cwd: joined to the baselines folder it would climb out of that too.
-    const climbing = relative(process.cwd(), join(root, "probes", "tiny.yaml"));
-    expect(climbing.startsWith("..")).toBe(true);
-    const baselineDir = join(root, "path-baselines");
-    const [updated] = await runCheck({ ...options, probes: [climbing], baselineDir, update: true });
-    expect(updated!.status).toBe("updated");
-    expect(readdirSync(baselineDir)).toEqual(["tiny.json"]);
-  }, 60_000);
+describe("check exit codes (the built CLI)", () => {
+  it("a missing baseline is input the gate cannot use: exit 2, naming the probe and the file, no stack", () => {
+    const { code, stdout, stderr } = check();
+    expect(code).toBe(2);
+    expect(stdout).toContain(`no baseline for probe "p5-none"`);
+    expect(stdout).toContain(join(scratch, "baselines", "p5-none.json"));
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
 
-  it("a tool description that grows is a regression naming probe, request, metric, baseline, actual and tolerance", async () => {
-    growReadDescription(
-      " This sentence was added to the fixture so the read tool's definition grows well past any tolerance.",
-    );
-    const checks = await runCheck(options);
-    expect(checkExitCode(checks)).toBe(1);
-    const messages = checks[0]!.regressions.map(findingMessage);
-    expect(messages).toContainEqual(
-      expect.stringMatching(/^tiny request 1: tokens\.tools is \d+, baseline \d+ \(tolerance ±2\)$/),
-    );
-    expect(messages).toContainEqual(
-      expect.stringMatching(/^tiny request 2: bytes\.tools is \d+, baseline \d+ \(tolerance ±0\.5%\)$/),
-    );
-    expect(messages.some((m) => m.includes("messages"))).toBe(false);
-
-    const md = renderCheckMarkdown(checks);
-    const regressionRows = md
-      .split("### Regressions")[1]!
-      .split("\n")
-      .filter((l) => l.startsWith("| tiny |"));
-    expect(regressionRows).toHaveLength(checks[0]!.regressions.length);
-
-    const xml = parseXml(renderCheckJunit(checks));
-    expect(xml.name).toBe("testsuites");
-    const failures = xml.children
-      .flatMap((s) => s.children)
-      .flatMap((c) => c.children)
-      .filter((e) => e.name === "failure");
-    expect(failures).toHaveLength(checks[0]!.regressions.length);
-    expect(xml.attrs.failures).toBe(String(failures.length));
-  }, 60_000);
-
-  it("a corrupt baseline is an error in JUnit and markdown; --update then passes", async () => {
-    writeFileSync(join(root, "baselines", "tiny.json"), "{ not json");
-    const checks = await runCheck(options);
-    expect(checkExitCode(checks)).toBe(2);
-    const xml = parseXml(renderCheckJunit(checks));
-    const errors = xml.children[0]!.children.flatMap((c) => c.children).filter((e) => e.name === "error");
-    expect(errors).toHaveLength(1);
-    expect(errors[0]!.attrs.message).toContain("tiny.json");
-    expect(renderCheckMarkdown(checks)).toMatch(/### Could not evaluate\n\n.*\n.*\n\| tiny \| .*tiny\.json/);
-    await runCheck({ ...options, update: true });
-    expect(checkExitCode(await runCheck(options))).toBe(0);
-  }, 60_000);
-});
-
-describe("parseXml (the test's own well-formedness check)", () => {
-  it("rejects what is not well-formed", () => {
-    expect(() => parseXml("<a><b></a></b>")).toThrow(/closes/);
-    expect(() => parseXml('<a x="1 & 2"/>')).toThrow(/entity/);
-    expect(() => parseXml("<a></a><b/>")).toThrow(/second root/);
-    expect(parseXml('<a x="&amp;"><b/></a>').children[0]!.name).toBe("b");
+  it("a bug while a probe runs is an internal error: exit 3 with its stack, not 'could not evaluate'", () => {
+    const { code, stdout, stderr } = check({
+      NODE_OPTIONS: `--import=${pathToFileURL(join(scratch, "plant-bug.mjs"))}`,
+    });
+    expect(code).toBe(3);
+    expect(stderr).toContain("internal error (this is a bug)");
+    expect(stderr).toContain("TypeError: planted bug in createHash");
+    expect(stderr).toMatch(/\n\s+at /);
+    expect(stdout).not.toContain("could not");
   });
 });

@@ -10,7 +10,7 @@ import { type DiffFormat, writeDiff } from "../../src/analysis/diff-render.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { LineWriter } from "../../src/analysis/output.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { runCommittedProbes } from "../fixtures/probe-runs.js";
 
 /**

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 
 export const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
 

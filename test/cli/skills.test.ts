@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { link, makeTempDir, skillMd, writeTree } from "../skills/tree.js";
 
 const CLI = join(PROJECT_ROOT, "dist/cli/main.js");

@@ -4,7 +4,6 @@ import {
   ambiguousToolText,
   callFailedText,
   connectFailedText,
-  directToolNotConnectedText,
   directToolUnavailableText,
   EMPTY_QUERY_TEXT,
   namespaceToolMissingText,
@@ -14,7 +13,6 @@ import {
   renderInstructions,
   renderNoMatches,
   renderNotFound,
-  renderNotFoundAfterReconnect,
   renderSearchResult,
   renderServerList,
   renderStatus,
@@ -233,15 +231,6 @@ describe("not found", () => {
       'Tool "x" not found. Use mcp({ search: "..." }) to search. Did you mean: a, b',
     );
   });
-
-  it("words the reconnect case", () => {
-    expect(renderNotFoundAfterReconnect({ wanted: "x", server: "s", suggestions: [] })).toBe(
-      'Tool "x" not found on "s" after reconnect.',
-    );
-    expect(renderNotFoundAfterReconnect({ wanted: "x", server: "s", suggestions: ["s_y"] })).toBe(
-      'Tool "x" not found on "s" after reconnect. Did you mean: s_y',
-    );
-  });
 });
 
 describe("renderServerList", () => {
@@ -360,6 +349,5 @@ describe("one-line results", () => {
     );
     expect(connectFailedText("s", "spawn ENOENT")).toBe('Failed to connect to "s": spawn ENOENT');
     expect(directToolUnavailableText("s", 5)).toBe('MCP server "s" not available (failed 5s ago)');
-    expect(directToolNotConnectedText("s")).toBe('MCP server "s" not connected');
   });
 });

@@ -10,7 +10,7 @@ import { UserError } from "../../src/errors.js";
 import { REQUESTS_PER_PROMPT } from "../../src/probes/limits.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { runProbe } from "../../src/probes/runner.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { cliIn } from "../cli/scratch-cli.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
 import { loadProbeFile } from "../../src/probes/load.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 
 const bad = (name: string) => join(PROJECT_ROOT, "fixtures/bad", name);
 

@@ -7,7 +7,7 @@ import { UserError } from "../../src/errors.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { runProbe } from "../../src/probes/runner.js";
 import type { Probe } from "../../src/probes/types.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { readWireLog } from "../../src/stub-mcp/wire-log.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 

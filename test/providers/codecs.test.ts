@@ -8,10 +8,10 @@ import { openCaptureRun } from "../../src/capture/capture-run.js";
 import { UserError } from "../../src/errors.js";
 import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
 import { type RunResult, runProbe } from "../../src/probes/runner.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { codecFor, WIRE_APIS } from "../../src/providers/codecs.js";
 import { resolveModel } from "../../src/providers/models.js";
 import type { WireApi } from "../../src/providers/types.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 
 describe("the codec registry", () => {
   it("has one codec per wire API, each answering for its own API", () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
 import { type RunResult, runProbe } from "../../src/probes/runner.js";
-import { PROJECT_ROOT } from "../../src/runtime/profile.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 
 export async function runCheckedInProbe(name: string): Promise<RunResult> {
   const tmp = mkdtempSync(join(tmpdir(), `payload-probe-${name}-`));

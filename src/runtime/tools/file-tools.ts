@@ -1,8 +1,8 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { keepHead } from "../../output-limit.js";
 import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
-import { keepHead } from "./output-limit.js";
 import { optionalNumber, resolvePath } from "./paths.js";
 import { arrayProp, objectSchema, prop, toolHeader } from "./schema.js";
 

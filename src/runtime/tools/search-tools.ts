@@ -1,11 +1,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-
+import { keepHead } from "../../output-limit.js";
 import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
-import { keepHead } from "./output-limit.js";
 import { optionalNumber, resolvePath } from "./paths.js";
 import { objectSchema, prop, toolHeader } from "./schema.js";
-import { globToRegExp, toPosixRelative, walkFiles } from "./walk.js";
+import { globMatcher, toPosixRelative, walkFiles } from "./walk.js";
 
 type Texts = (name: string) => ToolTexts;
 const LINE_CUT = 500;
@@ -41,13 +40,13 @@ export function grepTool(texts: Texts): RuntimeTool {
       const context = optionalNumber(args.context, "context") ?? 0;
       const source = args.literal === true ? args.pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : args.pattern;
       const regex = new RegExp(source, args.ignoreCase === true ? "i" : "");
-      const only = typeof args.glob === "string" ? globToRegExp(args.glob) : undefined;
+      const only = typeof args.glob === "string" ? globMatcher(args.glob) : undefined;
       const files = statSync(root).isFile() ? [root] : walkFiles(root);
       const out: string[] = [];
       let matches = 0;
       for (const file of files) {
         const rel = toPosixRelative(ctx.cwd, file);
-        if (only && !only.test(toPosixRelative(root, file))) continue;
+        if (only && !only(toPosixRelative(root, file))) continue;
         const lines = readFileSync(file, "utf8").split("\n");
         // A final newline ends the last line; it does not start another one.
         if (lines.at(-1) === "") lines.pop();
@@ -87,13 +86,13 @@ export function findTool(texts: Texts): RuntimeTool {
         throw new Error("pattern must be a non-empty string");
       const root = args.path === undefined ? ctx.cwd : resolvePath(ctx.cwd, args.path);
       const limit = optionalNumber(args.limit, "limit") ?? 1000;
-      const regex = globToRegExp(args.pattern);
+      const matches = globMatcher(args.pattern);
       // A pattern without a slash matches a file name at any depth, as `find -name` would.
       const byName = !args.pattern.includes("/");
       const out: string[] = [];
       for (const file of walkFiles(root)) {
         const rel = toPosixRelative(root, file);
-        if (regex.test(byName ? rel.slice(rel.lastIndexOf("/") + 1) : rel)) out.push(rel);
+        if (matches(byName ? rel.slice(rel.lastIndexOf("/") + 1) : rel)) out.push(rel);
         if (out.length >= limit) break;
       }
       return { content: finish(out, limit, out.length >= limit, "files") };

@@ -1,8 +1,8 @@
+import { keepTail, saveFullOutput } from "../../output-limit.js";
+import { ProcessTimedOut, runProcess } from "../../run-process.js";
 import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
-import { keepTail, saveFullOutput } from "./output-limit.js";
 import { optionalNumber } from "./paths.js";
-import { ProcessTimedOut, runProcess } from "./process.js";
 import { objectSchema, prop, toolHeader } from "./schema.js";
 
 interface Shell {

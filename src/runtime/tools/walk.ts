@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import picomatch from "picomatch";
 
 /**
  * Files below a folder in sorted order, skipping `.git`, `node_modules` and whatever the .gitignore
@@ -49,35 +50,18 @@ function* walk(root: string, dir: string, inherited: Scoped[]): Generator<string
   }
 }
 
-/** A glob (`**`, `*`, `?`, `{a,b}`) as a regular expression over `/`-separated relative paths. */
-export function globToRegExp(glob: string): RegExp {
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*" && glob[i + 1] === "*") {
-      const slash = glob[i + 2] === "/";
-      out += slash ? "(?:.*/)?" : ".*";
-      i += slash ? 2 : 1;
-    } else if (c === "*") out += "[^/]*";
-    else if (c === "?") out += "[^/]";
-    else if (c === "{") {
-      const close = glob.indexOf("}", i);
-      if (close < 0) out += "\\{";
-      else {
-        out += `(?:${glob
-          .slice(i + 1, close)
-          .split(",")
-          .map(escapeRegExp)
-          .join("|")})`;
-        i = close;
-      }
-    } else out += escapeRegExp(c);
-  }
-  return new RegExp(`^${out}$`);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/**
+ * A glob as a test over `/`-separated relative paths, with picomatch's bash-like syntax: `*`, `?`, `**`,
+ * `[jt]` and `[!j]` classes, `{a,{b,c}}` braces (nested), extglobs and a leading `!` negation. Dotfiles match
+ * like any other name (`sub/*` lists `sub/.gitignore`), since the walk already leaves out what
+ * .gitignore excludes.
+ */
+export function globMatcher(glob: string): (path: string) => boolean {
+  // posix: bracket classes as POSIX and bash read them, so `[!j]` negates (without it picomatch also
+  // accepts the literal text `[!j]`, and `*.[!j]s` matches `a.js`).
+  const isMatch = picomatch(glob, { dot: true, posix: true });
+  // picomatch's second argument asks for a result object; callers such as Array.filter pass an index there.
+  return (path) => isMatch(path);
 }
 
 export function toPosixRelative(from: string, path: string): string {

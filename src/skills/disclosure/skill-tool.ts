@@ -4,8 +4,8 @@
  * like any other tool; coming from a skill grants nothing extra.
  */
 
-import { keepHead, MAX_LINES } from "../../runtime/tools/output-limit.js";
-import { ProcessTimedOut, runProcess } from "../../runtime/tools/process.js";
+import { keepHead, MAX_LINES } from "../../output-limit.js";
+import { ProcessTimedOut, runProcess } from "../../run-process.js";
 import type { RuntimeTool } from "../../runtime/types.js";
 import type { SkillToolSpec } from "./types.js";
 

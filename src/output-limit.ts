@@ -2,6 +2,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/*
+ * Shared by the runtime's built-in tools and the load_skill model's skill tools (a neutral module, so
+ * neither layer imports the other for it).
+ */
+
 /** Tool output sent to the model is bounded, as pi bounds it: 2000 lines or 50 KB, whichever comes first. */
 export const MAX_LINES = 2000;
 export const MAX_BYTES = 50 * 1024;

@@ -1,3 +1,9 @@
+/**
+ * Running a tool's program, shared by the runtime's shell tools and the load_skill model's skill
+ * command tools. It lives outside both layers (a neutral module) so a skill tool needs nothing of
+ * the runtime beyond its extension API.
+ */
+
 import { spawn } from "node:child_process";
 
 /** What a finished (or stopped) process wrote: each stream apart, and both in arrival order. */

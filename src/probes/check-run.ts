@@ -1,0 +1,102 @@
+/**
+ * The `check` gate: run each probe and hold its requests against the committed baseline. Input
+ * that cannot be used (a probe file, a baseline) marks that probe "could not be evaluated" and the
+ * gate goes on; a check that did not hold while running (the scripted model ran out) is a
+ * regression; anything else is a bug and propagates with its stack.
+ */
+
+import { join } from "node:path";
+import {
+  baselineOf,
+  compareWithBaseline,
+  errorCheck,
+  type Finding,
+  loadTolerances,
+  type ProbeCheck,
+  readBaseline,
+  type Tolerances,
+  writeBaseline,
+} from "../analysis/check.js";
+import { CheckFailed, UserError } from "../errors.js";
+import { loadProbeFile, resolveProbePath } from "./load.js";
+import { allProbeNames } from "./probe-names.js";
+import { type RunResult, runProbe } from "./runner.js";
+
+export interface CheckOptions {
+  /** Project root: the probes are probes/<name>.yaml under it. */
+  root: string;
+  probes: string[];
+  baselineDir: string;
+  tolerancesPath: string;
+  update: boolean;
+  /** Where runs go and probe workspaces are made (tests use temp folders). */
+  runsDir?: string;
+  workspaceRoot?: string;
+  database?: boolean;
+  progress?: (line: string) => void;
+}
+
+export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
+  const tolerances = loadTolerances(options.tolerancesPath);
+  const names = options.probes.length > 0 ? options.probes : allProbeNames(options.root);
+  const checks: ProbeCheck[] = [];
+  for (const [i, name] of names.entries()) {
+    options.progress?.(`[${i + 1}/${names.length}] ${name} …`);
+    checks.push(await checkProbe(name, options, tolerances));
+  }
+  return checks;
+}
+
+async function checkProbe(name: string, options: CheckOptions, tolerances: Tolerances): Promise<ProbeCheck> {
+  let result: RunResult;
+  try {
+    const probe = loadProbeFile(resolveProbePath(name, options.root), options.root);
+    result = await runProbe(probe, {
+      root: options.root,
+      runsDir: options.runsDir,
+      workspaceRoot: options.workspaceRoot,
+      database: options.database,
+    });
+  } catch (error) {
+    if (error instanceof CheckFailed) return failedWhileRunning(name, error);
+    return unusableInput(name, error);
+  }
+  // Named by the probe's checked name, not the argument: a path argument would reach outside the folder.
+  const baselinePath = join(options.baselineDir, `${result.probe.name}.json`);
+  if (options.update) {
+    writeBaseline(baselinePath, baselineOf(name, result.records));
+    return { probe: name, status: "updated", requests: result.records.length, regressions: [], savings: [] };
+  }
+  let check: ProbeCheck;
+  try {
+    check = compareWithBaseline(readBaseline(baselinePath, name), result.records, tolerances);
+  } catch (error) {
+    return unusableInput(name, error);
+  }
+  // A probe whose expect block failed has drifted from its experiment: that is a regression too.
+  check.regressions.unshift(...result.failures.map((failure) => expectFinding(name, failure)));
+  if (check.regressions.length > 0) check.status = "regression";
+  return check;
+}
+
+/** Bad input makes a probe "could not be evaluated" (exit 2); any other error is a bug and is rethrown. */
+function unusableInput(name: string, error: unknown): ProbeCheck {
+  if (error instanceof UserError) return errorCheck(name, error);
+  throw error;
+}
+
+/** The run stopped on a check that did not hold (the script ran out): the probe drifted, a regression. */
+function failedWhileRunning(name: string, error: CheckFailed): ProbeCheck {
+  const failures = [error.message, ...error.failures];
+  return {
+    probe: name,
+    status: "regression",
+    requests: 0,
+    regressions: failures.map((failure) => expectFinding(name, failure)),
+    savings: [],
+  };
+}
+
+function expectFinding(probe: string, failure: string): Finding {
+  return { probe, request: null, metric: "expect", baseline: "held", actual: failure, tolerance: "exact" };
+}

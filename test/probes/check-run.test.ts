@@ -1,0 +1,161 @@
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkExitCode, findingMessage } from "../../src/analysis/check.js";
+import { renderCheckJunit, renderCheckMarkdown } from "../../src/analysis/check-render.js";
+import { type CheckOptions, runCheck } from "../../src/probes/check-run.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { parseXml } from "../analysis/xml-well-formed.js";
+
+/**
+ * A copy of a project in a temp folder: one small probe whose profile is a fixture of its own, so
+ * the test can make a tool description grow without touching the committed files.
+ */
+let root: string;
+let options: CheckOptions;
+const profilePath = () => join(root, "profile.json");
+
+function growReadDescription(extra: string): void {
+  const profile = JSON.parse(readFileSync(profilePath(), "utf8"));
+  profile.tools.read.description += extra;
+  writeFileSync(profilePath(), JSON.stringify(profile, null, 2));
+}
+
+/** probes/<name>.yaml in the temp project: the read tool only, no skills, the fixture profile. */
+function writeProbe(name: string, rest: string): void {
+  const agent = "agent:\n  tools: read\n  noSkills: true\n  profile: profile.json\n";
+  writeFileSync(join(root, "probes", `${name}.yaml`), `name: ${name}\n${agent}${rest}`);
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "pp-check-"));
+  mkdirSync(join(root, "probes"));
+  copyFileSync(join(PROJECT_ROOT, "profiles", "default.json"), profilePath());
+  writeProbe(
+    "tiny",
+    `model:
+  script:
+    - call: read
+      args: { path: missing.txt }
+    - text: DONE
+prompts: ["PROBE-TINY. Read missing.txt."]
+markers:
+  done: { in: messages, match: DONE }
+`,
+  );
+  writeFileSync(join(root, "tolerances.yaml"), "default:\n  tokens: { abs: 2 }\n  bytes: { pct: 0.5 }\n");
+  options = {
+    root,
+    probes: [],
+    baselineDir: join(root, "baselines"),
+    tolerancesPath: join(root, "tolerances.yaml"),
+    update: false,
+    runsDir: join(root, "runs"),
+    workspaceRoot: join(root, "ws"),
+    database: false,
+  };
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("check", () => {
+  it("a missing baseline cannot be evaluated (exit 2); --update writes it and the next check passes (exit 0)", async () => {
+    const missing = await runCheck(options);
+    expect(checkExitCode(missing)).toBe(2);
+    expect(missing[0]!.error).toMatch(/no baseline for probe "tiny"/);
+    const updated = await runCheck({ ...options, update: true });
+    expect(updated.map((c) => c.status)).toEqual(["updated"]);
+    expect(JSON.parse(readFileSync(join(root, "baselines", "tiny.json"), "utf8")).requests).toHaveLength(2);
+    expect(checkExitCode(await runCheck(options))).toBe(0);
+  }, 60_000);
+
+  it("--update of a probe given by a path writes the baseline under the probe's name, inside the baselines folder", async () => {
+    // A relative path climbing out of the cwd: joined to the baselines folder it would climb out of that too.
+    const climbing = relative(process.cwd(), join(root, "probes", "tiny.yaml"));
+    expect(climbing.startsWith("..")).toBe(true);
+    const baselineDir = join(root, "path-baselines");
+    const [updated] = await runCheck({ ...options, probes: [climbing], baselineDir, update: true });
+    expect(updated!.status).toBe("updated");
+    expect(readdirSync(baselineDir)).toEqual(["tiny.json"]);
+  }, 60_000);
+
+  it("a tool description that grows is a regression naming probe, request, metric, baseline, actual and tolerance", async () => {
+    growReadDescription(
+      " This sentence was added to the fixture so the read tool's definition grows well past any tolerance.",
+    );
+    const checks = await runCheck(options);
+    expect(checkExitCode(checks)).toBe(1);
+    const messages = checks[0]!.regressions.map(findingMessage);
+    expect(messages).toContainEqual(
+      expect.stringMatching(/^tiny request 1: tokens\.tools is \d+, baseline \d+ \(tolerance ±2\)$/),
+    );
+    expect(messages).toContainEqual(
+      expect.stringMatching(/^tiny request 2: bytes\.tools is \d+, baseline \d+ \(tolerance ±0\.5%\)$/),
+    );
+    expect(messages.some((m) => m.includes("messages"))).toBe(false);
+
+    const md = renderCheckMarkdown(checks);
+    const regressionRows = md
+      .split("### Regressions")[1]!
+      .split("\n")
+      .filter((l) => l.startsWith("| tiny |"));
+    expect(regressionRows).toHaveLength(checks[0]!.regressions.length);
+
+    const xml = parseXml(renderCheckJunit(checks));
+    expect(xml.name).toBe("testsuites");
+    const failures = xml.children
+      .flatMap((s) => s.children)
+      .flatMap((c) => c.children)
+      .filter((e) => e.name === "failure");
+    expect(failures).toHaveLength(checks[0]!.regressions.length);
+    expect(xml.attrs.failures).toBe(String(failures.length));
+  }, 60_000);
+
+  it("a corrupt baseline is an error in JUnit and markdown; --update then passes", async () => {
+    writeFileSync(join(root, "baselines", "tiny.json"), "{ not json");
+    const checks = await runCheck(options);
+    expect(checkExitCode(checks)).toBe(2);
+    const xml = parseXml(renderCheckJunit(checks));
+    const errors = xml.children[0]!.children.flatMap((c) => c.children).filter((e) => e.name === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.attrs.message).toContain("tiny.json");
+    expect(renderCheckMarkdown(checks)).toMatch(/### Could not evaluate\n\n.*\n.*\n\| tiny \| .*tiny\.json/);
+    await runCheck({ ...options, update: true });
+    expect(checkExitCode(await runCheck(options))).toBe(0);
+  }, 60_000);
+
+  it("a script that runs out while the probe runs is a regression (exit 1), and --update writes no baseline for it", async () => {
+    writeProbe("short", `model:\n  script:\n    - text: ONE\nprompts: ["first", "second"]\n`);
+    try {
+      for (const update of [false, true]) {
+        const [short] = await runCheck({ ...options, probes: ["short"], update });
+        expect(short!.status).toBe("regression");
+        expect(checkExitCode([short!])).toBe(1);
+        expect(short!.regressions.map(findingMessage)).toEqual([
+          expect.stringMatching(/^short: expect is .*script.*, baseline held \(tolerance exact\)$/),
+        ]);
+      }
+      expect(existsSync(join(root, "baselines", "short.json"))).toBe(false);
+    } finally {
+      rmSync(join(root, "probes", "short.yaml"));
+    }
+  }, 60_000);
+});
+
+describe("parseXml (the test's own well-formedness check)", () => {
+  it("rejects what is not well-formed", () => {
+    expect(() => parseXml("<a><b></a></b>")).toThrow(/closes/);
+    expect(() => parseXml('<a x="1 & 2"/>')).toThrow(/entity/);
+    expect(() => parseXml("<a></a><b/>")).toThrow(/second root/);
+    expect(parseXml('<a x="&amp;"><b/></a>').children[0]!.name).toBe("b");
+  });
+});
