@@ -12,10 +12,10 @@
 // on — a configuration change whose cache breaks `diff` must find at every session.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { JsonlWriter } from "../dist/capture/jsonl.js";
 import { locatePrefixBreak } from "../dist/capture/prefix.js";
 import { buildRecord } from "../dist/capture/record.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
+import { JsonlWriter } from "../dist/jsonl.js";
 import { resolveModel } from "../dist/providers/models.js";
 import { openaiCompletions } from "../dist/providers/openai-completions.js";
 

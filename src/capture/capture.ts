@@ -1,6 +1,6 @@
 import { join } from "node:path";
+import { JsonlWriter } from "../jsonl.js";
 import type { Codec, ResponseStream, Transport, WireDissection, WireRequest } from "../providers/types.js";
-import { JsonlWriter } from "./jsonl.js";
 import { locatePrefixBreak } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import type { RunDatabase } from "./sqlite.js";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { diffItems, diffRuns } from "../analysis/diff.js";
 import { writeDiff } from "../analysis/diff-render.js";
-import { resolveRun } from "../analysis/load-run.js";
+import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { PROJECT_ROOT } from "../runtime/profile.js";
 import { parseCommandArgs } from "./args.js";
@@ -33,7 +33,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(help);
     return values.help ? 0 : 2;
   }
-  const lookup = { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") };
+  const lookup = { runsDir: values.runs ?? join(PROJECT_ROOT, "runs"), warn: warnOnStderr };
   const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [
     ReturnType<typeof resolveRun>,
     ReturnType<typeof resolveRun>,

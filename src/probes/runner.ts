@@ -1,11 +1,10 @@
 import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
-import { countLines } from "../analysis/file-lines.js";
 import { openCaptureRun } from "../capture/capture-run.js";
-import { JsonlWriter } from "../capture/jsonl.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
+import { countJsonlRows, JsonlWriter } from "../jsonl.js";
 import { initEmptyCache } from "../mcp/cache.js";
 import { loadMcpConfig } from "../mcp/config.js";
 import { mcpExtension } from "../mcp/extension.js";
@@ -302,7 +301,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
             observation.systemTexts.push("");
           }
           observation.surfaces.push({ registered, active });
-          observation.wireLinesBefore.push(existsSync(wirePath) ? countLines(wirePath) : 0);
+          observation.wireLinesBefore.push(existsSync(wirePath) ? countJsonlRows(wirePath) : 0);
           logEvent("request", { kind: request.kind, registered, active });
         });
         bus.on("tool_call", (e) => logEvent("tool_call", { ...e }));
