@@ -9,8 +9,7 @@
 import { changedToolKeys } from "../capture/prefix.js";
 import type { RequestRecord } from "../capture/types.js";
 import type { WireDissection } from "../providers/types.js";
-import { type DiffRecord, shallowEqual } from "./diff-record.js";
-import { diffRecords } from "./diff-record-reader.js";
+import { type DiffRecord, diffRecordProjector, shallowEqual } from "./diff-record.js";
 import type { RunSource } from "./load-run.js";
 import { codecFor } from "./segments.js";
 
@@ -336,11 +335,14 @@ export function* diffRuns(
  * A run's records, each with its wire body when asked for (both runs kept their bodies: one side's
  * alone explains nothing, and reading a long run's bodies costs more than its records). A body is
  * parsed and taken apart only when a pair needs it (the two sides' system prompts or tools differ).
- * `offThread`: a long run's records are read in a worker thread (diff-record-reader.ts) — for one
- * of the two runs, so each is parsed on its own core.
  */
-export function diffItems(source: RunSource, withBodies: boolean, offThread = false): Iterable<DiffItem> {
-  return withItems(diffRecords(source, offThread), source, withBodies);
+export function diffItems(source: RunSource, withBodies: boolean): Iterable<DiffItem> {
+  return withItems(projected(source), source, withBodies);
+}
+
+function* projected(source: RunSource): Generator<DiffRecord> {
+  const project = diffRecordProjector();
+  for (const record of source.records()) yield project(record);
 }
 
 function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies: boolean): Iterable<DiffItem> {

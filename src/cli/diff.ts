@@ -40,7 +40,7 @@ export async function main(argv: string[]): Promise<number> {
   ];
   const format = outputFormat("diff", values, "text");
   const bodies = a.hasPayloads && b.hasPayloads;
-  const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies, true), { a: a.count(), b: b.count() });
+  const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() });
   await writeDiff(
     diffs,
     { a: a.label, b: b.label },
