@@ -12,7 +12,7 @@
 // on — a configuration change whose cache breaks `diff` must find at every session.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { locatePrefixBreak } from "../dist/capture/prefix.js";
+import { PrefixLocator } from "../dist/capture/prefix.js";
 import { buildRecord } from "../dist/capture/record.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
 import { JsonlWriter } from "../dist/jsonl.js";
@@ -80,6 +80,7 @@ const requests = new JsonlWriter(join(dir, "requests.jsonl"));
 const payloads = PAYLOADS ? new JsonlWriter(join(dir, "payloads.jsonl")) : null;
 const counter = await loadTokenCounter();
 const run = `synthetic-${VARIANT}`;
+const prefixes = new PrefixLocator();
 let previous = null;
 let messages = [];
 const started = performance.now();
@@ -109,7 +110,7 @@ for (let seq = 1; seq <= REQUESTS; seq++) {
   const tools = VARIANT === "b" && step >= 2 ? [...BASE_TOOLS, EXTRA_TOOL] : BASE_TOOLS;
   const request = openaiCompletions.buildRequest(model, { systemPrompt: SYSTEM, messages, tools }, "loop");
   const dissection = openaiCompletions.dissect(request.body);
-  const prefix = locatePrefixBreak(previous, dissection, counter);
+  const prefix = prefixes.locate(previous, dissection, counter);
   previous = dissection;
   const t = counter.countRequestTokens(dissection);
   const record = buildRecord({

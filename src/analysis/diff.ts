@@ -7,13 +7,13 @@
  * is held at a time.
  */
 import { changedToolKeys } from "../capture/prefix.js";
-import type { RequestRecord } from "../capture/types.js";
+import type { Part, RequestRecord } from "../capture/types.js";
 import type { WireDissection } from "../providers/types.js";
 import { type DiffRecord, diffRecordProjector, shallowEqual } from "./diff-record.js";
 import type { RunSource } from "./load-run.js";
 import { codecFor } from "./segments.js";
 
-export type Part = "tools" | "system" | "messages";
+/** The parts in cache order, as diffs list them. */
 export const PARTS: Part[] = ["tools", "system", "messages"];
 
 /** A number on each side; null where a side has no request at this position. */
@@ -100,16 +100,20 @@ function divergence(a: DiffRecord, b: DiffRecord): Part | "body" | null {
   return "body";
 }
 
-/**
- * Names added and removed between two tool lists. Consecutive requests of a run share one list
- * object while their tools do not change (diffRecordProjector), so the last answer is kept.
- */
-let lastToolsChange: { a: string[]; b: string[]; added: string[]; removed: string[] } | null = null;
+/** Names in B's tool list that A's lacks (added), and the reverse (removed). */
+type ToolsChange = (a: string[], b: string[]) => { added: string[]; removed: string[] };
 
-function toolsChange(a: string[], b: string[]): { added: string[]; removed: string[] } {
-  if (lastToolsChange?.a !== a || lastToolsChange.b !== b)
-    lastToolsChange = { a, b, added: setDifference(b, a), removed: setDifference(a, b) };
-  return lastToolsChange;
+/**
+ * ToolsChange for the requests of one diff. Consecutive requests of a run share one list object
+ * while their tools do not change (diffRecordProjector), so the last answer is kept — by the diff
+ * that asked, so two diffs in one process never share it.
+ */
+function toolsChangeOfOneDiff(): ToolsChange {
+  let last: { a: string[]; b: string[]; added: string[]; removed: string[] } | null = null;
+  return (a, b) => {
+    if (last?.a !== a || last.b !== b) last = { a, b, added: setDifference(b, a), removed: setDifference(a, b) };
+    return last;
+  };
 }
 
 function setDifference(from: string[], minus: string[]): string[] {
@@ -165,7 +169,12 @@ function systemLineChanges(
   };
 }
 
-export function diffRequests(itemA: DiffItem | null, itemB: DiffItem | null, turn: number): RequestDiff {
+function diffRequests(
+  itemA: DiffItem | null,
+  itemB: DiffItem | null,
+  turn: number,
+  toolsChange: ToolsChange,
+): RequestDiff {
   const a = itemA?.record ?? null;
   const b = itemB?.record ?? null;
   const toolsA = a?.tools ?? [];
@@ -318,10 +327,11 @@ export function* diffRuns(
 ): Generator<RequestDiff, DiffSummary> {
   const alignedBy = counts.a === counts.b ? "seq" : "turn";
   const summary: DiffSummary = { alignedBy, a: emptySide(), b: emptySide(), differing: 0, firstDivergence: null };
+  const toolsChange = toolsChangeOfOneDiff();
   for (const [ra, rb, turn] of alignedBy === "seq" ? bySeq(a, b) : byTurn(a, b)) {
     tally(summary.a, ra);
     tally(summary.b, rb);
-    const d = diffRequests(ra, rb, turn);
+    const d = diffRequests(ra, rb, turn, toolsChange);
     if (!d.identical) {
       summary.differing++;
       summary.firstDivergence ??= { seqA: d.seqA, seqB: d.seqB, part: d.divergesIn ?? "missing" };
