@@ -12,7 +12,7 @@
  * A run that crashed may have a torn last line in its files: what is whole is read, and the lookup's
  * `warn` is told once per file.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { RunDatabase } from "../capture/sqlite.js";
@@ -110,25 +110,19 @@ function openDatabase(lookup: RunLookup): RunDatabase | null {
   return existsSync(databasePath(lookup)) ? new RunDatabase(databasePath(lookup)) : null;
 }
 
+/** The run id in the first record of a folder; null when that line is not a record (the database has it). */
 function firstRunId(dir: string): string | null {
-  const head = readHead(join(dir, "requests.jsonl"));
-  const end = head.indexOf("\n");
-  try {
-    return (JSON.parse(end < 0 ? head : head.slice(0, end)) as RequestRecord).run;
-  } catch {
-    return null;
+  const path = join(dir, "requests.jsonl");
+  for (const { n, line } of jsonlLines(path)) {
+    try {
+      const record = parseJsonlLine(path, n, line) as Partial<RequestRecord> | null;
+      return typeof record?.run === "string" ? record.run : null;
+    } catch (error) {
+      if (error instanceof UserError) return null;
+      throw error;
+    }
   }
-}
-
-/** The first 64 KiB of a file: enough for one record line, without reading a long run whole. */
-function readHead(path: string): string {
-  const buffer = Buffer.alloc(64 * 1024);
-  const fd = openSync(path, "r");
-  try {
-    return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
-  } finally {
-    closeSync(fd);
-  }
+  return null;
 }
 
 function folderSource(dir: string, lookup: RunLookup): RunSource {
