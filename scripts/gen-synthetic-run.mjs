@@ -13,10 +13,10 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { RUN_FOLDER_FILES } from "../dist/capture/capture-run.js";
-import { JsonlWriter } from "../dist/capture/jsonl.js";
-import { locatePrefixBreak } from "../dist/capture/prefix.js";
+import { PrefixLocator } from "../dist/capture/prefix.js";
 import { buildRecord } from "../dist/capture/record.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
+import { JsonlWriter } from "../dist/jsonl.js";
 import { resolveModel } from "../dist/providers/models.js";
 import { openaiCompletions } from "../dist/providers/openai-completions.js";
 import { removeOwnFolder } from "../dist/safe-path.js";
@@ -83,6 +83,7 @@ const requests = new JsonlWriter(join(dir, "requests.jsonl"));
 const payloads = PAYLOADS ? new JsonlWriter(join(dir, "payloads.jsonl")) : null;
 const counter = await loadTokenCounter();
 const run = `synthetic-${VARIANT}`;
+const prefixes = new PrefixLocator();
 let previous = null;
 let messages = [];
 const started = performance.now();
@@ -112,7 +113,7 @@ for (let seq = 1; seq <= REQUESTS; seq++) {
   const tools = VARIANT === "b" && step >= 2 ? [...BASE_TOOLS, EXTRA_TOOL] : BASE_TOOLS;
   const request = openaiCompletions.buildRequest(model, { systemPrompt: SYSTEM, messages, tools }, "loop");
   const dissection = openaiCompletions.dissect(request.body);
-  const prefix = locatePrefixBreak(previous, dissection, counter);
+  const prefix = prefixes.locate(previous, dissection, counter);
   previous = dissection;
   const t = counter.countRequestTokens(dissection);
   const record = buildRecord({

@@ -1,7 +1,6 @@
 /**
- * What `diff` reads of a request record, and nothing more. A record of a long session is mostly its
- * roles list, part hashes and bookkeeping a diff never looks at; the projection is small enough to
- * be built in a worker thread and copied to the main thread cheaply (diff-record-reader.ts).
+ * What `diff` reads of a request record, and nothing more: a record of a long session is mostly its
+ * roles list and bookkeeping a diff never looks at, so one user turn of each run is held small.
  */
 import type { RequestRecord } from "../capture/types.js";
 import { prefixSummary } from "./format.js";

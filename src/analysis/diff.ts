@@ -7,14 +7,13 @@
  * is held at a time.
  */
 import { changedToolKeys } from "../capture/prefix.js";
-import type { RequestRecord } from "../capture/types.js";
+import type { Part, RequestRecord } from "../capture/types.js";
 import { codecFor } from "../providers/codecs.js";
 import type { WireDissection } from "../providers/types.js";
-import { type DiffRecord, shallowEqual } from "./diff-record.js";
-import { diffRecords } from "./diff-record-reader.js";
+import { type DiffRecord, diffRecordProjector, shallowEqual } from "./diff-record.js";
 import type { RunSource } from "./load-run.js";
 
-export type Part = "tools" | "system" | "messages";
+/** The parts in cache order, as diffs list them. */
 export const PARTS: Part[] = ["tools", "system", "messages"];
 
 /** A number on each side; null where a side has no request at this position. */
@@ -101,16 +100,20 @@ function divergence(a: DiffRecord, b: DiffRecord): Part | "body" | null {
   return "body";
 }
 
-/**
- * Names added and removed between two tool lists. Consecutive requests of a run share one list
- * object while their tools do not change (diffRecordProjector), so the last answer is kept.
- */
-let lastToolsChange: { a: string[]; b: string[]; added: string[]; removed: string[] } | null = null;
+/** Names in B's tool list that A's lacks (added), and the reverse (removed). */
+type ToolsChange = (a: string[], b: string[]) => { added: string[]; removed: string[] };
 
-function toolsChange(a: string[], b: string[]): { added: string[]; removed: string[] } {
-  if (lastToolsChange?.a !== a || lastToolsChange.b !== b)
-    lastToolsChange = { a, b, added: setDifference(b, a), removed: setDifference(a, b) };
-  return lastToolsChange;
+/**
+ * ToolsChange for the requests of one diff. Consecutive requests of a run share one list object
+ * while their tools do not change (diffRecordProjector), so the last answer is kept — by the diff
+ * that asked, so two diffs in one process never share it.
+ */
+function toolsChangeOfOneDiff(): ToolsChange {
+  let last: { a: string[]; b: string[]; added: string[]; removed: string[] } | null = null;
+  return (a, b) => {
+    if (last?.a !== a || last.b !== b) last = { a, b, added: setDifference(b, a), removed: setDifference(a, b) };
+    return last;
+  };
 }
 
 function setDifference(from: string[], minus: string[]): string[] {
@@ -166,7 +169,12 @@ function systemLineChanges(
   };
 }
 
-export function diffRequests(itemA: DiffItem | null, itemB: DiffItem | null, turn: number): RequestDiff {
+function diffRequests(
+  itemA: DiffItem | null,
+  itemB: DiffItem | null,
+  turn: number,
+  toolsChange: ToolsChange,
+): RequestDiff {
   const a = itemA?.record ?? null;
   const b = itemB?.record ?? null;
   const toolsA = a?.tools ?? [];
@@ -319,10 +327,11 @@ export function* diffRuns(
 ): Generator<RequestDiff, DiffSummary> {
   const alignedBy = counts.a === counts.b ? "seq" : "turn";
   const summary: DiffSummary = { alignedBy, a: emptySide(), b: emptySide(), differing: 0, firstDivergence: null };
+  const toolsChange = toolsChangeOfOneDiff();
   for (const [ra, rb, turn] of alignedBy === "seq" ? bySeq(a, b) : byTurn(a, b)) {
     tally(summary.a, ra);
     tally(summary.b, rb);
-    const d = diffRequests(ra, rb, turn);
+    const d = diffRequests(ra, rb, turn, toolsChange);
     if (!d.identical) {
       summary.differing++;
       summary.firstDivergence ??= { seqA: d.seqA, seqB: d.seqB, part: d.divergesIn ?? "missing" };
@@ -336,11 +345,14 @@ export function* diffRuns(
  * A run's records, each with its wire body when asked for (both runs kept their bodies: one side's
  * alone explains nothing, and reading a long run's bodies costs more than its records). A body is
  * parsed and taken apart only when a pair needs it (the two sides' system prompts or tools differ).
- * `offThread`: a long run's records are read in a worker thread (diff-record-reader.ts) — for one
- * of the two runs, so each is parsed on its own core.
  */
-export function diffItems(source: RunSource, withBodies: boolean, offThread = false): Iterable<DiffItem> {
-  return withItems(diffRecords(source, offThread), source, withBodies);
+export function diffItems(source: RunSource, withBodies: boolean): Iterable<DiffItem> {
+  return withItems(projected(source), source, withBodies);
+}
+
+function* projected(source: RunSource): Generator<DiffRecord> {
+  const project = diffRecordProjector();
+  for (const record of source.records()) yield project(record);
 }
 
 function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies: boolean): Iterable<DiffItem> {

@@ -3,22 +3,24 @@
  *
  * `<run>` is a run folder (`runs/p1`, or a probe name whose folder is under runs/), a run id from
  * runs/payload-probe.db, or `<probe>@N` — the N-th latest run of a probe (`@1` the latest). A run
- * folder is streamed line by line (file-lines.ts), so a report or diff of a long run holds one
+ * folder is streamed line by line (src/jsonl.ts), so a report or diff of a long run holds one
  * request (one user turn, for a diff) at a time, never the whole file. Reading is synchronous: a
  * CLI command has nothing else to do meanwhile, and an async hop per row would cost more than the
  * analysis of the row. A run that is only in the database — its
  * folder was replaced by a later run of the same probe — is read from the database.
+ *
+ * A run that crashed may have a torn last line in its files: what is whole is read, and the lookup's
+ * `warn` is told once per file.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { parseJsonlLine } from "../capture/jsonl.js";
 import { RunDatabase } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
+import { countJsonlRows, type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
 import type { WireRequest } from "../providers/types.js";
 import { isSafeName } from "../safe-path.js";
-import { countLines, fileLines } from "./file-lines.js";
 import { recordLines } from "./record-file.js";
 
 /** A request's wire body as payloads.jsonl keeps it. */
@@ -54,6 +56,13 @@ export interface RunSource {
 export interface RunLookup {
   /** Where run folders and payload-probe.db live (default `runs/` of the project). */
   runsDir: string;
+  /** Told what was read with a caveat (a torn last line); default: nothing is said. */
+  warn?: (message: string) => void;
+}
+
+/** How report and diff say it: a line on stderr, so stdout stays the output alone. */
+export function warnOnStderr(message: string): void {
+  process.stderr.write(`${message}\n`);
 }
 
 const PROBE_AT = /^(.+)@(\d+)$/;
@@ -65,7 +74,7 @@ export function resolveRun(spec: string, lookup: RunLookup): RunSource {
   // A name is looked up under the runs folder only when it is a run name, so `..` never reaches out of it.
   const candidates = isSafeName(spec) ? [resolve(spec), join(lookup.runsDir, spec)] : [resolve(spec)];
   for (const dir of candidates) {
-    if (isRunFolder(dir)) return folderSource(dir);
+    if (isRunFolder(dir)) return folderSource(dir, lookup);
   }
   const db = openDatabase(lookup);
   if (db) {
@@ -88,7 +97,7 @@ function nthLatestRun(probe: string, n: number, lookup: RunLookup): RunSource {
       `no run ${probe}@${n}: ${databasePath(lookup)} holds ${runs.length} run(s) of probe "${probe}"`,
     );
   // The folder holds only the latest run of its probe; an older run is read from the database.
-  if (run.dir && isRunFolder(run.dir) && firstRunId(run.dir) === run.id) return folderSource(run.dir);
+  if (run.dir && isRunFolder(run.dir) && firstRunId(run.dir) === run.id) return folderSource(run.dir, lookup);
   return databaseSource(run.id, lookup);
 }
 
@@ -105,37 +114,46 @@ function openDatabase(lookup: RunLookup): RunDatabase | null {
   return existsSync(databasePath(lookup)) ? new RunDatabase(databasePath(lookup)) : null;
 }
 
+/** The run id in the first record of a folder; null when that line is not a record (the database has it). */
 function firstRunId(dir: string): string | null {
-  const head = readHead(join(dir, "requests.jsonl"));
-  const end = head.indexOf("\n");
-  try {
-    return (JSON.parse(end < 0 ? head : head.slice(0, end)) as RequestRecord).run;
-  } catch {
-    return null;
+  const path = join(dir, "requests.jsonl");
+  for (const { n, line } of jsonlLines(path)) {
+    try {
+      const record = parseJsonlLine(path, n, line) as Partial<RequestRecord> | null;
+      return typeof record?.run === "string" ? record.run : null;
+    } catch (error) {
+      if (error instanceof UserError) return null;
+      throw error;
+    }
   }
+  return null;
 }
 
-/** The first 64 KiB of a file: enough for one record line, without reading a long run whole. */
-function readHead(path: string): string {
-  const buffer = Buffer.alloc(64 * 1024);
-  const fd = openSync(path, "r");
-  try {
-    return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function folderSource(dir: string): RunSource {
+function folderSource(dir: string, lookup: RunLookup): RunSource {
+  const requests = join(dir, "requests.jsonl");
+  const payloads = join(dir, "payloads.jsonl");
+  const torn = tornLineWarning(lookup);
   return {
     label: dir,
-    count: () => countLines(join(dir, "requests.jsonl")),
-    recordsFile: join(dir, "requests.jsonl"),
-    records: () => recordLines(join(dir, "requests.jsonl")),
-    payloads: () => loadEach(lazyPayloadLines(join(dir, "payloads.jsonl"))),
-    lazyPayloads: () => lazyPayloadLines(join(dir, "payloads.jsonl")),
-    hasPayloads: existsSync(join(dir, "payloads.jsonl")),
+    count: () => countJsonlRows(requests),
+    recordsFile: requests,
+    records: () => recordLines(requests, torn(requests)),
+    payloads: () => loadEach(lazyPayloadLines(payloads, torn(payloads))),
+    lazyPayloads: () => lazyPayloadLines(payloads, torn(payloads)),
+    hasPayloads: existsSync(payloads),
   };
+}
+
+/** Says once per file of a run that its last line was cut off, however often the file is read. */
+function tornLineWarning(lookup: RunLookup): (path: string) => JsonlReadOptions {
+  const warned = new Set<string>();
+  return (path) => ({
+    onTornLine: (n) => {
+      if (warned.has(path)) return;
+      warned.add(path);
+      lookup.warn?.(`${path}: line ${n} is cut off (the run stopped while writing it); read the lines before it`);
+    },
+  });
 }
 
 function databaseSource(runId: string, lookup: RunLookup): RunSource {
@@ -186,8 +204,8 @@ function* loadEach(payloads: Iterable<LazyPayload>): Iterable<RequestPayload> {
 /** The capture writes `{"type":…,"seq":N,` first, so a row's type and seq are read without parsing its body. */
 const PAYLOAD_HEAD = /^\{"type":"(request|response)","seq":(\d+),/;
 
-function* lazyPayloadLines(path: string): Iterable<LazyPayload> {
-  for (const { n, line } of fileLines(path)) {
+function* lazyPayloadLines(path: string, options: JsonlReadOptions): Iterable<LazyPayload> {
+  for (const { n, line } of jsonlLines(path, options)) {
     const parse = (): StoredPayload => {
       const value = parseJsonlLine(path, n, line);
       if (!isPayload(value)) throw inputError(path, `line ${n}`, "expected a payload row");

@@ -1,9 +1,9 @@
 /** The rows of a run's requests.jsonl, each checked for the fields analysis reads. */
 import type { RequestRecord } from "../capture/types.js";
-import { jsonLines } from "./file-lines.js";
+import { type JsonlReadOptions, jsonlRows } from "../jsonl.js";
 
-export function recordLines(path: string): Iterable<RequestRecord> {
-  return jsonLines(path, isRecord, "a RequestRecord (v1)");
+export function recordLines(path: string, options: JsonlReadOptions = {}): Iterable<RequestRecord> {
+  return jsonlRows(path, isRecord, "a RequestRecord (v1)", options);
 }
 
 function isRecord(value: unknown): value is RequestRecord {

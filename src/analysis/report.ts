@@ -1,9 +1,9 @@
 /**
  * `report <run>`: what each request carried — one row per request, streamed as the run is read.
- * Table output is the one form that must see every row before printing (cli-table3 sizes its
- * columns); plain, JSON and markdown are written as the rows arrive.
+ * Table output is the one form that must see every row before printing (a column is as wide as
+ * its widest cell), so it holds the rows' cells, never the records; plain, JSON and markdown are
+ * written as the rows arrive.
  */
-import Table from "cli-table3";
 import type { RequestRecord } from "../capture/types.js";
 import {
   compactRoles,
@@ -17,6 +17,7 @@ import {
 } from "./format.js";
 import type { LineWriter } from "./output.js";
 import type { RequestLedger } from "./segments.js";
+import { TableOutput } from "./table-output.js";
 
 export type ReportFormat = "table" | "plain" | "json" | "markdown";
 
@@ -114,10 +115,16 @@ export async function writeReport(
   options: { format: ReportFormat; unit: SizeUnit },
 ): Promise<number> {
   const { format, unit } = options;
-  const table = new Table({
-    head: ["seq", "kind", "tools", "tokens t/s/m =total", `${unit} t/s/m =body`, "roles", "markers", "prefix"],
-    style: { head: [], border: [] },
-  });
+  const table = new TableOutput([
+    "seq",
+    "kind",
+    "tools",
+    "tokens t/s/m =total",
+    `${unit} t/s/m =body`,
+    "roles",
+    "markers",
+    "prefix",
+  ]);
   let count = 0;
   if (format === "json") await out.line("[");
   if (format === "markdown") await out.line(mdHeader(MARKDOWN_HEAD(unit)));
@@ -140,7 +147,7 @@ export async function writeReport(
     count++;
   }
   if (format === "json") await out.line("]");
-  if (format === "table") await out.line(table.toString());
+  if (format === "table") await table.write(out);
   await out.flush();
   return count;
 }
@@ -151,7 +158,7 @@ export async function writeLedger(
   out: LineWriter,
   format: ReportFormat,
 ): Promise<number> {
-  const table = new Table({ head: ["seq", "segment", "name", "tokens", "bytes"], style: { head: [], border: [] } });
+  const table = new TableOutput(["seq", "segment", "name", "tokens", "bytes"]);
   let count = 0;
   if (format === "json") await out.line("[");
   if (format === "markdown") await out.line(mdHeader(["seq", "segment", "name", "tokens", "bytes"]));
@@ -168,11 +175,11 @@ export async function writeLedger(
         await out.line(
           `seq=${seq} segment=${segment}${name ? ` name=${name}` : ""} tokens=${tokens}${bytes === "" ? "" : ` bytes=${bytes}`}`,
         );
-    else table.push(...(rows as string[][]));
+    else for (const row of rows) table.push(row as (string | number)[]);
     count++;
   }
   if (format === "json") await out.line("]");
-  if (format === "table") await out.line(table.toString());
+  if (format === "table") await table.write(out);
   await out.flush();
   return count;
 }

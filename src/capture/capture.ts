@@ -1,7 +1,7 @@
 import { join } from "node:path";
+import { JsonlWriter } from "../jsonl.js";
 import type { Codec, ResponseStream, Transport, WireDissection, WireRequest } from "../providers/types.js";
-import { JsonlWriter } from "./jsonl.js";
-import { locatePrefixBreak } from "./prefix.js";
+import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import type { RunDatabase } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
@@ -27,6 +27,7 @@ export class Capture {
   readonly records: RequestRecord[] = [];
   private seq = 0;
   private lastLoop: WireDissection | null = null;
+  private readonly prefixes = new PrefixLocator();
   private readonly requests: JsonlWriter;
   private readonly payloads: JsonlWriter;
   private readonly counter: Promise<TokenCounter> | null;
@@ -118,7 +119,7 @@ export class Capture {
     const counter = this.counter ? await this.counter : undefined;
     let prefix = null;
     if (request.kind === "loop") {
-      prefix = locatePrefixBreak(this.lastLoop, dissection, counter);
+      prefix = this.prefixes.locate(this.lastLoop, dissection, counter);
       this.lastLoop = dissection;
     }
     const tokens = counter ? counter.countRequestTokens(dissection) : null;

@@ -10,15 +10,7 @@
  */
 import type { WireDissection } from "../providers/types.js";
 import type { TokenCounter } from "./tokens.js";
-import type { PrefixInfo } from "./types.js";
-
-export type SegmentKind = "tools" | "system" | "messages";
-
-/** One piece of a request in cache order. */
-export interface CacheSegment {
-  kind: SegmentKind;
-  text: string;
-}
+import type { CacheSegment, Part, PrefixInfo } from "./types.js";
 
 /** Joins segments in the cache-order text; one line break keeps the text readable when printed. */
 const SEPARATOR = "\n";
@@ -49,7 +41,7 @@ function segmentText(d: WireDissection, i: number): string {
   return cachedText(d.messages[j - d.systemParts.length]!);
 }
 
-function segmentKind(d: WireDissection, i: number): SegmentKind {
+function segmentKind(d: WireDissection, i: number): Part {
   if (i < d.tools.length) return "tools";
   return i < d.tools.length + d.systemParts.length ? "system" : "messages";
 }
@@ -99,37 +91,58 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
+export type PrefixBreak = PrefixInfo & { sharedTokens?: number };
+
 /**
- * Compare a request with the previous loop request of its run. Appending messages is how a
- * conversation grows, so it is no break: `breakAt` is null when everything of `prev` is still the
- * start of `cur`. With a token counter, `sharedTokens` is the common token prefix of the two
- * requests in the token serialization of `tokens.ts`.
+ * Locates the prefix breaks of one run, loop request after loop request: one call's `cur` is the
+ * next call's `prev`. It keeps the UTF-8 lengths of the last request's leading segments, which
+ * spares the next call measuring them again, so in a growing conversation each segment is measured
+ * once. Each run owns its locator, so two runs captured or analysed in one process never share it.
  */
+export class PrefixLocator {
+  /** Dissections are never mutated, so a length kept for a dissection stays true. */
+  private measured: MeasuredSegments | null = null;
+
+  /**
+   * Compare a request with the previous loop request of its run. Appending messages is how a
+   * conversation grows, so it is no break: `breakAt` is null when everything of `prev` is still
+   * the start of `cur`. With a token counter, `sharedTokens` is the common token prefix of the two
+   * requests in the token serialization of `tokens.ts`.
+   */
+  locate(prev: WireDissection | null, cur: WireDissection, counter?: TokenCounter): PrefixBreak {
+    if (prev === null) {
+      return { sharedBytes: 0, breakAt: null, breakDetail: null, ...(counter ? { sharedTokens: 0 } : {}) };
+    }
+    const firstDiff = firstDifferentSegment(prev, cur);
+    const onlyAppended =
+      firstDiff === segmentCount(prev) &&
+      prev.tools.length === cur.tools.length &&
+      prev.systemParts.length === cur.systemParts.length;
+    const found = onlyAppended
+      ? null
+      : (toolsBreak(prev.tools, cur.tools) ??
+        systemBreak(prev.systemParts, cur.systemParts) ??
+        messagesBreak(prev.messages, cur.messages));
+    const known = this.measured?.d === prev ? this.measured.lengths : [];
+    const shared = sharedSegmentBytes(prev, cur, firstDiff, known);
+    this.measured = { d: cur, lengths: shared.lengths };
+    const info: PrefixBreak = {
+      sharedBytes: shared.bytes,
+      breakAt: found?.at ?? null,
+      breakDetail: found?.detail ?? null,
+    };
+    if (counter) info.sharedTokens = sharedSegmentTokens(prev, cur, firstDiff, counter);
+    return info;
+  }
+}
+
+/** One comparison on its own, outside a run (nothing is kept for a next call). */
 export function locatePrefixBreak(
   prev: WireDissection | null,
   cur: WireDissection,
   counter?: TokenCounter,
-): PrefixInfo & { sharedTokens?: number } {
-  if (prev === null) {
-    return { sharedBytes: 0, breakAt: null, breakDetail: null, ...(counter ? { sharedTokens: 0 } : {}) };
-  }
-  const firstDiff = firstDifferentSegment(prev, cur);
-  const onlyAppended =
-    firstDiff === segmentCount(prev) &&
-    prev.tools.length === cur.tools.length &&
-    prev.systemParts.length === cur.systemParts.length;
-  const found = onlyAppended
-    ? null
-    : (toolsBreak(prev.tools, cur.tools) ??
-      systemBreak(prev.systemParts, cur.systemParts) ??
-      messagesBreak(prev.messages, cur.messages));
-  const info: PrefixInfo & { sharedTokens?: number } = {
-    sharedBytes: sharedSegmentBytes(prev, cur, firstDiff),
-    breakAt: found?.at ?? null,
-    breakDetail: found?.detail ?? null,
-  };
-  if (counter) info.sharedTokens = sharedSegmentTokens(prev, cur, firstDiff, counter);
-  return info;
+): PrefixBreak {
+  return new PrefixLocator().locate(prev, cur, counter);
 }
 
 function firstDifferentSegment(a: WireDissection, b: WireDissection): number {
@@ -139,16 +152,22 @@ function firstDifferentSegment(a: WireDissection, b: WireDissection): number {
   return k;
 }
 
-/**
- * A run is diffed request after request, so one call's `cur` is the next call's `prev`. Keeping
- * the UTF-8 lengths of its leading segments spares the next call measuring them again: in a
- * growing conversation each segment is measured once. Dissections are never mutated, so a length
- * kept for a dissection stays true.
- */
-let measured: { d: WireDissection; lengths: number[] } | null = null;
+/** UTF-8 lengths of a request's first segments (those it shared with the request before it). */
+interface MeasuredSegments {
+  d: WireDissection;
+  lengths: number[];
+}
 
-function sharedSegmentBytes(a: WireDissection, b: WireDissection, k: number): number {
-  const known = measured?.d === a ? measured.lengths : [];
+/**
+ * Bytes of the cache-order text `a` and `b` share, given that their first `k` segments are equal;
+ * `known` holds lengths of `a`'s segments already measured. Returns the lengths of those k too.
+ */
+function sharedSegmentBytes(
+  a: WireDissection,
+  b: WireDissection,
+  k: number,
+  known: number[],
+): { bytes: number; lengths: number[] } {
   const lengths: number[] = [];
   let bytes = 0;
   for (let i = 0; i < k; i++) {
@@ -156,17 +175,17 @@ function sharedSegmentBytes(a: WireDissection, b: WireDissection, k: number): nu
     lengths.push(length);
     bytes += length;
   }
-  measured = { d: b, lengths };
   bytes += Math.max(k - 1, 0) * SEPARATOR_BYTES;
   // One text ends where the other goes on: the shorter one is shared whole.
-  if (k === segmentCount(a) || k === segmentCount(b)) return bytes;
+  if (k === segmentCount(a) || k === segmentCount(b)) return { bytes, lengths };
   if (k > 0) bytes += SEPARATOR_BYTES;
   const x = segmentText(a, k);
   const y = segmentText(b, k);
   const units = sharedPrefixUnits(x, y);
-  if (units < x.length && units < y.length) return bytes + Buffer.byteLength(x.slice(0, units));
+  if (units < x.length && units < y.length) return { bytes: bytes + Buffer.byteLength(x.slice(0, units)), lengths };
   // One segment is a prefix of the other, so the match runs on into the segments after it.
-  return bytes + sharedPrefixBytes(segmentTextsFrom(a, k).join(SEPARATOR), segmentTextsFrom(b, k).join(SEPARATOR));
+  const rest = sharedPrefixBytes(segmentTextsFrom(a, k).join(SEPARATOR), segmentTextsFrom(b, k).join(SEPARATOR));
+  return { bytes: bytes + rest, lengths };
 }
 
 function sharedSegmentTokens(a: WireDissection, b: WireDissection, k: number, counter: TokenCounter): number {
@@ -182,7 +201,7 @@ function sharedSegmentTokens(a: WireDissection, b: WireDissection, k: number, co
 }
 
 interface Break {
-  at: "tools" | "system" | "messages";
+  at: Part;
   detail: string;
 }
 

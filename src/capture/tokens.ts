@@ -15,8 +15,7 @@
  * special token is counted as plain text, which is what it is inside a wire body.
  */
 import type { WireDissection } from "../providers/types.js";
-import type { CacheSegment, SegmentKind } from "./prefix.js";
-import type { TokenCounts } from "./types.js";
+import type { CacheSegment, Part, TokenCounts } from "./types.js";
 
 export const TOKEN_ENCODING = "o200k_base";
 
@@ -65,7 +64,7 @@ function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
   const imSep = special(tokenizer.ImSep);
   const imEnd = special(tokenizer.ImEnd);
   const encodeText = (text: string): number[] => tokenizer.encode(text, PLAIN_TEXT);
-  const kindTokens: Record<SegmentKind, number[]> = {
+  const kindTokens: Record<Part, number[]> = {
     tools: encodeText("tools"),
     system: encodeText("system"),
     messages: encodeText("messages"),

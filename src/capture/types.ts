@@ -10,12 +10,22 @@ export interface TokenCounts {
   total: number;
 }
 
-export type PrefixBreakAt = "tools" | "system" | "messages" | null;
+/**
+ * The three parts of a request, in the order providers cache a prompt prefix: tool definitions, the
+ * system text, the messages. Prefix breaks, token counts, markers and diffs all name parts this way.
+ */
+export type Part = "tools" | "system" | "messages";
+
+/** One piece of a request in cache order: a tool definition's JSON, a system part, a message's JSON. */
+export interface CacheSegment {
+  kind: Part;
+  text: string;
+}
 
 export interface PrefixInfo {
   /** Bytes of the cache-order serialization shared with the previous loop request of the run. */
   sharedBytes: number;
-  breakAt: PrefixBreakAt;
+  breakAt: Part | null;
   /** One readable phrase: where the prefix broke and why (`tools[1] added: a_tool1`). */
   breakDetail: string | null;
 }
@@ -59,6 +69,6 @@ export interface RequestRecord {
 
 /** Where a marker looks, and what it looks for (a literal string or a regular expression). */
 export interface MarkerSpec {
-  in: "system" | "tools" | "messages";
+  in: Part;
   match: string | RegExp;
 }

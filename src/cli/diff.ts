@@ -1,6 +1,6 @@
 import { diffItems, diffRuns } from "../analysis/diff.js";
 import { writeDiff } from "../analysis/diff-render.js";
-import { resolveRun } from "../analysis/load-run.js";
+import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
@@ -32,14 +32,14 @@ export async function main(argv: string[]): Promise<number> {
     console.log(help);
     return values.help ? 0 : 2;
   }
-  const lookup = { runsDir: runsDirArg("diff", values.runs) };
+  const lookup = { runsDir: runsDirArg("diff", values.runs), warn: warnOnStderr };
   const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [
     ReturnType<typeof resolveRun>,
     ReturnType<typeof resolveRun>,
   ];
   const format = outputFormat("diff", values, "text");
   const bodies = a.hasPayloads && b.hasPayloads;
-  const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies, true), { a: a.count(), b: b.count() });
+  const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() });
   await writeDiff(
     diffs,
     { a: a.label, b: b.label },

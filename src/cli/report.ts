@@ -1,4 +1,4 @@
-import { resolveRun } from "../analysis/load-run.js";
+import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { tokenLedger } from "../analysis/segments.js";
@@ -23,7 +23,8 @@ where and why it broke.
   --runs DIR    where run folders and payload-probe.db live (default: runs/)
   -h, --help    show this help
 
-Exit: 0 printed, 2 bad usage or a run that cannot be found or read (a corrupt line names file and line).`;
+Exit: 0 printed, 2 bad usage or a run that cannot be found or read (a corrupt line names file and line; a last line cut off
+by a crash is skipped and said on stderr).`;
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("report", argv, {
@@ -39,7 +40,7 @@ export async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const format: ReportFormat = outputFormat("report", values, "table");
-  const source = resolveRun(positionals[0]!, { runsDir: runsDirArg("report", values.runs) });
+  const source = resolveRun(positionals[0]!, { runsDir: runsDirArg("report", values.runs), warn: warnOnStderr });
   const out = new LineWriter(process.stdout);
   if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format);
   else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes" });

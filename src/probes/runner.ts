@@ -1,11 +1,10 @@
 import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
-import { countLines } from "../analysis/file-lines.js";
 import { type CaptureRun, openCaptureRun, runFolderLockPath } from "../capture/capture-run.js";
-import { JsonlWriter } from "../capture/jsonl.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
+import { countJsonlRows, JsonlWriter } from "../jsonl.js";
 import { initEmptyCache } from "../mcp/cache.js";
 import { loadMcpConfig } from "../mcp/config.js";
 import { mcpExtension } from "../mcp/extension.js";
@@ -331,7 +330,7 @@ function observeAgent(
       request.kind === "loop" ? codecFor(request.api).dissect(request.body).systemParts.join("\n") : "",
     );
     observation.surfaces.push({ registered, active });
-    observation.wireLinesBefore.push(existsSync(wirePath) ? countLines(wirePath) : 0);
+    observation.wireLinesBefore.push(existsSync(wirePath) ? countJsonlRows(wirePath) : 0);
     log("request", { kind: request.kind, registered, active });
   });
   bus.on("tool_call", (e) => log("tool_call", { ...e }));

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendJsonl, jsonlRows } from "../jsonl.js";
 
 /** The environment variable naming the file every stub appends its received messages to. */
 export const WIRE_LOG_ENV = "PAYLOAD_PROBE_WIRE_LOG";
@@ -22,14 +22,19 @@ export function openWireLog(serverName: string, env: NodeJS.ProcessEnv = process
   if (!path) return () => {};
   return (message) => {
     const line: WireLogLine = { server: serverName, ts: new Date().toISOString(), message };
-    appendFileSync(path, JSON.stringify(line) + "\n");
+    appendJsonl(path, line);
   };
 }
 
-/** Reads a wire log back, oldest message first. */
+/**
+ * Reads a wire log back, oldest message first. A stub killed mid-write leaves its last line torn;
+ * the messages before it are still what the servers received.
+ */
 export function readWireLog(path: string): WireLogLine[] {
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line.length > 0)
-    .map((line) => JSON.parse(line) as WireLogLine);
+  return [...jsonlRows(path, isWireLogLine, "a wire log line {server, ts, message}")];
+}
+
+function isWireLogLine(value: unknown): value is WireLogLine {
+  const line = value as WireLogLine;
+  return typeof line === "object" && line !== null && typeof line.server === "string" && "message" in line;
 }

@@ -126,4 +126,27 @@ describe("diff", () => {
     const md = (await diff("one", "longer", "markdown")).text.split("\n").filter((l) => l.startsWith("| #"));
     expect(md).toHaveLength(4);
   });
+
+  it("two diffs read interleaved in one process: each gives what it gives alone", () => {
+    const diffOf = (a: string, b: string) =>
+      diffRuns(diffItems(run(a), true), diffItems(run(b), true), { a: run(a).count(), b: run(b).count() });
+    const all = (a: string, b: string) => [...diffOf(a, b)];
+    const pairs: [string, string][] = [
+      ["one", "two"],
+      ["two", "longer"],
+    ];
+    const alone = pairs.map(([a, b]) => all(a, b));
+    const generators = pairs.map(([a, b]) => diffOf(a, b));
+    const interleaved: unknown[][] = [[], []];
+    for (let done = false; !done; ) {
+      done = true;
+      for (const [i, generator] of generators.entries()) {
+        const step = generator.next();
+        if (!step.done) interleaved[i]!.push(step.value);
+        done &&= step.done === true;
+      }
+    }
+    expect(interleaved).toEqual(alone);
+    expect(alone[1]!.some((d) => d.toolsRemoved.includes("bash"))).toBe(true);
+  });
 });

@@ -1,44 +1,19 @@
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { Capture } from "../../src/capture/capture.js";
-import { JsonlWriter, readJsonl } from "../../src/capture/jsonl.js";
 import { RunDatabase } from "../../src/capture/sqlite.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { UserError } from "../../src/errors.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import { createScriptedModel } from "../../src/providers/scripted-model.js";
+import { jsonlObjects } from "../fixtures/jsonl-rows.js";
 import { extensionTool, removeTempDirs, scriptedAgent, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 
 const countLines = (path: string) =>
   existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).length : 0;
-
-describe("JSONL files (design.md, run outputs)", () => {
-  it("are append-only: a second writer on the same file adds rows after the first writer's", () => {
-    const path = join(tempDir(), "deep", "rows.jsonl");
-    const first = new JsonlWriter(path);
-    first.write({ n: 1 });
-    first.close();
-    const second = new JsonlWriter(path);
-    second.write({ n: 2, text: "a\nb" });
-    second.close();
-    expect(readFileSync(path, "utf8")).toBe('{"n":1}\n{"n":2,"text":"a\\nb"}\n');
-    expect(readJsonl(path)).toEqual([{ n: 1 }, { n: 2, text: "a\nb" }]);
-  });
-
-  it("a row that is not JSON is an input error naming the file and line", () => {
-    const path = join(tempDir(), "bad.jsonl");
-    const writer = new JsonlWriter(path);
-    writer.write({ ok: true });
-    writer.close();
-    appendFileSync(path, "{not json\n");
-    expect(() => readJsonl(path)).toThrow(UserError);
-    expect(() => readJsonl(path)).toThrow(`${path}: field "line 2": expected one JSON value per line`);
-  });
-});
 
 describe("capture around the transport (design.md)", () => {
   it("writes each request's record to requests.jsonl and SQLite before the agent executes that response's tool calls", async () => {
@@ -84,7 +59,7 @@ describe("capture around the transport (design.md)", () => {
       { jsonl: 1, sqlite: 1 },
       { jsonl: 2, sqlite: 2 },
     ]);
-    const records = readJsonl<RequestRecord>(join(dir, "requests.jsonl"));
+    const records = jsonlObjects<RequestRecord>(join(dir, "requests.jsonl"));
     expect(records.map((r) => [r.seq, r.response?.kind, r.markers.echo])).toEqual([
       [1, "tool_calls", 0],
       [2, "tool_calls", 1],
@@ -114,7 +89,7 @@ describe("capture around the transport (design.md)", () => {
     });
     await agent.prompt("hi");
     capture.close();
-    const rows = readJsonl<Record<string, unknown>>(join(dir, "payloads.jsonl"));
+    const rows = jsonlObjects<Record<string, unknown>>(join(dir, "payloads.jsonl"));
     expect(rows.map((r) => Object.keys(r))).toEqual([
       ["type", "seq", "kind", "api", "url", "body"],
       ["type", "seq", "body"],

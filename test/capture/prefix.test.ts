@@ -1,6 +1,6 @@
 import { encodeChat } from "gpt-tokenizer/encoding/o200k_base";
-import { describe, expect, it } from "vitest";
-import { cacheOrderText, locatePrefixBreak, sharedPrefixBytes } from "../../src/capture/prefix.js";
+import { describe, expect, it, vi } from "vitest";
+import { cacheOrderText, locatePrefixBreak, PrefixLocator, sharedPrefixBytes } from "../../src/capture/prefix.js";
 import { loadTokenCounter } from "../../src/capture/tokens.js";
 import type { WireDissection } from "../../src/providers/types.js";
 
@@ -421,6 +421,61 @@ describe("locatePrefixBreak over runs of random requests", () => {
           expect(info.breakDetail === null).toBe(info.breakAt === null);
         }
         prev = cur;
+      }
+    }
+  });
+
+  /** A growing conversation with now and then a changed tool list or system prompt. */
+  function randomRun(seed: number, steps: number): WireDissection[] {
+    const next = random(seed);
+    const segment = () =>
+      `${seed}:${"ab😀é\n".slice(0, 1 + Math.floor(next() * 5)).repeat(1 + Math.floor(next() * 40))}`;
+    const tools = [segment(), segment()];
+    const system = [segment()];
+    const messages: string[] = [];
+    return Array.from({ length: steps }, () => {
+      const change = next();
+      if (change < 0.1) tools.push(segment());
+      else if (change < 0.15) system[0] += segment();
+      else messages.push(segment());
+      return {
+        model: "m",
+        tools: tools.map((json, i) => ({ name: `t${i}`, json })),
+        toolsJson: null,
+        systemParts: [...system],
+        messages: messages.map((json) => ({ role: "user", json, text: json })),
+        roles: [],
+      };
+    });
+  }
+
+  it("two runs located interleaved in one process: each gets what it gets alone, and measures no more", () => {
+    const runs = [randomRun(7, 60), randomRun(8, 60)];
+    const measure = vi.spyOn(Buffer, "byteLength");
+    let alone: ReturnType<PrefixLocator["locate"]>[][] = [];
+    try {
+      alone = runs.map((run) => {
+        const locator = new PrefixLocator();
+        return run.map((cur, i) => locator.locate(run[i - 1] ?? null, cur));
+      });
+      const measuredAlone = measure.mock.calls.length;
+      measure.mockClear();
+      const locators = runs.map(() => new PrefixLocator());
+      const interleaved: ReturnType<PrefixLocator["locate"]>[][] = [[], []];
+      for (let i = 0; i < 60; i++) {
+        for (const r of [0, 1]) interleaved[r]!.push(locators[r]!.locate(runs[r]![i - 1] ?? null, runs[r]![i]!));
+      }
+      expect(interleaved).toEqual(alone);
+      // Each locator still measures a kept segment once, however the other run's calls fall between.
+      expect(measure.mock.calls.length).toBe(measuredAlone);
+    } finally {
+      measure.mockRestore();
+    }
+    for (const [r, run] of runs.entries()) {
+      for (let i = 1; i < run.length; i++) {
+        expect(alone[r]![i]!.sharedBytes).toBe(
+          referenceSharedBytes(cacheOrderText(run[i - 1]!), cacheOrderText(run[i]!)),
+        );
       }
     }
   });

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +22,16 @@ beforeAll(async () => {
   mkdirSync(join(dir, "corrupt"));
   const firstRecord = readFileSync(join(runs, "one", "requests.jsonl"), "utf8").split("\n")[0];
   writeFileSync(join(dir, "corrupt", "requests.jsonl"), `${firstRecord}\n{"v":1,"seq":\n`);
+  // What a crash mid-write leaves: the last line of each file cut short, without its newline.
+  cpSync(join(runs, "one"), join(dir, "torn"), { recursive: true });
+  for (const file of ["requests.jsonl", "payloads.jsonl"]) {
+    const text = readFileSync(join(dir, "torn", file), "utf8");
+    writeFileSync(join(dir, "torn", file), text.slice(0, text.length - 40));
+  }
+  // The same run with blank lines between and after its records.
+  cpSync(join(runs, "two"), join(dir, "blank"), { recursive: true });
+  const records = readFileSync(join(runs, "two", "requests.jsonl"), "utf8");
+  writeFileSync(join(dir, "blank", "requests.jsonl"), `\n${records.replaceAll("\n", "\n\n")}  \n\n`);
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -56,6 +66,28 @@ describe("payload-probe report / diff / check on the command line", () => {
       `${join(dir, "corrupt", "requests.jsonl")}: field "line 2": expected one JSON value per line`,
     );
     expect(err).not.toMatch(/\n\s+at /);
+  });
+
+  it("a torn last line is skipped and said on stderr; the whole lines are reported and exit 0", () => {
+    const plain = cli("report", join(dir, "torn"), "--plain", "--runs", runs);
+    expect(plain.code).toBe(0);
+    expect(plain.out.trim().split("\n")).toEqual(
+      cli("report", "one", "--plain", "--runs", runs).out.trim().split("\n").slice(0, 2),
+    );
+    expect(plain.err).toBe(
+      `${join(dir, "torn", "requests.jsonl")}: line 3 is cut off (the run stopped while writing it); read the lines before it\n`,
+    );
+    const segments = cli("report", join(dir, "torn"), "--segments", "--json", "--runs", runs);
+    expect(segments.code).toBe(0);
+    expect(segments.err).toContain(`${join(dir, "torn", "payloads.jsonl")}: line`);
+    expect(segments.err).toContain("is cut off");
+  });
+
+  it("blank lines in requests.jsonl are no requests: diff still aligns by seq", () => {
+    const withBlanks = JSON.parse(cli("diff", "one", join(dir, "blank"), "--json", "--runs", runs).out);
+    const clean = JSON.parse(cli("diff", "one", "two", "--json", "--runs", runs).out);
+    expect(withBlanks.summary.alignedBy).toBe("seq");
+    expect(withBlanks.requests).toEqual(clean.requests);
   });
 
   it("an unknown run, two output forms at once, or a missing argument exit 2", () => {

@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { readJsonl } from "../../src/capture/jsonl.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { UserError } from "../../src/errors.js";
 import { loadProbeFile } from "../../src/probes/load.js";
@@ -9,6 +8,7 @@ import { runProbe } from "../../src/probes/runner.js";
 import type { Probe } from "../../src/probes/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { readWireLog } from "../../src/stub-mcp/wire-log.js";
+import { jsonlObjects } from "../fixtures/jsonl-rows.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
@@ -30,7 +30,7 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
     const result = await runIsolated(loadP1());
     expect(result.failures).toEqual([]);
 
-    const records = readJsonl<RequestRecord>(join(result.dir, "requests.jsonl"));
+    const records = jsonlObjects<RequestRecord>(join(result.dir, "requests.jsonl"));
     expect(records).toHaveLength(4);
     expect(records.map((r) => r.tools)).toEqual(Array(4).fill(["read", "mcp"]));
     expect(new Set(records.map((r) => r.toolsBytes)).size).toBe(1);
@@ -44,7 +44,7 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
     expect(records.map((r) => r.markers.result)).toEqual([0, 0, 0, 1]);
 
     // The tool results as the model saw them, in the last request's wire body.
-    const payloads = readJsonl<{ type: string; seq: number; body: string }>(join(result.dir, "payloads.jsonl"));
+    const payloads = jsonlObjects<{ type: string; seq: number; body: string }>(join(result.dir, "payloads.jsonl"));
     const last = JSON.parse(payloads.find((p) => p.type === "request" && p.seq === 4)!.body) as {
       messages: WireMessage[];
     };
@@ -65,7 +65,7 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
       arguments: { value: "PROBE-77" },
     });
     expect(wire.every((line) => line.ts >= records[2]!.ts)).toBe(true);
-    const events = readJsonl<{ idx: number; type: string; id?: string }>(join(result.dir, "events.jsonl"));
+    const events = jsonlObjects<{ idx: number; type: string; id?: string }>(join(result.dir, "events.jsonl"));
     const thirdCall = events.find((e) => e.type === "tool_call" && e.id === "call_3_1")!;
     const connect = events.find((e) => e.type === "mcp_connect")!;
     expect(connect.idx).toBeGreaterThan(thirdCall.idx);
