@@ -17,6 +17,9 @@ export interface CaptureRunOptions {
   /** Also append to `<runsDir>/payload-probe.db` (default true). */
   database?: boolean;
   markers?: Record<string, MarkerSpec>;
+  /** See CaptureOptions: the mock and the proxy keep no records in memory. */
+  keepRecords?: boolean;
+  redactBody?: (text: string) => string;
 }
 
 export interface CaptureRun {
@@ -44,6 +47,8 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     db,
     markers: options.markers ?? {},
     codecFor: () => openaiCompletions,
+    keepRecords: options.keepRecords,
+    redactBody: options.redactBody,
   });
   return {
     id,

@@ -15,7 +15,12 @@ export class JsonlWriter {
   }
 
   write(row: unknown): void {
-    appendFileSync(this.fd, `${JSON.stringify(row)}\n`);
+    this.writeLine(JSON.stringify(row));
+  }
+
+  /** A row already serialized (a large payload is serialized once for every sink). */
+  writeLine(json: string): void {
+    appendFileSync(this.fd, `${json}\n`);
   }
 
   close(): void {

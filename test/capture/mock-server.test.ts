@@ -27,7 +27,7 @@ afterEach(async () => {
 
 async function mock(): Promise<{ server: MockServer; runs: string }> {
   const runs = tempDir("mock-test-");
-  const server = await startMockServer(writeTinyProbe(runs).probe, { runsDir: runs });
+  const server = await startMockServer(writeTinyProbe(runs).model, { runsDir: runs });
   servers.push(server);
   return { server, runs };
 }

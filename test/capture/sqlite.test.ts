@@ -45,7 +45,7 @@ describe("the run database (design.md, run outputs)", () => {
       db.startRun(run, "known", `/runs/${run}`);
       db.addRequest(recordOf(run, 1));
       db.addRequest(recordOf(run, 2));
-      db.addPayload(run, 1, "request", { type: "request", seq: 1, body: REQUEST.body });
+      db.addPayload(run, 1, "request", JSON.stringify({ type: "request", seq: 1, body: REQUEST.body }));
       db.addEvent(run, 0, 1, "request", { active: ["read"] });
       db.finishRun(run, run === "run-a" ? "passed" : "failed");
       db.close();
