@@ -49,6 +49,16 @@ function apiForPath(path: string): WireApi | null {
   return path.endsWith("/chat/completions") ? "openai-completions" : null;
 }
 
+/**
+ * Userinfo in the upstream URL becomes HTTP Basic credentials (RFC 7617), as curl sends them; a
+ * client's own Authorization header wins. undici would otherwise drop it silently.
+ */
+function upstreamAuthorization(upstream: URL): string | undefined {
+  if (upstream.username === "" && upstream.password === "") return undefined;
+  const pair = `${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`;
+  return `Basic ${Buffer.from(pair, "utf8").toString("base64")}`;
+}
+
 function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
   const kept: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -88,6 +98,7 @@ function writeToClient(response: ServerResponse, chunk: Uint8Array): Promise<voi
  */
 async function relay(
   target: URL,
+  authorization: string | undefined,
   request: IncomingMessage,
   bytes: Buffer,
   response: ServerResponse,
@@ -113,7 +124,7 @@ async function relay(
   try {
     const reply = await upstreamRequest(target, {
       method: request.method as "POST",
-      headers: endToEnd(request.headers),
+      headers: { ...(authorization && { authorization }), ...endToEnd(request.headers) },
       body: bytes.length > 0 ? bytes : undefined,
       signal: clientLeft.signal,
     });
@@ -155,6 +166,9 @@ async function relay(
  */
 export async function startCaptureProxy(options: CaptureProxyOptions): Promise<CaptureProxy> {
   const upstream = new URL(options.upstream);
+  const authorization = upstreamAuthorization(upstream);
+  upstream.username = "";
+  upstream.password = "";
   const isCredential = credentialQueryName(options.redactQuery);
   let run: CaptureRun;
 
@@ -164,7 +178,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const bytes = await readBody(request);
     const api = apiForPath(incoming.pathname);
     const exchange = run.capture.open(loggedRequest(api, redactUrl(target, isCredential), bytes.toString("utf8")));
-    await exchange.finish(await relay(target, request, bytes, response, api !== null));
+    await exchange.finish(await relay(target, authorization, request, bytes, response, api !== null));
   }
 
   const host = options.host ?? "127.0.0.1";
@@ -188,7 +202,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${service.port}`,
-    upstream: redactUrl(upstream, isCredential),
+    upstream: redactUrl(new URL(options.upstream), isCredential),
     runId: run.id,
     dir: run.dir,
     close() {

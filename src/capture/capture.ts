@@ -193,8 +193,9 @@ export class Capture {
           }
         : null,
     });
-    if (outcome.status !== null) record.status = outcome.status;
+    // An in-process transport has no status and always completes; its records stay as they were.
     if (outcome.status !== null || outcome.ending !== "complete") {
+      record.status = outcome.status;
       record.firstByteMs = outcome.firstByteMs === null ? null : round(outcome.firstByteMs);
       record.ending = outcome.ending;
       record.error = error;

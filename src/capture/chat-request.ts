@@ -20,11 +20,17 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
-const invalid = (param: string | null, expected: string, value: unknown): ChatRequestProblem => ({
-  message: `Invalid type for '${param ?? "body"}': expected ${expected}, got ${describe(value)}.`,
+const missing = (param: string): ChatRequestProblem => ({
+  message: `Missing required parameter: '${param}'.`,
   param,
-  code: "invalid_type",
+  code: "missing_required_parameter",
 });
+
+function invalid(param: string | null, expected: string, value: unknown): ChatRequestProblem {
+  if (value === undefined && param !== null) return missing(param);
+  const message = `Invalid type for '${param ?? "body"}': expected ${expected}, got ${describe(value)}.`;
+  return { message, param, code: "invalid_type" };
+}
 
 function toolCallsProblem(calls: unknown, at: string): ChatRequestProblem | null {
   if (calls === undefined || calls === null) return null;
@@ -39,12 +45,6 @@ function toolCallsProblem(calls: unknown, at: string): ChatRequestProblem | null
 }
 
 function messagesProblem(messages: unknown): ChatRequestProblem | null {
-  if (messages === undefined)
-    return {
-      message: "Missing required parameter: 'messages'.",
-      param: "messages",
-      code: "missing_required_parameter",
-    };
   if (!Array.isArray(messages)) return invalid("messages", "an array of messages", messages);
   for (const [i, message] of messages.entries()) {
     if (!isObject(message)) return invalid(`messages[${i}]`, "an object", message);
