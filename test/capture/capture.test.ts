@@ -126,4 +126,29 @@ describe("capture around the transport (design.md)", () => {
       /authorization|bearer|api[-_]?key|x-api-key/i,
     );
   });
+
+  it("keeps its records in memory for a probe run, and none when told not to (the mock and proxy serve indefinitely)", async () => {
+    const kept: number[] = [];
+    for (const keepRecords of [true, false]) {
+      const dir = tempDir();
+      const capture = new Capture({
+        run: "run-3",
+        probe: "capture-test",
+        dir,
+        db: null,
+        markers: {},
+        codecFor: () => openaiCompletions,
+        tokens: false,
+        keepRecords,
+      });
+      const { agent } = await scriptedAgent([], {
+        transport: capture.wrap(createScriptedModel(openaiCompletions, { loop: [{ call: "look" }, { text: "DONE" }] })),
+      });
+      await agent.prompt("hi");
+      capture.close();
+      expect(readJsonl(join(dir, "requests.jsonl"))).toHaveLength(2);
+      kept.push(capture.records.length);
+    }
+    expect(kept).toEqual([2, 0]);
+  });
 });

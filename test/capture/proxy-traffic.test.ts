@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CaptureProxy, startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import { serveHttp } from "../../src/capture/http.js";
+import { CREDENTIAL_QUERY_NAMES } from "../../src/capture/redact.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/runtime/profile.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -239,6 +240,11 @@ describe("capture proxy credentials", () => {
     // Sizes describe the body as it was sent; only what is stored is masked.
     expect(record!.bodyBytes).toBe(Buffer.byteLength(body));
     expect(record!.response?.text).toBe("your key is [redacted]");
+  });
+
+  it("README lists every query name the proxy redacts", () => {
+    const readme = readFileSync(join(PROJECT_ROOT, "README.md"), "utf8").toLowerCase();
+    for (const name of CREDENTIAL_QUERY_NAMES) expect(readme, name).toContain(`\`${name}\``);
   });
 
   it("--redact-body with a pattern that is not a regular expression exits 2 naming the flag", () => {
