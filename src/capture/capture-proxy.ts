@@ -92,6 +92,22 @@ function writeToClient(response: ServerResponse, chunk: Uint8Array): Promise<voi
   });
 }
 
+/** An abort signal that fires when the client's connection closes before its response has finished. */
+function whenClientLeaves(response: ServerResponse): { signal: AbortSignal; stop(): void } {
+  const left = new AbortController();
+  const onClose = () => {
+    if (!response.writableFinished) left.abort();
+  };
+  response.on("close", onClose);
+  return { signal: left.signal, stop: () => response.off("close", onClose) };
+}
+
+/** An SSE reply that arrived whole by HTTP's measure but lacks its closing `[DONE]` was cut short upstream. */
+function checkDone(outcome: ResponseOutcome): ResponseOutcome {
+  if (endsWithDone(outcome.body)) return outcome;
+  return { ...outcome, ending: "truncated", error: "the event stream ended without data: [DONE]" };
+}
+
 /**
  * Sends one request upstream and relays the response to the client chunk by chunk, ending the
  * client's response the moment the upstream's ends. A client that leaves aborts the upstream call.
@@ -105,11 +121,7 @@ async function relay(
   streamsUntilDone: boolean,
 ): Promise<ResponseOutcome> {
   const started = performance.now();
-  const clientLeft = new AbortController();
-  const onClose = () => {
-    if (!response.writableFinished) clientLeft.abort();
-  };
-  response.on("close", onClose);
+  const clientLeft = whenClientLeaves(response);
   let status: number | null = null;
   let firstByteMs: number | null = null;
   // Raw bytes, decoded once at the end: decoding every chunk as it passes costs the relay CPU time.
@@ -137,11 +149,9 @@ async function relay(
       await writeToClient(response, chunk as Buffer);
     }
     response.end();
-    const eventStream = String(reply.headers["content-type"] ?? "").includes("text/event-stream");
     const done = outcome("complete");
-    if (streamsUntilDone && eventStream && status < 300 && !endsWithDone(done.body))
-      return { ...done, ending: "truncated", error: "the event stream ended without data: [DONE]" };
-    return done;
+    const eventStream = String(reply.headers["content-type"] ?? "").includes("text/event-stream");
+    return streamsUntilDone && eventStream && status < 300 ? checkDone(done) : done;
   } catch (error) {
     if (clientLeft.signal.aborted)
       return outcome("cancelled", "the client disconnected; the upstream call was aborted");
@@ -154,7 +164,7 @@ async function relay(
     response.destroy();
     return outcome("truncated", message);
   } finally {
-    response.off("close", onClose);
+    clientLeft.stop();
   }
 }
 
