@@ -127,7 +127,7 @@ try {
   console.log(row("stream ended", median(direct.map((d) => d.ended)), median(proxied.map((p) => p.ended)), "ms"));
   console.log(`${"".padEnd(34)} ${"baseline".padStart(9)} ${"proxy".padStart(9)}     ${"ratio".padStart(8)}`);
   console.log(row("RSS after 1st vs idle", idle.rss, rssAfter[0], "MB"));
-  console.log(row(`RSS after ${responses}th vs after 1st`, rssAfter[0], rssAfter.at(-1), "MB"));
+  console.log(row(`RSS after response ${responses} vs after 1st`, rssAfter[0], rssAfter.at(-1), "MB"));
   console.log(row("peak RSS vs one response's bytes", body.length / 1024 / 1024, peak, "MB"));
   console.log(`proxy: stream ended (ms) per response: ${proxied.map((p) => p.ended.toFixed(0)).join(" ")}`);
   console.log(`RSS after each response (MB): ${rssAfter.map((mb) => mb.toFixed(0)).join(" ")}`);

@@ -78,9 +78,16 @@ function loggedRequest(api: WireApi | null, url: string, body: string): LoggedRe
 /** OpenAI streams end with `data: [DONE]` (API reference, "Streaming"); a stream without it was cut short. */
 const endsWithDone = (text: string) => /data: ?\[DONE\]\s*$/.test(text.slice(-64));
 
-/** Writes a chunk, and waits while the client's buffer is full, so a slow client never piles chunks up in memory. */
+/**
+ * How much of the response may wait in memory for a slow client before the relay pauses. Waiting for
+ * `drain` at Node's 16 KiB default stalls the relay on every chunk while the client is scheduled.
+ */
+const CLIENT_BUFFER_LIMIT = 8 * 1024 * 1024;
+
+/** Writes a chunk, and waits while more than CLIENT_BUFFER_LIMIT is queued for the client, so a slow client never piles the stream up in memory. */
 function writeToClient(response: ServerResponse, chunk: Uint8Array): Promise<void> {
-  if (response.write(chunk) || response.destroyed) return Promise.resolve();
+  response.write(chunk);
+  if (response.writableLength < CLIENT_BUFFER_LIMIT || response.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       response.off("drain", done);

@@ -108,23 +108,22 @@ export class Capture {
   }
 
   /**
-   * Logs a request as it leaves. A chat request is taken apart now, so a body the codec cannot read
-   * is known before anything is sent and is logged as a side payload with the reason; its exchange
-   * keeps only the response payload.
+   * Logs a request as it leaves; `finish` logs its response and, unless the request is a side
+   * payload (`api: null`), writes its record. The body is taken apart only then, so nothing stands
+   * between the request and the provider.
    */
   open(request: LoggedRequest): OpenExchange {
     const ts = new Date().toISOString();
     const started = performance.now();
-    const dissection = request.api === null ? null : this.options.codecFor(request.api).dissect(request.body);
     const seq = this.logRequest(request);
     return {
       seq,
       finish: async (outcome) => {
         const durationMs = performance.now() - started;
         this.logResponse(seq, outcome.body);
-        if (dissection === null || request.api === null) return;
+        if (request.api === null) return;
         const wire = { ...request, api: request.api };
-        await this.record(wire, dissection, seq, ts, durationMs, outcome);
+        await this.record(wire, this.options.codecFor(request.api).dissect(request.body), seq, ts, durationMs, outcome);
       },
     };
   }
