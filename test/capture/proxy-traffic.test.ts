@@ -188,6 +188,59 @@ describe("capture proxy on bad traffic", () => {
   });
 });
 
+describe("capture proxy: the client's response ends with the upstream's", () => {
+  it("ends while the record cannot yet be written (the database held by another writer), and the record follows", async () => {
+    const runs = tempDir("proxy-prompt-");
+    let holder: Database.Database | undefined;
+    const upstream = await upstreamWith((response) => {
+      // The request's payload is in the database by now; another writer holds it until the client has its reply.
+      holder = new Database(join(runs, "payload-probe.db"));
+      holder.exec("BEGIN EXCLUSIVE");
+      sendWhole(response);
+    });
+    const cli = await startCli(["proxy", "--upstream", upstream.url, "--runs", runs]);
+    closers.push(() => cli.stop());
+    try {
+      expect(await (await postChat(`${cli.url}/v1/chat/completions`, chatBody("hi"))).text()).toBe(WHOLE);
+      expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toEqual([]);
+    } finally {
+      holder?.exec("COMMIT");
+      holder?.close();
+    }
+    expect(await cli.stop()).toBe(0);
+    expect(jsonl<RequestRecord>(join(runs, "proxy", "requests.jsonl")).map((r) => [r.seq, r.ending])).toEqual([
+      [1, "complete"],
+    ]);
+  });
+});
+
+describe("capture proxy and a slow client", () => {
+  it("stops reading the upstream while a client that does not read has megabytes queued, and relays everything once it reads", async () => {
+    const piece = Buffer.alloc(64 * 1024, "x");
+    const total = 48 * 1024 * 1024;
+    let accepted = 0;
+    const upstream = await upstreamWith(async (response) => {
+      response.writeHead(200, { "content-type": "application/octet-stream" });
+      while (accepted < total) {
+        const more = response.write(piece);
+        accepted += piece.length;
+        if (!more) await new Promise((resolve) => response.once("drain", resolve));
+      }
+      response.end();
+    });
+    const { proxy } = await proxyTo(upstream.url);
+    const response = await fetch(`${proxy.url}/v1/files`, { signal: AbortSignal.timeout(20_000) });
+    // The client reads nothing: the upstream is held back once the proxy's queue and the sockets are full.
+    let before = -1;
+    while (before !== accepted) {
+      before = accepted;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(accepted).toBeLessThan(total);
+    expect((await response.arrayBuffer()).byteLength).toBe(total);
+  });
+});
+
 describe("capture proxy credentials", () => {
   it("userinfo in --upstream is sent as Basic auth and stored nowhere; credential query values are redacted by the list, --redact and any case; --redact-body masks bodies", async () => {
     const upstream = await upstreamWith((response) => {
