@@ -28,7 +28,12 @@ export class JsonlWriter {
   }
 
   write(row: unknown): void {
-    appendFileSync(this.fd, jsonlRow(row));
+    this.writeLine(JSON.stringify(row));
+  }
+
+  /** A row already serialized (a large payload is serialized once for every sink). */
+  writeLine(json: string): void {
+    appendFileSync(this.fd, `${json}\n`);
   }
 
   close(): void {

@@ -1,8 +1,11 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { request as upstreamRequest } from "undici";
-import type { ResponseStream, WireApi } from "../providers/types.js";
-import { openCaptureRun } from "./capture-run.js";
-import { readBody, serveHttp } from "./http.js";
+import type { WireApi } from "../providers/types.js";
+import type { LoggedRequest, ResponseOutcome } from "./capture.js";
+import { type CaptureRun, openCaptureRun } from "./capture-run.js";
+import { chatRequestProblem } from "./chat-request.js";
+import { readBody, sendJson, serveHttp } from "./http.js";
+import { bodyRedactor, credentialQueryName, redactUrl } from "./redact.js";
 
 export interface CaptureProxyOptions {
   /** The provider's base URL; a request for `/v1/chat/completions` goes to `<upstream>/v1/chat/completions`. */
@@ -13,10 +16,16 @@ export interface CaptureProxyOptions {
   port?: number;
   host?: string;
   database?: boolean;
+  /** Query parameter names stored as `[redacted]` besides the built-in list (`--redact`). */
+  redactQuery?: string[];
+  /** Patterns replaced by `[redacted]` in every stored body (`--redact-body`). */
+  redactBody?: RegExp[];
 }
 
 export interface CaptureProxy {
   url: string;
+  /** The upstream as it may be shown: userinfo and credential query values redacted. */
+  upstream: string;
   runId: string;
   dir: string;
   /** Stops serving, waits for open replies, then finishes the run; later calls return the same promise. */
@@ -35,16 +44,22 @@ const HOP_BY_HOP = new Set([
   "host",
 ]);
 
-/** Query parameters that carry credentials in some providers' URLs (`?key=`): kept by name only in the capture. */
-const isCredentialName = (name: string) =>
-  /^(key|api[-_]?key|auth|authorization|sig|signature)$|token|secret|password/i.test(name);
-
 /** The wire APIs whose bodies a codec can take apart, by request path. */
 function apiForPath(path: string): WireApi | null {
   return path.endsWith("/chat/completions") ? "openai-completions" : null;
 }
 
-function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+/**
+ * Userinfo in the upstream URL becomes HTTP Basic credentials (RFC 7617), as curl sends them; a
+ * client's own Authorization header wins. undici would otherwise drop it silently.
+ */
+function upstreamAuthorization(upstream: URL): string | undefined {
+  if (upstream.username === "" && upstream.password === "") return undefined;
+  const pair = `${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`;
+  return `Basic ${Buffer.from(pair, "utf8").toString("base64")}`;
+}
+
+function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
   const kept: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
@@ -52,80 +67,159 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string |
   return kept;
 }
 
-/** The URL as recorded: credential-like query values replaced, so a key in the URL never reaches a file. */
-function capturedUrl(url: URL): string {
-  const safe = new URL(url);
-  for (const name of [...safe.searchParams.keys()])
-    if (isCredentialName(name)) safe.searchParams.set(name, "[redacted]");
-  return safe.toString();
+/** How the capture logs a request: a chat body it can take apart is a `loop` request, anything else a side payload. */
+function loggedRequest(api: WireApi | null, url: string, body: string): LoggedRequest {
+  if (api === null) return { kind: "side", api: null, url, body };
+  const problem = chatRequestProblem(body);
+  if (problem) return { kind: "side", api: null, url, body, unreadable: problem.message };
+  return { kind: "loop", api, url, body };
 }
 
-function isDissectable(api: WireApi | null, body: string): boolean {
-  if (api === null) return false;
+/** OpenAI streams end with `data: [DONE]` (API reference, "Streaming"); a stream without it was cut short. */
+const endsWithDone = (text: string) => /data: ?\[DONE\]\s*$/.test(text.slice(-64));
+
+/**
+ * How much of the response may wait in memory for a slow client before the relay pauses. Waiting for
+ * `drain` at Node's 16 KiB default stalls the relay on every chunk while the client is scheduled.
+ */
+const CLIENT_BUFFER_LIMIT = 8 * 1024 * 1024;
+
+/** Writes a chunk, and waits while more than CLIENT_BUFFER_LIMIT is queued for the client, so a slow client never piles the stream up in memory. */
+function writeToClient(response: ServerResponse, chunk: Uint8Array): Promise<void> {
+  response.write(chunk);
+  if (response.writableLength < CLIENT_BUFFER_LIMIT || response.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off("drain", done);
+      response.off("close", done);
+      resolve();
+    };
+    response.on("drain", done);
+    response.on("close", done);
+  });
+}
+
+/** An abort signal that fires when the client's connection closes before its response has finished. */
+function whenClientLeaves(response: ServerResponse): { signal: AbortSignal; stop(): void } {
+  const left = new AbortController();
+  const onClose = () => {
+    if (!response.writableFinished) left.abort();
+  };
+  response.on("close", onClose);
+  return { signal: left.signal, stop: () => response.off("close", onClose) };
+}
+
+/** An SSE reply that arrived whole by HTTP's measure but lacks its closing `[DONE]` was cut short upstream. */
+function checkDone(outcome: ResponseOutcome): ResponseOutcome {
+  if (endsWithDone(outcome.body)) return outcome;
+  return { ...outcome, ending: "truncated", error: "the event stream ended without data: [DONE]" };
+}
+
+/**
+ * Sends one request upstream and relays the response to the client chunk by chunk, ending the
+ * client's response the moment the upstream's ends. A client that leaves aborts the upstream call.
+ */
+async function relay(
+  target: URL,
+  authorization: string | undefined,
+  request: IncomingMessage,
+  bytes: Buffer,
+  response: ServerResponse,
+  streamsUntilDone: boolean,
+): Promise<ResponseOutcome> {
+  const started = performance.now();
+  const clientLeft = whenClientLeaves(response);
+  let status: number | null = null;
+  let firstByteMs: number | null = null;
+  // Raw bytes, decoded once at the end: decoding every chunk as it passes costs the relay CPU time.
+  const chunks: Buffer[] = [];
+  const outcome = (ending: ResponseOutcome["ending"], error?: string): ResponseOutcome => ({
+    body: Buffer.concat(chunks).toString("utf8"),
+    status,
+    firstByteMs,
+    ending,
+    ...(error !== undefined && { error }),
+  });
   try {
-    return typeof JSON.parse(body) === "object";
-  } catch {
-    return false;
+    const reply = await upstreamRequest(target, {
+      method: request.method as "POST",
+      headers: { ...(authorization && { authorization }), ...endToEnd(request.headers) },
+      body: bytes.length > 0 ? bytes : undefined,
+      signal: clientLeft.signal,
+    });
+    status = reply.statusCode;
+    response.writeHead(reply.statusCode, endToEnd(reply.headers));
+    response.flushHeaders();
+    for await (const chunk of reply.body) {
+      firstByteMs ??= performance.now() - started;
+      chunks.push(chunk as Buffer);
+      await writeToClient(response, chunk as Buffer);
+    }
+    response.end();
+    const done = outcome("complete");
+    const eventStream = String(reply.headers["content-type"] ?? "").includes("text/event-stream");
+    return streamsUntilDone && eventStream && status < 300 ? checkDone(done) : done;
+  } catch (error) {
+    if (clientLeft.signal.aborted)
+      return outcome("cancelled", "the client disconnected; the upstream call was aborted");
+    const message = `upstream ${target.origin} failed: ${(error as Error).message}`;
+    if (status === null) {
+      sendJson(response, 502, { error: { message: `proxy: ${message}` } });
+      return outcome("failed", message);
+    }
+    // The upstream broke off mid-response: the client's connection is cut the same way, so it cannot take a part for the whole.
+    response.destroy();
+    return outcome("truncated", message);
+  } finally {
+    clientLeft.stop();
   }
 }
 
 /**
  * A pass-through in front of a real provider: each request goes upstream with its method, path,
  * query, body bytes and end-to-end headers unchanged, the response comes back chunk by chunk as it
- * arrives, and both are captured. Headers are never stored, so credentials cannot leak into a run.
+ * arrives, and both are captured once the client has the whole response. Headers are never stored,
+ * userinfo and credential query values are redacted from stored URLs.
  */
 export async function startCaptureProxy(options: CaptureProxyOptions): Promise<CaptureProxy> {
   const upstream = new URL(options.upstream);
-  const run = openCaptureRun({ name: options.name ?? "proxy", runsDir: options.runsDir, database: options.database });
+  const authorization = upstreamAuthorization(upstream);
+  upstream.username = "";
+  upstream.password = "";
+  const isCredential = credentialQueryName(options.redactQuery);
+  let run: CaptureRun;
 
   async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const incoming = new URL(request.url ?? "/", "http://proxy");
     const target = new URL(upstream.toString().replace(/\/$/, "") + incoming.pathname + incoming.search);
     const bytes = await readBody(request);
-    const body = bytes.toString("utf8");
     const api = apiForPath(incoming.pathname);
-
-    // Sends upstream and relays each chunk to the client the moment it arrives; the capture reads the text.
-    const send = async (): Promise<ResponseStream> => {
-      const reply = await upstreamRequest(target, {
-        method: request.method as "POST",
-        headers: forwardedHeaders(request.headers),
-        body: bytes.length > 0 ? bytes : undefined,
-      });
-      const headers = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-      response.writeHead(reply.statusCode, headers as Record<string, string | string[]>);
-      response.flushHeaders();
-      return (async function* () {
-        const decoder = new TextDecoder();
-        for await (const chunk of reply.body) {
-          response.write(chunk);
-          yield decoder.decode(chunk as Buffer, { stream: true });
-        }
-        yield decoder.decode();
-      })();
-    };
-    const url = capturedUrl(target);
-    const stream = isDissectable(api, body)
-      ? await run.capture.wrap(() => send())({ api: api!, url, body, kind: "loop" })
-      : await run.capture.passSide(url, body, send);
-    for await (const _ of stream) {
-      // The relay happens inside send's stream; draining it is what moves the bytes and fills the capture.
-    }
-    response.end();
+    const exchange = run.capture.open(loggedRequest(api, redactUrl(target, isCredential), bytes.toString("utf8")));
+    await exchange.finish(await relay(target, authorization, request, bytes, response, api !== null));
   }
 
   const host = options.host ?? "127.0.0.1";
-  const failure = (error: Error) => ({
-    status: 502,
-    message: `proxy: upstream ${upstream.origin} failed: ${error.message}`,
-  });
-  const service = await serveHttp(forward, failure, options.port ?? 0, host).catch((error: unknown) => {
-    run.close();
+  const failure = (error: Error) => ({ status: 502, message: `proxy: ${error.message}` });
+  // Listening comes first: a port in use must fail before the run folder of a proxy already on it is replaced.
+  const service = await serveHttp(forward, failure, options.port ?? 0, host);
+  // No request can reach `forward` before this line: the server's first connection is handled on a
+  // later turn of the event loop, and nothing here yields to it.
+  try {
+    run = openCaptureRun({
+      name: options.name ?? "proxy",
+      runsDir: options.runsDir,
+      database: options.database,
+      keepRecords: false,
+      redactBody: bodyRedactor(options.redactBody ?? []),
+    });
+  } catch (error) {
+    await service.close();
     throw error;
-  });
+  }
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${service.port}`,
+    upstream: redactUrl(new URL(options.upstream), isCredential),
     runId: run.id,
     dir: run.dir,
     close() {

@@ -33,6 +33,9 @@ export interface CaptureRunOptions {
    * it the lock is taken here, and a folder in use by another live run is refused.
    */
   folderLock?: PidLock;
+  /** See CaptureOptions: the mock and the proxy keep no records in memory. */
+  keepRecords?: boolean;
+  redactBody?: (text: string) => string;
 }
 
 export interface CaptureRun {
@@ -86,6 +89,8 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     db,
     markers: options.markers ?? {},
     codecFor,
+    keepRecords: options.keepRecords,
+    redactBody: options.redactBody,
   });
   const run: CaptureRun = {
     id,

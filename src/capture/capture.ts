@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { JsonlWriter } from "../jsonl.js";
-import type { Codec, ResponseStream, Transport, WireDissection, WireRequest } from "../providers/types.js";
+import type { Codec, Transport, WireDissection, WireRequest } from "../providers/types.js";
 import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import type { RunDatabase } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
-import type { MarkerSpec, RequestRecord } from "./types.js";
+import type { MarkerSpec, RequestRecord, ResponseEnding } from "./types.js";
 
 export interface CaptureOptions {
   run: string;
@@ -17,11 +17,51 @@ export interface CaptureOptions {
   codecFor(api: WireRequest["api"]): Codec;
   /** Count tokens offline (loads the tokenizer; on by default). */
   tokens?: boolean;
+  /**
+   * Keep every record in `records` (default true): a probe run checks them afterwards. The mock and
+   * the proxy serve for as long as the user wants, so they keep nothing once it is written.
+   */
+  keepRecords?: boolean;
+  /** Applied to every body text before it is stored (`--redact-body`); sizes, tokens and hashes describe the wire body. */
+  redactBody?: (text: string) => string;
 }
 
+/** How a response that came over HTTP went: what arrived, and how it ended. */
+export interface ResponseOutcome {
+  /** The response body as it arrived, possibly cut short. */
+  body: string;
+  /** The HTTP status, or null when no response came. */
+  status: number | null;
+  /** Milliseconds from sending to the first byte of the response body (null: none came). */
+  firstByteMs: number | null;
+  ending: ResponseEnding;
+  /** Why a response failed or was cut (the transport's error); an error status's body is taken from `body`. */
+  error?: string;
+}
+
+/** A request a capture has logged and whose response it waits for. */
+export interface OpenExchange {
+  seq: number;
+  /** Writes the response payload and, for a readable request, its record; never throws on odd responses. */
+  finish(outcome: ResponseOutcome): Promise<void>;
+}
+
+/** The request as the capture logs it: `kind: "side"` with `api: null` for a body no codec reads. */
+export interface LoggedRequest {
+  kind: WireRequest["kind"];
+  api: WireRequest["api"] | null;
+  url: string;
+  body: string;
+  /** Why the capture could not read the body (stored with it). */
+  unreadable?: string;
+}
+
+/** Error bodies and messages are kept in the record up to this many characters (the payload keeps all of it). */
+const ERROR_TEXT_LIMIT = 4096;
+
 /**
- * Records every request that passes through a wrapped transport: its payload when it leaves, its
- * record once the response has been read — before the agent acts on that response.
+ * Records every request that passes through a wrapped transport or an HTTP exchange: its payload
+ * when it leaves, its record once the response has been read.
  */
 export class Capture {
   readonly records: RequestRecord[] = [];
@@ -31,12 +71,14 @@ export class Capture {
   private readonly requests: JsonlWriter;
   private readonly payloads: JsonlWriter;
   private readonly counter: Promise<TokenCounter> | null;
+  private readonly redact: (text: string) => string;
 
   constructor(private readonly options: CaptureOptions) {
     this.requests = new JsonlWriter(join(options.dir, "requests.jsonl"));
     this.payloads = new JsonlWriter(join(options.dir, "payloads.jsonl"));
     // Start loading the tokenizer now so it overlaps with agent start-up rather than delaying request 1.
     this.counter = options.tokens === false ? null : loadTokenCounter();
+    this.redact = options.redactBody ?? ((text) => text);
   }
 
   /** The seq the next request will get; events logged now precede it. */
@@ -44,78 +86,84 @@ export class Capture {
     return this.seq + 1;
   }
 
+  /** An in-process transport, recorded once its stream has been read — before the agent acts on the response. */
   wrap(transport: Transport): Transport {
     return async (request) => {
-      const ts = new Date().toISOString();
       const started = performance.now();
-      const seq = this.logRequest(request);
+      const exchange = this.open(request);
       const stream = await transport(request);
-      return this.tee(stream, async (chunks) => {
-        await this.record(request, seq, ts, performance.now() - started, chunks);
-      });
+      return (async function* () {
+        const chunks: string[] = [];
+        try {
+          for await (const chunk of stream) {
+            chunks.push(chunk);
+            yield chunk;
+          }
+        } finally {
+          // A reader that stops at the end marker (`[DONE]`) leaves early; the record is written all the same.
+          const firstByteMs = chunks.length > 0 ? performance.now() - started : null;
+          await exchange.finish({ body: chunks.join(""), status: null, firstByteMs, ending: "complete" });
+        }
+      })();
     };
   }
 
   /**
-   * A request no codec can take apart (a path the capture proxy does not know): both payloads are
-   * kept, as `kind: "side"` with no api, and no record is made.
+   * Logs a request as it leaves; `finish` logs its response and, unless the request is a side
+   * payload (`api: null`), writes its record. The body is taken apart only then, so nothing stands
+   * between the request and the provider.
    */
-  async passSide(url: string, body: string, send: () => Promise<ResponseStream>): Promise<ResponseStream> {
-    const seq = this.logRequest({ kind: "side", api: null, url, body });
-    return this.tee(await send(), async (chunks) => {
-      this.logResponse(seq, chunks);
-    });
+  open(request: LoggedRequest): OpenExchange {
+    const ts = new Date().toISOString();
+    const started = performance.now();
+    const seq = this.logRequest(request);
+    return {
+      seq,
+      finish: async (outcome) => {
+        const durationMs = performance.now() - started;
+        this.logResponse(seq, outcome.body);
+        if (request.api === null) return;
+        const wire = { ...request, api: request.api };
+        await this.record(wire, this.options.codecFor(request.api).dissect(request.body), seq, ts, durationMs, outcome);
+      },
+    };
   }
 
-  private logRequest(request: {
-    kind: WireRequest["kind"];
-    api: WireRequest["api"] | null;
-    url: string;
-    body: string;
-  }): number {
+  private logRequest(request: LoggedRequest): number {
     const seq = ++this.seq;
-    const sent = { type: "request", seq, kind: request.kind, api: request.api, url: request.url, body: request.body };
-    this.payloads.write(sent);
-    this.options.db?.addPayload(this.options.run, seq, "request", sent);
+    const { kind, api, url, unreadable } = request;
+    const sent = {
+      type: "request",
+      seq,
+      kind,
+      api,
+      url,
+      body: this.redact(request.body),
+      ...(unreadable && { unreadable }),
+    };
+    this.writePayload(seq, "request", sent);
     return seq;
   }
 
-  private logResponse(seq: number, chunks: string[]): string {
-    const received = { type: "response", seq, body: chunks.join("") };
-    this.payloads.write(received);
-    this.options.db?.addPayload(this.options.run, seq, "response", received);
-    return received.body;
+  private logResponse(seq: number, body: string): void {
+    this.writePayload(seq, "response", { type: "response", seq, body: this.redact(body) });
   }
 
-  private tee(stream: ResponseStream, done: (chunks: string[]) => Promise<void>): ResponseStream {
-    return (async function* () {
-      const chunks: string[] = [];
-      try {
-        for await (const chunk of stream) {
-          chunks.push(chunk);
-          yield chunk;
-        }
-      } finally {
-        await done(chunks);
-      }
-    })();
+  /** One serialization for both sinks: a payload may be tens of megabytes. */
+  private writePayload(seq: number, type: "request" | "response", row: unknown): void {
+    const json = JSON.stringify(row);
+    this.payloads.writeLine(json);
+    this.options.db?.addPayload(this.options.run, seq, type, json);
   }
 
   private async record(
     request: WireRequest,
+    dissection: WireDissection,
     seq: number,
     ts: string,
     durationMs: number,
-    chunks: string[],
+    outcome: ResponseOutcome,
   ): Promise<void> {
-    const codec = this.options.codecFor(request.api);
-    const responseText = this.logResponse(seq, chunks);
-    const dissection = codec.dissect(request.body);
-    const response = await codec.parseStream(
-      (async function* () {
-        yield responseText;
-      })(),
-    );
     const counter = this.counter ? await this.counter : undefined;
     let prefix = null;
     if (request.kind === "loop") {
@@ -123,12 +171,13 @@ export class Capture {
       this.lastLoop = dissection;
     }
     const tokens = counter ? counter.countRequestTokens(dissection) : null;
+    const { response, error } = await this.readResponse(request, outcome);
     const record = buildRecord({
       run: this.options.run,
       probe: this.options.probe,
       seq,
       ts,
-      durationMs: Math.round(durationMs * 10) / 10,
+      durationMs: round(durationMs),
       request,
       dissection,
       response,
@@ -144,9 +193,41 @@ export class Capture {
           }
         : null,
     });
-    this.records.push(record);
+    // An in-process transport has no status and always completes; its records stay as they were.
+    if (outcome.status !== null || outcome.ending !== "complete") {
+      record.status = outcome.status;
+      record.firstByteMs = outcome.firstByteMs === null ? null : round(outcome.firstByteMs);
+      record.ending = outcome.ending;
+      record.error = error;
+    }
+    if (record.response) record.response.text = this.redact(record.response.text);
+    if (this.options.keepRecords !== false) this.records.push(record);
     this.requests.write(record);
     this.options.db?.addRequest(record);
+  }
+
+  /**
+   * The model's reply, or why there is none: an error status's body, the transport's error, or a
+   * body the codec could not parse. A reply cut short is still parsed, so the record shows how far it got.
+   */
+  private async readResponse(
+    request: WireRequest,
+    outcome: ResponseOutcome,
+  ): Promise<{ response: Awaited<ReturnType<Codec["parseStream"]>> | null; error: string | null }> {
+    if (outcome.status !== null && (outcome.status < 200 || outcome.status > 299))
+      return { response: null, error: this.redact(outcome.body).slice(0, ERROR_TEXT_LIMIT) };
+    const error = outcome.error === undefined ? null : outcome.error.slice(0, ERROR_TEXT_LIMIT);
+    if (outcome.body === "") return { response: null, error };
+    try {
+      const response = await this.options.codecFor(request.api).parseStream(
+        (async function* () {
+          yield outcome.body;
+        })(),
+      );
+      return { response, error };
+    } catch (parseError) {
+      return { response: null, error: error ?? `the response could not be parsed: ${(parseError as Error).message}` };
+    }
   }
 
   close(): void {
@@ -154,3 +235,5 @@ export class Capture {
     this.payloads.close();
   }
 }
+
+const round = (ms: number) => Math.round(ms * 10) / 10;

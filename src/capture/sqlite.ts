@@ -31,6 +31,8 @@ CREATE TABLE IF NOT EXISTS requests (
   tokens_total INTEGER,
   prefix_break_at TEXT,
   record TEXT NOT NULL,
+  http_status INTEGER,
+  ending TEXT,
   PRIMARY KEY (run_id, seq)
 );
 CREATE TABLE IF NOT EXISTS payloads (
@@ -89,8 +91,8 @@ export class RunDatabase {
     this.db.transaction(() => this.migrate()).immediate();
     this.closeAbandonedRuns();
     this.insertRequest = this.db.prepare(
-      `INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, tokens_total, prefix_break_at, record)
-       VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record)`,
+      `INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, tokens_total, prefix_break_at, record, http_status, ending)
+       VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record, @status, @ending)`,
     );
     this.insertPayload = this.db.prepare(`INSERT INTO payloads (run_id, seq, type, data) VALUES (?, ?, ?, ?)`);
     this.insertEvent = this.db.prepare(`INSERT INTO events (run_id, idx, seq, type, data) VALUES (?, ?, ?, ?, ?)`);
@@ -101,6 +103,7 @@ export class RunDatabase {
     this.db.exec(SCHEMA);
     const columns = this.db.prepare(`PRAGMA table_info(runs)`).all() as { name: string }[];
     if (!columns.some((column) => column.name === "pid")) this.db.exec(`ALTER TABLE runs ADD COLUMN pid INTEGER`);
+    this.addRequestColumns();
   }
 
   /**
@@ -114,6 +117,18 @@ export class RunDatabase {
       pid: number | null;
     }[];
     for (const run of running) if (run.pid === null || !isProcessAlive(run.pid)) this.finishRun(run.id, "interrupted");
+  }
+
+  /** Databases written before requests had `http_status` and `ending` get the columns (empty for old rows). */
+  private addRequestColumns(): void {
+    const columns = new Set(
+      (this.db.prepare(`PRAGMA table_info(requests)`).all() as { name: string }[]).map((c) => c.name),
+    );
+    for (const [name, type] of [
+      ["http_status", "INTEGER"],
+      ["ending", "TEXT"],
+    ])
+      if (!columns.has(name)) this.db.exec(`ALTER TABLE requests ADD COLUMN ${name} ${type}`);
   }
 
   startRun(id: string, probe: string, dir: string): void {
@@ -146,11 +161,14 @@ export class RunDatabase {
       tokensTotal: record.tokens?.total ?? null,
       breakAt: record.prefix?.breakAt ?? null,
       record: JSON.stringify(record),
+      status: record.status ?? null,
+      ending: record.ending ?? null,
     });
   }
 
-  addPayload(run: string, seq: number, type: "request" | "response", data: unknown): void {
-    this.insertPayload.run(run, seq, type, JSON.stringify(data));
+  /** `json`: the payload row already serialized (it is written to payloads.jsonl too). */
+  addPayload(run: string, seq: number, type: "request" | "response", json: string): void {
+    this.insertPayload.run(run, seq, type, json);
   }
 
   addEvent(run: string, idx: number, seq: number | null, type: string, data: unknown): void {

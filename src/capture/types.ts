@@ -65,7 +65,23 @@ export interface RequestRecord {
   prefix: PrefixInfo | null;
   hashes: { tools: string; system: string; body: string };
   response: { kind: "tool_calls" | "text"; calls: string[]; text: string } | null;
+  /**
+   * How the response came over HTTP (the mock's and proxy's records; absent for in-process runs): its
+   * status (null when none came), milliseconds to its first body byte, how it ended, and the error —
+   * an error status's body or the transport's failure, cut at 4096 characters.
+   */
+  status?: number | null;
+  firstByteMs?: number | null;
+  ending?: ResponseEnding;
+  error?: string | null;
 }
+
+/**
+ * How a response ended: `complete` — all of it arrived (an SSE stream up to its `[DONE]`);
+ * `truncated` — the upstream stopped part-way; `cancelled` — the client left and the upstream call was
+ * aborted; `failed` — no response came (the upstream could not be reached).
+ */
+export type ResponseEnding = "complete" | "truncated" | "cancelled" | "failed";
 
 /** Where a marker looks, and what it looks for (a literal string or a regular expression). */
 export interface MarkerSpec {

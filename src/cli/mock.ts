@@ -11,7 +11,9 @@ Serves a probe's scripted model as an OpenAI chat completions provider (POST /v1
 SSE), for an agent running outside payload-probe. Each request is answered with the next step of the
 probe's model.script (sampling requests too) and captured to <runs>/<probe>-mock/ and
 <runs>/payload-probe.db. The first line printed is LISTENING <base URL>; point the agent's provider
-baseUrl at it. When the script runs out, requests get HTTP 500 naming the request. Stops on Ctrl-C.
+baseUrl at it. When the script runs out, requests get HTTP 500 naming the request. A request that is
+not a valid chat completions body gets HTTP 400 in the OpenAI error shape naming what is wrong, and
+takes no step. The run folder is replaced only once the port is listening. Stops on Ctrl-C.
 
   <probe>       a name under probes/ (p1) or a path to a probe file
   --port N      port to listen on (default 0: a free port)
@@ -34,12 +36,15 @@ export async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const probe = loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
-  const server = await startMockServer(probe, {
-    runsDir: runsDirArg("mock", values.runs),
-    port: parsePort("mock", values.port),
-    host: values.host,
-    database: !values["no-db"],
-  });
+  const server = await startMockServer(
+    { name: probe.name, markers: probe.markers, script: probe.model.script },
+    {
+      runsDir: runsDirArg("mock", values.runs),
+      port: parsePort("mock", values.port),
+      host: values.host,
+      database: !values["no-db"],
+    },
+  );
   console.log(`LISTENING ${server.baseUrl}`);
   console.log(`capturing to ${server.dir} (run ${server.runId}); ${probe.model.script.length} scripted step(s)`);
   return serveUntilSignal(() => server.close());

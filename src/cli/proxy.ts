@@ -9,9 +9,12 @@ export const help = `Usage: payload-probe proxy --upstream URL [options]
 Forwards every request unchanged (method, path, query, body bytes, headers) to URL and streams the
 response back as it arrives, capturing each request to <runs>/<name>/ and <runs>/payload-probe.db.
 Chat completions requests (…/chat/completions) get a full record; any other path is kept in
-payloads.jsonl as kind "side". Headers are never stored, so credentials (Authorization, x-api-key …)
-never reach a file; credential-like query values are stored as [redacted]. The first line printed is
-LISTENING <URL>; point the agent's provider base URL at it (with the upstream's path, e.g. /v1).
+payloads.jsonl as kind "side", and so is a chat body the capture cannot read (with the reason).
+Headers are never stored, so credentials (Authorization, x-api-key …) never reach a file; stored URLs
+have their userinfo (user:password@) and credential query values replaced by [redacted]. Secrets
+inside request bodies are content the agent chose to send: they are stored unless --redact-body
+matches them. The first line printed is LISTENING <URL>; point the agent's provider base URL at it
+(with the upstream's path, e.g. /v1). The run folder is replaced only once the port is listening.
 Stops on Ctrl-C.
 
   --upstream URL  the provider to forward to (http or https)
@@ -20,6 +23,12 @@ Stops on Ctrl-C.
   --name NAME     the run folder's name: letters, digits, '.', '_', '-' (default proxy)
   --runs DIR      where the run folder and payload-probe.db go (default: runs/)
   --no-db         do not write payload-probe.db
+  --redact NAME   also store query parameter NAME as [redacted] (repeatable; any case). Always
+                  redacted: the list in README's "External agents" (key, token, code, sig,
+                  X-Amz-Signature …) and names containing token, secret, passw, signature, credential
+  --redact-body REGEX
+                  replace every match of REGEX (JavaScript syntax) in stored request and response
+                  bodies with [redacted] (repeatable)
   -h, --help      show this help
 
 Exit: 0 stopped by a signal, 2 bad usage (no or bad --upstream, port in use).`;
@@ -35,6 +44,16 @@ function parseUpstream(value: string | undefined): string {
   throw new UserError(`proxy: --upstream expected an http or https URL, got "${value}"`);
 }
 
+function parseBodyPattern(source: string): RegExp {
+  try {
+    return new RegExp(source, "g");
+  } catch (error) {
+    throw new UserError(
+      `proxy: --redact-body expected a regular expression, got "${source}": ${(error as Error).message}`,
+    );
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("proxy", argv, {
     upstream: { type: "string" },
@@ -43,6 +62,8 @@ export async function main(argv: string[]): Promise<number> {
     name: { type: "string" },
     runs: { type: "string" },
     "no-db": { type: "boolean" },
+    redact: { type: "string", multiple: true },
+    "redact-body": { type: "string", multiple: true },
   } as const);
   if (values.help || positionals.length > 0) {
     console.log(help);
@@ -55,8 +76,10 @@ export async function main(argv: string[]): Promise<number> {
     port: parsePort("proxy", values.port),
     host: values.host,
     database: !values["no-db"],
+    redactQuery: values.redact,
+    redactBody: (values["redact-body"] ?? []).map(parseBodyPattern),
   });
   console.log(`LISTENING ${proxy.url}`);
-  console.log(`forwarding to ${values.upstream}; capturing to ${proxy.dir} (run ${proxy.runId})`);
+  console.log(`forwarding to ${proxy.upstream}; capturing to ${proxy.dir} (run ${proxy.runId})`);
   return serveUntilSignal(() => proxy.close());
 }

@@ -56,14 +56,12 @@ describe("resolveRun", () => {
       }) as RequestRecord;
     db.startRun("old-run", "dbprobe", join(dir, "gone"));
     db.addRequest(record("old-run", 1));
-    db.addPayload("old-run", 1, "request", {
-      type: "request",
-      seq: 1,
-      kind: "loop",
-      api: "openai-completions",
-      url: "x",
-      body: "{}",
-    });
+    db.addPayload(
+      "old-run",
+      1,
+      "request",
+      JSON.stringify({ type: "request", seq: 1, kind: "loop", api: "openai-completions", url: "x", body: "{}" }),
+    );
     db.finishRun("old-run", "passed");
     db.startRun("new-run", "dbprobe", join(dir, "gone"));
     db.addRequest(record("new-run", 1));

@@ -12,6 +12,22 @@ import { extensionTool, removeTempDirs, scriptedAgent, tempDir } from "../runtim
 
 afterEach(removeTempDirs);
 
+/** A capture into a temp folder's JSONL files only (no database, no tokenizer). */
+function fileCapture(run: string, keepRecords?: boolean): { dir: string; capture: Capture } {
+  const dir = tempDir();
+  const capture = new Capture({
+    run,
+    probe: "capture-test",
+    dir,
+    db: null,
+    markers: {},
+    codecFor: () => openaiCompletions,
+    tokens: false,
+    keepRecords,
+  });
+  return { dir, capture };
+}
+
 const countLines = (path: string) =>
   existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).length : 0;
 
@@ -69,16 +85,7 @@ describe("capture around the transport (design.md)", () => {
   });
 
   it("payloads.jsonl holds the exact wire body and the response text, and nothing that could be a credential", async () => {
-    const dir = tempDir();
-    const capture = new Capture({
-      run: "run-2",
-      probe: "capture-test",
-      dir,
-      db: null,
-      markers: {},
-      codecFor: () => openaiCompletions,
-      tokens: false,
-    });
+    const { dir, capture } = fileCapture("run-2");
     const bodies: string[] = [];
     const scripted = createScriptedModel(openaiCompletions, { loop: [{ text: "DONE" }] });
     const { agent } = await scriptedAgent([], {
@@ -100,5 +107,20 @@ describe("capture around the transport (design.md)", () => {
     expect(readFileSync(join(dir, "payloads.jsonl"), "utf8")).not.toMatch(
       /authorization|bearer|api[-_]?key|x-api-key/i,
     );
+  });
+
+  it("keeps its records in memory for a probe run, and none when told not to (the mock and proxy serve indefinitely)", async () => {
+    const kept: number[] = [];
+    for (const keepRecords of [true, false]) {
+      const { dir, capture } = fileCapture("run-3", keepRecords);
+      const { agent } = await scriptedAgent([], {
+        transport: capture.wrap(createScriptedModel(openaiCompletions, { loop: [{ call: "look" }, { text: "DONE" }] })),
+      });
+      await agent.prompt("hi");
+      capture.close();
+      expect(jsonlObjects(join(dir, "requests.jsonl"))).toHaveLength(2);
+      kept.push(capture.records.length);
+    }
+    expect(kept).toEqual([2, 0]);
   });
 });

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import type { MockModel } from "../../src/capture/mock-server.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import type { Probe } from "../../src/probes/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -10,8 +11,8 @@ import type { ModelResponse } from "../../src/providers/types.js";
 
 export const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
 
-/** A two-turn probe file in `dir`: a tool call, then text. */
-export function writeTinyProbe(dir: string): { file: string; probe: Probe } {
+/** A two-turn probe file in `dir`: a tool call, then text; `model` is what the mock serves of it. */
+export function writeTinyProbe(dir: string): { file: string; probe: Probe; model: MockModel } {
   const file = join(dir, "tiny.yaml");
   writeFileSync(
     file,
@@ -26,7 +27,8 @@ markers:
   notes: { in: messages, match: notes.txt }
 `,
   );
-  return { file, probe: loadProbeFile(file, PROJECT_ROOT) };
+  const probe = loadProbeFile(file, PROJECT_ROOT);
+  return { file, probe, model: { name: probe.name, markers: probe.markers, script: probe.model.script } };
 }
 
 /** A chat completions body as an agent would send it (compact JSON, one user message). */

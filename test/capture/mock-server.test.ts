@@ -27,7 +27,7 @@ afterEach(async () => {
 
 async function mock(): Promise<{ server: MockServer; runs: string }> {
   const runs = tempDir("mock-test-");
-  const server = await startMockServer(writeTinyProbe(runs).probe, { runsDir: runs });
+  const server = await startMockServer(writeTinyProbe(runs).model, { runsDir: runs });
   servers.push(server);
   return { server, runs };
 }
@@ -82,6 +82,68 @@ describe("mock server", () => {
     expect((await fetch(`${server.baseUrl}/models`)).status).toBe(404);
     expect((await postChat(`${server.baseUrl.replace(/\/v1$/, "")}/chat/completions`, chatBody("x"))).status).toBe(404);
     expect(jsonl(join(runs, "tiny-mock", "requests.jsonl"))).toHaveLength(2);
+  });
+
+  it("invalid bodies get a 400 in the OpenAI error shape naming what is wrong, take no script step, and are kept as side payloads", async () => {
+    const { server, runs } = await mock();
+    const url = `${server.baseUrl}/chat/completions`;
+    const cases: [string, string | null, string, RegExp][] = [
+      ["null", null, "invalid_type", /expected a JSON object, got null/],
+      ["[]", null, "invalid_type", /expected a JSON object, got an array/],
+      ['"x"', null, "invalid_type", /expected a JSON object, got a string/],
+      ["{oops", null, "invalid_json", /not valid JSON/],
+      ['{"model":"m"}', "messages", "missing_required_parameter", /Missing required parameter: 'messages'/],
+      [chatBody("hi", { tools: "notalist" }), "tools", "invalid_type", /expected an array of tools, got a string/],
+      [chatBody("hi", { tools: [null] }), "tools[0]", "invalid_type", /'tools\[0\]': expected an object, got null/],
+      [chatBody("hi", { model: 7 }), "model", "invalid_type", /'model': expected a string, got a number/],
+      [
+        '{"messages":[{"content":"no role"}]}',
+        "messages[0].role",
+        "missing_required_parameter",
+        /Missing required parameter: 'messages\[0\]\.role'/,
+      ],
+    ];
+    for (const [body, param, code, message] of cases) {
+      const response = await postChat(url, body);
+      expect(response.status, body).toBe(400);
+      const { error } = (await response.json()) as { error: Record<string, unknown> };
+      expect(Object.keys(error).sort()).toEqual(["code", "message", "param", "type"]);
+      expect(error).toMatchObject({ type: "invalid_request_error", param, code });
+      expect(error.message).toMatch(message);
+    }
+    // The script's first step is still there for the first valid request.
+    const reply = await parseReply(await postChat(url, chatBody("read notes.txt")));
+    expect(reply.message.toolCalls.map((c) => c.name)).toEqual(["read"]);
+    await server.close();
+    servers.length = 0;
+    const payloads = jsonl(join(runs, "tiny-mock", "payloads.jsonl")).filter((p) => p.type === "request");
+    expect(payloads.map((p) => p.kind)).toEqual([...cases.map(() => "side"), "loop"]);
+    expect(payloads.map((p) => p.body)).toEqual([...cases.map(([body]) => body), chatBody("read notes.txt")]);
+    expect(payloads[0]!.unreadable).toBe("Invalid type for 'body': expected a JSON object, got null.");
+    expect(jsonl<RequestRecord>(join(runs, "tiny-mock", "requests.jsonl")).map((r) => r.seq)).toEqual([
+      cases.length + 1,
+    ]);
+  });
+
+  it("a second mock on a port in use exits 2 and leaves the live mock's run folder untouched", async () => {
+    const runs = tempDir("mock-busy-");
+    const { file } = writeTinyProbe(runs);
+    const cli = await startCli(["mock", file, "--runs", runs]);
+    clis.push(cli);
+    expect((await postChat(`${cli.url}/chat/completions`, chatBody("one"))).status).toBe(200);
+    const port = new URL(cli.url).port;
+    const second = spawnSync(process.execPath, [MAIN, "mock", file, "--runs", runs, "--port", port], {
+      cwd: PROJECT_ROOT,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(second.status).toBe(2);
+    expect(second.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
+    expect(jsonl(join(runs, "tiny-mock", "requests.jsonl"))).toHaveLength(1);
+    expect((await postChat(`${cli.url}/chat/completions`, chatBody("two"))).status).toBe(200);
+    expect(await cli.stop()).toBe(0);
+    clis.length = 0;
+    expect(jsonl<RequestRecord>(join(runs, "tiny-mock", "requests.jsonl")).map((r) => r.seq)).toEqual([1, 2]);
   });
 
   it("the CLI prints LISTENING first, serves and records, and finishes the run on SIGTERM (exit 0)", async () => {

@@ -47,7 +47,7 @@ describe("the run database (design.md, run outputs)", () => {
       db.startRun(run, "known", `/runs/${run}`);
       db.addRequest(recordOf(run, 1));
       db.addRequest(recordOf(run, 2));
-      db.addPayload(run, 1, "request", { type: "request", seq: 1, body: REQUEST.body });
+      db.addPayload(run, 1, "request", JSON.stringify({ type: "request", seq: 1, body: REQUEST.body }));
       db.addEvent(run, 0, 1, "request", { active: ["read"] });
       db.finishRun(run, run === "run-a" ? "passed" : "failed");
       db.close();
@@ -124,5 +124,27 @@ describe("the run database across processes (issue 8)", () => {
     new RunDatabase(path).close();
     writeFileSync(path, "not a database at all, just text that is long enough to be read as a header\n".repeat(10));
     expect(() => new RunDatabase(path)).toThrow(UserError);
+  });
+});
+
+describe("the requests table's HTTP columns", () => {
+  it("a database written before http_status and ending existed gets them on open, and new rows fill them", () => {
+    const path = dbPath();
+    new RunDatabase(path).close();
+    const raw = new Database(path);
+    // The requests table as it was before the columns: dropping them leaves exactly that shape.
+    raw.exec("ALTER TABLE requests DROP COLUMN http_status; ALTER TABLE requests DROP COLUMN ending;");
+    raw.close();
+    const db = new RunDatabase(path);
+    db.startRun("run-http", "known", "/runs/run-http");
+    db.addRequest({ ...recordOf("run-http", 1), status: 429, ending: "complete", error: "slow down" });
+    db.addRequest(recordOf("run-http", 2));
+    db.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT seq, http_status, ending FROM requests ORDER BY seq").all()).toEqual([
+      { seq: 1, http_status: 429, ending: "complete" },
+      { seq: 2, http_status: null, ending: null },
+    ]);
+    check.close();
   });
 });
