@@ -1,0 +1,244 @@
+import { z } from "zod";
+import { SAFE_NAME, SAFE_NAME_RULE } from "../safe-path.js";
+import { strictMapping } from "../validate.js";
+
+/**
+ * What a probe file may hold, with the message each field gives when it is wrong. The loader
+ * parses with it, and `scripts/gen-probe-schema.mjs` turns its input side into
+ * `probes/probe.schema.json` for editors; checks that need the file system stay in load.ts.
+ * YAML writes an empty value as null, so optional fields take null for absent.
+ */
+
+const MAPPING = "expected a mapping";
+
+/** An optional field: absent or null gives `fallback`. */
+function optional<T extends z.ZodType, F extends z.output<T> | undefined>(schema: T, fallback: F) {
+  return schema.nullish().transform((value): z.output<T> | F => value ?? fallback);
+}
+
+/** An optional section: absent reads as an empty one, so its fields take their defaults. */
+function section<T extends z.ZodType>(schema: T) {
+  return schema.prefault({} as z.input<T>);
+}
+
+const nonEmptyString = z.string({ error: "expected a non-empty string" }).min(1, "expected a non-empty string");
+const yesNo = z.boolean({ error: "expected true or false" });
+const requestNumber = (from: number, expected: string) => z.int({ error: expected }).min(from, expected);
+
+function oneOf<const T extends readonly [string, ...string[]]>(options: T) {
+  return z.enum(options, { error: `expected one of ${options.join(", ")}` });
+}
+
+/** A list of names, also accepted as one comma-separated string (`read,mcp`) as on pi's command line. */
+const names = z
+  .union([z.string(), z.array(z.string())], { error: "expected a list of names or a comma-separated string" })
+  .transform((value) =>
+    typeof value === "string"
+      ? value
+          .split(",")
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : value,
+  );
+
+/** A text the model sends or a check compares: a YAML scalar, never a mapping or a list. */
+const scalarText = z
+  .union([z.string(), z.number(), z.boolean()], { error: "expected a string" })
+  .transform((value) => String(value));
+
+/** `/regex/flags` is a regular expression; anything else is a literal string. */
+const matcher = z
+  .string({ error: "expected a string or /regex/" })
+  .min(1, "expected a string or /regex/")
+  .transform((value, ctx): string | RegExp => {
+    const regex = /^\/(.+)\/([a-z]*)$/s.exec(value);
+    if (!regex) return value;
+    try {
+      return new RegExp(regex[1]!, regex[2]);
+    } catch (error) {
+      // V8 says "Invalid regular expression: /<pattern>/: <reason>"; the reason is what helps.
+      const reason = (error as Error).message.split(": ").at(-1);
+      ctx.issues.push({ code: "custom", input: value, message: `expected a valid regular expression (${reason})` });
+      return z.NEVER;
+    }
+  });
+
+const toolCall = strictMapping(
+  {
+    call: nonEmptyString,
+    args: z
+      .union([z.string(), z.record(z.string(), z.unknown())], { error: "expected a mapping or a raw JSON string" })
+      .optional(),
+  },
+  MAPPING,
+);
+
+const scriptStep = z.union(
+  [
+    strictMapping({ text: scalarText }, MAPPING),
+    strictMapping({ calls: z.array(toolCall, { error: "expected a list" }) }, MAPPING),
+    toolCall,
+  ],
+  { error: "expected {text: ...}, {call: name, args: ...} or {calls: [...]}" },
+);
+
+const script = z.array(scriptStep, { error: "expected a list" });
+
+const agent = strictMapping(
+  {
+    kind: optional(
+      z.literal("runtime", {
+        error: 'expected "runtime": running the real pi against the mock provider is not built yet',
+      }),
+      "runtime",
+    ),
+    tools: optional(names, undefined),
+    noTools: optional(yesNo, false),
+    noBuiltinTools: optional(yesNo, false),
+    excludeTools: optional(names, undefined),
+    skills: optional(z.array(nonEmptyString, { error: "expected a list" }), []),
+    noSkills: optional(yesNo, false),
+    skillMode: optional(oneOf(["index", "load_skill"]), "index"),
+    skillLayers: optional(
+      strictMapping(
+        {
+          builtin: optional(nonEmptyString, undefined),
+          user: optional(nonEmptyString, undefined),
+          project: optional(nonEmptyString, undefined),
+        },
+        MAPPING,
+      ).transform((layers) => Object.fromEntries(Object.entries(layers).filter(([, dir]) => dir !== undefined))),
+      undefined,
+    ),
+    trusted: optional(yesNo, false),
+    mcp: optional(
+      strictMapping(
+        {
+          config: nonEmptyString,
+          cache: optional(oneOf(["valid", "empty-file", "missing"]), "valid"),
+          exclusive: optional(yesNo, true),
+        },
+        MAPPING,
+      ),
+      undefined,
+    ),
+    cwd: optional(nonEmptyString, undefined),
+    profile: optional(nonEmptyString, undefined),
+  },
+  MAPPING,
+);
+
+const model = strictMapping(
+  {
+    api: optional(oneOf(["openai-completions"]), "openai-completions"),
+    id: optional(nonEmptyString, "token-plan/qwen3.8-flash"),
+    script: optional(script, []).refine((steps) => steps.length > 0, "expected at least one model turn"),
+    sampling: optional(script, []),
+  },
+  MAPPING,
+);
+
+const marker = strictMapping(
+  { in: optional(oneOf(["system", "tools", "messages"]), "messages"), match: matcher },
+  MAPPING,
+);
+
+/** One value per request, or `{all: value}` for every request. */
+const series = z.union([z.array(z.unknown()), z.strictObject({ all: z.unknown() })], {
+  error: "expected a list with one value per request, or {all: value}",
+});
+
+const textExpect = strictMapping(
+  {
+    equals: optional(scalarText, undefined),
+    contains: optional(scalarText, undefined),
+    startsWith: optional(scalarText, undefined),
+    endsWith: optional(scalarText, undefined),
+    matches: optional(
+      matcher.transform((m) => (typeof m === "string" ? new RegExp(m) : m)),
+      undefined,
+    ),
+  },
+  MAPPING,
+);
+
+const wireExpect = strictMapping(
+  {
+    methods: optional(names, undefined),
+    calls: optional(
+      z.array(strictMapping({ name: nonEmptyString, arguments: z.unknown() }, MAPPING), { error: "expected a list" }),
+      undefined,
+    ),
+    firstMessageBefore: optional(requestNumber(1, "expected a request number"), undefined),
+    silent: optional(yesNo, false),
+  },
+  MAPPING,
+);
+
+const skillDiagnostic = strictMapping(
+  {
+    type: optional(oneOf(["warning", "error", "collision"]), "warning"),
+    message: nonEmptyString,
+    path: nonEmptyString,
+    winner: optional(nonEmptyString, undefined),
+    loser: optional(nonEmptyString, undefined),
+  },
+  MAPPING,
+);
+
+const systemDelta = strictMapping(
+  {
+    at: requestNumber(2, "expected a request number of 2 or more"),
+    added: optional(z.array(matcher, { error: "expected a list" }), []),
+    removed: optional(z.array(matcher, { error: "expected a list" }), []),
+  },
+  MAPPING,
+);
+
+const expect = strictMapping(
+  {
+    requests: optional(z.int({ error: "expected a whole number of requests" }).min(0), undefined),
+    each: optional(z.record(z.string(), series, { error: MAPPING }), {}),
+    constant: optional(names, []),
+    systemDelta: optional(z.array(systemDelta, { error: "expected a list" }), []),
+    toolResults: optional(
+      z
+        .record(z.string().regex(/^[1-9]\d*$/, "expected a tool result number from 1"), textExpect, { error: MAPPING })
+        .transform((results) => Object.fromEntries(Object.entries(results).map(([n, e]) => [Number(n), e]))),
+      {},
+    ),
+    wire: optional(z.record(z.string(), wireExpect, { error: MAPPING }), {}),
+    surface: section(
+      strictMapping({ registered: optional(series, undefined), active: optional(series, undefined) }, MAPPING),
+    ),
+    skills: optional(
+      strictMapping(
+        {
+          loaded: optional(names, undefined),
+          diagnostics: optional(z.array(skillDiagnostic, { error: "expected a list" }), undefined),
+        },
+        MAPPING,
+      ),
+      undefined,
+    ),
+  },
+  MAPPING,
+);
+
+export const probeSchema = strictMapping(
+  {
+    name: z.string({ error: `expected ${SAFE_NAME_RULE}` }).regex(SAFE_NAME, `expected ${SAFE_NAME_RULE}`),
+    title: optional(nonEmptyString, ""),
+    description: optional(nonEmptyString, ""),
+    agent: section(agent),
+    model: section(model),
+    prompts: z
+      .array(nonEmptyString, {
+        error: (issue) => (issue.input == null ? "expected at least one user message" : "expected a list"),
+      })
+      .min(1, "expected at least one user message"),
+    markers: optional(z.record(z.string(), marker, { error: MAPPING }), {}),
+    expect: section(expect),
+  },
+  MAPPING,
+);
