@@ -30,16 +30,15 @@ function oneOf<const T extends readonly [string, ...string[]]>(options: T) {
 }
 
 /** A list of names, also accepted as one comma-separated string (`read,mcp`) as on pi's command line. */
-const names = z
-  .union([z.string(), z.array(z.string())], { error: "expected a list of names or a comma-separated string" })
-  .transform((value) =>
-    typeof value === "string"
-      ? value
-          .split(",")
-          .map((name) => name.trim())
-          .filter(Boolean)
-      : value,
-  );
+const NAMES = "expected a list of names or a comma-separated string";
+const names = z.union([z.string(), z.array(z.string({ error: NAMES }))], { error: NAMES }).transform((value) =>
+  typeof value === "string"
+    ? value
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean)
+    : value,
+);
 
 /** A text the model sends or a check compares: a YAML scalar, never a mapping or a list. */
 const scalarText = z
@@ -144,8 +143,9 @@ const marker = strictMapping(
 );
 
 /** One value per request, or `{all: value}` for every request. */
-const series = z.union([z.array(z.unknown()), z.strictObject({ all: z.unknown() })], {
-  error: "expected a list with one value per request, or {all: value}",
+const SERIES = "expected a list with one value per request, or {all: value}";
+const series = z.union([z.array(z.unknown()), z.strictObject({ all: z.unknown() }, { error: SERIES })], {
+  error: SERIES,
 });
 
 const textExpect = strictMapping(
@@ -197,7 +197,10 @@ const systemDelta = strictMapping(
 
 const expect = strictMapping(
   {
-    requests: optional(z.int({ error: "expected a whole number of requests" }).min(0), undefined),
+    requests: optional(
+      z.int({ error: "expected a whole number of requests" }).min(0, "expected a whole number of requests"),
+      undefined,
+    ),
     each: optional(z.record(z.string(), series, { error: MAPPING }), {}),
     constant: optional(names, []),
     systemDelta: optional(z.array(systemDelta, { error: "expected a list" }), []),
