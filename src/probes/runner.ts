@@ -9,16 +9,18 @@ import { inputError } from "../errors.js";
 import { initEmptyCache } from "../mcp/cache.js";
 import { loadMcpConfig } from "../mcp/config.js";
 import { mcpExtension } from "../mcp/extension.js";
-import type { McpTexts } from "../mcp/runtime-context.js";
 import { ServerManager } from "../mcp/server-manager.js";
+import { mcpTextsSchema } from "../mcp/texts-schema.js";
 import { resolveModel } from "../providers/models.js";
 import { openaiCompletions } from "../providers/openai-completions.js";
 import { createScriptedModel } from "../providers/scripted-model.js";
 import { Agent, type SkillsHook } from "../runtime/agent.js";
-import { loadProfile, PROJECT_ROOT, type Profile } from "../runtime/profile.js";
+import { extensionTexts, loadProfile } from "../runtime/load-profile.js";
+import { PROJECT_ROOT, type Profile } from "../runtime/profile.js";
 import type { Extension } from "../runtime/types.js";
 import { createDisclosure } from "../skills/disclosure/disclosure.js";
-import type { CatalogDirs, CatalogLayer, DisclosureTexts } from "../skills/disclosure/types.js";
+import { disclosureTextsSchema } from "../skills/disclosure/texts-schema.js";
+import type { CatalogDirs, CatalogLayer } from "../skills/disclosure/types.js";
 import { discoverSkills } from "../skills/discover.js";
 import { expandSkillCommand } from "../skills/expand.js";
 import { renderSkillsBlock } from "../skills/prompt-block.js";
@@ -166,7 +168,7 @@ function disclosureSkills(
   }
   const disclosure = createDisclosure({
     dirs,
-    texts: profile.extensions?.loadSkill as unknown as DisclosureTexts,
+    texts: extensionTexts(profile, "loadSkill", disclosureTextsSchema),
     cwd: workspace.cwd,
     model: probe.model.id,
   });
@@ -240,7 +242,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
     if (mcp.cache === "empty-file") initEmptyCache(cachePath);
     extensions.push(
       mcpExtension({
-        texts: profile.extensions?.mcp as unknown as McpTexts,
+        texts: extensionTexts(profile, "mcp", mcpTextsSchema),
         configPath: mcp.config,
         exclusive: mcp.exclusive,
         cachePath,
