@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { UserError } from "../../src/errors.js";
 import { mcpTextsSchema } from "../../src/mcp/texts-schema.js";
 import { extensionTexts, loadProfile } from "../../src/runtime/load-profile.js";
 import { DEFAULT_PROFILE_PATH } from "../../src/runtime/profile.js";
 import { disclosureTextsSchema } from "../../src/skills/disclosure/texts-schema.js";
+import { userErrorOf } from "../fixtures/user-error.js";
 import { removeTempDirs, tempDir } from "./harness.js";
 
 afterEach(removeTempDirs);
@@ -17,16 +17,6 @@ function profileWith(edit: (profile: Record<string, any>) => void): string {
   const path = join(tempDir("profile-test-"), "profile.json");
   writeFileSync(path, JSON.stringify(profile));
   return path;
-}
-
-function userError(fn: () => unknown): UserError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof UserError) return error;
-    throw error;
-  }
-  throw new Error("expected a UserError");
 }
 
 describe("profiles are checked when loaded, extension texts by their extension's schema (issue 9)", () => {
@@ -41,7 +31,7 @@ describe("profiles are checked when loaded, extension texts by their extension's
     const path = profileWith((p) => {
       delete p.tools.grep.description;
     });
-    const error = userError(() => loadProfile(path));
+    const error = userErrorOf(() => loadProfile(path));
     expect(error.message).toBe(`${path}: field "tools.grep.description": expected a string`);
   });
 
@@ -49,7 +39,7 @@ describe("profiles are checked when loaded, extension texts by their extension's
     const path = profileWith((p) => {
       p.extensions.mcp = "texts";
     });
-    expect(userError(() => loadProfile(path)).field).toBe("extensions.mcp");
+    expect(userErrorOf(() => loadProfile(path)).field).toBe("extensions.mcp");
   });
 
   it("a wrong extension text names the profile and extensions.<name>.<field>", () => {
@@ -58,10 +48,10 @@ describe("profiles are checked when loaded, extension texts by their extension's
       delete p.extensions.loadSkill;
     });
     const profile = loadProfile(path);
-    expect(userError(() => extensionTexts(profile, "mcp", mcpTextsSchema)).message).toBe(
+    expect(userErrorOf(() => extensionTexts(profile, "mcp", mcpTextsSchema)).message).toBe(
       `${path}: field "extensions.mcp.proxy.snippet": expected a string`,
     );
-    expect(userError(() => extensionTexts(profile, "loadSkill", disclosureTextsSchema)).message).toBe(
+    expect(userErrorOf(() => extensionTexts(profile, "loadSkill", disclosureTextsSchema)).message).toBe(
       `${path}: field "extensions.loadSkill": expected a mapping`,
     );
   });
