@@ -11,6 +11,7 @@ import { removeTempDirs, tempDir } from "./harness.js";
 afterEach(removeTempDirs);
 
 /** The default profile with one edit, written to a temp file. */
+// biome-ignore lint/suspicious/noExplicitAny: the test edits the JSON freely, as a user editing the file would
 function profileWith(edit: (profile: Record<string, any>) => void): string {
   const profile = JSON.parse(readFileSync(DEFAULT_PROFILE_PATH, "utf8"));
   edit(profile);
