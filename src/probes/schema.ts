@@ -92,11 +92,17 @@ const agent = strictMapping(
       "runtime",
     ),
     tools: optional(names, undefined),
-    noTools: optional(yesNo, false),
-    noBuiltinTools: optional(yesNo, false),
-    excludeTools: optional(names, undefined),
-    skills: optional(z.array(nonEmptyString, { error: "expected a list" }), []),
-    noSkills: optional(yesNo, false),
+    noTools: optional(yesNo, false).meta({ description: "Send no tools at all (pi's --no-tools)." }),
+    noBuiltinTools: optional(yesNo, false).meta({
+      description: "Register none of the built-in tools; extension tools stay.",
+    }),
+    excludeTools: optional(names, undefined).meta({ description: "Tool names kept out of the active set." }),
+    skills: optional(z.array(nonEmptyString, { error: "expected a list" }), []).meta({
+      description: "Skill files or folders (relative to the checkout), staged into the workspace (pi's --skill).",
+    }),
+    noSkills: optional(yesNo, false).meta({
+      description: "Skip skill discovery; only `skills` paths load (pi's --no-skills).",
+    }),
     skillMode: optional(oneOf(["index", "load_skill"]), "index"),
     skillLayers: optional(
       strictMapping(
@@ -109,7 +115,7 @@ const agent = strictMapping(
       ).transform((layers) => Object.fromEntries(Object.entries(layers).filter(([, dir]) => dir !== undefined))),
       undefined,
     ),
-    trusted: optional(yesNo, false),
+    trusted: optional(yesNo, false).meta({ description: "Trust project skill sources." }),
     mcp: optional(
       strictMapping(
         {
@@ -122,7 +128,9 @@ const agent = strictMapping(
       undefined,
     ),
     cwd: optional(nonEmptyString, undefined),
-    profile: optional(nonEmptyString, undefined),
+    profile: optional(nonEmptyString, undefined).meta({
+      description: "A profile file relative to the checkout (default profiles/default.json).",
+    }),
   },
   MAPPING,
 );
@@ -130,9 +138,13 @@ const agent = strictMapping(
 const model = strictMapping(
   {
     api: optional(oneOf(["openai-completions"]), "openai-completions"),
-    id: optional(nonEmptyString, "token-plan/qwen3.8-flash"),
-    script: optional(script, []).refine((steps) => steps.length > 0, "expected at least one model turn"),
-    sampling: optional(script, []),
+    id: optional(nonEmptyString, "token-plan/qwen3.8-flash").meta({
+      description: "The model id sent in every request.",
+    }),
+    script: optional(script, [])
+      .refine((steps) => steps.length > 0, "expected at least one model turn")
+      .meta({ description: "One entry per model turn: {text}, {call, args} or {calls: [...]}." }),
+    sampling: optional(script, []).meta({ description: "The script for nested MCP sampling requests." }),
   },
   MAPPING,
 );
@@ -201,8 +213,10 @@ const expect = strictMapping(
       z.int({ error: "expected a whole number of requests" }).min(0, "expected a whole number of requests"),
       undefined,
     ),
-    each: optional(z.record(z.string(), series, { error: MAPPING }), {}),
-    constant: optional(names, []),
+    each: optional(z.record(z.string(), series, { error: MAPPING }), {}).meta({
+      description: "Record field → one value per request, or {all: value}.",
+    }),
+    constant: optional(names, []).meta({ description: "Record fields identical in every request." }),
     systemDelta: optional(z.array(systemDelta, { error: "expected a list" }), []),
     toolResults: optional(
       z
@@ -210,7 +224,9 @@ const expect = strictMapping(
         .transform((results) => Object.fromEntries(Object.entries(results).map(([n, e]) => [Number(n), e]))),
       {},
     ),
-    wire: optional(z.record(z.string(), wireExpect, { error: MAPPING }), {}),
+    wire: optional(z.record(z.string(), wireExpect, { error: MAPPING }), {}).meta({
+      description: "Server name → what the stub MCP server received.",
+    }),
     surface: section(
       strictMapping({ registered: optional(series, undefined), active: optional(series, undefined) }, MAPPING),
     ),
@@ -230,18 +246,26 @@ const expect = strictMapping(
 
 export const probeSchema = strictMapping(
   {
-    name: z.string({ error: `expected ${SAFE_NAME_RULE}` }).regex(SAFE_NAME, `expected ${SAFE_NAME_RULE}`),
-    title: optional(nonEmptyString, ""),
-    description: optional(nonEmptyString, ""),
-    agent: section(agent),
-    model: section(model),
+    name: z
+      .string({ error: `expected ${SAFE_NAME_RULE}` })
+      .regex(SAFE_NAME, `expected ${SAFE_NAME_RULE}`)
+      .meta({
+        description: `The probe's name: its runs folder and workspace are named after it, so ${SAFE_NAME_RULE}.`,
+      }),
+    title: optional(nonEmptyString, "").meta({ description: "One line saying what the probe shows." }),
+    description: optional(nonEmptyString, "").meta({ description: "What the experiment shows and why." }),
+    agent: section(agent).meta({ description: "How the agent runtime is set up: tools, skills, MCP." }),
+    model: section(model).meta({ description: "The scripted model." }),
     prompts: z
       .array(nonEmptyString, {
         error: (issue) => (issue.input == null ? "expected at least one user message" : "expected a list"),
       })
-      .min(1, "expected at least one user message"),
-    markers: optional(z.record(z.string(), marker, { error: MAPPING }), {}),
-    expect: section(expect),
+      .min(1, "expected at least one user message")
+      .meta({ description: "The user messages, in order." }),
+    markers: optional(z.record(z.string(), marker, { error: MAPPING }), {}).meta({
+      description: "Name → {in, match}: counts the tool definitions, system parts or messages containing the match.",
+    }),
+    expect: section(expect).meta({ description: "What must hold for the run to pass." }),
   },
   MAPPING,
 );
