@@ -7,7 +7,7 @@ import { inputError } from "./errors.js";
  * digit or underscore first, then letters, digits, `.`, `_` and `-`, at most 64 characters. That
  * rules out `.`, `..`, separators, NUL and absolute paths, and keeps `@` free for `<probe>@N`.
  */
-const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
+export const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 
 /** What a safe name is, for error messages. */
 export const SAFE_NAME_RULE =

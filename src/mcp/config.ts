@@ -6,9 +6,11 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { z } from "zod";
 import { inputError } from "../errors.js";
+import { parseInput } from "../validate.js";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.js";
-import type { McpConfig, McpServerEntry, McpSettings } from "./types.js";
+import type { DirectToolsSetting, McpConfig, McpServerEntry, McpSettings } from "./types.js";
 
 export interface LoadMcpConfigOptions {
   /** The project directory; `./.mcp.json` and `./.pi/mcp.json` are read from here. */
@@ -114,129 +116,97 @@ function readLayer(file: string): ConfigLayer {
     if (!(error instanceof JsoncSyntaxError)) throw error;
     throw inputError(file, undefined, `invalid JSON: ${error.message}`);
   }
-  if (!isPlainObject(root))
-    throw inputError(file, undefined, `expected a JSON object at the top level, got ${describe(root)}`);
-
-  // `imports` (configs of other tools) is accepted so real-world files load, but never followed.
-  const { mcpServers = {}, settings = {} } = root;
-  if (!isPlainObject(mcpServers)) {
-    throw inputError(
-      file,
-      "mcpServers",
-      `expected an object mapping server names to entries, got ${describe(mcpServers)}`,
-    );
-  }
-  if (!isPlainObject(settings)) throw inputError(file, "settings", `expected an object, got ${describe(settings)}`);
-
-  for (const [name, entry] of Object.entries(mcpServers)) {
-    if (!isPlainObject(entry))
-      throw inputError(file, `mcpServers.${name}`, `expected an object, got ${describe(entry)}`);
-    checkFields(file, `mcpServers.${name}`, entry, SERVER_FIELDS);
-  }
-  checkFields(file, "settings", settings, SETTINGS_FIELDS);
-  return { mcpServers: mcpServers as ConfigLayer["mcpServers"], settings };
+  return parseInput(layerSchema, root, file);
 }
 
-/** How one known field is checked; `fields` describes a nested object's own known fields. */
-interface FieldCheck {
-  accepts: (value: unknown) => boolean;
-  expected: string;
-  fields?: Record<string, FieldCheck>;
-}
+/** `expected …, got …`: a config names the wrong value's kind, since the user may not see it in a merged layer. */
+const got =
+  (expected: string) =>
+  (issue: { input?: unknown }): string =>
+    `expected ${expected}, got ${describe(issue.input)}`;
 
 const isString = (value: unknown): value is string => typeof value === "string";
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+const aString = z.string({ error: got("a string") });
+const aBoolean = z.boolean({ error: got("true or false") });
+const aDuration = z
+  .number({ error: got("a number of zero or more") })
+  .min(0, { error: got("a number of zero or more") });
+const aStringArray = z.custom<string[]>(isStringArray, { error: got("an array of strings") });
+const aStringRecord = z.custom<Record<string, string>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every(isString),
+  { error: got("an object whose values are all strings") },
+);
+
+function oneOf<const T extends readonly [string, ...string[]]>(allowed: T) {
+  return z.enum(allowed, { error: got(`one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`) });
 }
 
-const aString: FieldCheck = { accepts: isString, expected: "a string" };
-const aBoolean: FieldCheck = { accepts: (v) => typeof v === "boolean", expected: "true or false" };
-const aDuration: FieldCheck = {
-  accepts: (v) => typeof v === "number" && Number.isFinite(v) && v >= 0,
-  expected: "a number of zero or more",
-};
-const aStringArray: FieldCheck = { accepts: isStringArray, expected: "an array of strings" };
-const aStringRecord: FieldCheck = {
-  accepts: (v) => isPlainObject(v) && Object.values(v).every(isString),
-  expected: "an object whose values are all strings",
-};
-const anything: FieldCheck = { accepts: () => true, expected: "any value" };
+const directTools = z.custom<DirectToolsSetting>((v) => typeof v === "boolean" || v === "search" || isStringArray(v), {
+  error: got('true, false, "search" or an array of tool names'),
+});
+const toolPrefix = oneOf(["server", "short", "none", "mcp"]);
+/** Known fields are checked; unknown ones are kept, so configs written for newer adapters still load. */
+const anObject = <T extends z.core.$ZodLooseShape>(shape: T) => z.looseObject(shape, { error: got("an object") });
 
-function oneOf(...allowed: string[]): FieldCheck {
-  return {
-    accepts: (v) => isString(v) && allowed.includes(v),
-    expected: `one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`,
-  };
-}
+const serverEntry = anObject({
+  command: aString.optional(),
+  args: aStringArray.optional(),
+  env: aStringRecord.optional(),
+  inheritEnv: aBoolean.optional(),
+  cwd: aString.optional(),
+  url: aString.optional(),
+  headers: aStringRecord.optional(),
+  socket: aString.optional(),
+  auth: z.unknown().optional(),
+  bearerToken: aString.optional(),
+  bearerTokenEnv: aString.optional(),
+  requestHeadersCommand: anObject({
+    command: aString.optional(),
+    args: aStringArray.optional(),
+    env: aStringRecord.optional(),
+    timeoutMs: aDuration.optional(),
+  }).optional(),
+  protocolVersion: aString.optional(),
+  lifecycle: oneOf(["lazy", "eager", "keep-alive", "lazy-keep-alive"]).optional(),
+  idleTimeout: aDuration.optional(),
+  requestTimeoutMs: aDuration.optional(),
+  exposeResources: aBoolean.optional(),
+  directTools: directTools.optional(),
+  toolPrefix: toolPrefix.optional(),
+  includeTools: aStringArray.optional(),
+  excludeTools: aStringArray.optional(),
+  searchKeywords: aStringArray.optional(),
+  approveTools: z
+    .custom<boolean | string[]>((v) => typeof v === "boolean" || isStringArray(v), {
+      error: got("true, false or an array of tool names"),
+    })
+    .optional(),
+  disabled: aBoolean.optional(),
+  debug: aBoolean.optional(),
+});
 
-const directToolsCheck: FieldCheck = {
-  accepts: (v) => typeof v === "boolean" || v === "search" || isStringArray(v),
-  expected: 'true, false, "search" or an array of tool names',
-};
-const toolPrefixCheck = oneOf("server", "short", "none", "mcp");
+const settings = anObject({
+  directTools: directTools.optional(),
+  toolPrefix: toolPrefix.optional(),
+  disableProxyTool: aBoolean.optional(),
+  idleTimeout: aDuration.optional(),
+  scriptMode: aBoolean.optional(),
+  requestTimeoutMs: aDuration.optional(),
+  sampling: aBoolean.optional(),
+});
 
-const SERVER_FIELDS: Record<string, FieldCheck> = {
-  command: aString,
-  args: aStringArray,
-  env: aStringRecord,
-  inheritEnv: aBoolean,
-  cwd: aString,
-  url: aString,
-  headers: aStringRecord,
-  socket: aString,
-  auth: anything,
-  bearerToken: aString,
-  bearerTokenEnv: aString,
-  requestHeadersCommand: {
-    accepts: isPlainObject,
-    expected: "an object",
-    fields: { command: aString, args: aStringArray, env: aStringRecord, timeoutMs: aDuration },
+// `imports` (configs of other tools) is accepted so real-world files load, but never followed.
+const layerSchema = z.looseObject(
+  {
+    mcpServers: z
+      .record(z.string(), serverEntry, { error: got("an object mapping server names to entries") })
+      .default({}),
+    settings: settings.default({}),
   },
-  protocolVersion: aString,
-  lifecycle: oneOf("lazy", "eager", "keep-alive", "lazy-keep-alive"),
-  idleTimeout: aDuration,
-  requestTimeoutMs: aDuration,
-  exposeResources: aBoolean,
-  directTools: directToolsCheck,
-  toolPrefix: toolPrefixCheck,
-  includeTools: aStringArray,
-  excludeTools: aStringArray,
-  searchKeywords: aStringArray,
-  approveTools: {
-    accepts: (v) => typeof v === "boolean" || isStringArray(v),
-    expected: "true, false or an array of tool names",
-  },
-  disabled: aBoolean,
-  debug: aBoolean,
-};
-
-const SETTINGS_FIELDS: Record<string, FieldCheck> = {
-  directTools: directToolsCheck,
-  toolPrefix: toolPrefixCheck,
-  disableProxyTool: aBoolean,
-  idleTimeout: aDuration,
-  scriptMode: aBoolean,
-  requestTimeoutMs: aDuration,
-  sampling: aBoolean,
-};
-
-/** Checks the known fields present in `value`; unknown fields are left alone and kept. */
-function checkFields(
-  file: string,
-  path: string,
-  value: Record<string, unknown>,
-  checks: Record<string, FieldCheck>,
-): void {
-  for (const [key, check] of Object.entries(checks)) {
-    if (!Object.hasOwn(value, key)) continue;
-    const field = value[key];
-    const fieldPath = `${path}.${key}`;
-    if (!check.accepts(field)) throw inputError(file, fieldPath, `expected ${check.expected}, got ${describe(field)}`);
-    if (check.fields) checkFields(file, fieldPath, field as Record<string, unknown>, check.fields);
-  }
-}
+  { error: (issue) => `expected a JSON object at the top level, got ${describe(issue.input)}` },
+);
 
 /** A short rendering of a wrong value for an error message. */
 function describe(value: unknown): string {

@@ -8,8 +8,8 @@ import { countJsonlRows, JsonlWriter } from "../jsonl.js";
 import { initEmptyCache } from "../mcp/cache.js";
 import { loadMcpConfig } from "../mcp/config.js";
 import { mcpExtension } from "../mcp/extension.js";
-import type { McpTexts } from "../mcp/runtime-context.js";
 import { ServerManager } from "../mcp/server-manager.js";
+import { mcpTextsSchema } from "../mcp/texts-schema.js";
 import { type PidLock, waitForLock } from "../pid-lock.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { codecFor } from "../providers/codecs.js";
@@ -17,11 +17,13 @@ import { resolveModel } from "../providers/models.js";
 import { createScriptedModel } from "../providers/scripted-model.js";
 import { Agent, type SkillsHook } from "../runtime/agent.js";
 import type { EventBus } from "../runtime/events.js";
-import { loadProfile, type Profile } from "../runtime/profile.js";
+import { extensionTexts, loadProfile } from "../runtime/load-profile.js";
+import type { Profile } from "../runtime/profile.js";
 import type { Extension } from "../runtime/types.js";
 import { removeOwnFolder } from "../safe-path.js";
 import { createDisclosure } from "../skills/disclosure/disclosure.js";
-import type { CatalogDirs, CatalogLayer, DisclosureTexts } from "../skills/disclosure/types.js";
+import { disclosureTextsSchema } from "../skills/disclosure/texts-schema.js";
+import type { CatalogDirs, CatalogLayer } from "../skills/disclosure/types.js";
 import { discoverSkills } from "../skills/discover.js";
 import { expandSkillCommand } from "../skills/expand.js";
 import { renderSkillsBlock } from "../skills/prompt-block.js";
@@ -177,7 +179,7 @@ function disclosureSkills(profile: Profile, probe: Probe, workspace: Workspace, 
   }
   const disclosure = createDisclosure({
     dirs,
-    texts: profile.extensions?.loadSkill as unknown as DisclosureTexts,
+    texts: extensionTexts(profile, "loadSkill", disclosureTextsSchema),
     cwd: workspace.cwd,
     model: probe.model.id,
   });
@@ -293,7 +295,7 @@ async function mcpExtensions(
   if (mcp.cache === "empty-file") initEmptyCache(cachePath);
   return [
     mcpExtension({
-      texts: profile.extensions?.mcp as unknown as McpTexts,
+      texts: extensionTexts(profile, "mcp", mcpTextsSchema),
       configPath: mcp.config,
       exclusive: mcp.exclusive,
       cachePath,

@@ -2,7 +2,7 @@ import { UserError } from "../errors.js";
 import { anthropicMessages } from "./anthropic-messages.js";
 import { openaiCompletions } from "./openai-completions.js";
 import { openaiResponses } from "./openai-responses.js";
-import type { Codec, WireApi } from "./types.js";
+import { type Codec, WIRE_APIS, type WireApi } from "./types.js";
 
 /** The one place a wire API is mapped to its codec: the runner, capture and analysis all ask here. */
 const CODECS: Record<WireApi, Codec> = {
@@ -10,8 +10,6 @@ const CODECS: Record<WireApi, Codec> = {
   "anthropic-messages": anthropicMessages,
   "openai-responses": openaiResponses,
 };
-
-export const WIRE_APIS = Object.keys(CODECS) as WireApi[];
 
 /** The codec of a wire API; an api no codec reads (from a file written elsewhere) is bad input. */
 export function codecFor(api: WireApi): Codec {

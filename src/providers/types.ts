@@ -1,6 +1,9 @@
 /** The nouns every wire API shares: the conversation a runtime holds, and what travels on the wire. */
 
-export type WireApi = "openai-completions" | "anthropic-messages" | "openai-responses";
+/** Every wire API a codec reads, in the order help texts and schemas list them. */
+export const WIRE_APIS = ["openai-completions", "anthropic-messages", "openai-responses"] as const;
+
+export type WireApi = (typeof WIRE_APIS)[number];
 
 export type JsonSchema = Record<string, unknown>;
 

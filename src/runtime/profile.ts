@@ -1,6 +1,4 @@
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { inputError } from "../errors.js";
 
 /** Every text the runtime puts in front of the model. See profiles/default.json. */
 export interface ToolTexts {
@@ -11,6 +9,8 @@ export interface ToolTexts {
 }
 
 export interface Profile {
+  /** The file it was read from, named by errors in its texts. */
+  file: string;
   name: string;
   systemPrompt: {
     intro: string;
@@ -22,30 +22,11 @@ export interface Profile {
   };
   tools: Record<string, ToolTexts>;
   skills: { intro: string; useRead: string; useBash: string; paths: string };
-  /** Texts of extensions (the MCP adapter reads `mcp`); opaque to the runtime. */
-  extensions?: Record<string, Record<string, unknown>>;
+  /**
+   * Texts of extensions (the MCP adapter reads `mcp`, the load_skill model `loadSkill`): mappings
+   * opaque to the runtime, each checked by its extension's schema through `extensionTexts`.
+   */
+  extensions: Record<string, Record<string, unknown>>;
 }
 
 export const DEFAULT_PROFILE_PATH = fileURLToPath(new URL("../../profiles/default.json", import.meta.url));
-
-const REQUIRED_TOOLS = ["read", "bash", "powershell", "edit", "write", "grep", "find", "ls"];
-
-export function loadProfile(path = DEFAULT_PROFILE_PATH): Profile {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw inputError(path, undefined, `expected a readable JSON profile (${(error as Error).message})`);
-  }
-  const profile = parsed as Profile;
-  if (!profile || typeof profile !== "object" || typeof profile.systemPrompt?.intro !== "string") {
-    throw inputError(path, "systemPrompt.intro", "expected a string");
-  }
-  for (const tool of REQUIRED_TOOLS) {
-    if (typeof profile.tools?.[tool]?.description !== "string") {
-      throw inputError(path, `tools.${tool}.description`, "expected a string");
-    }
-  }
-  if (typeof profile.skills?.useRead !== "string") throw inputError(path, "skills.useRead", "expected a string");
-  return profile;
-}

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { SAFE_NAME_RULE } from "../../src/safe-path.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
@@ -35,7 +36,7 @@ function cli(...args: string[]): { code: number | null; stdout: string; stderr: 
   const base = tempDir("cli-test-");
   const result = spawnSync(process.execPath, [MAIN, ...args], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, TMPDIR: base },
+    env: { ...process.env, TMPDIR: base, PAYLOAD_PROBE_WORKSPACE: join(base, "workspace") },
     encoding: "utf8",
     timeout: 60_000,
   });
@@ -124,6 +125,75 @@ describe("payload-probe run (issue 2: what it must show)", () => {
       expect(stderr).toContain(`field "${field}"`);
     });
   }
+});
+
+/** A probe file with these lines, in a temp folder outside the project. */
+function probeFile(name: string, content: string | Buffer): string {
+  const path = join(tempDir("cli-test-"), name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const SCRIPT = 'prompts: ["hi"]\nmodel:\n  script: [{text: DONE}]\n';
+
+describe("bad probe files are input errors, exit 2, and never echo what lies outside the project (issue 8)", () => {
+  function expectInputError(path: string, ...expected: string[]): string {
+    const { code, stdout, stderr } = runProbeCli(path);
+    expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+    expectOneParagraph(stderr);
+    expect(stderr).toContain(path);
+    for (const text of expected) expect(stderr).toContain(text);
+    return stderr;
+  }
+
+  for (const name of ["../victim", ".", "..", "a/b", "/abs", "a\\0b"]) {
+    it(`name ${JSON.stringify(name)} is refused before anything is created or deleted`, () => {
+      const dir = tempDir("cli-test-");
+      mkdirSync(join(dir, "victim"));
+      writeFileSync(join(dir, "victim", "sentinel"), "keep");
+      const path = join(dir, "bad-name.yaml");
+      writeFileSync(path, `name: "${name}"\n${SCRIPT}`);
+      const { code, stdout, stderr } = cli("run", path, "--runs", join(dir, "runs"));
+      expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+      expectOneParagraph(stderr);
+      expect(stderr).toContain(`${path}: field "name": expected ${SAFE_NAME_RULE}`);
+      expect(existsSync(join(dir, "victim", "sentinel"))).toBe(true);
+    });
+  }
+
+  it("a mapping as a scripted text is refused, not sent as [object Object]", () => {
+    const path = probeFile("text-object.yaml", 'name: obj\nprompts: ["hi"]\nmodel:\n  script: [{text: {a: 1}}]\n');
+    expectInputError(path, 'field "model.script[0].text": expected a string');
+  });
+
+  it("a binary file is named as not YAML text, without its bytes", () => {
+    const bytes = Buffer.alloc(1700, 0xff);
+    bytes.write("name: x\n\u0000\u0001", 0, "latin1");
+    const stderr = expectInputError(
+      probeFile("binary.yaml", bytes),
+      "expected YAML text, but the file holds binary data",
+    );
+    expect(stderr.length).toBeLessThan(300);
+  });
+
+  it("a file outside the project that is not a probe is never quoted (run /etc/shadow)", () => {
+    const secret = "root:$6$SECRET-HASH-7731:20228:0:99999:7:::";
+    const shadow = probeFile("shadow", `${secret}\nname: x\n${SCRIPT}`);
+    const link = join(tempDir("cli-test-"), "link.yaml");
+    symlinkSync(shadow, link);
+    for (const path of [shadow, link]) {
+      const stderr = expectInputError(path, 'field "<key at line 1>": unknown field');
+      expect(stderr).not.toContain("SECRET");
+    }
+  });
+
+  it("a YAML syntax error outside the project gives reason and position, not the offending line", () => {
+    const stderr = expectInputError(
+      probeFile("syntax.yaml", 'name: x\nprompts: ["hi"\nmodel: SECRET-LINE-7731\n'),
+      "expected valid YAML (bad indent at line 3, column 1)",
+    );
+    expect(stderr).not.toContain("SECRET");
+  });
 });
 
 describe("help and usage", () => {

@@ -10,8 +10,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { mcpExtension } from "../../src/mcp/extension.js";
 import type { KeepAliveTimings } from "../../src/mcp/keep-alive.js";
-import type { McpTexts } from "../../src/mcp/runtime-context.js";
-import { loadProfile } from "../../src/runtime/profile.js";
+import { mcpTextsSchema } from "../../src/mcp/texts-schema.js";
+import { extensionTexts, loadProfile } from "../../src/runtime/load-profile.js";
 import { ToolRegistry } from "../../src/runtime/registry.js";
 import type {
   EventHandler,
@@ -23,7 +23,7 @@ import type {
 import { WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const texts = loadProfile().extensions?.mcp as unknown as McpTexts;
+const texts = extensionTexts(loadProfile(), "mcp", mcpTextsSchema);
 const cleanups: (() => void | Promise<void>)[] = [];
 
 export async function cleanupAdapters(): Promise<void> {

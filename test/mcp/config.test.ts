@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { UserError } from "../../src/errors.js";
 import { type LoadMcpConfigOptions, loadMcpConfig } from "../../src/mcp/config.js";
 import { parseJsonc } from "../../src/mcp/jsonc.js";
+import { userErrorOf } from "../fixtures/user-error.js";
 
 let root: string;
 let opts: LoadMcpConfigOptions;
@@ -36,17 +36,6 @@ function write(path: string, content: unknown): string {
 
 function servers(mcpServers: Record<string, unknown>, settings?: Record<string, unknown>): unknown {
   return settings ? { mcpServers, settings } : { mcpServers };
-}
-
-/** The UserError thrown by `fn`, so tests can check both its message and its fields. */
-function userErrorOf(fn: () => unknown): UserError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof UserError) return error;
-    throw error;
-  }
-  throw new Error("expected a UserError");
 }
 
 describe("layers", () => {

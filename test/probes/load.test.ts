@@ -1,8 +1,19 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+afterEach(removeTempDirs);
+
+/** A probe file with p1's essentials plus `extra` lines, in a temp folder. */
+function probeWith(extra: string, script = "[{text: DONE}]"): string {
+  const file = join(tempDir("load-test-"), "probe.yaml");
+  writeFileSync(file, `name: t\nprompts: [hi]\nmodel:\n  script: ${script}\n${extra}`);
+  return file;
+}
 
 const bad = (name: string) => join(PROJECT_ROOT, "fixtures/bad", name);
 
@@ -59,5 +70,33 @@ describe("probe files are validated on load, every problem naming the file and t
 
   it("a missing probe file is an input error", () => {
     expect(loadError(bad("no-such-probe.yaml")).message).toBe(`${bad("no-such-probe.yaml")}: probe file not found`);
+  });
+
+  it("an empty value reads as absent, so the field takes its default", () => {
+    const probe = loadProbeFile(probeWith("title:\nagent:\n  tools:\n  noTools:\n"), PROJECT_ROOT);
+    expect(probe.title).toBe("");
+    expect(probe.agent.tools).toBeUndefined();
+    expect(probe.agent.noTools).toBe(false);
+  });
+
+  it("a script step is checked as the kind of step it names", () => {
+    expect(loadError(probeWith("", "[{call: read, args: 5}]")).message).toContain(
+      'field "model.script[0].args": expected a mapping or a raw JSON string',
+    );
+    expect(loadError(probeWith("", "[{calls: [{call: read}, {args: {}}]}]")).field).toBe(
+      "model.script[0].calls[1].call",
+    );
+    expect(loadError(probeWith("", "[{text: hi, call: read}]")).message).toContain(
+      'field "model.script[0]": expected {text: ...}, {call: name, args: ...} or {calls: [...]}',
+    );
+  });
+
+  it("record keys and regular expressions are checked with the field named", () => {
+    const zero = loadError(probeWith("expect:\n  toolResults:\n    0: {equals: x}\n"));
+    expect(zero.message).toContain('field "expect.toolResults.0": expected a tool result number from 1');
+    const regex = loadError(probeWith('markers:\n  m: {match: "/(/"}\n'));
+    expect(regex.message).toContain(
+      'field "markers.m.match": expected a valid regular expression (Unterminated group)',
+    );
   });
 });

@@ -9,9 +9,10 @@ import { UserError } from "../../src/errors.js";
 import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
 import { type RunResult, runProbe } from "../../src/probes/runner.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { codecFor, WIRE_APIS } from "../../src/providers/codecs.js";
+import { codecFor } from "../../src/providers/codecs.js";
 import { resolveModel } from "../../src/providers/models.js";
 import type { WireApi } from "../../src/providers/types.js";
+import { WIRE_APIS } from "../../src/providers/types.js";
 
 describe("the codec registry", () => {
   it("has one codec per wire API, each answering for its own API", () => {

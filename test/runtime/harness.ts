@@ -7,7 +7,7 @@ import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import { createScriptedModel, type ScriptStep } from "../../src/providers/scripted-model.js";
 import type { Transport } from "../../src/providers/types.js";
 import { Agent, type AgentOptions } from "../../src/runtime/agent.js";
-import { loadProfile } from "../../src/runtime/profile.js";
+import { loadProfile } from "../../src/runtime/load-profile.js";
 import type { RuntimeTool } from "../../src/runtime/types.js";
 
 export const profile = loadProfile();

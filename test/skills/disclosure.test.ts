@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
-import { loadProfile } from "../../src/runtime/profile.js";
+import { extensionTexts, loadProfile } from "../../src/runtime/load-profile.js";
 import type { RuntimeTool } from "../../src/runtime/types.js";
 import { ActiveSkills } from "../../src/skills/disclosure/active.js";
 import { dropUnsatisfiable, loadCatalog } from "../../src/skills/disclosure/catalog.js";
@@ -11,10 +11,10 @@ import { createLoadSkillTool } from "../../src/skills/disclosure/load-skill-tool
 import { escapesRoot, parseSkillPackage, parseSkillText, parseToolsFile } from "../../src/skills/disclosure/package.js";
 import { renderEnvironment, renderInvocation } from "../../src/skills/disclosure/render.js";
 import { createSkillTool } from "../../src/skills/disclosure/skill-tool.js";
-import type { DisclosureTexts } from "../../src/skills/disclosure/types.js";
+import { disclosureTextsSchema } from "../../src/skills/disclosure/texts-schema.js";
 import { makeTempDir, writeTree } from "./tree.js";
 
-const texts = loadProfile().extensions!.loadSkill as unknown as DisclosureTexts;
+const texts = extensionTexts(loadProfile(), "loadSkill", disclosureTextsSchema);
 const md = (name: string, description: string, body = "Body.", extra = "") =>
   `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}\n`;
 const toolSpec = (command: string[]) => [{ name: "t", description: "d", inputSchema: { type: "object" }, command }];

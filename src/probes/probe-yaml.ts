@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
+import { inputError } from "../errors.js";
+import { isInside } from "../safe-path.js";
+import { dottedPath, type FieldNamer } from "../validate.js";
+
+/** A probe file's YAML, and how its fields are named in error messages. */
+export interface ProbeYaml {
+  value: unknown;
+  fieldName: FieldNamer;
+}
+
+/** Longest YAML error line quoted from a project file; a long token makes the parser's line long. */
+const MAX_ERROR_LINE = 200;
+
+/** A key made of these is a field name; anything else in a key is content of the file. */
+const PLAIN_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * Reads a probe file as YAML text. Its content appears in error messages only when the file lies
+ * inside the project root (`root`): a file elsewhere may be anything the user can point at
+ * (`run /etc/shadow`), so its YAML errors give reason and position only, and keys that are not
+ * plain names are shown by their line.
+ */
+export function readProbeYaml(file: string, root: string): ProbeYaml {
+  const text = readText(file);
+  const quotesContent = isInside(root, file);
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
+  const error = doc.errors[0];
+  if (error) {
+    const reason = quotesContent
+      ? truncate(error.message.split("\n")[0]!.replace(/:$/, ""))
+      : `${error.code.toLowerCase().replaceAll("_", " ")} at line ${error.linePos?.[0].line}, column ${error.linePos?.[0].col}`;
+    throw inputError(file, undefined, `expected valid YAML (${reason})`);
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (cause) {
+    // Aliases are resolved here: an unknown one, or one that expands beyond the parser's limit.
+    const reason = quotesContent ? truncate((cause as Error).message.split("\n")[0]!) : "an alias cannot be resolved";
+    throw inputError(file, undefined, `expected valid YAML (${reason})`);
+  }
+  if (quotesContent) return { value, fieldName: dottedPath };
+  const keyLine = (path: readonly PropertyKey[], index: number): number | undefined => {
+    const parent = index === 0 ? doc.contents : doc.getIn(path.slice(0, index) as unknown[], true);
+    if (!isMap(parent)) return undefined;
+    const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === String(path[index]));
+    const start = isScalar(pair?.key) ? pair.key.range?.[0] : undefined;
+    return start === undefined ? undefined : lines.linePos(start).line;
+  };
+  return {
+    value,
+    fieldName: (path) =>
+      dottedPath(
+        path.map((key, i) =>
+          typeof key === "number" || PLAIN_KEY.test(String(key)) ? key : `<key at line ${keyLine(path, i) ?? "?"}>`,
+        ),
+      ),
+  };
+}
+
+/** The file as text; a file that is not UTF-8 text (an image, an archive) is named, never echoed. */
+function readText(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw inputError(file, undefined, "probe file not found");
+    throw inputError(file, undefined, `cannot read the probe file (${code ?? String(error)})`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    text = "\0";
+  }
+  // YAML 1.2 (5.1) allows no C0 control characters other than tab, line feed and carriage return.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  if (/[\0-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(text)) {
+    throw inputError(file, undefined, "expected YAML text, but the file holds binary data");
+  }
+  return text;
+}
+
+function truncate(line: string): string {
+  return line.length > MAX_ERROR_LINE ? `${line.slice(0, MAX_ERROR_LINE)}…` : line;
+}

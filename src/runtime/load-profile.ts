@@ -1,0 +1,60 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { inputError } from "../errors.js";
+import { dottedPath, parseInput } from "../validate.js";
+import { DEFAULT_PROFILE_PATH, type Profile, type ToolTexts } from "./profile.js";
+
+/**
+ * Reads a profile (see profiles/default.json) and checks every text the runtime uses, so a
+ * missing sentence is an input error naming the profile and the field, not a broken prompt.
+ * Kept apart from profile.ts, whose types and paths commands use without loading zod.
+ */
+
+const text = z.string({ error: "expected a string" });
+const texts = z.array(text, { error: "expected a list of strings" });
+const mapping = <T extends z.core.$ZodLooseShape>(shape: T) => z.object(shape, { error: "expected a mapping" });
+
+const toolTexts: z.ZodType<ToolTexts> = mapping({
+  description: text,
+  snippet: text.optional(),
+  guidelines: texts.optional(),
+  parameters: z.record(z.string(), text, { error: "expected a mapping of parameter names to texts" }),
+});
+
+/** The built-in tools every profile describes; others (a custom tool's texts) are optional. */
+const BUILTIN_TOOLS = ["read", "bash", "powershell", "edit", "write", "grep", "find", "ls"] as const;
+
+const profileSchema = mapping({
+  name: text,
+  systemPrompt: mapping({
+    intro: text,
+    customTools: text,
+    fileOpsGuideline: mapping({ bash: text, powershell: text, both: text }),
+    closingGuidelines: texts,
+    docsHeader: text,
+    docsBullets: texts,
+  }),
+  tools: mapping(Object.fromEntries(BUILTIN_TOOLS.map((tool) => [tool, toolTexts]))).catchall(toolTexts),
+  skills: mapping({ intro: text, useRead: text, useBash: text, paths: text }),
+  extensions: z.record(z.string(), z.record(z.string(), z.unknown(), { error: "expected a mapping" })).default({}),
+});
+
+export function loadProfile(path = DEFAULT_PROFILE_PATH): Profile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw inputError(path, undefined, `expected a readable JSON profile (${(error as Error).message})`);
+  }
+  return { file: path, ...parseInput(profileSchema, parsed, path) };
+}
+
+/**
+ * One extension's texts (`extensions.<name>`), checked by the schema the extension owns, so the
+ * runtime needs to know nothing of MCP or load_skill to hand them over typed.
+ */
+export function extensionTexts<T>(profile: Profile, name: string, schema: z.ZodType<T>): T {
+  return parseInput(schema, profile.extensions[name], profile.file, (path) =>
+    dottedPath(["extensions", name, ...path]),
+  );
+}
