@@ -9,18 +9,20 @@
  * Tool sets and system sets are keyed by the records' own `hashes`, so an unchanged prompt is not
  * even hashed again.
  *
- * Layout (what the page's script relies on): the document is valid JSON, and every request and
- * every item is one line of it, so the page parses the request index at once and an item only when
- * a detail needs it:
+ * Layout (what the page's script relies on): two JSON documents, each valid on its own, in which
+ * every request and every item is one line, so the page parses the request index at once and an
+ * item only when a detail needs it. The index comes first and the page's script right after it, so
+ * the timeline is drawn while the browser is still reading the items, which are most of the page:
  *
- *   {"v":1,"meta":{…}
- *   ,"requests":[
- *   {…}              one line per request (a leading comma from the second on)
- *   ]
- *   ,"pairs":[ … ]   diff mode only: one line per aligned pair
- *   ,"items":[
- *   […]              one line per item; an item's id is its position
- *   ]}
+ *   index:  {"v":1,"meta":{…}
+ *           ,"requests":[
+ *           {…}              one line per request (a leading comma from the second on)
+ *           ]
+ *           ,"pairs":[ … ]   diff mode only: one line per aligned pair
+ *           }
+ *   items:  [
+ *           […]              one line per item; an item's id is its position
+ *           ]
  *
  * Items are found while requests are written, so they go to a side file that is appended at the
  * end; nothing of the run is held in memory but the content addresses.
@@ -35,35 +37,37 @@ import { sharedTokensOf } from "./format.js";
 import type { RequestPayload, RunSource } from "./load-run.js";
 import { codecFor } from "./segments.js";
 
-/** One request of the index. Short keys: a 100,000-request run has 100,000 of these lines. */
+/**
+ * One request of the index. Short keys, and keys left out at their usual value (run 0, kind loop,
+ * no break, no markers, no tool change): a 100,000-request run has 100,000 of these lines, and the
+ * page reads them all before it draws. What only a detail shows is in the request's own item (`D`).
+ */
 export interface ViewRequest {
-  /** Which run (0, or 1 for run B of a diff). */
-  r: number;
+  /** Which run: absent for the first, 1 for run B of a diff. */
+  r?: number;
   s: number;
-  k: RequestRecord["kind"];
-  md: string;
+  /** Absent for a loop request. */
+  k?: RequestRecord["kind"];
   /** Bytes of tools, system, messages, body. */
   b: [number, number, number, number];
   /** Tokens of tools, system, messages, total; null when the capture did not count them. */
   t: [number, number, number, number] | null;
   /** Bytes of each system part, when there are several (stable catalog and dynamic environment). */
   sp?: number[];
-  /** The kept cache prefix: shared bytes and tokens; null without a previous loop request. */
-  kept: [number, number | null] | null;
+  /** The kept cache prefix: shared bytes and tokens; absent without a previous loop request. */
+  kept?: [number, number | null];
   /** Where the prefix broke and why. */
-  brk: [string, string] | null;
+  brk?: [string, string];
   /** Markers with a count above zero. */
-  mk: Record<string, number>;
+  mk?: Record<string, number>;
   /** Tool-set change against the previous loop request: `+a_tool1`, `-read`. */
-  tc: string[];
-  u: Record<string, unknown> | null;
-  /** sha256 of the wire body, to check the body rebuilt from items. */
-  h: string;
-  /** Item ids: tool set, system set, last message-history node (-1: none), wire-body frame (-1: no body kept). */
+  tc?: string[];
+  /** Item ids: tool set, system set, last message-history node, wire-body frame (-1: none or no body kept), facts. */
   T: number;
   S: number;
   M: number;
   F: number;
+  D: number;
 }
 
 export type ViewItem =
@@ -73,7 +77,9 @@ export type ViewItem =
   | ["tools", number[]]
   | ["system", number[]]
   | ["node", number, number]
-  | ["frame", string];
+  | ["frame", string]
+  /** A request's own facts: model, provider usage, sha256 of its wire body. */
+  | ["req", string, Record<string, unknown> | null, string];
 
 export interface ViewRun {
   label: string;
@@ -166,15 +172,28 @@ class ItemTable {
     this.sink.close();
   }
 
+  get count(): number {
+    return this.next;
+  }
+
   private add(key: string, item: () => ViewItem): number {
     const known = this.ids.get(key);
     if (known !== undefined) return known;
     // The item first: a set adds its members, which must take the ids (lines) before its own.
-    const line = scriptSafeJson(item());
-    const id = this.next++;
+    const id = this.write(item());
     this.ids.set(key, id);
-    this.sink.write(`${id === 0 ? "" : ","}${line}\n`);
     return id;
+  }
+
+  private write(item: ViewItem): number {
+    const id = this.next++;
+    this.sink.write(`${id === 0 ? "[\n" : ","}${scriptSafeJson(item)}\n`);
+    return id;
+  }
+
+  /** Facts of one request: never shared, so not addressed. */
+  request(r: RequestRecord): number {
+    return this.write(["req", r.model, r.usage, r.hashes.body]);
   }
 
   tool(name: string, json: string): number {
@@ -257,22 +276,23 @@ function requestEntry(
   run: number,
   r: RequestRecord,
   previousTools: string[] | null,
-): Omit<ViewRequest, "T" | "S" | "M" | "F"> {
+): Omit<ViewRequest, "T" | "S" | "M" | "F" | "D"> {
   const p = r.prefix;
+  const markers = Object.entries(r.markers).filter(([, n]) => n > 0);
+  const change = r.kind === "loop" ? toolChange(previousTools, r.tools) : [];
   return {
-    r: run,
+    ...(run === 0 ? {} : { r: run }),
     s: r.seq,
-    k: r.kind,
-    md: r.model,
+    ...(r.kind === "loop" ? {} : { k: r.kind }),
     b: [r.toolsBytes, r.systemBytes, r.messagesBytes, r.bodyBytes],
     t: r.tokens ? [r.tokens.tools, r.tokens.system, r.tokens.messages, r.tokens.total] : null,
     ...(r.systemParts.length > 1 ? { sp: r.systemParts.map((s) => s.bytes) } : {}),
-    kept: p && (p.breakAt !== null || p.sharedBytes > 0) ? [p.sharedBytes, sharedTokensOf(r)] : null,
-    brk: p?.breakAt ? [p.breakAt, p.breakDetail ?? ""] : null,
-    mk: Object.fromEntries(Object.entries(r.markers).filter(([, n]) => n > 0)),
-    tc: r.kind === "loop" ? toolChange(previousTools, r.tools) : [],
-    u: r.usage,
-    h: r.hashes.body,
+    ...(p && (p.breakAt !== null || p.sharedBytes > 0)
+      ? { kept: [p.sharedBytes, sharedTokensOf(r)] as [number, number | null] }
+      : {}),
+    ...(p?.breakAt ? { brk: [p.breakAt, p.breakDetail ?? ""] as [string, string] } : {}),
+    ...(markers.length > 0 ? { mk: Object.fromEntries(markers) } : {}),
+    ...(change.length > 0 ? { tc: change } : {}),
   };
 }
 
@@ -295,14 +315,16 @@ export interface ViewDataOptions {
 }
 
 /**
- * Streams the data document of one run, or of two runs and their alignment (`pairs`, from diff.ts),
- * into `out`; requests and items pass through side files next to it.
+ * Streams the index of one run, or of two runs and their alignment (`pairs`, from diff.ts), then
+ * `between` (what the page puts between the two documents), then the items, into `out`; requests
+ * and items pass through side files next to it.
  */
 export function writeViewData(
   out: FileSink,
   sources: RunSource[],
   pairs: Iterable<RequestDiff> | null,
   options: ViewDataOptions,
+  between: string,
 ): void {
   const path = out.path;
   const itemsPath = `${path}.items`;
@@ -320,6 +342,7 @@ export function writeViewData(
       const entry: ViewRequest = {
         ...requestEntry(run, record, previousTools),
         ...itemRefs(items, record, payload),
+        D: items.request(record),
       };
       if (record.kind === "loop") previousTools = record.tools;
       index[run]!.set(record.seq, n);
@@ -349,10 +372,10 @@ export function writeViewData(
     }
     out.write("]\n");
   }
-  out.write(',"items":[\n');
+  out.write(`}${between}${items.count === 0 ? "[\n" : ""}`);
   out.flush();
   appendFile(out, itemsPath);
-  out.write("]}");
+  out.write("]");
   out.flush();
 }
 

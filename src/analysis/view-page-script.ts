@@ -14,32 +14,39 @@ function viewPage() {
   };
 
   // ---- data: the line layout written by src/analysis/view-data.ts
-  const raw = document.getElementById("run-data").textContent;
+  const indexText = document.getElementById("view-index").textContent;
   const section = (name) => {
     const head = `\n,"${name}":[\n`;
-    const at = raw.indexOf(head);
+    const at = indexText.indexOf(head);
     if (at < 0) return null;
     const start = at + head.length;
-    return { start, end: raw.indexOf("\n]", start - 1) };
+    return JSON.parse(`[${indexText.slice(start, Math.max(start, indexText.indexOf("\n]", start - 1)))}]`);
   };
-  const meta = JSON.parse(raw.slice(raw.indexOf('"meta":') + 7, raw.indexOf('\n,"requests":[')));
-  const parseSection = (s) => (s ? JSON.parse(`[${raw.slice(s.start, Math.max(s.start, s.end))}]`) : null);
-  const requests = parseSection(section("requests"));
-  const pairs = parseSection(section("pairs"));
-  const itemsAt = section("items");
+  const meta = JSON.parse(indexText.slice(indexText.indexOf('"meta":') + 7, indexText.indexOf('\n,"requests":[')));
+  const requests = section("requests");
+  const pairs = section("pairs");
+  const NONE = Object.freeze([]);
+  for (const r of requests) {
+    r.r ??= 0;
+    r.k ??= "loop";
+    r.tc ??= NONE;
+    r.mk ??= {};
+  }
+  // The items follow this script in the page: they are read when a detail first needs them.
+  let itemsText = null;
   let itemOffsets = null;
   const itemCache = new Map();
-  /** An item is parsed the first time a detail needs it: a long run's texts are never parsed whole. */
+  const itemsReady = () => document.getElementById("view-items") !== null && document.readyState !== "loading";
   const item = (id) => {
     if (id < 0) return null;
     let value = itemCache.get(id);
     if (value !== undefined) return value;
     if (!itemOffsets) {
-      itemOffsets = [itemsAt.start];
-      for (let i = raw.indexOf("\n", itemsAt.start); i >= 0 && i < itemsAt.end + 1; i = raw.indexOf("\n", i + 1))
-        itemOffsets.push(i + 1);
+      itemsText = document.getElementById("view-items").textContent;
+      itemOffsets = [];
+      for (let i = itemsText.indexOf("\n"); i >= 0; i = itemsText.indexOf("\n", i + 1)) itemOffsets.push(i + 1);
     }
-    const line = raw.slice(itemOffsets[id], itemOffsets[id + 1] - 1);
+    const line = itemsText.slice(itemOffsets[id], itemOffsets[id + 1] - 1);
     value = JSON.parse(line.charCodeAt(0) === 44 ? line.slice(1) : line);
     itemCache.set(id, value);
     return value;
@@ -70,13 +77,8 @@ function viewPage() {
   const title = meta.runs.map((r) => r.probe || r.label).join(" vs ");
   header.append($("h1", "", `payload-probe view · ${title}`));
   const counts = meta.runs.map((r) => `${r.requests} requests`).join(" / ");
-  const pageBytes = raw.length;
   header.append(
-    $(
-      "span",
-      "facts",
-      `${counts} · encoding ${meta.encoding} · data ${fmtBytes(pageBytes)} from ${fmtBytes(meta.rawBytes)} of run files`,
-    ),
+    $("span", "facts", `${counts} · encoding ${meta.encoding} · from ${fmtBytes(meta.rawBytes)} of run files`),
   );
   const toggle = $("button", "", "show bytes");
   toggle.id = "unit";
@@ -344,17 +346,18 @@ function viewPage() {
   function requestDetail(r) {
     const box = $("div", "request-detail");
     const run = meta.runs[r.r];
-    box.append($("h2", "", `Request #${r.s} · ${r.k} · ${r.md}${meta.mode === "diff" ? ` · ${run.label}` : ""}`));
+    const [, model, usage, hash] = item(r.D);
+    box.append($("h2", "", `Request #${r.s} · ${r.k} · ${model}${meta.mode === "diff" ? ` · ${run.label}` : ""}`));
     const ours = r.t
       ? `${r.t[3]} tokens (tools ${r.t[0]} · system ${r.t[1]} · messages ${r.t[2]})`
       : "tokens not counted";
     box.append($("p", "facts", `our estimate (${meta.encoding}): ${ours} · body ${r.b[3]} B`));
-    box.append($("p", "facts", `provider usage: ${r.u ? JSON.stringify(r.u) : "none reported"}`));
+    box.append($("p", "facts", `provider usage: ${usage ? JSON.stringify(usage) : "none reported"}`));
     box.append(
       $(
         "p",
         "facts",
-        r.kept === null
+        !r.kept
           ? "cache prefix: no previous loop request"
           : `cache prefix: ${r.kept[0]} B kept${r.kept[1] === null ? "" : ` / ${r.kept[1]} tok`}${r.brk ? ` · breaks in ${r.brk[0]}: ${r.brk[1]}` : ""}`,
       ),
@@ -414,14 +417,14 @@ function viewPage() {
     const rawButton = $("button", "", "show the raw wire JSON");
     rawButton.id = "raw";
     rawButton.onclick = () => {
-      rawButton.replaceWith(rawBody(r, seg));
+      rawButton.replaceWith(rawBody(r, seg, hash));
     };
     box.append($("h3", "", "wire body"), rawButton);
     return box;
   }
 
   /** The exact body, rebuilt from its frame and segments, and checked against the record's sha256. */
-  function rawBody(r, seg) {
+  function rawBody(r, seg, hash) {
     const frame = item(r.F)[1];
     const next = { T: 0, S: 0, M: 0 };
     const fill = (code) => {
@@ -439,10 +442,10 @@ function viewPage() {
     const pre = $("pre", "", text);
     box.append(status, pre);
     if (crypto.subtle) {
-      crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then((hash) => {
-        const hex = [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("");
+      crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then((digest) => {
+        const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
         status.textContent =
-          hex === r.h ? `sha256 ${hex.slice(0, 16)}… matches the captured body` : "sha256 does not match the record";
+          hex === hash ? `sha256 ${hex.slice(0, 16)}… matches the captured body` : "sha256 does not match the record";
       });
     } else status.textContent = "";
     return box;
@@ -518,7 +521,7 @@ function viewPage() {
       $(
         "h2",
         "",
-        `${a ? `#${a.s}` : "—"} vs ${b ? `#${b.s}` : "—"} · ${p.same ? "identical bodies" : `differs from ${p.div ?? "—"} on`}`,
+        `${a ? `#${a.s}` : "—"} vs ${b ? `#${b.s}` : "—"} · ${p.same ? "identical bodies" : p.div ? `first differs in ${p.div}` : "one side only"}`,
       ),
     );
     const facts = [];
@@ -552,14 +555,24 @@ function viewPage() {
 
   function openDetail(i) {
     selected = i;
+    if (!itemsReady()) {
+      detail.replaceChildren($("p", "muted", "reading the page's texts …"));
+      document.addEventListener("DOMContentLoaded", () => openDetail(selected), { once: true });
+      return;
+    }
     for (const row of spacer.children) row.classList.toggle("sel", Number(row.dataset.index) === i);
     detail.replaceChildren(pairs ? pairDetail(pairs[i]) : requestDetail(requests[i]));
   }
 
+  if (pairs) document.body.classList.add("diff");
   scale = BAR_PX / maxOf();
   draw(true);
   detail.append($("p", "muted", "Click a request to see what it sent."));
-  document.body.dataset.ready = "1";
+  // The first frame with the timeline in it: scripts/bench-view.mjs reads this mark.
+  requestAnimationFrame(() => {
+    document.body.dataset.ready = "1";
+    performance.mark("view-ready");
+  });
 }
 
 /** The script as inlined into the page: the function's compiled source, called at once. */

@@ -30,7 +30,9 @@ main { flex: 1; display: flex; min-height: 0; }
 .badge.tc { background: #fde2b8; color: #8a4b00; font-weight: 600; }
 .badge.mk { background: #d9f0d3; color: #236b1c; }
 .badge.brk { background: #fbd3d3; color: #9b1c1c; }
-.pair { display: flex; gap: 8px; flex: 1; } .pair > .side { flex: 1; display: flex; gap: 6px; align-items: center; overflow: hidden; }
+.pair { display: flex; gap: 8px; flex: 1; min-width: 0; }
+.pair > .side { flex: 1 1 0; min-width: 0; display: flex; gap: 6px; align-items: center; overflow: hidden; }
+.pair .seq { width: 36px; } body.diff #timeline { flex-basis: 62%; }
 .row.differs .seq { color: #9b1c1c; font-weight: 600; }
 h2 { font-size: 15px; margin: 4px 0 6px; } h3 { font-size: 13px; margin: 12px 0 4px; }
 .facts { color: #444; margin: 2px 0; }

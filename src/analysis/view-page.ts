@@ -1,6 +1,6 @@
 /**
  * The `view` page: one HTML file that works offline. Its stylesheet and script are inline, the run's
- * data is one JSON document in a `<script type="application/json">` (view-data.ts), and a
+ * data is embedded as JSON in `<script type="application/json">` elements (view-data.ts), and a
  * Content-Security-Policy admits exactly those two inline blocks by hash and nothing from any
  * network (CSP Level 3, `default-src 'none'` with hash sources), so the page cannot load anything.
  */
@@ -28,10 +28,12 @@ function pageHead(title: string): string {
 <title>${escapeHtml(title)}</title>
 <style>${PAGE_STYLE}</style>
 </head><body><header></header><main><div id="timeline"></div><div id="detail"></div></main>
-<script type="application/json" id="run-data">`;
+<script type="application/json" id="view-index">`;
 }
 
-const PAGE_TAIL = `</script>\n<script>${PAGE_SCRIPT}</script>\n</body></html>\n`;
+/** The script comes right after the index and before the items, so it draws before the items are read. */
+const BETWEEN = `</script>\n<script>${PAGE_SCRIPT}</script>\n<script type="application/json" id="view-items">`;
+const PAGE_TAIL = "</script>\n</body></html>\n";
 
 /**
  * Writes the page of one run, or of two runs aligned by `pairs` (diff mode), to `path`. The file
@@ -47,7 +49,7 @@ export function writeViewPage(
   const out = new FileSink(partial);
   try {
     out.write(pageHead(`payload-probe view · ${sources.map((s) => s.label).join(" vs ")}`));
-    writeViewData(out, sources, pairs, options);
+    writeViewData(out, sources, pairs, options, BETWEEN);
     out.write(PAGE_TAIL);
     out.close();
   } catch (error) {

@@ -29,11 +29,22 @@ prompts:
 }, 60_000);
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-/** The data document of a page, parsed as the page's own script reads it. */
+/** The two data documents of a page, the request index and the item table, parsed whole. */
 function pageData(html: string) {
-  const start = html.indexOf('<script type="application/json" id="run-data">') + 46;
-  const text = html.slice(start, html.indexOf("</script>", start));
-  return { text, data: JSON.parse(text) as { requests: ViewRequest[]; items: ViewItem[]; meta: unknown } };
+  const element = (id: string) => {
+    const open = `<script type="application/json" id="${id}">`;
+    const start = html.indexOf(open) + open.length;
+    return html.slice(start, html.indexOf("</script>", start));
+  };
+  const index = element("view-index");
+  const items = element("view-items");
+  return {
+    text: index + items,
+    data: {
+      ...(JSON.parse(index) as { requests: ViewRequest[]; meta: unknown }),
+      items: JSON.parse(items) as ViewItem[],
+    },
+  };
 }
 
 async function page(run: string) {
@@ -91,7 +102,8 @@ describe("view page data", () => {
 
   it("text holding </script>, <!-- and U+2028/2029 cannot end the data element and survives intact", async () => {
     const html = await page("hostile");
-    expect(html.match(/<\/script/gi)).toHaveLength(2);
+    // the index, the page's script and the items each close once
+    expect(html.match(/<\/script/gi)).toHaveLength(3);
     const { text, data } = pageData(html);
     expect(text).not.toMatch(/[<\u2028\u2029]/);
     const texts = data.items.filter((i) => i[0] === "msg").map((i) => i[4] as string);
