@@ -115,7 +115,7 @@ function runFileBytes(source: RunSource): number {
 }
 
 function openPage(path: string): void {
-  const found = spawnSync("sh", ["-c", "command -v xdg-open"], { encoding: "utf8" });
+  const found = spawnSync("/bin/sh", ["-c", "command -v xdg-open"], { encoding: "utf8" });
   if (found.status !== 0) {
     console.log(`no xdg-open here: open ${path} in a browser`);
     return;
