@@ -5,7 +5,9 @@
 // size whose script does nothing but read its data element's text (the cost any page that embeds
 // this much data pays before doing anything). Reads the built code (./run.sh once first).
 //
-//   node scripts/bench-view.mjs [requests=100000] [--dir $TMPDIR/pp-view-bench] [--chromium PATH]
+//   node scripts/bench-view.mjs [requests=100000] [--dir $TMPDIR/pp-view-bench] [--chromium PATH] [--reuse]
+//
+// --reuse measures the page already written for that run instead of writing it again.
 //
 // The run is made by scripts/gen-synthetic-run.mjs (with --payloads) when missing: 100,000 requests
 // are about 2.5 GB of run files and take a few minutes to generate and to turn into a page. Targets:
@@ -21,7 +23,8 @@ import { chromium } from "playwright-core";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const flag = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
-const requests = Number(args.find((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith("--")) ?? 100_000);
+const VALUED = ["--dir", "--chromium"];
+const requests = Number(args.find((a, i) => !a.startsWith("--") && !VALUED.includes(args[i - 1])) ?? 100_000);
 const benchDir = flag("--dir", join(tmpdir(), "pp-view-bench"));
 const chromiumPath =
   flag("--chromium", process.env.CHROMIUM_PATH) ??
@@ -45,7 +48,10 @@ function timed(label, argv) {
 
 if (!existsSync(join(runDir, "payloads.jsonl")))
   timed(`generating ${runDir}`, [join(root, "scripts/gen-synthetic-run.mjs"), runDir, String(requests), "--payloads"]);
-const buildSeconds = timed("writing the view page", [join(root, "dist/cli/main.js"), "view", runDir, "--out", page]);
+const reuse = args.includes("--reuse") && existsSync(page);
+const buildSeconds = reuse
+  ? null
+  : timed("writing the view page", [join(root, "dist/cli/main.js"), "view", runDir, "--out", page]);
 const rawBytes = size(join(runDir, "requests.jsonl")) + size(join(runDir, "payloads.jsonl"));
 const pageBytes = size(page);
 
@@ -114,4 +120,4 @@ console.log(
   `  scroll        longest frame ${ms(scroll.longestFrame)}, longest task ${ms(scroll.longestTask)}, ${scroll.rowsInDom} rows in the DOM (target < 200 ms: ${Math.max(scroll.longestFrame, scroll.longestTask) < 200 ? "met" : "MISSED"})`,
 );
 console.log(`  detail        ${ms(detailMs)} from a click on the last request to its detail`);
-console.log(`  page written  in ${buildSeconds.toFixed(1)} s by 'payload-probe view'`);
+if (buildSeconds !== null) console.log(`  page written  in ${buildSeconds.toFixed(1)} s by 'payload-probe view'`);

@@ -41,7 +41,7 @@ async function open(file: string): Promise<void> {
 
 describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   beforeAll(async () => {
-    ({ base, runs } = await runProbesInto(["p1", "seq-search", "seq-namespace"]));
+    ({ base, runs } = await runProbesInto(["p1", "seq-search", "seq-namespace", "p7"]));
     mkdirSync(SHOTS, { recursive: true });
     const { chromium } = await import("playwright-core");
     browser = await chromium.launch({ executablePath: chromiumPath! });
@@ -103,6 +103,17 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     expect(await detail.textContent()).toContain("tools only in B: a_tool1");
     expect(await detail.locator(".d-add", { hasText: "- a_tool1: Call server a tool1" }).count()).toBe(1);
     await page.screenshot({ path: join(SHOTS, "diff-seq-namespace-seq-search.png") });
+    expect(problems).toEqual([]);
+  });
+
+  it("p7: the sampling request is set apart from the loop requests", async () => {
+    cli("view", "p7", "--runs", runs);
+    await open(join(runs, "p7", "view.html"));
+    expect(await page.locator(".row.req").count()).toBe(3);
+    expect(await page.locator(".row.req.apart .seq").allTextContents()).toEqual(["#2"]);
+    expect(await page.locator(".row.req.apart .kind").allTextContents()).toEqual(["sampling"]);
+    await page.locator(".row.req.apart").click();
+    await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(/^Request #2 · sampling/);
     expect(problems).toEqual([]);
   });
 
