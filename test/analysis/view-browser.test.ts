@@ -41,7 +41,7 @@ async function open(file: string): Promise<void> {
 
 describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   beforeAll(async () => {
-    ({ base, runs } = await runProbesInto(["p1", "seq-search", "seq-namespace", "p7"]));
+    ({ base, runs } = await runProbesInto(["p1", "seq-search", "seq-namespace", "p7", "p4"]));
     mkdirSync(SHOTS, { recursive: true });
     const { chromium } = await import("playwright-core");
     browser = await chromium.launch({ executablePath: chromiumPath! });
@@ -114,6 +114,24 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     expect(await page.locator(".row.req.apart .kind").allTextContents()).toEqual(["sampling"]);
     await page.locator(".row.req.apart").click();
     await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(/^Request #2 · sampling/);
+    expect(problems).toEqual([]);
+  });
+
+  it("p4: the skills block of the system prompt and the expanded skill body in the user message picked out", async () => {
+    cli("view", "p4", "--runs", runs);
+    await open(join(runs, "p4", "view.html"));
+    await page.locator(".row.req").first().click();
+    const detail = page.locator("#detail");
+    await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^Request #1/);
+    const skills = await detail.locator(".ln.skills").allTextContents();
+    expect(skills[0]).toBe("<available_skills>");
+    expect(skills.at(-1)).toBe("</available_skills>");
+    expect(skills.some((l) => l.includes("<name>probe-marker</name>"))).toBe(true);
+    const body = await detail.locator(".ln.skillbody").allTextContents();
+    expect(body[0]).toMatch(/<skill name="probe-marker"/);
+    expect(body.some((l) => l.trim() === "MARKER-BODY-7731")).toBe(true);
+    expect(await detail.locator("mark.marker").allTextContents()).toContain("MARKER-BODY-7731");
+    await page.screenshot({ path: join(SHOTS, "p4.png") });
     expect(problems).toEqual([]);
   });
 
