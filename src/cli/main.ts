@@ -17,6 +17,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "one row per request of a run: tools, tokens, sizes, roles, markers, prefix",
     load: () => import("./report.js"),
   },
+  show: {
+    summary: "one request decoded: tool definitions, system prompt, messages, tokens per segment",
+    load: () => import("./show.js"),
+  },
+  view: {
+    summary: "write a self-contained HTML page of a run (or two, side by side) to explore in a browser",
+    load: () => import("./view.js"),
+  },
   diff: {
     summary: "compare two runs request by request and locate each side's cache breaks",
     load: () => import("./diff.js"),

@@ -1,0 +1,52 @@
+/** The `view` page's stylesheet, inlined into the page (no external fonts or styles: it must work offline). */
+export const PAGE_STYLE = `
+:root { --tools: #4e79a7; --system: #f28e2b; --system2: #d4a373; --messages: #59a14f; --row: 26px;
+  font: 13px/1.4 system-ui, sans-serif; color: #1d1d1f; background: #fafafa; }
+* { box-sizing: border-box; }
+body { margin: 0; height: 100vh; display: flex; flex-direction: column; }
+header { padding: 8px 12px; border-bottom: 1px solid #ddd; background: #fff; display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; }
+header h1 { font-size: 15px; margin: 0; }
+.legend { display: flex; gap: 10px; align-items: center; color: #555; }
+.sw { display: inline-block; width: 12px; height: 12px; border-radius: 2px; vertical-align: -2px; margin-right: 3px; }
+.sw.tools { background: var(--tools); } .sw.system { background: var(--system); } .sw.messages { background: var(--messages); }
+.sw.hatched { background: repeating-linear-gradient(45deg, #999 0 2px, #fff 2px 5px); }
+main { flex: 1; display: flex; min-height: 0; }
+#timeline { flex: 0 0 52%; overflow-y: auto; position: relative; border-right: 1px solid #ddd; }
+#detail { flex: 1; overflow-y: auto; padding: 10px 14px; background: #fff; }
+.spacer { position: relative; }
+.row { position: absolute; left: 0; right: 0; height: var(--row); display: flex; align-items: center; gap: 6px; padding: 0 8px; cursor: pointer; white-space: nowrap; }
+.row:hover { background: #eef3fb; } .row.sel { background: #dce8fa; }
+.row .seq { width: 56px; text-align: right; font-variant-numeric: tabular-nums; color: #555; }
+.row.apart { padding-left: 40px; } .row.apart .seq { color: #8a5cc2; }
+.kind { font-size: 11px; padding: 0 5px; border-radius: 8px; background: #ece4f7; color: #6a3fa0; }
+.track { position: relative; flex: 0 0 auto; height: 14px; }
+.bar { position: absolute; left: 0; top: 0; height: 14px; display: flex; border-radius: 2px; overflow: hidden; }
+.bar > span { height: 100%; }
+.bar .tools { background: var(--tools); } .bar .system { background: var(--system); } .bar .system.p1 { background: var(--system2); }
+.bar .messages { background: var(--messages); }
+.after { position: absolute; top: 0; height: 14px; background: repeating-linear-gradient(45deg, rgba(255,255,255,.75) 0 2px, rgba(255,255,255,.1) 2px 5px); border-left: 2px solid #c00; }
+.num { font-variant-numeric: tabular-nums; color: #444; min-width: 64px; text-align: right; }
+.badge { font-size: 11px; padding: 0 5px; border-radius: 8px; background: #eee; }
+.badge.tc { background: #fde2b8; color: #8a4b00; font-weight: 600; }
+.badge.mk { background: #d9f0d3; color: #236b1c; }
+.badge.brk { background: #fbd3d3; color: #9b1c1c; }
+.pair { display: flex; gap: 8px; flex: 1; min-width: 0; }
+.pair > .side { flex: 1 1 0; min-width: 0; display: flex; gap: 6px; align-items: center; overflow: hidden; }
+.pair .seq { width: 36px; } body.diff #timeline { flex-basis: 62%; }
+.row.differs .seq { color: #9b1c1c; font-weight: 600; }
+h2 { font-size: 15px; margin: 4px 0 6px; } h3 { font-size: 13px; margin: 12px 0 4px; }
+.facts { color: #444; margin: 2px 0; }
+details { margin: 3px 0; border: 1px solid #e3e3e3; border-radius: 4px; }
+summary { padding: 3px 6px; cursor: pointer; background: #f6f6f6; }
+summary .num { margin-left: 6px; }
+pre { margin: 0; padding: 4px 8px; font: 12px/1.45 ui-monospace, monospace; white-space: pre-wrap; word-break: break-word; }
+.ln { min-height: 1.45em; } .ln.toolline { background: #e3ecf7; } .ln.skills { background: #fff3d6; } .ln.skillbody { background: #fdebd0; }
+mark.marker { background: #b7e4a8; outline: 1px solid #59a14f; }
+.brkline { border-top: 2px dashed #c00; color: #c00; font-size: 12px; margin: 8px 0 4px; padding-top: 2px; }
+.role { font-weight: 600; } .role.user { color: #1f5fa8; } .role.assistant { color: #2e7d32; } .role.tool { color: #8a4b00; }
+.hl { outline: 2px solid #59a14f; }
+.cols { display: flex; gap: 8px; } .cols > div { flex: 1; min-width: 0; }
+.d-add { background: #dcf5dc; } .d-del { background: #fadcdc; } .d-pad { background: #f3f3f3; }
+button { font: inherit; }
+.muted { color: #777; }
+`;

@@ -1,0 +1,51 @@
+import { join } from "node:path";
+import { resolveRun } from "../analysis/load-run.js";
+import { LineWriter } from "../analysis/output.js";
+import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show-render.js";
+import { decodeRequest } from "../analysis/show-request.js";
+import { UserError } from "../errors.js";
+import { PROJECT_ROOT } from "../project-root.js";
+import { parseCommandArgs } from "./args.js";
+
+export const help = `Usage: payload-probe show <run> <seq> [options]
+
+One request of a run as it was sent, decoded: each tool definition pretty-printed, the system prompt
+as it reads, the messages with their roles, tool calls and results — each segment headed by the
+tokens (o200k_base) and bytes it adds — and a line where the cache prefix kept from the previous
+loop request ends.
+
+  <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
+                from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+  <seq>         the request's number in the run (1-based, as report prints it)
+  --part P      only one part: tools, system, messages, or body (the whole wire body, pretty-printed)
+  --json        JSON: the record's figures and every segment (tool definitions and messages parsed)
+  --runs DIR    where run folders and payload-probe.db live (default: runs/)
+  -h, --help    show this help
+
+Exit: 0 printed, 2 bad usage, a run that cannot be found or read, or a seq the run does not have.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("show", argv, {
+    part: { type: "string" },
+    json: { type: "boolean" },
+    runs: { type: "string" },
+  } as const);
+  if (values.help || positionals.length !== 2) {
+    console.log(help);
+    return values.help ? 0 : 2;
+  }
+  const [runSpec, seqArg] = positionals as [string, string];
+  if (!/^\d+$/.test(seqArg) || Number(seqArg) < 1)
+    throw new UserError(`show: <seq> must be a request number (1, 2, …), got "${seqArg}"`);
+  const part = values.part ?? null;
+  if (part !== null && !SHOW_PARTS.includes(part as ShowPart))
+    throw new UserError(`show: --part must be one of ${SHOW_PARTS.join(", ")}, got "${part}"`);
+  const source = resolveRun(runSpec, { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") });
+  const decoded = await decodeRequest(source, Number(seqArg));
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(showJson(decoded, part as ShowPart | null), null, 2)}\n`);
+    return 0;
+  }
+  await writeShow(decoded, new LineWriter(process.stdout), part as ShowPart | null);
+  return 0;
+}

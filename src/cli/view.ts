@@ -1,0 +1,124 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { diffItems, diffRuns } from "../analysis/diff.js";
+import { type RunSource, resolveRun } from "../analysis/load-run.js";
+import { writeViewPage } from "../analysis/view-page.js";
+import { loadTokenCounter } from "../capture/tokens.js";
+import type { MarkerSpec } from "../capture/types.js";
+import { UserError } from "../errors.js";
+import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { PROJECT_ROOT } from "../project-root.js";
+import { isSafeName } from "../safe-path.js";
+import { parseCommandArgs } from "./args.js";
+
+export const help = `Usage: payload-probe view <run> [options]
+
+Writes one HTML file to explore a run in a browser, offline (no server, nothing loaded from any
+network): a timeline with one stacked bar per request (tools, system parts, messages; tokens or
+bytes), the kept cache prefix apart from what follows its break, markers and tool-set changes
+(+a_tool1) as badges, sampling and side requests indented; click a request for its tool definitions,
+system prompt (skills block and tool lines picked out), messages, provider usage beside our
+estimate, and the raw wire JSON. Identical tools, prompts and messages are stored once.
+
+  <run>           a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
+                  from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+  --diff RUN      a second run: both sequences side by side, aligned as 'diff' aligns them, each
+                  pair's tools, system prompt and messages compared line by line
+  --out FILE      where to write the page (default: runs/<run>/view.html, or
+                  runs/<run>/view-diff-<other run>.html with --diff)
+  --open          open the page with xdg-open when there is one (else the path is printed)
+  --runs DIR      where run folders and payload-probe.db live (default: runs/)
+  -h, --help      show this help
+
+Marker patterns are read from probes/<probe>.yaml when the run's probe has one, to highlight what
+each marker matched. Prints the page's path and size.
+
+Exit: 0 written, 2 bad usage or a run that cannot be found or read.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("view", argv, {
+    diff: { type: "string" },
+    out: { type: "string" },
+    open: { type: "boolean" },
+    runs: { type: "string" },
+  } as const);
+  if (values.help || positionals.length !== 1) {
+    console.log(help);
+    return values.help ? 0 : 2;
+  }
+  const lookup = { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") };
+  const a = resolveRun(positionals[0]!, lookup);
+  const b = values.diff === undefined ? null : resolveRun(values.diff, lookup);
+  const out = resolve(values.out ?? defaultOut(a, b, lookup.runsDir));
+  const sources = b ? [a, b] : [a];
+  const pairs = b
+    ? diffRuns(diffItems(a, a.hasPayloads && b.hasPayloads), diffItems(b, a.hasPayloads && b.hasPayloads), {
+        a: a.count(),
+        b: b.count(),
+      })
+    : null;
+  const bytes = writeViewPage(out, sources, pairs, {
+    counter: await loadTokenCounter(),
+    markers: markersOf(sources),
+    rawBytes: sources.reduce((n, s) => n + runFileBytes(s), 0),
+  });
+  console.log(`${out} (${(bytes / 1024).toFixed(1)} KiB)`);
+  if (values.open) openPage(out);
+  return 0;
+}
+
+/** `runs/<run>/view.html` beside the run's files; a run read from the database gets a folder of its id. */
+function defaultOut(a: RunSource, b: RunSource | null, runsDir: string): string {
+  const name = (s: RunSource) => (s.recordsFile ? basename(resolve(s.recordsFile, "..")) : s.label);
+  const folder = a.recordsFile ? resolve(a.recordsFile, "..") : join(runsDir, name(a));
+  const other = b ? name(b) : null;
+  if (other !== null && !isSafeName(other))
+    throw new UserError(`view: run "${other}" cannot name a file; give the page's path with --out`);
+  if (!a.recordsFile && !isSafeName(name(a)))
+    throw new UserError(`view: run "${name(a)}" cannot name a folder; give the page's path with --out`);
+  if (!existsSync(folder))
+    throw new UserError(`view: ${folder} does not exist (run ${a.label} is only in the database); give --out`);
+  return join(folder, other === null ? "view.html" : `view-diff-${other}.html`);
+}
+
+/** The marker patterns of each run's probe file, when the probe has one (a proxy or mock run may not). */
+function markersOf(sources: RunSource[]): Record<string, MarkerSpec> {
+  const markers: Record<string, MarkerSpec> = {};
+  for (const source of sources) {
+    const probe = firstProbeName(source);
+    if (!probe || !isSafeName(probe)) continue;
+    const file = resolveProbePath(probe, PROJECT_ROOT);
+    if (!existsSync(file)) continue;
+    try {
+      Object.assign(markers, loadProbeFile(file, PROJECT_ROOT).markers);
+    } catch (error) {
+      // A probe file that no longer loads only costs the highlighting; the page is still right.
+      if (!(error instanceof UserError)) throw error;
+    }
+  }
+  return markers;
+}
+
+function firstProbeName(source: RunSource): string | null {
+  for (const record of source.records()) return record.probe;
+  return null;
+}
+
+function runFileBytes(source: RunSource): number {
+  if (!source.recordsFile) return 0;
+  const dir = resolve(source.recordsFile, "..");
+  return ["requests.jsonl", "payloads.jsonl"]
+    .map((f) => join(dir, f))
+    .filter((f) => existsSync(f))
+    .reduce((n, f) => n + statSync(f).size, 0);
+}
+
+function openPage(path: string): void {
+  const found = spawnSync("/bin/sh", ["-c", "command -v xdg-open"], { encoding: "utf8" });
+  if (found.status !== 0) {
+    console.log(`no xdg-open here: open ${path} in a browser`);
+    return;
+  }
+  spawn("xdg-open", [path], { detached: true, stdio: "ignore" }).unref();
+}
