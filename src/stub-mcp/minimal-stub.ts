@@ -32,7 +32,7 @@ class RpcError extends Error {
 }
 
 function send(message: Record<string, unknown>): void {
-  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
+  process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
 }
 
 function answer(serverName: string, method: string, params: Record<string, unknown>): unknown {

@@ -97,7 +97,7 @@ export function spawnRaw(stub: StubName, args: string[], env: Record<string, str
   });
   return {
     child,
-    send: (message) => child.stdin.write(JSON.stringify(message) + "\n"),
+    send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
     nextLine: (timeoutMs = 5_000) =>
       new Promise((resolveLine, reject) => {
         const queued = lines.shift();
