@@ -18,6 +18,13 @@ where and why it broke.
   --chars       string lengths (UTF-16 units) instead of UTF-8 bytes
   --segments    the token ledger: tokens each tool definition, system part and message adds
                 (reads the wire bodies in payloads.jsonl)
+  --cost        money: per request the prompt tokens a provider's cache would read, write and
+                bill in full (OpenAI: automatic from 1,024 tokens in steps of 128; Anthropic: at
+                cache_control breakpoints), the predicted dollars beside the reported usage, and
+                the run's total; a model without a price prints tokens and "price unknown"
+  --model ID    price every request as model ID (e.g. a run made against the mock)
+  --pricing FILE  a pricing file that adds or overrides models (default: $PAYLOAD_PROBE_PRICING;
+                the repository's table is pricing/models.yaml)
   --json        JSON: an array with one object per request
   --markdown    a markdown table
   --runs DIR    where run folders and payload-probe.db live (default: runs/)
@@ -31,6 +38,9 @@ export async function main(argv: string[]): Promise<number> {
     plain: { type: "boolean" },
     chars: { type: "boolean" },
     segments: { type: "boolean" },
+    cost: { type: "boolean" },
+    model: { type: "string" },
+    pricing: { type: "string" },
     json: { type: "boolean" },
     markdown: { type: "boolean" },
     runs: { type: "string" },
@@ -42,7 +52,14 @@ export async function main(argv: string[]): Promise<number> {
   const format: ReportFormat = outputFormat("report", values, "table");
   const source = resolveRun(positionals[0]!, { runsDir: runsDirArg("report", values.runs), warn: warnOnStderr });
   const out = new LineWriter(process.stdout);
-  if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format);
+  if (values.cost) {
+    // Loaded only here: the pricing table's validation and the cost model are no part of a plain report.
+    const { runCost } = await import("../analysis/run-cost.js");
+    const { loadPricing } = await import("../analysis/pricing.js");
+    const { writeCostReport } = await import("../analysis/cost-render.js");
+    const cost = await runCost(source, { pricing: loadPricing(values.pricing), model: values.model });
+    await writeCostReport(cost, out, format);
+  } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format);
   else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes" });
   return 0;
 }
