@@ -66,6 +66,11 @@ const TTL_MS: Record<string, number> = { "5m": 5 * 60_000, "1h": 60 * 60_000 };
 
 export interface CacheModel {
   next(request: CacheInput): CacheSplit;
+  /**
+   * What the last request would have read had it kept the whole previous loop request as its
+   * prefix: the read a prefix break cost it (equal to its read when nothing broke).
+   */
+  unbrokenRead(): number;
 }
 
 export function cacheModel(rules: CacheRules): CacheModel {
@@ -89,14 +94,20 @@ export function openaiCachedTokens(shared: number): number {
 }
 
 function openaiCache(): CacheModel {
-  let lastLoopAt: number | null = null;
+  let last: { atMs: number; inputTokens: number } | null = null;
+  let unbroken = 0;
   return {
     next(r) {
-      if (r.kind !== "loop") return split(r.inputTokens, 0);
-      const alive = lastLoopAt !== null && r.atMs - lastLoopAt <= OPENAI_IDLE_MS;
-      lastLoopAt = r.atMs;
+      if (r.kind !== "loop") {
+        unbroken = 0;
+        return split(r.inputTokens, 0);
+      }
+      const alive = last !== null && r.atMs - last.atMs <= OPENAI_IDLE_MS;
+      unbroken = alive ? openaiCachedTokens(Math.min(last!.inputTokens, r.inputTokens)) : 0;
+      last = { atMs: r.atMs, inputTokens: r.inputTokens };
       return split(r.inputTokens, alive ? openaiCachedTokens(Math.min(r.sharedTokens ?? 0, r.inputTokens)) : 0);
     },
+    unbrokenRead: () => unbroken,
   };
 }
 
@@ -109,16 +120,23 @@ interface Entry {
 
 function anthropicCache(minCacheTokens: number): CacheModel {
   let entries: Entry[] = [];
+  let unbroken = 0;
   return {
     next(r) {
       const breakpoints = r.breakpoints ?? [];
-      if (r.kind !== "loop") return writes(r, breakpoints, 0, minCacheTokens).split;
+      if (r.kind !== "loop") {
+        unbroken = 0;
+        return writes(r, breakpoints, 0, minCacheTokens).split;
+      }
+      const reach = Math.max(0, ...breakpoints.map((b) => b.tokens));
+      const longest = (list: Entry[]) =>
+        list.reduce((max, e) => (e.tokens <= reach && e.tokens > max ? e.tokens : max), 0);
+      entries = entries.filter((e) => r.atMs - e.lastUsedMs <= e.ttlMs);
+      unbroken = Math.min(longest(entries), r.inputTokens);
       // An entry matches while the chain of requests since it was written kept its whole prefix.
       const shared = r.sharedTokens ?? 0;
-      entries = entries.filter((e) => e.tokens <= shared && r.atMs - e.lastUsedMs <= e.ttlMs);
-      const reach = Math.max(0, ...breakpoints.map((b) => b.tokens));
-      let read = 0;
-      for (const e of entries) if (e.tokens <= reach && e.tokens > read) read = e.tokens;
+      entries = entries.filter((e) => e.tokens <= shared);
+      const read = longest(entries);
       for (const e of entries) if (e.tokens <= read) e.lastUsedMs = r.atMs;
       const written = writes(r, breakpoints, read, minCacheTokens);
       for (const entry of written.entries) {
@@ -127,6 +145,7 @@ function anthropicCache(minCacheTokens: number): CacheModel {
       }
       return written.split;
     },
+    unbrokenRead: () => unbroken,
   };
 }
 

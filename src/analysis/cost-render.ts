@@ -49,7 +49,7 @@ function cells(r: RequestCost): (string | number)[] {
 export function costTotalLines(cost: RunCost): string[] {
   const lines = [
     `total: ${cost.total.inputTokens} prompt tokens, ${cost.total.cacheRead} predicted from cache, ` +
-      `predicted ${dollars(cost.total.predicted)}` +
+      `predicted ${money(cost.total.predicted)}` +
       (cost.total.reported === null ? "" : `, reported ${dollars(cost.total.reported)}`),
   ];
   if (cost.unpriced.length > 0)

@@ -45,13 +45,26 @@ export interface RequestCost {
   /** Tokens shared with the previous loop request, and where that request's prefix broke. */
   sharedTokens: number | null;
   breakDetail: string | null;
+  /** Tokens the request would have read from the cache had its prefix not broken, beyond what it read. */
+  lostRead: number;
+  /** At a prefix break: what it re-billed (null where nothing broke or nothing cached was lost). Always one request (see attributeRebills). */
+  rebill: Rebill | null;
+}
+
+/** "this break re-billed `tokens` tokens × `requests` requests = `dollars`". */
+export interface Rebill {
+  tokens: number;
+  requests: number;
+  /** Extra dollars over reading those tokens from the cache; null without a price. */
+  dollars: number | null;
 }
 
 export interface RunCost {
   requests: RequestCost[];
   /** Models without a price, so a total leaves them out and says so. */
   unpriced: string[];
-  total: { predicted: number; reported: number | null; inputTokens: number; cacheRead: number };
+  /** Dollars of the priced requests (null when none has a price). */
+  total: { predicted: number | null; reported: number | null; inputTokens: number; cacheRead: number };
 }
 
 export async function runCost(source: RunSource, options: CostOptions): Promise<RunCost> {
@@ -80,8 +93,12 @@ export async function runCost(source: RunSource, options: CostOptions): Promise<
         breakpoints = breakpointTokens(codecFor("anthropic-messages").dissect(body), counter);
       }
     }
-    requests.push(requestCost(record, modelId, price, model.next(cacheInputOf(record, breakpoints))));
+    const cost = requestCost(record, modelId, price, model.next(cacheInputOf(record, breakpoints)));
+    // Only a break loses cached tokens; elsewhere the two reads differ by the reply opener at most.
+    if (cost.breakDetail !== null) cost.lostRead = Math.max(model.unbrokenRead() - cost.predicted.cacheRead, 0);
+    requests.push(cost);
   }
+  attributeRebills(requests);
   return summarize(requests);
 }
 
@@ -118,6 +135,44 @@ function requestCost(
     disagreement: reported?.source === "provider" ? disagreement(predicted, reported) : null,
     sharedTokens: record.kind === "loop" ? sharedTokensOf(record) : null,
     breakDetail: record.prefix?.breakDetail ?? null,
+    lostRead: 0,
+    rebill: null,
+  };
+}
+
+/**
+ * Each prefix break is charged with the cached tokens its request lost, priced as the difference
+ * from reading them. Under both providers' rules the request after it reads the new prefix again
+ * (OpenAI caches it automatically, Anthropic wrote it at the break's breakpoints), so a break
+ * re-bills its own request: the rest of the run pays nothing more for it.
+ */
+function attributeRebills(requests: RequestCost[]): void {
+  for (const r of requests) {
+    if (r.kind !== "loop" || r.breakDetail === null || r.lostRead === 0) continue;
+    const dollars = r.price
+      ? inputCost(r.predicted, r.price) - inputCost(readInstead(r.predicted, r.lostRead), r.price)
+      : null;
+    r.rebill = { tokens: r.lostRead, requests: 1, dollars };
+  }
+}
+
+/** The split had `tokens` more been read from the cache: taken from writes first, then from full-price tokens. */
+function readInstead(split: CacheSplit, tokens: number): CacheSplit {
+  let left = tokens;
+  const take = (n: number) => {
+    const taken = Math.min(n, left);
+    left -= taken;
+    return n - taken;
+  };
+  const cacheWrite5m = take(split.cacheWrite5m);
+  const cacheWrite1h = take(split.cacheWrite1h);
+  const uncached = take(split.uncached);
+  return {
+    inputTokens: split.inputTokens,
+    cacheRead: split.inputTokens - cacheWrite5m - cacheWrite1h - uncached,
+    cacheWrite5m,
+    cacheWrite1h,
+    uncached,
   };
 }
 
@@ -204,11 +259,12 @@ function payloadCursor(source: RunSource): { bodyOf(seq: number): string | null 
 function summarize(requests: RequestCost[]): RunCost {
   const unpriced = [...new Set(requests.filter((r) => r.price === null).map((r) => r.model))];
   const anyReported = requests.some((r) => r.reportedCost !== null);
+  const anyPriced = requests.some((r) => r.predictedCost !== null);
   return {
     requests,
     unpriced,
     total: {
-      predicted: requests.reduce((sum, r) => sum + (r.predictedCost ?? 0), 0),
+      predicted: anyPriced ? requests.reduce((sum, r) => sum + (r.predictedCost ?? 0), 0) : null,
       reported: anyReported ? requests.reduce((sum, r) => sum + (r.reportedCost ?? 0), 0) : null,
       inputTokens: requests.reduce((sum, r) => sum + r.predicted.inputTokens, 0),
       cacheRead: requests.reduce((sum, r) => sum + r.predicted.cacheRead, 0),

@@ -15,6 +15,11 @@ broke; then a summary: total tokens, prefix breaks of each side, the first diver
 
   <run>         a run folder, a probe name with a folder under runs/, a run id from
                 runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+  --cost        then the money: each request's predicted dollars on both sides and the delta, the
+                totals, and for each prefix break "this break re-billed N tokens × K requests = $…"
+                (with --json, only this comparison is printed, as one JSON object)
+  --model ID    price both runs as model ID (a run made against the mock carries the mock's id)
+  --pricing FILE  a pricing file that adds or overrides models (default: $PAYLOAD_PROBE_PRICING)
   --json        JSON: {a, b, requests: [...], summary}
   --markdown    a markdown table and summary
   --runs DIR    where run folders and payload-probe.db live (default: runs/)
@@ -25,6 +30,9 @@ Exit: 0 printed (whether or not the runs differ), 2 bad usage or a run that cann
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("diff", argv, {
     json: { type: "boolean" },
+    cost: { type: "boolean" },
+    model: { type: "string" },
+    pricing: { type: "string" },
     markdown: { type: "boolean" },
     runs: { type: "string" },
   } as const);
@@ -39,12 +47,23 @@ export async function main(argv: string[]): Promise<number> {
   ];
   const format = outputFormat("diff", values, "text");
   const bodies = a.hasPayloads && b.hasPayloads;
-  const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() });
-  await writeDiff(
-    diffs,
-    { a: a.label, b: b.label },
-    new LineWriter(process.stdout),
-    format === "plain" ? "text" : format,
-  );
+  const out = new LineWriter(process.stdout);
+  const labels = { a: a.label, b: b.label };
+  const as = format === "plain" ? "text" : format;
+  if (!(values.cost && as === "json"))
+    await writeDiff(
+      diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() }),
+      labels,
+      out,
+      as,
+    );
+  if (values.cost) {
+    // Loaded only with --cost, as in report: the pricing table and cost model are no part of a plain diff.
+    const { runCost } = await import("../analysis/run-cost.js");
+    const { loadPricing } = await import("../analysis/pricing.js");
+    const { costDiff, writeCostDiff } = await import("../analysis/cost-diff.js");
+    const options = { pricing: loadPricing(values.pricing), model: values.model };
+    await writeCostDiff(costDiff(await runCost(a, options), await runCost(b, options)), labels, out, as);
+  }
   return 0;
 }
