@@ -10,16 +10,26 @@ const STATUS_WORD: Record<ProbeCheck["status"], string> = {
   updated: "baseline updated",
 };
 
-export function renderCheckText(checks: ProbeCheck[]): string {
+/**
+ * A failing run's "what changed" line comes first; where a check has one, its figures follow only
+ * under `verbose`, so a CI log leads with the cause.
+ */
+export function renderCheckText(checks: ProbeCheck[], verbose = false): string {
   const table = new Table({
     head: ["probe", "requests", "result", "regressions", "savings"],
     style: { head: [], border: [] },
   });
   for (const c of checks)
     table.push([c.probe, c.requests, STATUS_WORD[c.status], c.regressions.length, c.savings.length]);
-  const lines = [table.toString()];
+  const summaries = checks.flatMap((c) => (c.summary ? [c.summary] : []));
+  const lines = [...summaries, table.toString()];
   for (const c of checks) {
     if (c.error) lines.push(`error: ${c.probe}: ${c.error}`);
+    if (c.summary && !verbose) {
+      if (c.regressions.length > 0)
+        lines.push(`${c.probe}: ${c.regressions.length} finding(s); --verbose prints every figure`);
+      continue;
+    }
     for (const f of c.regressions) lines.push(`regression: ${findingMessage(f)}`);
     for (const f of c.savings) lines.push(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
   }

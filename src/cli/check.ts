@@ -1,13 +1,19 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { checkExitCode } from "../analysis/check.js";
+import { checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check.js";
+import { checkCapturedRun } from "../analysis/check-captured.js";
 import { renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../analysis/check-render.js";
+import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { loadPricing } from "../analysis/pricing.js";
+import { UserError } from "../errors.js";
 import { runCheck } from "../probes/check-run.js";
 import { PROJECT_ROOT } from "../project-root.js";
+import { runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
 import { interruptRunsOnSignal } from "./signals.js";
 
 export const help = `Usage: payload-probe check [probe...] [options]
+       payload-probe check --run <run> --baseline FILE [--update] [options]
 
 Runs every probe under probes/ (or the ones named) and compares each request with the committed
 baseline probes/baselines/<probe>.json: tool names, roles, markers and request kind exactly; tokens
@@ -15,7 +21,17 @@ and bytes per part (tools, system, messages; total tokens, body bytes) within th
 probes/baselines/tolerances.yaml (absolute and percent, per metric, per probe). A count that shrinks is reported
 as a saving, not a failure.
 
-  --baseline DIR      baselines folder (default: probes/baselines)
+  --baseline DIR      baselines folder (default: probes/baselines); with --run, the baseline FILE
+  --run RUN           gate a run already captured (a real agent through proxy or mock, or any run
+                      folder, run id or <probe>@N) against --baseline FILE instead of running probes;
+                      a failing run prints one "what changed" line first (tools, system lines,
+                      tokens per request, dollars per run)
+  --budget-tokens N   with --run: fail when the run's prompt tokens (all requests) exceed N
+  --budget-dollars X  with --run: fail when the run's predicted dollars exceed X (needs a priced model);
+                      both replace the budget kept in the baseline file ({"budget": {tokens, dollars}})
+  --model ID          with --run: price the run as model ID
+  --pricing FILE      with --run: a pricing file that adds or overrides models
+  --verbose           with --run: every figure of a failing run, not only its summary line
   --tolerances FILE   tolerance config (default: probes/baselines/tolerances.yaml; missing = exact)
   --update            rewrite the baselines of the probes run from this run (exit 0 unless a probe fails to run)
   --markdown FILE     also write a markdown report (for a CI job summary)
@@ -37,24 +53,68 @@ export async function main(argv: string[]): Promise<number> {
     junit: { type: "string" },
     json: { type: "boolean" },
     runs: { type: "string" },
+    run: { type: "string" },
+    verbose: { type: "boolean" },
+    model: { type: "string" },
+    pricing: { type: "string" },
+    "budget-tokens": { type: "string" },
+    "budget-dollars": { type: "string" },
   } as const);
   if (values.help) {
     console.log(help);
     return 0;
   }
   const root = PROJECT_ROOT;
+  const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
+  if (values.run !== undefined) {
+    if (positionals.length > 0) throw new UserError("check: --run gates one captured run; name no probes with it");
+    if (!values.baseline)
+      throw new UserError("check --run: expected --baseline FILE (the run's baseline; --update writes it)");
+    const source = resolveRun(values.run, { runsDir: runsDirArg("check", values.runs), warn: warnOnStderr });
+    const check = await checkCapturedRun(source, {
+      baselinePath: resolve(values.baseline),
+      tolerances: loadTolerances(tolerancesPath),
+      update: values.update ?? false,
+      pricing: loadPricing(values.pricing),
+      model: values.model,
+      budget: {
+        ...(values["budget-tokens"] === undefined
+          ? {}
+          : { tokens: budgetArg("budget-tokens", values["budget-tokens"]) }),
+        ...(values["budget-dollars"] === undefined
+          ? {}
+          : { dollars: budgetArg("budget-dollars", values["budget-dollars"]) }),
+      },
+    });
+    return report([check], values);
+  }
   interruptRunsOnSignal();
   const checks = await runCheck({
     root,
     probes: positionals,
     baselineDir: values.baseline ?? join(root, "probes", "baselines"),
-    tolerancesPath: values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml"),
+    tolerancesPath,
     update: values.update ?? false,
     runsDir: values.runs === undefined ? undefined : resolve(values.runs),
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
+  return report(checks, values);
+}
+
+function report(
+  checks: ProbeCheck[],
+  values: { markdown?: string; junit?: string; json?: boolean; verbose?: boolean },
+): number {
   if (values.markdown) writeFileSync(values.markdown, renderCheckMarkdown(checks));
   if (values.junit) writeFileSync(values.junit, renderCheckJunit(checks));
-  console.log(values.json ? JSON.stringify(checks, null, 2) : renderCheckText(checks));
+  console.log(values.json ? JSON.stringify(checks, null, 2) : renderCheckText(checks, values.verbose ?? false));
   return checkExitCode(checks);
+}
+
+/** A budget: a number of at least 0 (tokens or dollars). */
+function budgetArg(flag: string, value: string): number {
+  const number = Number(value);
+  if (value.trim() === "" || !Number.isFinite(number) || number < 0)
+    throw new UserError(`check: --${flag} expected a number of at least 0, got ${JSON.stringify(value)}`);
+  return number;
 }
