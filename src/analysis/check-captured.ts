@@ -52,6 +52,8 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
       ...r,
       ...(lines.has(r.seq) ? { systemLines: lines.get(r.seq)! } : {}),
       cache: cacheOf(cost.requests[i]!.predicted),
+      hashes: records[i]!.hashes,
+      prefix: records[i]!.prefix,
     })),
   };
   if (options.update) {

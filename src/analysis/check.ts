@@ -35,6 +35,9 @@ export interface BaselineRequest {
   systemLines?: number;
   /** The prompt tokens the provider's cache was predicted to read and write (a captured run's baseline). */
   cache?: { read: number; write5m: number; write1h: number };
+  /** A captured run's baseline keeps the record's hashes and prefix, so `diff` can take it as a run. */
+  hashes?: RequestRecord["hashes"];
+  prefix?: RequestRecord["prefix"];
 }
 
 /** Most a run may spend: prompt tokens of all its requests, predicted dollars. */

@@ -1,6 +1,7 @@
+import { runOrBaseline } from "../analysis/baseline-run.js";
 import { diffItems, diffRuns } from "../analysis/diff.js";
 import { writeDiff } from "../analysis/diff-render.js";
-import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
@@ -14,7 +15,9 @@ differ — and shows per request the tools added and removed, token and byte del
 broke; then a summary: total tokens, prefix breaks of each side, the first divergence.
 
   <run>         a run folder, a probe name with a folder under runs/, a run id from
-                runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+                runs/payload-probe.db, <probe>@N (the N-th latest run of a probe; @1 latest), or a
+                baseline .json file (check --update wrote it; one written by check --run also
+                keeps hashes and prefixes, so equal requests read as equal)
   --cost        then the money: each request's predicted dollars on both sides and the delta, the
                 totals, and for each prefix break "this break re-billed N tokens × K requests = $…"
                 (with --json, only this comparison is printed, as one JSON object)
@@ -41,10 +44,7 @@ export async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const lookup = { runsDir: runsDirArg("diff", values.runs), warn: warnOnStderr };
-  const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [
-    ReturnType<typeof resolveRun>,
-    ReturnType<typeof resolveRun>,
-  ];
+  const [a, b] = positionals.map((spec) => runOrBaseline(spec, lookup)) as [RunSource, RunSource];
   const format = outputFormat("diff", values, "text");
   const bodies = a.hasPayloads && b.hasPayloads;
   const out = new LineWriter(process.stdout);

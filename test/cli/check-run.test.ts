@@ -88,8 +88,10 @@ function dollarsByHand(rs: RequestRecord[]): number {
   }, 0);
 }
 
-const check = (...extra: string[]) =>
-  cliIn(scratch, "check", "--run", join(runs, "agent"), "--baseline", baseline, "--model", "gpt-4.1", ...extra);
+/** `check --run` of the agent's run, priced as `model` unless another `--model` follows in `extra`. */
+const checkAs = (priced: string, ...extra: string[]) =>
+  cliIn(scratch, "check", "--run", join(runs, "agent"), "--baseline", baseline, "--model", priced, ...extra);
+const check = (...extra: string[]) => checkAs("gpt-4.1", ...extra);
 
 describe("check --run: a real agent's run captured by the proxy in front of the mock", () => {
   it("passes on its own baseline, and fails with exit 1 and the one-line summary after a tool is added", async () => {
@@ -108,6 +110,11 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     expect(same.stderr).toBe("");
     expect(same.code).toBe(0);
     expect(same.stdout).toContain("pass");
+    // The baseline file stands for the run it was taken from, as one side of a diff.
+    const equal = cliIn(scratch, "diff", baseline, join(runs, "agent"));
+    expect(equal.code).toBe(0);
+    expect(equal.stdout).toMatch(/#1 \(turn 1\)\s+identical/);
+    expect(equal.stdout).toMatch(/#2\s+identical/);
 
     await captureAgentSession({ extraTool: "a_tool1", extraLine: "Rule 90: say when a file is missing." });
     const after = records();
@@ -120,6 +127,9 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     expect(failed.stdout.split("\n")[0]).toBe(
       `agent: tools +1 (a_tool1), system +1 line, +${tokens} tokens per request, +${money} per run`,
     );
+    const changed = cliIn(scratch, "diff", baseline, join(runs, "agent"), "--cost", "--model", "gpt-4.1");
+    expect(changed.stdout).toContain("A [read] B [read, a_tool1] (+a_tool1)");
+    expect(changed.stdout).toContain(`total  A ${dollars(dollarsByHand(before))}  B ${dollars(dollarsByHand(after))}`);
     // The figures themselves only under --verbose.
     expect(failed.stdout).not.toContain("regression: agent request 1: tools is [read, a_tool1]");
     const verbose = check("--verbose");
@@ -129,17 +139,7 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
 
   it("budgets in tokens and dollars: over either fails with exit 1, a bad value is exit 2", () => {
     const spent = records().reduce((s, r) => s + r.tokens!.total, 0);
-    const tokens = cliIn(
-      scratch,
-      "check",
-      "--run",
-      join(runs, "agent"),
-      "--baseline",
-      baseline,
-      "--update",
-      "--model",
-      "gpt-4.1",
-    );
+    const tokens = check("--update");
     expect(tokens.code).toBe(0);
     const within = check("--budget-tokens", String(spent));
     expect(within.code).toBe(0);
@@ -150,18 +150,7 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     expect(broke.code).toBe(1);
     expect(broke.stdout.split("\n")[0]).toMatch(/^agent: /);
     expect(check("--budget-dollars", "lots").code).toBe(2);
-    const noPrice = cliIn(
-      scratch,
-      "check",
-      "--run",
-      join(runs, "agent"),
-      "--baseline",
-      baseline,
-      "--model",
-      "nobody-1",
-      "--budget-dollars",
-      "1",
-    );
+    const noPrice = checkAs("nobody-1", "--budget-dollars", "1");
     expect(noPrice.code).toBe(2);
     expect(noPrice.stderr).toContain("a dollar budget needs a priced model");
   }, 60_000);
