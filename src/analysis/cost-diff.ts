@@ -4,12 +4,11 @@
  * its run: "this break re-billed 2,972 tokens × 1 request = $0.0045" — the cached tokens the break
  * made the provider bill again, priced as the difference from reading them from the cache.
  */
-
-import { PRICE_UNKNOWN } from "./cost-render.js";
+import { breakSentence } from "./cost-render.js";
 import type { DiffFormat, DiffLabels } from "./diff-render.js";
 import { mdHeader, mdRow } from "./format.js";
 import type { LineWriter } from "./output.js";
-import { dollars } from "./pricing.js";
+import { dollars, money, PRICE_UNKNOWN } from "./pricing.js";
 import type { RequestCost, RunCost } from "./run-cost.js";
 
 export interface CostDiffRow {
@@ -64,16 +63,8 @@ function breaksOf(side: "A" | "B", requests: RequestCost[]): BreakCost[] {
   return requests.flatMap((r) => (r.rebill ? [{ side, seq: r.seq, detail: r.breakDetail ?? "", ...r.rebill }] : []));
 }
 
-const count = (n: number) => n.toLocaleString("en-US");
-const money = (amount: number | null) => (amount === null ? PRICE_UNKNOWN : dollars(amount));
 const signedMoney = (amount: number | null) =>
   amount === null ? "—" : amount > 0 ? `+${dollars(amount)}` : dollars(amount);
-
-/** The one sentence a break gets: what it re-billed, over how many requests, for how much. */
-export function breakSentence(b: BreakCost): string {
-  const requests = `${b.requests} request${b.requests === 1 ? "" : "s"}`;
-  return `this break re-billed ${count(b.tokens)} tokens × ${requests} = ${money(b.dollars)}`;
-}
 
 export async function writeCostDiff(
   diff: CostDiff,

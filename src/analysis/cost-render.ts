@@ -5,9 +5,9 @@
  */
 import { mdHeader, mdRow } from "./format.js";
 import type { LineWriter } from "./output.js";
-import { dollars } from "./pricing.js";
+import { dollars, money, PRICE_UNKNOWN } from "./pricing.js";
 import type { ReportFormat } from "./report.js";
-import type { RequestCost, RunCost } from "./run-cost.js";
+import type { Rebill, RequestCost, RunCost } from "./run-cost.js";
 import { TableOutput } from "./table-output.js";
 
 const HEAD = [
@@ -24,9 +24,11 @@ const HEAD = [
   "check",
 ];
 
-export const PRICE_UNKNOWN = "price unknown";
-
-const money = (amount: number | null) => (amount === null ? PRICE_UNKNOWN : dollars(amount));
+/** The one sentence a break gets: what it re-billed, over how many requests, for how much. */
+export function breakSentence(b: Rebill): string {
+  const requests = `${b.requests} request${b.requests === 1 ? "" : "s"}`;
+  return `this break re-billed ${b.tokens.toLocaleString("en-US")} tokens × ${requests} = ${money(b.dollars)}`;
+}
 
 function cells(r: RequestCost): (string | number)[] {
   const p = r.predicted;
@@ -98,4 +100,21 @@ export async function writeCostReport(cost: RunCost, out: LineWriter, format: Re
     for (const line of costTotalLines(cost)) await out.line(line);
   }
   await out.flush();
+}
+
+/** `show --cost`: one request's split, predicted dollars and, beside them, what the provider reported. */
+export function requestCostLines(r: RequestCost): string[] {
+  const p = r.predicted;
+  const lines = [
+    `cost (${r.model}): ${p.inputTokens} prompt tokens — ${p.cacheRead} read from the cache, ` +
+      `${p.cacheWrite5m} written for 5m, ${p.cacheWrite1h} written for 1h, ${p.uncached} in full — predicted ${money(r.predictedCost)}`,
+  ];
+  if (r.reported)
+    lines.push(
+      `reported (${r.reported.source}): ${r.reported.inputTokens} prompt tokens — ${r.reported.cacheRead} read, ` +
+        `${r.reported.cacheWrite5m + r.reported.cacheWrite1h} written — ${money(r.reportedCost)}` +
+        (r.disagreement ? ` — DISAGREES: ${r.disagreement}` : ""),
+    );
+  if (r.rebill) lines.push(`${r.breakDetail}: ${breakSentence(r.rebill)}`);
+  return lines;
 }

@@ -142,3 +142,10 @@ export function dollars(amount: number): string {
           .replace(/\.$/, "")
   }`;
 }
+
+export const PRICE_UNKNOWN = "price unknown";
+
+/** Dollars, or "price unknown" for a model the table does not price. */
+export function money(amount: number | null): string {
+  return amount === null ? PRICE_UNKNOWN : dollars(amount);
+}

@@ -131,3 +131,28 @@ describe("report --cost", () => {
     expect(broken.err).not.toMatch(/\n\s+at /);
   });
 });
+
+describe("show --cost", () => {
+  it("one request's split and dollars, and what its prefix break re-billed, the same figures as diff --cost", () => {
+    const b = records("seq-search");
+    const r = b[4]!; // request 5: search mode adds b_tool2
+    const { code, out } = cli("show", "seq-search", "5", "--cost", "--model", "gpt-4.1", "--runs", runs);
+    expect(code).toBe(0);
+    const [first, second] = out.split("\n");
+    const read = cachedByHand(shared(r));
+    const cost = ((r.tokens!.total - read) * 2 + read * 0.5) / 1e6;
+    expect(first).toBe(
+      `cost (gpt-4.1): ${r.tokens!.total} prompt tokens — ${read} read from the cache, 0 written for 5m, 0 written for 1h, ` +
+        `${r.tokens!.total - read} in full — predicted $${Number(cost.toPrecision(4))}`,
+    );
+    const lost = cachedByHand(b[3]!.tokens!.total) - read;
+    expect(second).toBe(
+      `${r.prefix!.breakDetail}: this break re-billed ${lost.toLocaleString("en-US")} tokens × 1 request = $${Number(((lost * 1.5) / 1e6).toPrecision(4))}`,
+    );
+    const json = JSON.parse(
+      cli("show", "seq-search", "5", "--cost", "--json", "--model", "gpt-4.1", "--runs", runs).out,
+    );
+    expect(json.cost.predicted).toMatchObject({ inputTokens: r.tokens!.total, cacheRead: read });
+    expect(json.cost.rebill).toEqual({ tokens: lost, requests: 1, dollars: expect.closeTo((lost * 1.5) / 1e6, 12) });
+  });
+});
