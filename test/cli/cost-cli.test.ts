@@ -3,7 +3,7 @@
  * records (their token totals and shared prefix tokens) and the prices in pricing/models.yaml.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../src/capture/types.js";
@@ -154,5 +154,43 @@ describe("show --cost", () => {
     );
     expect(json.cost.predicted).toMatchObject({ inputTokens: r.tokens!.total, cacheRead: read });
     expect(json.cost.rebill).toEqual({ tokens: lost, requests: 1, dollars: expect.closeTo((lost * 1.5) / 1e6, 12) });
+  });
+});
+
+describe("predicted beside reported usage", () => {
+  it("a proxied run's provider usage is priced beside the prediction, and a request where they disagree is flagged", () => {
+    // seq-search's records as a proxy in front of a real provider would hold them: each response's usage.
+    cpSync(join(runs, "seq-search"), join(runs, "reported"), { recursive: true });
+    const rs = records("seq-search");
+    const usage = (r: RequestRecord, cached: number) => ({
+      source: "provider",
+      inputTokens: r.tokens!.total + 7, // the provider's tokenizer is not ours
+      cachedInputTokens: cached,
+      outputTokens: 20,
+      raw: {},
+    });
+    const reported = rs.map((r) => ({
+      ...r,
+      // Each request read what the model predicts, but request 4 read nothing (evicted, say).
+      usage: usage(r, r.seq === 1 || r.seq === 4 ? 0 : cachedByHand(shared(r))),
+    }));
+    writeFileSync(join(runs, "reported", "requests.jsonl"), `${reported.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    const { code, out } = cli("report", "reported", "--cost", "--json", "--model", "gpt-4.1", "--runs", runs);
+    expect(code).toBe(0);
+    const cost = JSON.parse(out);
+    const third = cost.requests[2];
+    const fourth = cost.requests[3];
+    expect(third.disagreement).toBeNull();
+    expect(fourth.predicted.cacheRead).toBe(cachedByHand(shared(rs[3]!)));
+    expect(fourth.disagreement).toBe(
+      `cache read predicted ${fourth.predicted.cacheRead} (${Math.round((fourth.predicted.cacheRead / rs[3]!.tokens!.total) * 100)}%), reported 0 (0%)`,
+    );
+    // Reported dollars by hand: uncached at $2, cached at $0.50, 20 output tokens at $8.
+    const r4 = rs[3]!;
+    expect(fourth.reportedCost).toBeCloseTo(((r4.tokens!.total + 7) * 2 + 20 * 8) / 1e6, 12);
+    const table = cli("report", "reported", "--cost", "--model", "gpt-4.1", "--runs", runs).out;
+    expect(table).toContain("1 request(s) where predicted and reported caching disagree");
+    expect(table).toMatch(/│ 4 .*DISAGREE: cache read predicted/);
+    expect(table).toMatch(/│ 3 .*agrees/);
   });
 });
