@@ -157,6 +157,23 @@ describe("show --cost", () => {
   });
 });
 
+describe("view --cost", () => {
+  it("each request's detail in the page carries the same lines show --cost prints", () => {
+    const page = join(base, "view.html");
+    const { code } = cli("view", "seq-search", "--cost", "--model", "gpt-4.1", "--out", page, "--runs", runs);
+    expect(code).toBe(0);
+    const html = readFileSync(page, "utf8");
+    for (const seq of ["2", "5"]) {
+      const lines = cli("show", "seq-search", seq, "--cost", "--model", "gpt-4.1", "--runs", runs).out.split("\n");
+      // The first two lines are the cost and the break's re-billing; the page holds them as JSON strings.
+      for (const line of lines.slice(0, 2)) expect(html).toContain(JSON.stringify(line));
+    }
+    const plain = join(base, "plain.html");
+    cli("view", "seq-search", "--out", plain, "--runs", runs);
+    expect(readFileSync(plain, "utf8")).not.toContain("prompt tokens —");
+  });
+});
+
 describe("predicted beside reported usage", () => {
   it("a proxied run's provider usage is priced beside the prediction, and a request where they disagree is flagged", () => {
     // seq-search's records as a proxy in front of a real provider would hold them: each response's usage.
