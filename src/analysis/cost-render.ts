@@ -8,7 +8,23 @@ import type { LineWriter } from "./output.js";
 import { dollars, money, PRICE_UNKNOWN } from "./pricing.js";
 import type { ReportFormat } from "./report.js";
 import type { Rebill, RequestCost, RunCost } from "./run-cost.js";
-import { TableOutput } from "./table-output.js";
+import { type Align, TableOutput } from "./table-output.js";
+import type { TableLook } from "./table-style.js";
+
+/** Figures right-aligned, so a fitted table never cuts them; names and the check text may be cut. */
+const HEAD_ALIGN: Align[] = [
+  "right",
+  "left",
+  "left",
+  "right",
+  "right",
+  "right",
+  "right",
+  "right",
+  "left",
+  "right",
+  "left",
+];
 
 const HEAD = [
   "seq",
@@ -68,7 +84,12 @@ export function costTotalLines(cost: RunCost): string[] {
   return lines;
 }
 
-export async function writeCostReport(cost: RunCost, out: LineWriter, format: ReportFormat): Promise<void> {
+export async function writeCostReport(
+  cost: RunCost,
+  out: LineWriter,
+  format: ReportFormat,
+  look?: TableLook,
+): Promise<void> {
   if (format === "json") {
     await out.line(
       JSON.stringify(
@@ -94,7 +115,7 @@ export async function writeCostReport(cost: RunCost, out: LineWriter, format: Re
     }
     for (const line of costTotalLines(cost)) await out.line(line);
   } else {
-    const table = new TableOutput(HEAD);
+    const table = new TableOutput(HEAD, { align: HEAD_ALIGN, look });
     for (const r of cost.requests) table.push(cells(r));
     await table.write(out);
     for (const line of costTotalLines(cost)) await out.line(line);

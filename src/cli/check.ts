@@ -2,15 +2,16 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check.js";
 import { checkCapturedRun } from "../analysis/check-captured.js";
-import { renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../analysis/check-render.js";
+import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check-render.js";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { LineWriter } from "../analysis/output.js";
 import { loadPricing } from "../analysis/pricing.js";
 import { UserError } from "../errors.js";
 import { runCheck } from "../probes/check-run.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { runsDirArg } from "./arg-values.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 import { interruptRunsOnSignal } from "./signals.js";
+import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe check [probe...] [options]
        payload-probe check --run <run> --baseline FILE [--update] [options]
@@ -37,6 +38,7 @@ as a saving, not a failure.
   --markdown FILE     also write a markdown report (for a CI job summary)
   --junit FILE        also write JUnit XML (regressions as failures, errors as errors)
   --json              print the results as JSON
+  --wide              the table's cells whole (otherwise fitted to the terminal or COLUMNS)
   --runs DIR          where run folders and payload-probe.db go (default: runs/)
   -h, --help          show this help
 
@@ -45,32 +47,34 @@ and tolerance are printed), 2 could not evaluate (a probe, config or skill file 
 corrupt), 3 internal error (a bug; its stack is printed).`;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("check", argv, {
-    baseline: { type: "string" },
-    tolerances: { type: "string" },
-    update: { type: "boolean" },
-    markdown: { type: "string" },
-    junit: { type: "string" },
-    json: { type: "boolean" },
-    runs: { type: "string" },
-    run: { type: "string" },
-    verbose: { type: "boolean" },
-    model: { type: "string" },
-    pricing: { type: "string" },
-    "budget-tokens": { type: "string" },
-    "budget-dollars": { type: "string" },
-  } as const);
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+  const args = parseCommand(argv, {
+    name: "check",
+    help,
+    options: {
+      baseline: { type: "string" },
+      tolerances: { type: "string" },
+      update: { type: "boolean" },
+      markdown: { type: "string" },
+      junit: { type: "string" },
+      json: { type: "boolean" },
+      wide: { type: "boolean" },
+      run: { type: "string" },
+      verbose: { type: "boolean" },
+      model: { type: "string" },
+      pricing: { type: "string" },
+      "budget-tokens": { type: "string" },
+      "budget-dollars": { type: "string" },
+    } as const,
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
   const root = PROJECT_ROOT;
   const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
   if (values.run !== undefined) {
     if (positionals.length > 0) throw new UserError("check: --run gates one captured run; name no probes with it");
     if (!values.baseline)
       throw new UserError("check --run: expected --baseline FILE (the run's baseline; --update writes it)");
-    const source = resolveRun(values.run, { runsDir: runsDirArg("check", values.runs), warn: warnOnStderr });
+    const source = resolveRun(values.run, { runsDir, warn: warnOnStderr });
     const check = await checkCapturedRun(source, {
       baselinePath: resolve(values.baseline),
       tolerances: loadTolerances(tolerancesPath),
@@ -95,19 +99,26 @@ export async function main(argv: string[]): Promise<number> {
     baselineDir: values.baseline ?? join(root, "probes", "baselines"),
     tolerancesPath,
     update: values.update ?? false,
-    runsDir: values.runs === undefined ? undefined : resolve(values.runs),
+    runsDir,
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
   return report(checks, values);
 }
 
-function report(
+async function report(
   checks: ProbeCheck[],
-  values: { markdown?: string; junit?: string; json?: boolean; verbose?: boolean },
-): number {
+  values: { markdown?: string; junit?: string; json?: boolean; wide?: boolean; verbose?: boolean },
+): Promise<number> {
   if (values.markdown) writeFileSync(values.markdown, renderCheckMarkdown(checks));
   if (values.junit) writeFileSync(values.junit, renderCheckJunit(checks));
-  console.log(values.json ? JSON.stringify(checks, null, 2) : renderCheckText(checks, values.verbose ?? false));
+  if (values.json) console.log(JSON.stringify(checks, null, 2));
+  else
+    await writeCheckText(
+      checks,
+      new LineWriter(process.stdout),
+      tableLook(values.wide ?? false),
+      values.verbose ?? false,
+    );
   return checkExitCode(checks);
 }
 

@@ -205,9 +205,9 @@ describe("predicted beside reported usage", () => {
     // Reported dollars by hand: uncached at $2, cached at $0.50, 20 output tokens at $8.
     const r4 = rs[3]!;
     expect(fourth.reportedCost).toBeCloseTo(((r4.tokens!.total + 7) * 2 + 20 * 8) / 1e6, 12);
-    const table = cli("report", "reported", "--cost", "--model", "gpt-4.1", "--runs", runs).out;
+    const table = cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs).out;
     expect(table).toContain("1 request(s) where predicted and reported caching disagree");
-    expect(table).toMatch(/│ 4 .*DISAGREE: cache read predicted/);
-    expect(table).toMatch(/│ 3 .*agrees/);
+    expect(table).toMatch(/│\s+4 │.*DISAGREE: cache read predicted/);
+    expect(table).toMatch(/│\s+3 │.*agrees/);
   });
 });
