@@ -10,6 +10,8 @@
  * points, and each command `main.ts` loads on demand, goes into `dist/chunks/`: a command still
  * loads only what it uses. better-sqlite3 stays external (a native addon found at run time).
  */
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
 const ENTRIES = [
@@ -19,7 +21,7 @@ const ENTRIES = [
   "src/stub-mcp/minimal-stub.ts",
 ];
 
-await build({
+const result = await build({
   entryPoints: ENTRIES,
   outbase: "src",
   outdir: "dist",
@@ -35,5 +37,29 @@ await build({
     js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);',
   },
   sourcemap: true,
+  metafile: true,
   logLevel: "warning",
 });
+
+/**
+ * dist/build-id.json: for each entry (the CLI and each stub), the sha256 of its own bytes and of
+ * everything it loads (its chunks, followed through every import). A primed MCP cache is reused
+ * only for the same build of the client and the stub (src/probes/prime-memo.ts); an entry's own
+ * hash tells a bundle from a file tsc wrote over it later.
+ */
+const outputs = result.metafile.outputs;
+const sha256 = (data) => createHash("sha256").update(data).digest("hex");
+function loaded(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const { path, external } of outputs[file].imports) if (!external && outputs[path]) loaded(path, seen);
+  return seen;
+}
+const builds = {};
+for (const [file, output] of Object.entries(outputs)) {
+  if (!ENTRIES.includes(output.entryPoint)) continue;
+  const build = createHash("sha256");
+  for (const part of [...loaded(file)].sort()) build.update(`${part}\n`).update(readFileSync(part));
+  builds[file] = { entry: sha256(readFileSync(file)), build: build.digest("hex") };
+}
+writeFileSync("dist/build-id.json", `${JSON.stringify(builds, null, 2)}\n`);

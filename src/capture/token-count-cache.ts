@@ -16,9 +16,9 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { appendJsonl, jsonlLines } from "../jsonl.js";
+import { userCacheDir } from "../user-cache.js";
 import { loadTokenCounter, measureTokens, TOKEN_ENCODING, type TokenFacts, type TokenMeasure } from "./tokens.js";
 import type { CacheSegment } from "./types.js";
 
@@ -33,8 +33,7 @@ export function defaultTokenCachePath(env: NodeJS.ProcessEnv = process.env): str
   if (chosen === "off") return null;
   if (chosen) return chosen;
   const version = (createRequire(import.meta.url)("gpt-tokenizer/package.json") as { version: string }).version;
-  const cacheHome = env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  return join(cacheHome, "payload-probe", `tokens-${TOKEN_ENCODING}-gpt-tokenizer-${version}.jsonl`);
+  return join(userCacheDir(env), `tokens-${TOKEN_ENCODING}-gpt-tokenizer-${version}.jsonl`);
 }
 
 /** Thrown by the file-only facts when the file does not know the answer. */
