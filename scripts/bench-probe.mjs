@@ -2,7 +2,7 @@
 /**
  * The whole `./run.sh <probe>` process, as a user starts it: wall time and peak resident memory.
  *
- *   node scripts/bench-probe.mjs [--probe p1] [--rounds 5] [--baseline=<other checkout>]
+ *   node scripts/bench-probe.mjs [--probe p1|all] [--rounds 5] [--baseline=<other checkout>]
  *
  * Each round runs every side once, in an order that alternates between rounds, so load from other
  * work on the machine falls on all sides alike; the figures are medians over the rounds. Peak RSS is
@@ -47,7 +47,8 @@ for (const side of sides) {
 /** One `./run.sh <probe>`; GNU time writes "wall maxrssKB" as the last stderr line. */
 function runOnce(side) {
   const env = { ...process.env, PAYLOAD_PROBE_WORKSPACE: join(side.scratch, "ws") };
-  const args = ["-f", "BENCH %e %M", "./run.sh", probe, "--runs", join(side.scratch, "runs")];
+  const command = probe === "all" ? ["run", "all"] : [probe];
+  const args = ["-f", "BENCH %e %M", "./run.sh", ...command, "--runs", join(side.scratch, "runs")];
   const started = process.hrtime.bigint();
   const result = spawnSync(TIME, args, { cwd: side.dir, env, encoding: "utf8" });
   const wall = Number(process.hrtime.bigint() - started) / 1e9;
@@ -78,7 +79,7 @@ for (let round = 0; round < rounds; round++) {
 }
 
 const format = (n, digits) => n.toFixed(digits);
-console.log(`./run.sh ${probe}, median of ${rounds} interleaved rounds`);
+console.log(`./run.sh ${probe === "all" ? "run all" : probe}, median of ${rounds} interleaved rounds`);
 for (const side of sides) {
   const waits = side.waits ? `  (${side.waits} rounds waited for a lock)` : "";
   console.log(
