@@ -20,7 +20,10 @@ describe("inOrderPool", () => {
         finished.push(i);
         return ms * 10;
       },
-      (result, i) => handed.push(i, result),
+      async (result, i) => {
+        await sleep(i === 0 ? 15 : 1); // an async `done` never overlaps itself or breaks the order
+        handed.push(i, result);
+      },
     );
     expect(most).toBe(2);
     expect(finished).not.toEqual([0, 1, 2, 3, 4, 5]); // they did overlap and finish out of order
@@ -40,7 +43,9 @@ describe("inOrderPool", () => {
         if (i === 1) throw new Error("item 1 failed");
         return i;
       },
-      (_, i) => handed.push(i),
+      (_, i) => {
+        handed.push(i);
+      },
     );
     await expect(run).rejects.toThrow("item 1 failed");
     expect(started).toEqual([0, 1]);
