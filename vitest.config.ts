@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -8,8 +7,5 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    // Vitest's default, one worker fewer than cores, is a single worker on two cores; most test
-    // files wait on child processes (stub servers, the CLI), so one file per core overlaps them.
-    maxWorkers: Math.max(2, availableParallelism()),
   },
 });
