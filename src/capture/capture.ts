@@ -24,6 +24,21 @@ export interface CaptureOptions {
   keepRecords?: boolean;
   /** Applied to every body text before it is stored (`--redact-body`); sizes, tokens and hashes describe the wire body. */
   redactBody?: (text: string) => string;
+  /**
+   * Do the capture's writes later, in order, each after the event loop has had a turn (the proxy):
+   * the request goes upstream and the response back without waiting on files, SQLite or the tokenizer.
+   */
+  offPath?: boolean;
+  /** Told once an exchange is fully written (the proxy's live line per request). */
+  onFinished?: (exchange: FinishedExchange) => void;
+}
+
+/** What a finished exchange became: its record, or null for a side payload. */
+export interface FinishedExchange {
+  seq: number;
+  request: Omit<LoggedRequest, "body">;
+  outcome: Omit<ResponseOutcome, "body">;
+  record: RequestRecord | null;
 }
 
 /** How a response that came over HTTP went: what arrived, and how it ended. */
@@ -37,6 +52,8 @@ export interface ResponseOutcome {
   ending: ResponseEnding;
   /** Why a response failed or was cut (the transport's error); an error status's body is taken from `body`. */
   error?: string;
+  /** The response's usage is an estimate (the mock says so), not a provider's count. */
+  usageEstimated?: boolean;
 }
 
 /** A request a capture has logged and whose response it waits for. */
@@ -72,6 +89,8 @@ export class Capture {
   private readonly payloads: JsonlWriter;
   private readonly counter: Promise<TokenCounter> | null;
   private readonly redact: (text: string) => string;
+  /** The end of the queue of deferred writes (`offPath`). */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: CaptureOptions) {
     this.requests = new JsonlWriter(join(options.dir, "requests.jsonl"));
@@ -79,6 +98,11 @@ export class Capture {
     // Start loading the tokenizer now so it overlaps with agent start-up rather than delaying request 1.
     this.counter = options.tokens === false ? null : loadTokenCounter();
     this.redact = options.redactBody ?? ((text) => text);
+  }
+
+  /** Resolves once the tokenizer has loaded, so no request waits for it. */
+  async ready(): Promise<void> {
+    await this.counter;
   }
 
   /** The seq the next request will get; events logged now precede it. */
@@ -102,7 +126,8 @@ export class Capture {
         } finally {
           // A reader that stops at the end marker (`[DONE]`) leaves early; the record is written all the same.
           const firstByteMs = chunks.length > 0 ? performance.now() - started : null;
-          await exchange.finish({ body: chunks.join(""), status: null, firstByteMs, ending: "complete" });
+          const estimated = stream.usageEstimated === true && { usageEstimated: true };
+          await exchange.finish({ body: chunks.join(""), status: null, firstByteMs, ending: "complete", ...estimated });
         }
       })();
     };
@@ -116,21 +141,47 @@ export class Capture {
   open(request: LoggedRequest): OpenExchange {
     const ts = new Date().toISOString();
     const started = performance.now();
-    const seq = this.logRequest(request);
+    const seq = ++this.seq;
+    void this.inTurn(() => this.logRequest(seq, request));
     return {
       seq,
-      finish: async (outcome) => {
+      finish: (outcome) => {
         const durationMs = performance.now() - started;
-        this.logResponse(seq, outcome.body);
-        if (request.api === null) return;
-        const wire = { ...request, api: request.api };
-        await this.record(wire, this.options.codecFor(request.api).dissect(request.body), seq, ts, durationMs, outcome);
+        return this.inTurn(() => this.finishExchange(seq, request, ts, durationMs, outcome));
       },
     };
   }
 
-  private logRequest(request: LoggedRequest): number {
-    const seq = ++this.seq;
+  /** Runs capture work now, or (`offPath`) queued behind earlier work, after the event loop's next I/O turn. */
+  private inTurn(work: () => void | Promise<void>): Promise<void> {
+    if (!this.options.offPath) return Promise.resolve(work());
+    const next = this.tail.then(() => new Promise((resolve) => setImmediate(resolve))).then(work);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  private async finishExchange(
+    seq: number,
+    request: LoggedRequest,
+    ts: string,
+    durationMs: number,
+    outcome: ResponseOutcome,
+  ): Promise<void> {
+    this.logResponse(seq, outcome.body);
+    let record: RequestRecord | null = null;
+    if (request.api !== null) {
+      const wire = { ...request, api: request.api };
+      const dissection = this.options.codecFor(request.api).dissect(request.body);
+      record = await this.record(wire, dissection, seq, ts, durationMs, outcome);
+    }
+    if (this.options.onFinished) {
+      const { body: _request, ...logged } = request;
+      const { body: _response, ...how } = outcome;
+      this.options.onFinished({ seq, request: logged, outcome: how, record });
+    }
+  }
+
+  private logRequest(seq: number, request: LoggedRequest): void {
     const { kind, api, url, unreadable } = request;
     const sent = {
       type: "request",
@@ -142,7 +193,6 @@ export class Capture {
       ...(unreadable && { unreadable }),
     };
     this.writePayload(seq, "request", sent);
-    return seq;
   }
 
   private logResponse(seq: number, body: string): void {
@@ -163,7 +213,7 @@ export class Capture {
     ts: string,
     durationMs: number,
     outcome: ResponseOutcome,
-  ): Promise<void> {
+  ): Promise<RequestRecord> {
     const counter = this.counter ? await this.counter : undefined;
     let prefix = null;
     if (request.kind === "loop") {
@@ -201,9 +251,11 @@ export class Capture {
       record.error = error;
     }
     if (record.response) record.response.text = this.redact(record.response.text);
+    if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
     if (this.options.keepRecords !== false) this.records.push(record);
     this.requests.write(record);
     this.options.db?.addRequest(record);
+    return record;
   }
 
   /**
