@@ -83,7 +83,11 @@ const ERROR_TEXT_LIMIT = 4096;
 export class Capture {
   readonly records: RequestRecord[] = [];
   private seq = 0;
-  private lastLoop: WireDissection | null = null;
+  /**
+   * The last loop request per API and model: a provider caches prefixes per model, so a proxy that
+   * sees an agent's main model and its small helper model compares each with its own kind.
+   */
+  private readonly lastLoop = new Map<string, WireDissection>();
   private readonly prefixes = new PrefixLocator();
   private readonly requests: JsonlWriter;
   private readonly payloads: JsonlWriter;
@@ -217,8 +221,9 @@ export class Capture {
     const counter = this.counter ? await this.counter : undefined;
     let prefix = null;
     if (request.kind === "loop") {
-      prefix = this.prefixes.locate(this.lastLoop, dissection, counter);
-      this.lastLoop = dissection;
+      const lane = `${request.api} ${dissection.model}`;
+      prefix = this.prefixes.locate(this.lastLoop.get(lane) ?? null, dissection, counter);
+      this.lastLoop.set(lane, dissection);
     }
     const tokens = counter ? counter.countRequestTokens(dissection) : null;
     const { response, error } = await this.readResponse(request, outcome);

@@ -1,9 +1,13 @@
 import type { FinishedExchange } from "../capture/capture.js";
 
-/** Where the cache prefix stands against the previous loop request: kept, broken (where, why), or nothing to compare. */
+/**
+ * Where the cache prefix stands against the previous loop request of the same API and model: kept,
+ * broken (where, why), the first of its kind (nothing shared, nothing broken), or not compared (side).
+ */
 function prefixText(record: NonNullable<FinishedExchange["record"]>): string {
   if (record.prefix === null) return "prefix -";
-  if (record.prefix.breakAt === null) return `prefix kept ${record.prefix.sharedBytes} B`;
+  if (record.prefix.breakAt === null)
+    return record.prefix.sharedBytes === 0 ? "prefix first" : `prefix kept ${record.prefix.sharedBytes} B`;
   return `prefix broke at ${record.prefix.breakDetail ?? record.prefix.breakAt}`;
 }
 
