@@ -140,13 +140,18 @@ export class Capture {
   /**
    * Logs a request as it leaves; `finish` logs its response and, unless the request is a side
    * payload (`api: null`), writes its record. The body is taken apart only then, so nothing stands
-   * between the request and the provider.
+   * between the request and the provider. Given a function, the request is described only when it
+   * is logged (with `offPath`, after the response has been relayed): reading a body is capture work too.
    */
-  open(request: LoggedRequest): OpenExchange {
+  open(described: LoggedRequest | (() => LoggedRequest)): OpenExchange {
     const ts = new Date().toISOString();
     const started = performance.now();
     const seq = ++this.seq;
-    void this.inTurn(() => this.logRequest(seq, request));
+    let request: LoggedRequest;
+    void this.inTurn(() => {
+      request = typeof described === "function" ? described() : described;
+      this.logRequest(seq, request);
+    });
     return {
       seq,
       finish: (outcome) => {
