@@ -210,6 +210,44 @@ const smallBody = (stream) =>
     ...(stream && { stream_options: { include_usage: true } }),
   });
 
+/** Every kind `perRound` times per round, the kinds taking turns; each round's median per kind. */
+async function measureRounds(agent, kinds) {
+  const samples = kinds.map(() => []);
+  const roundMedians = kinds.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    // The order of the kinds turns each round, so none always runs right after another.
+    for (let k = 0; k < kinds.length; k++) {
+      const i = (k + round) % kinds.length;
+      const times = await paced(perRound, rate, () => timedRequest(agent, kinds[i].url, kinds[i].body));
+      samples[i].push(...times);
+      roundMedians[i].push(median(times));
+    }
+  }
+  return { samples, roundMedians };
+}
+
+/** Per kind the median of round medians and the p99; per form the proxy's added time (kinds: direct, proxy pairs). */
+function printLatency(kinds, samples, roundMedians) {
+  console.log(
+    `${rounds} rounds x ${perRound} requests per kind at ${rate}/s; ms from sending to the reply's last byte`,
+  );
+  console.log(`${"".padEnd(16)} ${"median of round medians".padStart(24)} ${"p99".padStart(8)}`);
+  const stat = kinds.map((kind, i) => ({ kind, med: median(roundMedians[i]), p99: percentile(samples[i], 99) }));
+  for (const { kind, med, p99 } of stat)
+    console.log(`${kind.name.padEnd(16)} ${med.toFixed(3).padStart(24)} ${p99.toFixed(3).padStart(8)}`);
+  for (const [direct, proxied, label] of [
+    [0, 1, "stream"],
+    [2, 3, "json"],
+  ]) {
+    const added = median(roundMedians[proxied].map((m, r) => m - roundMedians[direct][r]));
+    const ratio = (stat[proxied].med / stat[direct].med).toFixed(2);
+    console.log(
+      `${label}: proxy adds ${added.toFixed(3)} ms median (median of per-round differences; ${ratio}x direct), ` +
+        `${(stat[proxied].p99 - stat[direct].p99).toFixed(3)} ms at p99`,
+    );
+  }
+}
+
 async function latency() {
   const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
   const steps = rounds * perRound * 4 + 10;
@@ -231,17 +269,7 @@ async function latency() {
     const firstDirect = await timedRequest(agent, kinds[0].url, kinds[0].body);
     const firstProxy = await timedRequest(agent, kinds[1].url, kinds[1].body);
     const cpuBefore = { mock: cpuMs(mock.child.pid), proxy: cpuMs(proxy.child.pid) };
-    const samples = kinds.map(() => []);
-    const roundMedians = kinds.map(() => []);
-    for (let round = 0; round < rounds; round++) {
-      // The order of the kinds turns each round, so none always runs right after another.
-      for (let k = 0; k < kinds.length; k++) {
-        const i = (k + round) % kinds.length;
-        const times = await paced(perRound, rate, () => timedRequest(agent, kinds[i].url, kinds[i].body));
-        samples[i].push(...times);
-        roundMedians[i].push(median(times));
-      }
-    }
+    const { samples, roundMedians } = await measureRounds(agent, kinds);
     agent.destroy();
     // The proxy's capture runs after each reply; let it finish before its CPU time is read.
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -250,24 +278,7 @@ async function latency() {
       mock: (cpuMs(mock.child.pid) - cpuBefore.mock) / (proxied * 2),
       proxy: (cpuMs(proxy.child.pid) - cpuBefore.proxy) / proxied,
     };
-    console.log(
-      `${rounds} rounds x ${perRound} requests per kind at ${rate}/s; ms from sending to the reply's last byte`,
-    );
-    console.log(`${"".padEnd(16)} ${"median of round medians".padStart(24)} ${"p99".padStart(8)}`);
-    const stat = kinds.map((kind, i) => ({ kind, med: median(roundMedians[i]), p99: percentile(samples[i], 99) }));
-    for (const { kind, med, p99 } of stat)
-      console.log(`${kind.name.padEnd(16)} ${med.toFixed(3).padStart(24)} ${p99.toFixed(3).padStart(8)}`);
-    for (const [direct, proxied, label] of [
-      [0, 1, "stream"],
-      [2, 3, "json"],
-    ]) {
-      const added = median(roundMedians[proxied].map((m, r) => m - roundMedians[direct][r]));
-      const ratio = (stat[proxied].med / stat[direct].med).toFixed(2);
-      console.log(
-        `${label}: proxy adds ${added.toFixed(3)} ms median (median of per-round differences; ${ratio}x direct), ` +
-          `${(stat[proxied].p99 - stat[direct].p99).toFixed(3)} ms at p99`,
-      );
-    }
+    printLatency(kinds, samples, roundMedians);
     console.log(
       `CPU per request: mock ${cpu.mock.toFixed(3)} ms, proxy ${cpu.proxy.toFixed(3)} ms (relay and capture; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
     );

@@ -64,6 +64,72 @@ function requestedApi(request: IncomingMessage, path: string): WireApi | null {
   return api !== null && path === `/v1${API_PATHS[api]}` ? api : null;
 }
 
+/** What a running mock answers with: its model, its run, the scripted transport and where it listens. */
+interface MockState {
+  model: MockModel;
+  run: CaptureRun;
+  transport: Transport;
+  origin: string;
+  delayMs: number;
+}
+
+/** Sends a scripted reply as its API's provider would: SSE when the body asked to stream, else one JSON body. */
+async function sendReply(response: ServerResponse, body: string, chunks: string[], delayMs: number): Promise<void> {
+  const streamed = requestedReply(body).stream;
+  response.writeHead(200, {
+    "content-type": streamed ? "text/event-stream" : "application/json",
+    ...(streamed && { "cache-control": "no-cache" }),
+    [USAGE_ESTIMATE_HEADER]: "estimate",
+  });
+  for (const [index, chunk] of chunks.entries()) {
+    if (index > 0 && delayMs > 0) await sleep(delayMs);
+    response.write(chunk);
+  }
+  response.end();
+}
+
+async function answer(state: MockState, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { run, model } = state;
+  const path = new URL(request.url ?? "/", "http://mock").pathname;
+  if (request.method === "GET" && path === "/v1/models")
+    return sendJson(response, 200, modelList(model.modelId ?? "scripted"));
+  const api = requestedApi(request, path);
+  if (api === null) {
+    const message = `no such endpoint: ${request.method} ${path} (the mock serves ${ENDPOINTS})`;
+    return sendJson(response, 404, errorBody(apiForPath(path) ?? "openai-completions", 404, message));
+  }
+  const body = (await readBody(request)).toString("utf8");
+  const url = `${state.origin}${path}`;
+  const problem = requestProblem(api, body);
+  if (problem) {
+    // Kept as a side payload, so the capture shows what the agent sent; the script is not touched.
+    const exchange = run.capture.open({ kind: "side", api: null, url, body, unreadable: problem.message });
+    const error = errorBody(api, 400, problem.message, problem);
+    sendJson(response, 400, error);
+    await exchange.finish({ body: JSON.stringify(error), status: 400, firstByteMs: null, ending: "complete" });
+    return;
+  }
+  let stream: AsyncIterable<string>;
+  try {
+    stream = await state.transport({ api, url, body, kind: "loop" });
+  } catch (error) {
+    if (!(error instanceof ScriptExhausted)) throw error;
+    return sendJson(response, 500, errorBody(api, 500, error.message));
+  }
+  const chunks: string[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  // The record is written before the reply is sent: a client that reads the run right after a reply finds its record.
+  const exchange = run.capture.open({ kind: "loop", api, url, body });
+  await exchange.finish({
+    body: chunks.join(""),
+    status: 200,
+    firstByteMs: 0,
+    ending: "complete",
+    usageEstimated: true,
+  });
+  await sendReply(response, body, chunks, state.delayMs);
+}
+
 /**
  * A scripted model behind all three wire APIs over HTTP at once (the path picks the API), for an agent
  * outside this process (a real pi, an SDK client). Every valid request takes the next step of the
@@ -72,69 +138,20 @@ function requestedApi(request: IncomingMessage, path: string): WireApi | null {
  * like a probe run's. An invalid body gets a 400 in its API's error shape and takes no step.
  */
 export async function startMockServer(model: MockModel, options: MockServerOptions): Promise<MockServer> {
-  let run: CaptureRun;
-  let transport: Transport;
-  let origin = "";
-  const delayMs = options.chunkDelayMs ?? 0;
-
-  async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = new URL(request.url ?? "/", "http://mock").pathname;
-    if (request.method === "GET" && path === "/v1/models")
-      return sendJson(response, 200, modelList(model.modelId ?? "scripted"));
-    const api = requestedApi(request, path);
-    if (api === null) {
-      const message = `no such endpoint: ${request.method} ${path} (the mock serves ${ENDPOINTS})`;
-      return sendJson(response, 404, errorBody(apiForPath(path) ?? "openai-completions", 404, message));
-    }
-    const body = (await readBody(request)).toString("utf8");
-    const url = `${origin}${path}`;
-    const problem = requestProblem(api, body);
-    if (problem) {
-      // Kept as a side payload, so the capture shows what the agent sent; the script is not touched.
-      const exchange = run.capture.open({ kind: "side", api: null, url, body, unreadable: problem.message });
-      const error = errorBody(api, 400, problem.message, problem);
-      sendJson(response, 400, error);
-      await exchange.finish({ body: JSON.stringify(error), status: 400, firstByteMs: null, ending: "complete" });
-      return;
-    }
-    let stream: AsyncIterable<string>;
-    try {
-      stream = await transport({ api, url, body, kind: "loop" });
-    } catch (error) {
-      if (!(error instanceof ScriptExhausted)) throw error;
-      return sendJson(response, 500, errorBody(api, 500, error.message));
-    }
-    const chunks: string[] = [];
-    for await (const chunk of stream) chunks.push(chunk);
-    // The record is written before the reply is sent: a client that reads the run right after a reply finds its record.
-    const exchange = run.capture.open({ kind: "loop", api, url, body });
-    const text = chunks.join("");
-    await exchange.finish({ body: text, status: 200, firstByteMs: 0, ending: "complete", usageEstimated: true });
-    const streamed = requestedReply(body).stream;
-    response.writeHead(200, {
-      "content-type": streamed ? "text/event-stream" : "application/json",
-      ...(streamed && { "cache-control": "no-cache" }),
-      [USAGE_ESTIMATE_HEADER]: "estimate",
-    });
-    for (const [index, chunk] of chunks.entries()) {
-      if (index > 0 && delayMs > 0) await sleep(delayMs);
-      response.write(chunk);
-    }
-    response.end();
-  }
-
+  let state: MockState | undefined;
   // Loaded before listening, so the first request does not wait for it.
   const counter = await loadTokenCounter();
   const host = options.host ?? "127.0.0.1";
   // Listening comes first: a port in use must fail before the run folder of a mock already on it is replaced.
   const service = await serveHttp(
-    answer,
+    (request, response) => answer(state!, request, response),
     (error) => ({ status: 500, message: `mock: ${error.message}` }),
     options.port ?? 0,
     host,
   );
-  // No request can reach `answer` before the run is open: the first connection is handled on a later
-  // turn of the event loop, and nothing here yields to it until the transport is set as well.
+  // No request can reach `answer` before the state is set: the first connection is handled on a later
+  // turn of the event loop, and nothing here yields to it.
+  let run: CaptureRun;
   try {
     run = openCaptureRun({
       name: `${model.name}-mock`,
@@ -147,12 +164,13 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     await service.close();
     throw error;
   }
-  transport = createScriptedModel(
+  const transport = createScriptedModel(
     codecFor,
     { loop: model.script },
     { usage: (scripted, reply) => estimateUsage(counter, scripted, reply) },
   );
-  origin = `http://${host}:${service.port}`;
+  const origin = `http://${host}:${service.port}`;
+  state = { model, run, transport, origin, delayMs: options.chunkDelayMs ?? 0 };
   let closing: Promise<void> | undefined;
   return {
     baseUrl: `${origin}/v1`,
