@@ -197,7 +197,9 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const target = new URL(upstream.origin + path + incoming.search);
     const bytes = await readBody(request);
     const api = apiForPath(incoming.pathname);
-    const exchange = run.capture.open(() => loggedRequest(api, redactUrl(target, isCredential), bytes.toString("utf8")));
+    const exchange = run.capture.open(() =>
+      loggedRequest(api, redactUrl(target, isCredential), bytes.toString("utf8")),
+    );
     await exchange.finish(await relay(target, authorization, request, bytes, response, api));
   }
 
