@@ -7,7 +7,7 @@ function reason(payload: RequestPayload): string {
   if (payload.api !== null) return "its record was never written (the run stopped before its response)";
   if (payload.unreadable) return `body unreadable: ${payload.unreadable}`;
   const path = payload.url ? new URL(payload.url).pathname : "?";
-  return `${path} is not a path of a wire API`;
+  return `${path} is not a path of a wire API (chat/completions, messages, responses)`;
 }
 
 /**
@@ -24,7 +24,7 @@ export function sideRequestNote(source: RunSource): string | null {
   const shown = side.slice(0, LISTED).map((lazy) => `  #${lazy.seq} ${reason(lazy.load())}`);
   const more = side.length > LISTED ? [`  … and ${side.length - LISTED} more`] : [];
   return [
-    `${side.length} request(s) have no row: only the three wire APIs' bodies are taken apart; their payloads are in the run (show <run> <seq>):`,
+    `${side.length} request(s) have a payload but no row (show <run> <seq> shows one):`,
     ...shown,
     ...more,
   ].join("\n");

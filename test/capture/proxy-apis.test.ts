@@ -122,8 +122,8 @@ describe("proxy CLI on all three APIs", () => {
     expect((JSON.parse(report.stdout) as unknown[]).length).toBe(4);
     expect(report.stderr).toBe(
       [
-        "2 request(s) have no row: only the three wire APIs' bodies are taken apart; their payloads are in the run (show <run> <seq>):",
-        "  #3 /v1/models is not a path of a wire API",
+        "2 request(s) have a payload but no row (show <run> <seq> shows one):",
+        "  #3 /v1/models is not a path of a wire API (chat/completions, messages, responses)",
         "  #4 body unreadable: Invalid type for 'messages': expected an array of messages, got a number.",
         "",
       ].join("\n"),
