@@ -2,8 +2,7 @@ import { startMockServer } from "../capture/mock-server.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { runsDirArg } from "./arg-values.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
@@ -40,22 +39,24 @@ function parseDelay(value: string | undefined): number {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("mock", argv, {
-    port: { type: "string" },
-    host: { type: "string" },
-    runs: { type: "string" },
-    "no-db": { type: "boolean" },
-    delay: { type: "string" },
-  } as const);
-  if (values.help || positionals.length !== 1) {
-    console.log(help);
-    return values.help ? 0 : 2;
-  }
+  const args = parseCommand(argv, {
+    name: "mock",
+    help,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      "no-db": { type: "boolean" },
+      delay: { type: "string" },
+    } as const,
+    positionals: { min: 1, max: 1 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
   const probe = loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
   const server = await startMockServer(
     { name: probe.name, markers: probe.markers, script: probe.model.script, modelId: probe.model.id },
     {
-      runsDir: runsDirArg("mock", values.runs),
+      runsDir,
       port: parsePort("mock", values.port),
       host: values.host,
       database: !values["no-db"],
