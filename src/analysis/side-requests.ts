@@ -23,7 +23,9 @@ export function sideRequestNote(source: RunSource): string | null {
   if (side.length === 0) return null;
   const shown = side.slice(0, LISTED).map((lazy) => `  #${lazy.seq} ${reason(lazy.load())}`);
   const more = side.length > LISTED ? [`  … and ${side.length - LISTED} more`] : [];
-  return [`${side.length} request(s) have a payload but no row (show <run> <seq> shows one):`, ...shown, ...more].join(
-    "\n",
-  );
+  return [
+    `${side.length} request(s) have a payload but no row (their bodies are kept with the run's payloads):`,
+    ...shown,
+    ...more,
+  ].join("\n");
 }

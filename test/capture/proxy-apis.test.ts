@@ -122,7 +122,7 @@ describe("proxy CLI on all three APIs", () => {
     expect((JSON.parse(report.stdout) as unknown[]).length).toBe(4);
     expect(report.stderr).toBe(
       [
-        "2 request(s) have a payload but no row (show <run> <seq> shows one):",
+        "2 request(s) have a payload but no row (their bodies are kept with the run's payloads):",
         "  #3 /v1/models is not a path of a wire API (chat/completions, messages, responses)",
         "  #4 body unreadable: Invalid type for 'messages': expected an array of messages, got a number.",
         "",

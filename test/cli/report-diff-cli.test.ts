@@ -78,7 +78,7 @@ describe("payload-probe report / diff / check on the command line", () => {
     expect(plain.err.split("\n")).toEqual([
       `${join(dir, "torn", "requests.jsonl")}: line 3 is cut off (the run stopped while writing it); read the lines before it`,
       expect.stringMatching(/payloads\.jsonl: line \d+ is cut off/),
-      "1 request(s) have a payload but no row (show <run> <seq> shows one):",
+      "1 request(s) have a payload but no row (their bodies are kept with the run's payloads):",
       "  #3 its record was never written (the run stopped before its response)",
       "",
     ]);
