@@ -30,6 +30,9 @@ export interface RequestPayload {
   /** null for a request no codec reads (a path the capture proxy passed through as `side`). */
   api: WireRequest["api"] | null;
   body: string;
+  /** Where it went (redacted as stored) and, for a body the capture could not read, why. */
+  url?: string;
+  unreadable?: string;
 }
 
 export interface LazyPayload {

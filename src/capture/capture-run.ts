@@ -4,7 +4,7 @@ import { UserError } from "../errors.js";
 import { type PidLock, tryLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
 import { isSafeName, removeOwnFolder, SAFE_NAME_RULE } from "../safe-path.js";
-import { Capture } from "./capture.js";
+import { Capture, type CaptureOptions } from "./capture.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
 
@@ -36,6 +36,9 @@ export interface CaptureRunOptions {
   /** See CaptureOptions: the mock and the proxy keep no records in memory. */
   keepRecords?: boolean;
   redactBody?: (text: string) => string;
+  /** See CaptureOptions: the proxy's capture work waits until its responses are relayed. */
+  offPath?: boolean;
+  onFinished?: CaptureOptions["onFinished"];
 }
 
 export interface CaptureRun {
@@ -91,6 +94,8 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     codecFor,
     keepRecords: options.keepRecords,
     redactBody: options.redactBody,
+    offPath: options.offPath,
+    onFinished: options.onFinished,
   });
   const run: CaptureRun = {
     id,

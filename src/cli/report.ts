@@ -2,6 +2,7 @@ import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { tokenLedger } from "../analysis/segments.js";
+import { sideRequestNote } from "../analysis/side-requests.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 import { tableLook } from "./terminal.js";
@@ -10,7 +11,8 @@ export const help = `Usage: payload-probe report <run> [options]
 
 One row per provider request of a run: seq, kind, tools, tokens and sizes per part (tools, system,
 messages; the body), roles, markers, and the cache prefix kept since the previous loop request or
-where and why it broke.
+where and why it broke. Requests with no row (a proxy's side requests: other paths, bodies it could
+not read) are counted on stderr with the reason, by seq.
 
   <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
                 from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
@@ -68,5 +70,8 @@ export async function main(argv: string[]): Promise<number> {
     await writeCostReport(cost, out, format, look);
   } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
   else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes", look });
+  // On stderr, so --json and --markdown output stays data.
+  const note = sideRequestNote(source);
+  if (note) process.stderr.write(`${note}\n`);
   return 0;
 }

@@ -14,7 +14,8 @@ import type { McpConfig } from "../mcp/types.js";
 import { type PidLock, waitForLock } from "../pid-lock.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { codecFor } from "../providers/codecs.js";
-import { resolveModel } from "../providers/models.js";
+import { httpTransport } from "../providers/http-transport.js";
+import { baseUrlFor, resolveModel } from "../providers/models.js";
 import { createScriptedModel } from "../providers/scripted-model.js";
 import { Agent, type SkillsHook } from "../runtime/agent.js";
 import type { EventBus } from "../runtime/events.js";
@@ -45,6 +46,11 @@ export interface RunOptions {
   workspaceRoot?: string;
   /** Requests and payload bytes a run may make (default `DEFAULT_LIMITS`). */
   limits?: RunLimits;
+  /**
+   * Send the model's requests over HTTP to this base URL (the form `mock` prints:
+   * `http://host:port/v1`) instead of answering them in process from the probe's script.
+   */
+  providerUrl?: string;
   /** Told when another run of the probe holds its folders and this one waits (default: a line on stderr). */
   onWait?: (message: string) => void;
 }
@@ -259,6 +265,7 @@ interface RunPlace {
   runsDir: string;
   workspaceRoot: string;
   limits: RunLimits;
+  providerUrl?: string;
 }
 
 function runPlace(options: RunOptions): RunPlace {
@@ -268,6 +275,7 @@ function runPlace(options: RunOptions): RunPlace {
     runsDir: options.runsDir ?? join(root, "runs"),
     workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
     limits: options.limits ?? DEFAULT_LIMITS,
+    providerUrl: options.providerUrl,
   };
 }
 
@@ -392,14 +400,20 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
       cwd: probe.agent.cwd ? join(place.root, probe.agent.cwd) : c.workspace.cwd,
       agentDir: c.workspace.agentDir,
       packageDir: c.workspace.packageDir,
-      model: resolveModel(probe.model.id, probe.model.api),
+      model: resolveModel(
+        probe.model.id,
+        probe.model.api,
+        place.providerUrl === undefined ? undefined : baseUrlFor(probe.model.api, place.providerUrl),
+      ),
       codec,
       transport: limitTransport(
         run.capture.wrap(
-          createScriptedModel(codec, {
-            loop: substituteSkillPaths(probe.model.script, c.skills.paths, probe.file),
-            sampling: probe.model.sampling,
-          }),
+          place.providerUrl === undefined
+            ? createScriptedModel(codec, {
+                loop: substituteSkillPaths(probe.model.script, c.skills.paths, probe.file),
+                sampling: probe.model.sampling,
+              })
+            : httpTransport(),
         ),
         place.limits,
         probe.file,

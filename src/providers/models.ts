@@ -23,6 +23,15 @@ function defaultBaseUrl(api: WireApi): string {
   return api === "anthropic-messages" ? "http://127.0.0.1" : "http://127.0.0.1/v1";
 }
 
+/**
+ * A provider's base URL for an API, from the OpenAI form that `mock` and `proxy` print
+ * (`http://host:port/v1`): Anthropic's drops the `/v1`, which its request path carries.
+ */
+export function baseUrlFor(api: WireApi, v1BaseUrl: string): string {
+  const base = v1BaseUrl.replace(/\/$/, "");
+  return api === "anthropic-messages" ? base.replace(/\/v1$/, "") : base;
+}
+
 export function resolveModel(ref: string, api: WireApi, baseUrl = defaultBaseUrl(api)): ModelSpec {
   const known = KNOWN[ref] ?? DEFAULTS;
   const slash = ref.indexOf("/");
