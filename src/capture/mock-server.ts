@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { PidLock } from "../pid-lock.js";
 import { openaiCompletions } from "../providers/openai-completions.js";
 import { createScriptedModel, ScriptExhausted, type ScriptStep } from "../providers/scripted-model.js";
 import type { Transport } from "../providers/types.js";
 import { type CaptureRun, openCaptureRun } from "./capture-run.js";
 import { chatRequestProblem } from "./chat-request.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
-import type { MarkerSpec } from "./types.js";
+import type { RunStatus } from "./sqlite.js";
+import type { MarkerSpec, RequestRecord } from "./types.js";
 
 /** What the mock serves: a script of model turns, and what to call and count in its capture. */
 export interface MockModel {
@@ -21,6 +23,14 @@ export interface MockServerOptions {
   host?: string;
   /** Also append to `<runsDir>/payload-probe.db` (default true). */
   database?: boolean;
+  /** The run folder's name instead of `<name>-mock` (a probe run on the real pi: `<probe>@pi`). */
+  runName?: string;
+  /** The run folder's lock when the caller already holds it (see CaptureRunOptions). */
+  folderLock?: PidLock;
+  /** Keep the records in memory for the caller (default false: a long-lived mock keeps none). */
+  keepRecords?: boolean;
+  /** Told of each valid request's body when it arrives, before it is answered or captured. */
+  onRequest?: (body: string) => void;
 }
 
 export interface MockServer {
@@ -29,8 +39,13 @@ export interface MockServer {
   runId: string;
   /** `<runsDir>/<name>-mock/`. */
   dir: string;
-  /** Stops serving, waits for open replies, then finishes the run; later calls return the same promise. */
-  close(): Promise<void>;
+  /** The records captured so far, when `keepRecords` was asked for. */
+  records: RequestRecord[];
+  /**
+   * Stops serving, waits for open replies, then finishes the run (as `captured` unless told how it
+   * ended); later calls return the same promise.
+   */
+  close(status?: RunStatus): Promise<void>;
 }
 
 const CHAT_PATH = "/v1/chat/completions";
@@ -65,6 +80,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
       await exchange.finish({ body: JSON.stringify(error), status: 400, firstByteMs: null, ending: "complete" });
       return;
     }
+    options.onRequest?.(body);
     let stream: AsyncIterable<string>;
     try {
       stream = await transport({ api: "openai-completions", url, body, kind: "loop" });
@@ -94,11 +110,12 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
   // turn of the event loop, and nothing here yields to it.
   try {
     run = openCaptureRun({
-      name: `${model.name}-mock`,
+      name: options.runName ?? `${model.name}-mock`,
       runsDir: options.runsDir,
       database: options.database,
       markers: model.markers,
-      keepRecords: false,
+      keepRecords: options.keepRecords ?? false,
+      folderLock: options.folderLock,
     });
   } catch (error) {
     await service.close();
@@ -111,8 +128,9 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     baseUrl,
     runId: run.id,
     dir: run.dir,
-    close() {
-      closing ??= service.close().then(() => run.close());
+    records: run.capture.records,
+    close(status) {
+      closing ??= service.close().then(() => run.close(status));
       return closing;
     },
   };

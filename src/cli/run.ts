@@ -1,7 +1,9 @@
 import Table from "cli-table3";
 import { renderRunTable } from "../analysis/run-table.js";
+import { UserError } from "../errors.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { requirePi, runProbeOnPi } from "../probes/pi-runner.js";
 import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../project-root.js";
@@ -16,6 +18,8 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
 
   <probe>       a name under probes/ (p1) or a path to a probe file
   all           every probe under probes/
+  --agent A     runtime (default), pi (the real pi against the mock: runs/<probe>@pi/; see
+                'payload-probe agents install pi'), or both (each probe on both, then the fidelity table)
   --json        print the results as JSON instead of tables
   --no-db       do not write runs/payload-probe.db
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
@@ -31,13 +35,26 @@ Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config,
 
 function printResult(result: RunResult): void {
   const { probe, records, failures } = result;
-  console.log(`${probe.name}${probe.title ? ` — ${probe.title}` : ""}`);
+  const label = result.agent === "pi" ? `${probe.name} on pi` : probe.name;
+  if (result.skipped) {
+    console.log(`${label}: skipped — ${result.skipped}`);
+    return;
+  }
+  console.log(`${label}${probe.title ? ` — ${probe.title}` : ""}`);
   console.log(renderRunTable(records));
   if (failures.length === 0) console.log(`expect: held (${records.length} requests) → ${result.dir}`);
   else {
     console.log(`expect: FAILED (${failures.length})`);
     for (const failure of failures) console.log(`  - ${failure}`);
   }
+}
+
+/** `--agent`: which agents run each probe, in order. */
+function agentArg(value: string | undefined): ("runtime" | "pi")[] {
+  if (value === undefined || value === "runtime") return ["runtime"];
+  if (value === "pi") return ["pi"];
+  if (value === "both") return ["runtime", "pi"];
+  throw new UserError(`run: --agent expected runtime, pi or both, got ${JSON.stringify(value)}`);
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -47,6 +64,7 @@ export async function main(argv: string[]): Promise<number> {
     runs: { type: "string" },
     "max-requests": { type: "string" },
     "max-payload-bytes": { type: "string" },
+    agent: { type: "string" },
   } as const);
   if (values.help || positionals.length === 0) {
     console.log(help);
@@ -61,13 +79,18 @@ export async function main(argv: string[]): Promise<number> {
   const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
   // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
   const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
+  const agents = agentArg(values.agent);
+  const pi = agents.includes("pi") ? requirePi() : undefined;
   interruptRunsOnSignal();
   const results: RunResult[] = [];
   for (const [i, probe] of probes.entries()) {
     if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
-    const result = await runProbe(probe, { database: !values["no-db"], runsDir, limits });
-    results.push(result);
-    if (!values.json) printResult(result);
+    const options = { database: !values["no-db"], runsDir, limits };
+    for (const agent of agents) {
+      const result = agent === "pi" ? await runProbeOnPi(probe, options, pi) : await runProbe(probe, options);
+      results.push(result);
+      if (!values.json) printResult(result);
+    }
   }
   if (values.json) {
     console.log(

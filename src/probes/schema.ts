@@ -267,6 +267,23 @@ export const probeSchema = strictMapping(
       description: "Name → {in, match}: counts the tool definitions, system parts or messages containing the match.",
     }),
     expect: section(expect).meta({ description: "What must hold for the run to pass." }),
+    pi: optional(
+      strictMapping(
+        {
+          skip: optional(nonEmptyString, undefined).meta({
+            description: "Why this probe's set-up cannot be expressed on the real pi; it is skipped there.",
+          }),
+          expect: optional(expect, undefined).meta({
+            description:
+              "What holds on the real pi where it differs from expect: requests and non-empty constant/systemDelta replace the probe's; each, toolResults and wire entries replace theirs key by key.",
+          }),
+        },
+        MAPPING,
+      ),
+      undefined,
+    ).meta({
+      description: "The probe on the real pi (run --agent pi): a skip reason, or expectations that differ there.",
+    }),
   },
   MAPPING,
 );
