@@ -1,4 +1,6 @@
 import Table from "cli-table3";
+import { type FidelityRow, fidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
+import { LineWriter } from "../analysis/output.js";
 import { renderRunTable } from "../analysis/run-table.js";
 import { UserError } from "../errors.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
@@ -49,6 +51,34 @@ function printResult(result: RunResult): void {
   }
 }
 
+function resultJson(r: RunResult) {
+  return {
+    probe: r.probe.name,
+    agent: r.agent ?? "runtime",
+    ...(r.skipped ? { skipped: r.skipped } : {}),
+    run: r.runId,
+    dir: r.dir,
+    passed: r.failures.length === 0,
+    failures: r.failures,
+    records: r.records,
+  };
+}
+
+/**
+ * The runtime's and pi's results of each probe side by side; a difference in a probe that states its
+ * pi expectations apart is a recorded finding.
+ */
+function fidelityRows(results: RunResult[]): FidelityRow[] {
+  const rows: FidelityRow[] = [];
+  for (const runtime of results.filter((r) => r.agent !== "pi")) {
+    const pi = results.find((r) => r.agent === "pi" && r.probe === runtime.probe);
+    if (!pi) continue;
+    const side = pi.skipped ? { skipped: pi.skipped } : pi.records;
+    rows.push(fidelityRow(runtime.probe.name, runtime.records, side, runtime.probe.pi?.expect !== undefined));
+  }
+  return rows;
+}
+
 /** `--agent`: which agents run each probe, in order. */
 function agentArg(value: string | undefined): ("runtime" | "pi")[] {
   if (value === undefined || value === "runtime") return ["runtime"];
@@ -92,21 +122,14 @@ export async function main(argv: string[]): Promise<number> {
       if (!values.json) printResult(result);
     }
   }
-  if (values.json) {
+  const fidelity = agents.length === 2 ? fidelityRows(results) : undefined;
+  if (values.json)
     console.log(
-      JSON.stringify(
-        results.map((r) => ({
-          probe: r.probe.name,
-          run: r.runId,
-          dir: r.dir,
-          passed: r.failures.length === 0,
-          failures: r.failures,
-          records: r.records,
-        })),
-        null,
-        2,
-      ),
+      JSON.stringify(fidelity ? { runs: results.map(resultJson), fidelity } : results.map(resultJson), null, 2),
     );
+  else if (fidelity) {
+    console.log("fidelity: each probe on the runtime and on the real pi");
+    await writeFidelityTable(fidelity, new LineWriter(process.stdout));
   } else if (results.length > 1) {
     const summary = new Table({ head: ["probe", "requests", "expect"], style: { head: [], border: [] } });
     for (const r of results)
@@ -117,5 +140,6 @@ export async function main(argv: string[]): Promise<number> {
       ]);
     console.log(summary.toString());
   }
-  return results.every((r) => r.failures.length === 0) ? 0 : 1;
+  const unexplained = fidelity?.some((row) => row.verdict === "differs") ?? false;
+  return results.every((r) => r.failures.length === 0) && !unexplained ? 0 : 1;
 }
