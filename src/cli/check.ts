@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkExitCode } from "../analysis/check.js";
 import { renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../analysis/check-render.js";
+import { UserError } from "../errors.js";
 import { runCheck } from "../probes/check-run.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommandArgs } from "./args.js";
@@ -20,6 +21,9 @@ as a saving, not a failure.
   --update            rewrite the baselines of the probes run from this run (exit 0 unless a probe fails to run)
   --markdown FILE     also write a markdown report (for a CI job summary)
   --junit FILE        also write JUnit XML (regressions as failures, errors as errors)
+  --agent A           runtime or pi (default: each probe's agent.kind); pi runs the real pi and holds it
+                      against probes/baselines/<probe>@pi.json (probes pi cannot express are skipped,
+                      saying why; see 'payload-probe agents install pi')
   --json              print the results as JSON
   --runs DIR          where run folders and payload-probe.db go (default: runs/)
   -h, --help          show this help
@@ -37,11 +41,14 @@ export async function main(argv: string[]): Promise<number> {
     junit: { type: "string" },
     json: { type: "boolean" },
     runs: { type: "string" },
+    agent: { type: "string" },
   } as const);
   if (values.help) {
     console.log(help);
     return 0;
   }
+  if (values.agent !== undefined && values.agent !== "runtime" && values.agent !== "pi")
+    throw new UserError(`check: --agent expected runtime or pi, got ${JSON.stringify(values.agent)}`);
   const root = PROJECT_ROOT;
   interruptRunsOnSignal();
   const checks = await runCheck({
@@ -51,6 +58,7 @@ export async function main(argv: string[]): Promise<number> {
     tolerancesPath: values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml"),
     update: values.update ?? false,
     runsDir: values.runs === undefined ? undefined : resolve(values.runs),
+    agent: values.agent,
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
   if (values.markdown) writeFileSync(values.markdown, renderCheckMarkdown(checks));

@@ -8,6 +8,7 @@ import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { requirePi, runProbeOnPi } from "../probes/pi-runner.js";
 import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
+import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { positiveIntegerArg, runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
@@ -20,8 +21,9 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
 
   <probe>       a name under probes/ (p1) or a path to a probe file
   all           every probe under probes/
-  --agent A     runtime (default), pi (the real pi against the mock: runs/<probe>@pi/; see
-                'payload-probe agents install pi'), or both (each probe on both, then the fidelity table)
+  --agent A     runtime, pi (the real pi against the mock: runs/<probe>@pi/; see
+                'payload-probe agents install pi'), or both (each probe on both, then the fidelity table);
+                default: each probe's agent.kind (runtime unless it says pi)
   --json        print the results as JSON instead of tables
   --no-db       do not write runs/payload-probe.db
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
@@ -79,9 +81,10 @@ function fidelityRows(results: RunResult[]): FidelityRow[] {
   return rows;
 }
 
-/** `--agent`: which agents run each probe, in order. */
-function agentArg(value: string | undefined): ("runtime" | "pi")[] {
-  if (value === undefined || value === "runtime") return ["runtime"];
+/** `--agent`: which agents run each probe, in order; without it, each probe's `agent.kind`. */
+function agentArg(value: string | undefined): ("runtime" | "pi")[] | undefined {
+  if (value === undefined) return undefined;
+  if (value === "runtime") return ["runtime"];
   if (value === "pi") return ["pi"];
   if (value === "both") return ["runtime", "pi"];
   throw new UserError(`run: --agent expected runtime, pi or both, got ${JSON.stringify(value)}`);
@@ -109,20 +112,21 @@ export async function main(argv: string[]): Promise<number> {
   const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
   // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
   const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
-  const agents = agentArg(values.agent);
-  const pi = agents.includes("pi") ? requirePi() : undefined;
+  const chosen = agentArg(values.agent);
+  const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
+  const pi = probes.some((probe) => agentsOf(probe).includes("pi")) ? requirePi() : undefined;
   interruptRunsOnSignal();
   const results: RunResult[] = [];
   for (const [i, probe] of probes.entries()) {
     if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
     const options = { database: !values["no-db"], runsDir, limits };
-    for (const agent of agents) {
+    for (const agent of agentsOf(probe)) {
       const result = agent === "pi" ? await runProbeOnPi(probe, options, pi) : await runProbe(probe, options);
       results.push(result);
       if (!values.json) printResult(result);
     }
   }
-  const fidelity = agents.length === 2 ? fidelityRows(results) : undefined;
+  const fidelity = chosen?.length === 2 ? fidelityRows(results) : undefined;
   if (values.json)
     console.log(
       JSON.stringify(fidelity ? { runs: results.map(resultJson), fidelity } : results.map(resultJson), null, 2),

@@ -87,11 +87,11 @@ const script = z.array(scriptStep, { error: "expected a list" });
 const agent = strictMapping(
   {
     kind: optional(
-      z.literal("runtime", {
-        error: 'expected "runtime": running the real pi against the mock provider is not built yet',
+      z.enum(["runtime", "pi"], {
+        error: 'expected "runtime" or "pi" (the real pi against the mock; see payload-probe agents install pi)',
       }),
       "runtime",
-    ),
+    ).meta({ description: "Which agent runs the probe when run gives no --agent." }),
     tools: optional(names, undefined),
     noTools: optional(yesNo, false).meta({ description: "Send no tools at all (pi's --no-tools)." }),
     noBuiltinTools: optional(yesNo, false).meta({

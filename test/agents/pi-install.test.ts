@@ -91,6 +91,33 @@ describe("agents install pi", () => {
     expect(stdout).toContain("Usage: payload-probe agents install pi");
   });
 
+  it("without pi, --agent pi is bad usage naming the install command (exit 2), and nothing runs", () => {
+    const runs = tempDir("pi-none-");
+    const env = { ...process.env, XDG_CACHE_HOME: tempDir("pi-cache-"), PATH: "/usr/bin:/bin" };
+    const { code, stderr } = cli(["run", "p1", "--agent", "pi", "--runs", runs], env);
+    expect(code).toBe(2);
+    expect(stderr).toContain("the real pi is not installed; install it with 'payload-probe agents install pi'");
+    expect(readdirSync(runs)).toEqual([]);
+  });
+
+  it.skipIf(!findPi())(
+    "a probe saying agent.kind: pi runs on pi by default, into <probe>@pi",
+    () => {
+      const dir = tempDir("pi-kind-");
+      const file = join(dir, "kind-pi.yaml");
+      writeFileSync(
+        file,
+        "name: kind-pi\nagent: { kind: pi, noTools: true, noSkills: true }\nmodel: { script: [ { text: DONE } ] }\nprompts: [hello]\nexpect: { requests: 1 }\n",
+      );
+      const env = { ...process.env, PAYLOAD_PROBE_WORKSPACE: join(dir, "ws") };
+      const { code, stdout } = cli(["run", file, "--runs", join(dir, "runs"), "--no-db"], env);
+      expect(code).toBe(0);
+      expect(stdout).toContain("kind-pi on pi");
+      expect(existsSync(join(dir, "runs", "kind-pi@pi", "requests.jsonl"))).toBe(true);
+    },
+    120_000,
+  );
+
   it.skipIf(!findPi())("run again with pi installed: nothing to do, exit 0", () => {
     const { code, stderr, stdout } = cli(["agents", "install", "pi"], process.env);
     expect(code).toBe(0);
