@@ -17,7 +17,7 @@ describe("names that become folders", () => {
 
 describe("run names", () => {
   it("are safe names, or a safe name with a letters-only agent suffix that can never read as <probe>@N", () => {
-    for (const name of ["p1", "p1@pi", "seq-search@pi", "x".repeat(64) + "@pi"]) expect(isRunName(name)).toBe(true);
+    for (const name of ["p1", "p1@pi", "seq-search@pi", `${"x".repeat(64)}@pi`]) expect(isRunName(name)).toBe(true);
     for (const name of ["p1@2", "p1@", "@pi", "p1@pi@pi", "p1@Pi", "../p1@pi", "p1@pi/x", "p1@p1", "a\0@pi"])
       expect(isRunName(name)).toBe(false);
   });

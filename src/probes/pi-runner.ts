@@ -8,14 +8,14 @@ import { spawn } from "node:child_process";
 import { existsSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { findPi, INSTALL_HINT, type PiInstall } from "../agents/pi-install.js";
-import { startMockServer } from "../capture/mock-server.js";
+import { type MockServer, startMockServer } from "../capture/mock-server.js";
 import { UserError } from "../errors.js";
 import { countJsonlRows, JsonlWriter } from "../jsonl.js";
 import { initEmptyCache } from "../mcp/cache.js";
 import { codecFor } from "../providers/codecs.js";
 import { discoverSkills } from "../skills/discover.js";
-import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
-import { checkExpectations, type RunObservation } from "./expect.js";
+import { WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
+import { checkExpectations } from "./expect.js";
 import { checkProbeLimits } from "./limits.js";
 import { providerAndModel, writePiAgentDir } from "./pi-agent-dir.js";
 import {
@@ -24,10 +24,12 @@ import {
   prepareWorkspace,
   primeCache,
   type RunOptions,
+  type RunPlace,
   type RunResult,
   runPlace,
   stageSkills,
   type Workspace,
+  wireObservation,
 } from "./runner.js";
 import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe, ProbeExpect } from "./types.js";
@@ -196,15 +198,6 @@ function skillFiles(probe: Probe, workspace: Workspace, skillPaths: string[]): M
   return new Map(skills.map((skill) => [skill.name, skill.filePath]));
 }
 
-/** What the stub servers received, as the expect block reads it. */
-function wireObservation(wirePath: string): RunObservation["wire"] {
-  if (!existsSync(wirePath)) return [];
-  return readWireLog(wirePath).map((line) => {
-    const message = line.message as { method?: string; params?: unknown };
-    return { server: line.server, method: message.method, params: message.params };
-  });
-}
-
 /**
  * pi given every prompt (print mode takes them in order, as one session); its tool calls and results
  * go to events.jsonl with the seq of the request they precede. Returns the tool results' texts.
@@ -272,13 +265,12 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
   const locks = await lockProbeFolders(probe.name, place, options.onWait ?? announceWait, runName);
   try {
     const workspace = prepareWorkspace(probe, place.workspaceRoot);
-    // The docs paths in pi's prompt name PI_PACKAGE_DIR, so it is the workspace's pkg (as for the runtime), a link to pi's package.
+    // pi's prompt names PI_PACKAGE_DIR in its docs paths: the workspace's `pkg`, as for the runtime, linking to pi's package.
     rmSync(workspace.packageDir, { recursive: true });
     symlinkSync(install.packageDir, workspace.packageDir);
     const skillPaths = stageSkills(probe.agent.skills, place.root, workspace.base);
     const wirePath = join(place.runsDir, runName, "mcp-wire.jsonl");
-    const wireLinesBefore: number[] = [];
-    const systemTexts: string[] = [];
+    const seen = { wireLinesBefore: [] as number[], systemTexts: [] as string[] };
     const codec = codecFor(probe.model.api);
     const mock = await startMockServer(
       {
@@ -293,30 +285,13 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
         keepRecords: true,
         database: options.database,
         onRequest: (body) => {
-          wireLinesBefore.push(existsSync(wirePath) ? countJsonlRows(wirePath) : 0);
-          systemTexts.push(codec.dissect(body).systemParts.join("\n"));
+          seen.wireLinesBefore.push(existsSync(wirePath) ? countJsonlRows(wirePath) : 0);
+          seen.systemTexts.push(codec.dissect(body).systemParts.join("\n"));
         },
       },
     );
     try {
-      const { mcpConfig } = writePiAgentDir(probe, workspace.agentDir, mock.baseUrl, place.root);
-      if (mcpConfig) await prepareMcp(probe, workspace, place.root, mcpConfig);
-      const env = piEnvironment(workspace, wirePath, probe.agent.mcp?.exclusive ?? false);
-      const { toolResults, failure } = await conversePi(probe, install, workspace, env, mock, skillPaths);
-      const records = mock.records;
-      const failures = failure ? [failure] : [];
-      failures.push(
-        ...checkExpectations(piExpect(probe), {
-          records,
-          systemTexts,
-          toolResults,
-          surfaces: [],
-          wire: wireObservation(wirePath),
-          wireLinesBefore,
-        }),
-      );
-      await mock.close(failures.length === 0 ? "passed" : "failed");
-      return { probe, runId: mock.runId, dir: mock.dir, records, failures, skillDiagnostics: [], agent: "pi" };
+      return await observePi({ probe, install, place, workspace, mock, wirePath, skillPaths }, seen);
     } catch (error) {
       await mock.close("error");
       throw error;
@@ -324,4 +299,36 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
   } finally {
     locks.release();
   }
+}
+
+interface PiRun {
+  probe: Probe;
+  install: PiInstall;
+  place: RunPlace;
+  workspace: Workspace;
+  mock: MockServer;
+  wirePath: string;
+  skillPaths: string[];
+}
+
+/** pi's agent dir and MCP state, the conversation, then the expect verdict; the run is closed with it. */
+async function observePi(run: PiRun, seen: { wireLinesBefore: number[]; systemTexts: string[] }): Promise<RunResult> {
+  const { probe, workspace, mock, place } = run;
+  const { mcpConfig } = writePiAgentDir(probe, workspace.agentDir, mock.baseUrl, place.root);
+  if (mcpConfig) await prepareMcp(probe, workspace, place.root, mcpConfig);
+  const env = piEnvironment(workspace, run.wirePath, probe.agent.mcp?.exclusive ?? false);
+  const { toolResults, failure } = await conversePi(probe, run.install, workspace, env, mock, run.skillPaths);
+  const records = mock.records;
+  const failures = failure ? [failure] : [];
+  failures.push(
+    ...checkExpectations(piExpect(probe), {
+      records,
+      toolResults,
+      surfaces: [],
+      wire: wireObservation(run.wirePath),
+      ...seen,
+    }),
+  );
+  await mock.close(failures.length === 0 ? "passed" : "failed");
+  return { probe, runId: mock.runId, dir: mock.dir, records, failures, skillDiagnostics: [], agent: "pi" };
 }

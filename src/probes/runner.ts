@@ -402,14 +402,18 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
   }
 }
 
+/** What the stub servers received, as the expect block reads it. */
+export function wireObservation(wirePath: string): RunObservation["wire"] {
+  if (!existsSync(wirePath)) return [];
+  return readWireLog(wirePath).map((line) => {
+    const message = line.message as { method?: string; params?: unknown };
+    return { server: line.server, method: message.method, params: message.params };
+  });
+}
+
 /** After the agent has shut down: what the stub servers received, the skills outcome, the expect verdict. */
 function finish(c: Conversation, observation: RunObservation): RunResult {
-  observation.wire = existsSync(c.wirePath)
-    ? readWireLog(c.wirePath).map((line) => {
-        const message = line.message as { method?: string; params?: unknown };
-        return { server: line.server, method: message.method, params: message.params };
-      })
-    : [];
+  observation.wire = wireObservation(c.wirePath);
   observation.skills = skillsObservation(c.skills.loaded(), c.skills.diagnostics, c.workspace.base);
   const failures = checkExpectations(c.probe.expect, observation);
   c.run.close(failures.length === 0 ? "passed" : "failed");
