@@ -6,16 +6,22 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { inputError } from "../errors.js";
-import { resolveModel } from "../providers/models.js";
+import { modelLimits } from "../providers/models.js";
 import type { Probe } from "./types.js";
 
-/** The chat-completions compat flags of the documented model (pi-runtime.md §8), as the runtime assumes them. */
-const KNOWN_COMPAT: Record<string, Record<string, unknown>> = {
+/**
+ * What models.json says beyond the runtime's model table for the documented model (pi-runtime.md §8):
+ * its input kinds and the chat-completions compat flags the runtime's codec assumes for it.
+ */
+const KNOWN_EXTRAS: Record<string, { input: string[]; compat: Record<string, unknown> }> = {
   "token-plan/qwen3.8-flash": {
-    thinkingFormat: "qwen",
-    supportsDeveloperRole: false,
-    supportsStore: false,
-    supportsReasoningEffort: true,
+    input: ["text", "image"],
+    compat: {
+      thinkingFormat: "qwen",
+      supportsDeveloperRole: false,
+      supportsStore: false,
+      supportsReasoningEffort: true,
+    },
   },
 };
 
@@ -25,11 +31,11 @@ export function providerAndModel(ref: string): { provider: string; model: string
   return slash > 0 ? { provider: ref.slice(0, slash), model: ref.slice(slash + 1) } : { provider: "mock", model: ref };
 }
 
-/** models.json: one provider, one model, with the same limits and reasoning flag the runtime's model has. */
+/** models.json: one provider, one model, with the reasoning flag and limits the runtime's model table gives. */
 export function modelsJson(probe: Probe, baseUrl: string): unknown {
-  const spec = resolveModel(probe.model.id, probe.model.api, baseUrl);
+  const limits = modelLimits(probe.model.id);
   const { provider, model } = providerAndModel(probe.model.id);
-  const compat = KNOWN_COMPAT[probe.model.id];
+  const extras = KNOWN_EXTRAS[probe.model.id];
   return {
     providers: {
       [provider]: {
@@ -37,14 +43,14 @@ export function modelsJson(probe: Probe, baseUrl: string): unknown {
         api: probe.model.api,
         // Not a credential: the mock accepts any key, and pi needs one to send a request.
         apiKey: "mock-key",
-        ...(compat ? { compat } : {}),
+        ...(extras ? { compat: extras.compat } : {}),
         models: [
           {
             id: model,
-            reasoning: spec.reasoning,
-            input: spec.reasoning ? ["text", "image"] : ["text"],
-            contextWindow: spec.reasoning ? 1_000_000 : 128_000,
-            maxTokens: spec.maxTokens,
+            reasoning: limits.reasoning,
+            input: extras?.input ?? ["text"],
+            contextWindow: limits.contextWindow,
+            maxTokens: limits.maxTokens,
           },
         ],
       },

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findPi, INSTALL_HINT } from "../../src/agents/pi-install.js";
 import { fidelityRow } from "../../src/analysis/fidelity.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { loadProbeFile } from "../../src/probes/load.js";
+import { modelsJson, piMcpConfig } from "../../src/probes/pi-agent-dir.js";
 import { piCannotRun, piExpect, runProbeOnPi } from "../../src/probes/pi-runner.js";
 import { runProbe } from "../../src/probes/runner.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -39,6 +40,28 @@ describe("what pi can run, and the expect block it is held to (no pi needed)", (
     expect(piExpect(load("p5")).skills).toBeUndefined();
     // A probe without a pi section keeps its own expectations.
     expect(piExpect(load("p1")).toolResults).toEqual(load("p1").expect.toolResults);
+  });
+});
+
+describe("pi's agent dir (no pi needed)", () => {
+  it("models.json names the probe's provider and model at the mock, with the runtime's limits", () => {
+    const models = modelsJson(load("p1"), "http://127.0.0.1:9/v1") as {
+      providers: Record<string, { baseUrl: string; api: string; compat?: unknown; models: unknown[] }>;
+    };
+    const provider = models.providers["token-plan"]!;
+    expect(provider).toMatchObject({ baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions" });
+    expect(provider.compat).toMatchObject({ supportsDeveloperRole: false, thinkingFormat: "qwen" });
+    expect(provider.models).toEqual([
+      { id: "qwen3.8-flash", reasoning: true, input: ["text", "image"], contextWindow: 1_000_000, maxTokens: 131_072 },
+    ]);
+  });
+
+  it("stdio servers start in the checkout, its path written resolved (the adapter hashes cwd as written)", () => {
+    const config = piMcpConfig(join(PROJECT_ROOT, "fixtures/mcp-proxy.json"), PROJECT_ROOT) as {
+      mcpServers: Record<string, { cwd?: string }>;
+    };
+    expect(config.mcpServers["probe-stub"]!.cwd).toBe(resolve(PROJECT_ROOT));
+    expect(config.mcpServers["probe-stub"]!.cwd).not.toMatch(/\/$/);
   });
 });
 
