@@ -8,6 +8,7 @@ import type { RequestRecord } from "../capture/types.js";
 import { compactRoles } from "./format.js";
 import type { LineWriter } from "./output.js";
 import { TableOutput } from "./table-output.js";
+import type { TableLook } from "./table-style.js";
 
 /** What one agent's run shows, each aspect as one comparable text. */
 export interface AgentSide {
@@ -106,18 +107,21 @@ function sideBySide(row: FidelityRow, aspect: Aspect): string {
   return a === b ? a : `runtime: ${a}\npi: ${b}`;
 }
 
-export async function writeFidelityTable(rows: FidelityRow[], out: LineWriter): Promise<void> {
-  const table = new TableOutput([
-    "probe",
-    "requests",
-    "tools per request",
-    "roles",
-    "markers",
-    "tools size",
-    "system size",
-    "Δ chars pi−runtime",
-    "verdict",
-  ]);
+export async function writeFidelityTable(rows: FidelityRow[], out: LineWriter, look?: TableLook): Promise<void> {
+  const table = new TableOutput(
+    [
+      "probe",
+      "requests",
+      "tools per request",
+      "roles",
+      "markers",
+      "tools size",
+      "system size",
+      "Δ chars pi−runtime",
+      "verdict",
+    ],
+    { look, tone: (row, column) => (column === 8 && row[8]!.startsWith("DIFFERS") ? "red" : null) },
+  );
   for (const row of rows) {
     if (!row.runtime || !row.pi) {
       table.push([row.probe, "", "", "", "", "", "", "", `skipped on pi: ${row.skipped ?? ""}`]);

@@ -1,5 +1,5 @@
 import { agentsCacheDir, installPi, PI_PINS } from "../agents/pi-install.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe agents install pi [options]
 
@@ -15,10 +15,18 @@ the install is there does nothing. Nothing is written inside the checkout.
 Exit: 0 installed or already there, 2 bad usage or the registry could not be reached.`;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("agents", argv, { json: { type: "boolean" } } as const);
-  if (values.help || positionals.length !== 2 || positionals[0] !== "install" || positionals[1] !== "pi") {
+  const args = parseCommand(argv, {
+    name: "agents",
+    help,
+    options: { json: { type: "boolean" } } as const,
+    positionals: { min: 2, max: 2 },
+    runs: false,
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals } = args;
+  if (positionals[0] !== "install" || positionals[1] !== "pi") {
     console.log(help);
-    return values.help ? 0 : 2;
+    return 2;
   }
   const install = await installPi((line) => process.stderr.write(`agents: ${line}\n`));
   if (values.json) console.log(JSON.stringify({ pi: PI_PINS, ...install }, null, 2));

@@ -1,7 +1,8 @@
-import Table from "cli-table3";
 import { type FidelityRow, fidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { LineWriter } from "../analysis/output.js";
-import { renderRunTable } from "../analysis/run-table.js";
+import { writeReport } from "../analysis/report.js";
+import { TableOutput } from "../analysis/table-output.js";
+import type { TableLook } from "../analysis/table-style.js";
 import { UserError } from "../errors.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
@@ -10,9 +11,10 @@ import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
 import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { positiveIntegerArg, runsDirArg } from "./arg-values.js";
-import { parseCommandArgs } from "./args.js";
+import { defaultRunsDir, positiveIntegerArg } from "./arg-values.js";
+import { parseCommand } from "./args.js";
 import { interruptRunsOnSignal } from "./signals.js";
+import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe run <probe...|all> [options]
 
@@ -25,6 +27,7 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
                 'payload-probe agents install pi'), or both (each probe on both, then the fidelity table);
                 default: each probe's agent.kind (runtime unless it says pi)
   --json        print the results as JSON instead of tables
+  --wide        every table cell whole (tables are otherwise fitted to the terminal or COLUMNS)
   --no-db       do not write runs/payload-probe.db
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
   --max-requests N       provider requests one run may make (default ${DEFAULT_LIMITS.requests})
@@ -37,20 +40,98 @@ One prompt may take at most ${REQUESTS_PER_PROMPT} model requests before a text 
 Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file, a limit),
 130/143 stopped by SIGINT/SIGTERM (the run is recorded as interrupted).`;
 
-function printResult(result: RunResult): void {
+async function printResult(result: RunResult, look: TableLook, runsDir: string): Promise<void> {
   const { probe, records, failures } = result;
+  const out = new LineWriter(process.stdout);
   const label = result.agent === "pi" ? `${probe.name} on pi` : probe.name;
   if (result.skipped) {
-    console.log(`${label}: skipped — ${result.skipped}`);
+    await out.line(`${label}: skipped — ${result.skipped}`);
+    await out.flush();
     return;
   }
-  console.log(`${label}${probe.title ? ` — ${probe.title}` : ""}`);
-  console.log(renderRunTable(records));
-  if (failures.length === 0) console.log(`expect: held (${records.length} requests) → ${result.dir}`);
+  await out.line(`${label}${probe.title ? ` — ${probe.title}` : ""}`);
+  await writeReport(records, out, { format: "table", unit: "bytes", look });
+  if (failures.length === 0) await out.line(`expect: held (${records.length} requests) → ${result.dir}`);
   else {
-    console.log(`expect: FAILED (${failures.length})`);
-    for (const failure of failures) console.log(`  - ${failure}`);
+    await out.line(`expect: FAILED (${failures.length})`);
+    for (const failure of failures) await out.line(`  - ${failure}`);
   }
+  await out.line(seeItLine(result, runsDir));
+  await out.flush();
+}
+
+/** Where to look next: the run by its probe's name, or by its folder when --runs moved it. */
+function seeItLine(result: RunResult, runsDir: string): string {
+  const name = result.agent === "pi" ? `${result.probe.name}@pi` : result.probe.name;
+  const run = runsDir === defaultRunsDir() ? name : result.dir;
+  const first = result.records[0]?.seq ?? 1;
+  return `see it: payload-probe report ${run} · show ${run} ${first} · view ${run}`;
+}
+
+async function printSummary(results: RunResult[], look: TableLook): Promise<void> {
+  const out = new LineWriter(process.stdout);
+  const summary = new TableOutput(["probe", "requests", "expect"], {
+    align: ["left", "right", "left"],
+    look,
+    tone: (row, column) => (column === 2 ? (row[2] === "held" ? "green" : "red") : null),
+  });
+  for (const r of results)
+    summary.push([r.probe.name, r.records.length, r.failures.length === 0 ? "held" : `FAILED (${r.failures.length})`]);
+  await summary.write(out);
+  await out.flush();
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseCommand(argv, {
+    name: "run",
+    help,
+    options: {
+      json: { type: "boolean" },
+      "no-db": { type: "boolean" },
+      wide: { type: "boolean" },
+      "max-requests": { type: "string" },
+      "max-payload-bytes": { type: "string" },
+      agent: { type: "string" },
+    } as const,
+    positionals: { min: 1 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
+  const look = tableLook(values.wide ?? false);
+  const limits = {
+    requests: positiveIntegerArg("run", "max-requests", values["max-requests"]) ?? DEFAULT_LIMITS.requests,
+    payloadBytes:
+      positiveIntegerArg("run", "max-payload-bytes", values["max-payload-bytes"]) ?? DEFAULT_LIMITS.payloadBytes,
+  };
+  const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
+  // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
+  const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
+  const chosen = agentArg(values.agent);
+  const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
+  const pi = probes.some((probe) => agentsOf(probe).includes("pi")) ? requirePi() : undefined;
+  interruptRunsOnSignal();
+  const results: RunResult[] = [];
+  for (const [i, probe] of probes.entries()) {
+    if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
+    const options = { database: !values["no-db"], runsDir, limits };
+    for (const agent of agentsOf(probe)) {
+      const result = agent === "pi" ? await runProbeOnPi(probe, options, pi) : await runProbe(probe, options);
+      results.push(result);
+      if (!values.json) await printResult(result, look, runsDir);
+    }
+  }
+  const fidelity = chosen?.length === 2 ? fidelityRows(results) : undefined;
+  if (values.json) {
+    const runs = results.map(resultJson);
+    console.log(JSON.stringify(fidelity ? { runs, fidelity } : runs, null, 2));
+  } else if (fidelity) {
+    const out = new LineWriter(process.stdout);
+    await out.line("fidelity: each probe on the runtime and on the real pi");
+    await writeFidelityTable(fidelity, out, look);
+  } else if (results.length > 1) await printSummary(results, look);
+  // A difference between the runtime and pi that no probe records as a finding fails the run too.
+  const unexplained = fidelity?.some((row) => row.verdict === "differs") ?? false;
+  return results.every((r) => r.failures.length === 0) && !unexplained ? 0 : 1;
 }
 
 function resultJson(r: RunResult) {
@@ -88,62 +169,4 @@ function agentArg(value: string | undefined): ("runtime" | "pi")[] | undefined {
   if (value === "pi") return ["pi"];
   if (value === "both") return ["runtime", "pi"];
   throw new UserError(`run: --agent expected runtime, pi or both, got ${JSON.stringify(value)}`);
-}
-
-export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("run", argv, {
-    json: { type: "boolean" },
-    "no-db": { type: "boolean" },
-    runs: { type: "string" },
-    "max-requests": { type: "string" },
-    "max-payload-bytes": { type: "string" },
-    agent: { type: "string" },
-  } as const);
-  if (values.help || positionals.length === 0) {
-    console.log(help);
-    return values.help ? 0 : 2;
-  }
-  const runsDir = runsDirArg("run", values.runs);
-  const limits = {
-    requests: positiveIntegerArg("run", "max-requests", values["max-requests"]) ?? DEFAULT_LIMITS.requests,
-    payloadBytes:
-      positiveIntegerArg("run", "max-payload-bytes", values["max-payload-bytes"]) ?? DEFAULT_LIMITS.payloadBytes,
-  };
-  const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
-  // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
-  const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
-  const chosen = agentArg(values.agent);
-  const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
-  const pi = probes.some((probe) => agentsOf(probe).includes("pi")) ? requirePi() : undefined;
-  interruptRunsOnSignal();
-  const results: RunResult[] = [];
-  for (const [i, probe] of probes.entries()) {
-    if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
-    const options = { database: !values["no-db"], runsDir, limits };
-    for (const agent of agentsOf(probe)) {
-      const result = agent === "pi" ? await runProbeOnPi(probe, options, pi) : await runProbe(probe, options);
-      results.push(result);
-      if (!values.json) printResult(result);
-    }
-  }
-  const fidelity = chosen?.length === 2 ? fidelityRows(results) : undefined;
-  if (values.json)
-    console.log(
-      JSON.stringify(fidelity ? { runs: results.map(resultJson), fidelity } : results.map(resultJson), null, 2),
-    );
-  else if (fidelity) {
-    console.log("fidelity: each probe on the runtime and on the real pi");
-    await writeFidelityTable(fidelity, new LineWriter(process.stdout));
-  } else if (results.length > 1) {
-    const summary = new Table({ head: ["probe", "requests", "expect"], style: { head: [], border: [] } });
-    for (const r of results)
-      summary.push([
-        r.probe.name,
-        r.records.length,
-        r.failures.length === 0 ? "held" : `FAILED (${r.failures.length})`,
-      ]);
-    console.log(summary.toString());
-  }
-  const unexplained = fidelity?.some((row) => row.verdict === "differs") ?? false;
-  return results.every((r) => r.failures.length === 0) && !unexplained ? 0 : 1;
 }
