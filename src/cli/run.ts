@@ -4,6 +4,7 @@ import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
 import type { TableLook } from "../analysis/table-style.js";
 import { UserError } from "../errors.js";
+import { inOrderPool, PROBE_CONCURRENCY } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { requirePi, runProbeOnPi } from "../probes/pi-runner.js";
@@ -110,16 +111,20 @@ export async function main(argv: string[]): Promise<number> {
   const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
   const pi = probes.some((probe) => agentsOf(probe).includes("pi")) ? requirePi() : undefined;
   interruptRunsOnSignal();
-  const results: RunResult[] = [];
-  for (const [i, probe] of probes.entries()) {
-    if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
-    const options = { database: !values["no-db"], runsDir, limits };
-    for (const agent of agentsOf(probe)) {
-      const result = agent === "pi" ? await runProbeOnPi(probe, options, pi) : await runProbe(probe, options);
-      results.push(result);
+  const tasks = probes.flatMap((probe) => agentsOf(probe).map((agent) => ({ probe, agent })));
+  const results = await inOrderPool(
+    tasks,
+    PROBE_CONCURRENCY,
+    ({ probe, agent }, i) => {
+      if (tasks.length > 1 && !values.json)
+        process.stderr.write(`[${i + 1}/${tasks.length}] ${probe.name}${agent === "pi" ? " on pi" : ""} …\n`);
+      const options = { database: !values["no-db"], runsDir, limits };
+      return agent === "pi" ? runProbeOnPi(probe, options, pi) : runProbe(probe, options);
+    },
+    async (result) => {
       if (!values.json) await printResult(result, look, runsDir);
-    }
-  }
+    },
+  );
   const fidelity = chosen?.length === 2 ? fidelityRows(results) : undefined;
   if (values.json) {
     const runs = results.map(resultJson);

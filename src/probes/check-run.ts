@@ -18,6 +18,7 @@ import {
   writeBaseline,
 } from "../analysis/check.js";
 import { CheckFailed, UserError } from "../errors.js";
+import { inOrderPool, PROBE_CONCURRENCY } from "./in-order-pool.js";
 import { loadProbeFile, resolveProbePath } from "./load.js";
 import { piRunName, runProbeOnPi } from "./pi-runner.js";
 import { allProbeNames } from "./probe-names.js";
@@ -42,13 +43,12 @@ export interface CheckOptions {
 export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
   const tolerances = loadTolerances(options.tolerancesPath);
   const names = options.probes.length > 0 ? options.probes : allProbeNames(options.root);
-  const checks: ProbeCheck[] = [];
-  for (const [i, name] of names.entries()) {
+  const checks = await inOrderPool(names, PROBE_CONCURRENCY, (name, i) => {
     options.progress?.(`[${i + 1}/${names.length}] ${name} …`);
-    const check = await checkProbe(name, options, tolerances);
-    if (check) checks.push(check);
-  }
-  return checks;
+    return checkProbe(name, options, tolerances);
+  });
+  // A probe pi cannot express has no check (its progress line said why).
+  return checks.filter((check): check is ProbeCheck => check !== undefined);
 }
 
 /** One probe against its baseline; undefined for a probe pi cannot express (said on the progress line). */
