@@ -49,14 +49,34 @@ export const LAYER_RULES: LayerRule[] = [
   },
   {
     folder: "probes/",
-    mayImport: ["runtime/", "skills/", "mcp/", "providers/", "capture/", "analysis/", "stub-mcp/wire-log.ts"],
+    mayImport: [
+      "runtime/",
+      "skills/",
+      "mcp/",
+      "providers/",
+      "capture/",
+      "analysis/",
+      "agents/",
+      "stub-mcp/wire-log.ts",
+    ],
     why: "a probe's expect block reads the wire log its stub servers wrote, in the format stub-mcp/wire-log.ts owns",
   },
   {
     folder: "cli/",
-    mayImport: ["runtime/", "skills/", "mcp/", "providers/", "capture/", "analysis/", "probes/", "stub-mcp/"],
+    mayImport: [
+      "runtime/",
+      "skills/",
+      "mcp/",
+      "providers/",
+      "capture/",
+      "analysis/",
+      "probes/",
+      "stub-mcp/",
+      "agents/",
+    ],
   },
   { folder: "stub-mcp/", mayImport: [] },
+  { folder: "agents/", mayImport: [] },
 ];
 
 export interface ImportEdge {

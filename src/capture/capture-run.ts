@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { UserError } from "../errors.js";
 import { type PidLock, tryLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
-import { isSafeName, removeOwnFolder, SAFE_NAME_RULE } from "../safe-path.js";
+import { isRunName, removeOwnFolder, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture, type CaptureOptions } from "./capture.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
@@ -71,8 +71,12 @@ function takeFolderLock(options: CaptureRunOptions): { lock: PidLock; ownLock: b
 
 /** A run's folder, id, database row and capture: for probe runs, the mock server and the capture proxy alike. */
 export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
-  if (!isSafeName(options.name))
-    throw new UserError(`run name "${options.name}": expected ${SAFE_NAME_RULE}`, undefined, "name");
+  if (!isRunName(options.name))
+    throw new UserError(
+      `run name "${options.name}": expected ${SAFE_NAME_RULE}, optionally followed by @ and an agent name`,
+      undefined,
+      "name",
+    );
   const dir = join(options.runsDir, options.name);
   const { lock, ownLock } = takeFolderLock(options);
   try {

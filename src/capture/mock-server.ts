@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { PidLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import { createScriptedModel, ScriptExhausted, type ScriptStep } from "../providers/scripted-model.js";
@@ -7,8 +8,9 @@ import type { ScriptedReply, Transport, WireApi, WireRequest } from "../provider
 import { requestedReply } from "../providers/wire-json.js";
 import { type CaptureRun, openCaptureRun } from "./capture-run.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
+import type { RunStatus } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
-import type { MarkerSpec } from "./types.js";
+import type { MarkerSpec, RequestRecord } from "./types.js";
 import { API_PATHS, apiForPath, errorBody, requestProblem } from "./wire-request.js";
 
 /** What the mock serves: a script of model turns, and what to call and count in its capture. */
@@ -29,6 +31,14 @@ export interface MockServerOptions {
   database?: boolean;
   /** Milliseconds to wait before each chunk after the first: a slow provider, for streaming tests. */
   chunkDelayMs?: number;
+  /** The run folder's name instead of `<name>-mock` (a probe run on the real pi: `<probe>@pi`). */
+  runName?: string;
+  /** The run folder's lock when the caller already holds it (see CaptureRunOptions). */
+  folderLock?: PidLock;
+  /** Keep the records in memory for the caller (default false: a long-lived mock keeps none). */
+  keepRecords?: boolean;
+  /** Told of each valid request's body when it arrives, before it is answered or captured. */
+  onRequest?: (body: string) => void;
 }
 
 export interface MockServer {
@@ -37,8 +47,13 @@ export interface MockServer {
   runId: string;
   /** `<runsDir>/<name>-mock/`. */
   dir: string;
-  /** Stops serving, waits for open replies, then finishes the run; later calls return the same promise. */
-  close(): Promise<void>;
+  /** The records captured so far, when `keepRecords` was asked for. */
+  records: RequestRecord[];
+  /**
+   * Stops serving, waits for open replies, then finishes the run (as `captured` unless told how it
+   * ended); later calls return the same promise.
+   */
+  close(status?: RunStatus): Promise<void>;
 }
 
 const ENDPOINTS = [...Object.values(API_PATHS).map((path) => `POST /v1${path}`), "GET /v1/models"].join(", ");
@@ -71,6 +86,7 @@ interface MockState {
   transport: Transport;
   origin: string;
   delayMs: number;
+  onRequest?: (body: string) => void;
 }
 
 /** Sends a scripted reply as its API's provider would: SSE when the body asked to stream, else one JSON body. */
@@ -109,6 +125,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     await exchange.finish({ body: JSON.stringify(error), status: 400, firstByteMs: null, ending: "complete" });
     return;
   }
+  state.onRequest?.(body);
   let stream: AsyncIterable<string>;
   try {
     stream = await state.transport({ api, url, body, kind: "loop" });
@@ -154,11 +171,12 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
   let run: CaptureRun;
   try {
     run = openCaptureRun({
-      name: `${model.name}-mock`,
+      name: options.runName ?? `${model.name}-mock`,
       runsDir: options.runsDir,
       database: options.database,
       markers: model.markers,
-      keepRecords: false,
+      keepRecords: options.keepRecords ?? false,
+      folderLock: options.folderLock,
     });
   } catch (error) {
     await service.close();
@@ -170,14 +188,15 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     { usage: (scripted, reply) => estimateUsage(counter, scripted, reply) },
   );
   const origin = `http://${host}:${service.port}`;
-  state = { model, run, transport, origin, delayMs: options.chunkDelayMs ?? 0 };
+  state = { model, run, transport, origin, delayMs: options.chunkDelayMs ?? 0, onRequest: options.onRequest };
   let closing: Promise<void> | undefined;
   return {
     baseUrl: `${origin}/v1`,
     runId: run.id,
     dir: run.dir,
-    close() {
-      closing ??= service.close().then(() => run.close());
+    records: run.capture.records,
+    close(status) {
+      closing ??= service.close().then(() => run.close(status));
       return closing;
     },
   };

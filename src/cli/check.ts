@@ -37,6 +37,9 @@ as a saving, not a failure.
   --update            rewrite the baselines of the probes run from this run (exit 0 unless a probe fails to run)
   --markdown FILE     also write a markdown report (for a CI job summary)
   --junit FILE        also write JUnit XML (regressions as failures, errors as errors)
+  --agent A           runtime or pi (default: each probe's agent.kind); pi runs the real pi and holds it
+                      against probes/baselines/<probe>@pi.json (probes pi cannot express are skipped,
+                      saying why; see 'payload-probe agents install pi')
   --json              print the results as JSON
   --wide              the table's cells whole (otherwise fitted to the terminal or COLUMNS)
   --runs DIR          where run folders and payload-probe.db go (default: runs/)
@@ -64,10 +67,13 @@ export async function main(argv: string[]): Promise<number> {
       pricing: { type: "string" },
       "budget-tokens": { type: "string" },
       "budget-dollars": { type: "string" },
+      agent: { type: "string" },
     } as const,
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
+  if (values.agent !== undefined && values.agent !== "runtime" && values.agent !== "pi")
+    throw new UserError(`check: --agent expected runtime or pi, got ${JSON.stringify(values.agent)}`);
   const root = PROJECT_ROOT;
   const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
   if (values.run !== undefined) {
@@ -100,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
     tolerancesPath,
     update: values.update ?? false,
     runsDir,
+    agent: values.agent,
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
   return report(checks, values);

@@ -9,7 +9,7 @@ import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { isSafeName } from "../safe-path.js";
+import { isRunName, isSafeName } from "../safe-path.js";
 import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe view <run> [options]
@@ -97,9 +97,9 @@ function defaultOut(a: RunSource, b: RunSource | null, runsDir: string): string 
   const name = (s: RunSource) => (s.recordsFile ? basename(resolve(s.recordsFile, "..")) : s.label);
   const folder = a.recordsFile ? resolve(a.recordsFile, "..") : join(runsDir, name(a));
   const other = b ? name(b) : null;
-  if (other !== null && !isSafeName(other))
+  if (other !== null && !isRunName(other))
     throw new UserError(`view: run "${other}" cannot name a file; give the page's path with --out`);
-  if (!a.recordsFile && !isSafeName(name(a)))
+  if (!a.recordsFile && !isRunName(name(a)))
     throw new UserError(`view: run "${name(a)}" cannot name a folder; give the page's path with --out`);
   if (!existsSync(folder))
     throw new UserError(`view: ${folder} does not exist (run ${a.label} is only in the database); give --out`);

@@ -62,6 +62,10 @@ export interface RunResult {
   records: RequestRecord[];
   failures: string[];
   skillDiagnostics: SkillDiagnostic[];
+  /** Why the probe was not run on this agent (its set-up cannot be expressed there); no records then. */
+  skipped?: string;
+  /** Which agent ran it: the runtime, or the real pi. */
+  agent?: "runtime" | "pi";
 }
 
 /**
@@ -75,9 +79,9 @@ export function defaultWorkspaceRoot(): string {
 }
 
 /** What a probe workspace holds at its top: the folders made here and by skill staging, nothing else. */
-const WORKSPACE_ENTRIES = ["cwd", "agent", "home", "pkg", "staged", "builtin-skills"] as const;
+export const WORKSPACE_ENTRIES = ["cwd", "agent", "home", "pkg", "staged", "builtin-skills"] as const;
 
-interface Workspace {
+export interface Workspace {
   base: string;
   cwd: string;
   agentDir: string;
@@ -89,7 +93,7 @@ interface Workspace {
  * A probe's own folder outside the checkout: the session's cwd, agent dir and home live there, so
  * the paths that enter the system prompt are the same on every machine and every clone.
  */
-function prepareWorkspace(probe: Probe, root: string): Workspace {
+export function prepareWorkspace(probe: Probe, root: string): Workspace {
   const base = join(root, probe.name);
   removeOwnFolder(root, base, WORKSPACE_ENTRIES, "a probe workspace");
   const paths = {
@@ -104,7 +108,7 @@ function prepareWorkspace(probe: Probe, root: string): Workspace {
 }
 
 /** Skill paths are copied into the workspace so a skill's location does not depend on the checkout. */
-function stageSkills(paths: string[], root: string, base: string): string[] {
+export function stageSkills(paths: string[], root: string, base: string): string[] {
   return paths.map((path) => {
     const source = isAbsolute(path) ? path : join(root, path);
     const relative = isAbsolute(path) ? basename(path) : path;
@@ -119,7 +123,7 @@ function stageSkills(paths: string[], root: string, base: string): string[] {
  * log. Entries primed before from the same builds and command lines are written again without
  * starting the servers (prime-memo.ts says why that is the same); others come from a connection.
  */
-async function primeCache(
+export async function primeCache(
   configPath: string,
   cachePath: string,
   workspace: { cwd: string; agentDir: string; home: string },
@@ -260,7 +264,7 @@ function skillsObservation(loaded: string[], diagnostics: SkillDiagnostic[], bas
 }
 
 /** Where a run reads and writes, and how far it may go. */
-interface RunPlace {
+export interface RunPlace {
   root: string;
   runsDir: string;
   workspaceRoot: string;
@@ -268,7 +272,7 @@ interface RunPlace {
   providerUrl?: string;
 }
 
-function runPlace(options: RunOptions): RunPlace {
+export function runPlace(options: RunOptions): RunPlace {
   const root = options.root ?? PROJECT_ROOT;
   return {
     root,
@@ -284,16 +288,18 @@ function runPlace(options: RunOptions): RunPlace {
  * root), so a run holds a lock on each until it is closed; the second run waits. The workspace is
  * always locked first, so two runs can never hold one lock each and wait for the other's.
  */
-async function lockProbeFolders(
+export async function lockProbeFolders(
   name: string,
   place: RunPlace,
   onWait: (message: string) => void,
+  /** The run folder's name, when it is not the probe's (`<probe>@pi` shares the probe's workspace). */
+  runName = name,
 ): Promise<{ runFolder: PidLock; release(): void }> {
   const waitFor = (path: string) =>
     waitForLock(path, (pid) => onWait(`waiting for ${name}: process ${pid} is running it (${path})`));
   const workspace = await waitFor(join(place.workspaceRoot, `${name}.lock`));
   try {
-    const runFolder = await waitFor(runFolderLockPath(place.runsDir, name));
+    const runFolder = await waitFor(runFolderLockPath(place.runsDir, runName));
     return {
       runFolder,
       release() {
@@ -307,7 +313,7 @@ async function lockProbeFolders(
   }
 }
 
-const announceWait = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
+export const announceWait = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
 
 /** The MCP adapter, when the probe uses one: its cache set up as the probe says, its wire log in the run folder. */
 async function mcpExtensions(
@@ -433,14 +439,18 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
   }
 }
 
+/** What the stub servers received, as the expect block reads it. */
+export function wireObservation(wirePath: string): RunObservation["wire"] {
+  if (!existsSync(wirePath)) return [];
+  return readWireLog(wirePath).map((line) => {
+    const message = line.message as { method?: string; params?: unknown };
+    return { server: line.server, method: message.method, params: message.params };
+  });
+}
+
 /** After the agent has shut down: what the stub servers received, the skills outcome, the expect verdict. */
 function finish(c: Conversation, observation: RunObservation): RunResult {
-  observation.wire = existsSync(c.wirePath)
-    ? readWireLog(c.wirePath).map((line) => {
-        const message = line.message as { method?: string; params?: unknown };
-        return { server: line.server, method: message.method, params: message.params };
-      })
-    : [];
+  observation.wire = wireObservation(c.wirePath);
   observation.skills = skillsObservation(c.skills.loaded(), c.skills.diagnostics, c.workspace.base);
   const failures = checkExpectations(c.probe.expect, observation);
   c.run.close(failures.length === 0 ? "passed" : "failed");

@@ -4,7 +4,7 @@ import type { ModelSpec, WireApi } from "./types.js";
  * Models whose wire settings we know. The documented experiments ran on `token-plan/qwen3.8-flash`
  * with `--thinking off`; an unknown model gets pi's defaults for a custom provider.
  */
-interface KnownModel {
+export interface KnownModel {
   reasoning: boolean;
   contextWindow: number;
   maxTokens: number;
@@ -15,6 +15,11 @@ const KNOWN: Record<string, KnownModel> = {
 };
 
 const DEFAULTS: KnownModel = { reasoning: false, contextWindow: 128_000, maxTokens: 16_384 };
+
+/** A model's reasoning flag and limits as the runtime assumes them (pi's defaults for an unknown one). */
+export function modelLimits(ref: string): Readonly<KnownModel> {
+  return KNOWN[ref] ?? DEFAULTS;
+}
 
 export const DEFAULT_MODEL_REF = "token-plan/qwen3.8-flash";
 
