@@ -120,7 +120,9 @@ function requestCost(
   predicted: CacheSplit,
 ): RequestCost {
   const reported = record.usage ? reportedSplit(record.usage) : null;
-  const output = reported?.outputTokens ?? null;
+  // Output is priced from a provider's own count only: a mock's estimate of its scripted reply is not
+  // what anyone is billed for, and a baseline file (one side of a diff) keeps no output figures.
+  const output = reported?.source === "provider" ? reported.outputTokens : null;
   const cost = (split: CacheSplit) =>
     price ? inputCost(split, price) + (output === null ? 0 : outputCost(output, price)) : null;
   return {
