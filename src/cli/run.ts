@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import Table from "cli-table3";
 import { renderRunTable } from "../analysis/run-table.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
@@ -18,6 +19,8 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   all           every probe under probes/
   --json        print the results as JSON instead of tables
   --no-db       do not write runs/payload-probe.db
+  --profile F   the profile file every probe runs with, in place of its agent.profile (see
+                'payload-probe profile import')
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
   --max-requests N       provider requests one run may make (default ${DEFAULT_LIMITS.requests})
   --max-payload-bytes N  request and response bytes one run may send and receive (default ${DEFAULT_LIMITS.payloadBytes})
@@ -45,6 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     json: { type: "boolean" },
     "no-db": { type: "boolean" },
     runs: { type: "string" },
+    profile: { type: "string" },
     "max-requests": { type: "string" },
     "max-payload-bytes": { type: "string" },
   } as const);
@@ -60,7 +64,10 @@ export async function main(argv: string[]): Promise<number> {
   };
   const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
   // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
-  const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
+  const profile = values.profile === undefined ? undefined : resolve(values.profile);
+  const probes = names
+    .map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT))
+    .map((probe) => (profile ? { ...probe, agent: { ...probe.agent, profile } } : probe));
   interruptRunsOnSignal();
   const results: RunResult[] = [];
   for (const [i, probe] of probes.entries()) {
