@@ -53,8 +53,23 @@ export const LAYER_RULES: LayerRule[] = [
     why: "a probe's expect block reads the wire log its stub servers wrote, in the format stub-mcp/wire-log.ts owns",
   },
   {
+    folder: "profile-import/",
+    mayImport: ["analysis/", "capture/", "providers/", "runtime/", "skills/", "mcp/"],
+    why: "importing a profile reads runs as analysis does and hands the texts back in the runtime's, the skills block's and the MCP adapter's own formats, whose owners parse them",
+  },
+  {
     folder: "cli/",
-    mayImport: ["runtime/", "skills/", "mcp/", "providers/", "capture/", "analysis/", "probes/", "stub-mcp/"],
+    mayImport: [
+      "runtime/",
+      "skills/",
+      "mcp/",
+      "providers/",
+      "capture/",
+      "analysis/",
+      "probes/",
+      "stub-mcp/",
+      "profile-import/",
+    ],
   },
   { folder: "stub-mcp/", mayImport: [] },
 ];

@@ -37,6 +37,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "serve a probe's scripted model over HTTP (chat completions, SSE) and capture each request",
     load: () => import("./mock.js"),
   },
+  profile: {
+    summary: "import a profile from a run's captured requests, to run the runtime with that agent's texts",
+    load: () => import("./profile.js"),
+  },
   proxy: {
     summary: "forward requests to a real provider unchanged and capture each one (no credentials stored)",
     load: () => import("./proxy.js"),

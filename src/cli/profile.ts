@@ -1,0 +1,55 @@
+import { join, resolve } from "node:path";
+import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { UserError } from "../errors.js";
+import { importProfile } from "../profile-import/import-run.js";
+import { IMPORTED_PROFILES_DIR, importedName, summaryLines, writeImportedProfile } from "../profile-import/write.js";
+import { PROJECT_ROOT } from "../project-root.js";
+import { runsDirArg } from "./arg-values.js";
+import { parseCommandArgs } from "./args.js";
+
+export const help = `Usage: payload-probe profile import <run> [options]
+
+Builds a profile from the requests a run captured — of this runtime, of a real agent behind
+'mock' or 'proxy', on any of the three wire APIs — so the runtime can send that agent's texts:
+each tool's description and parameter descriptions, the tool-list snippets and guidelines, the
+system prompt as a template (tool list, guidelines, skills block, working directory, package
+folder and date lines made placeholders), the skills preamble and the MCP gateway's texts.
+Use it with 'run --profile FILE' or a probe's agent.profile. What no request showed is written
+empty and listed under "not recovered" (and in the file's imported.notRecovered).
+
+  <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
+                from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe)
+  --out FILE    where to write it (default: ${IMPORTED_PROFILES_DIR}/<run name>.json, git-ignored)
+  --name NAME   the profile's name (default: the run's name)
+  --force       replace a file already at --out
+  --json        print the summary of what was recovered as JSON
+  --runs DIR    where run folders and payload-probe.db live (default: runs/)
+  -h, --help    show this help
+
+Exit: 0 written, 2 bad usage, a run that cannot be found or read, a run with no agent requests,
+or a file already at --out.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("profile", argv, {
+    out: { type: "string" },
+    name: { type: "string" },
+    force: { type: "boolean" },
+    json: { type: "boolean" },
+    runs: { type: "string" },
+  } as const);
+  if (values.help || positionals[0] !== "import" || positionals.length !== 2) {
+    console.log(help);
+    return values.help ? 0 : 2;
+  }
+  const source = resolveRun(positionals[1]!, { runsDir: runsDirArg("profile", values.runs), warn: warnOnStderr });
+  const name = values.name ?? importedName(source.label);
+  if (name.trim() === "") throw new UserError("profile: --name expected a non-empty name");
+  const out = values.out
+    ? resolve(values.out)
+    : join(PROJECT_ROOT, IMPORTED_PROFILES_DIR, `${importedName(source.label)}.json`);
+  const { profile, summary } = importProfile(source, name);
+  writeImportedProfile(profile, out, values.force === true);
+  if (values.json) console.log(JSON.stringify({ out, ...summary }, null, 2));
+  else console.log(summaryLines(summary, out).join("\n"));
+  return 0;
+}
