@@ -7,20 +7,22 @@ import { PROJECT_ROOT } from "../project-root.js";
 import { runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
 
-export const help = `Usage: payload-probe profile import <run> [options]
+export const help = `Usage: payload-probe profile import <run...> [options]
 
-Builds a profile from the requests a run captured — of this runtime, of a real agent behind
+Builds a profile from the requests one or more runs captured — of this runtime, of a real agent behind
 'mock' or 'proxy', on any of the three wire APIs — so the runtime can send that agent's texts:
 each tool's description and parameter descriptions, the tool-list snippets and guidelines, the
 system prompt as a template (tool list, guidelines, skills block, working directory, package
 folder and date lines made placeholders), the skills preamble and the MCP gateway's texts.
 Use it with 'run --profile FILE' or a probe's agent.profile. What no request showed is written
 empty and listed under "not recovered" (and in the file's imported.notRecovered).
+With several runs (p1 p3 p4 of one agent) each text comes from the first request that shows it;
+the system prompt template comes from the first run's first request.
 
   <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
                 from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe)
-  --out FILE    where to write it (default: ${IMPORTED_PROFILES_DIR}/<run name>.json, git-ignored)
-  --name NAME   the profile's name (default: the run's name)
+  --out FILE    where to write it (default: ${IMPORTED_PROFILES_DIR}/<first run's name>.json, git-ignored)
+  --name NAME   the profile's name (default: the first run's name)
   --force       replace a file already at --out
   --json        print the summary of what was recovered as JSON
   --runs DIR    where run folders and payload-probe.db live (default: runs/)
@@ -37,17 +39,18 @@ export async function main(argv: string[]): Promise<number> {
     json: { type: "boolean" },
     runs: { type: "string" },
   } as const);
-  if (values.help || positionals[0] !== "import" || positionals.length !== 2) {
+  if (values.help || positionals[0] !== "import" || positionals.length < 2) {
     console.log(help);
     return values.help ? 0 : 2;
   }
-  const source = resolveRun(positionals[1]!, { runsDir: runsDirArg("profile", values.runs), warn: warnOnStderr });
-  const name = values.name ?? importedName(source.label);
+  const runsDir = runsDirArg("profile", values.runs);
+  const sources = positionals.slice(1).map((spec) => resolveRun(spec, { runsDir, warn: warnOnStderr }));
+  const name = values.name ?? importedName(sources[0]!.label);
   if (name.trim() === "") throw new UserError("profile: --name expected a non-empty name");
   const out = values.out
     ? resolve(values.out)
-    : join(PROJECT_ROOT, IMPORTED_PROFILES_DIR, `${importedName(source.label)}.json`);
-  const { profile, summary } = importProfile(source, name);
+    : join(PROJECT_ROOT, IMPORTED_PROFILES_DIR, `${importedName(sources[0]!.label)}.json`);
+  const { profile, summary } = importProfile(sources, name);
   writeImportedProfile(profile, out, values.force === true);
   if (values.json) console.log(JSON.stringify({ out, ...summary }, null, 2));
   else console.log(summaryLines(summary, out).join("\n"));

@@ -1,8 +1,8 @@
 /**
- * `profile import`: the texts a captured run's requests show the model, recovered into a profile
- * the runtime can run with. The tools come from every request (first definition of each name
- * wins), the system prompt template from the first request that has one, snippets from every
- * request's tool list. What no request showed is written empty and named in `notRecovered`.
+ * `profile import`: the texts captured runs' requests show the model, recovered into a profile the
+ * runtime can run with. Each text comes from the first request that shows it (tools, snippets,
+ * guidelines, the skills preamble); the system prompt template from the first run's first request.
+ * What no request showed is written empty and named in `notRecovered`.
  */
 import type { RunSource } from "../analysis/load-run.js";
 import { UserError } from "../errors.js";
@@ -12,9 +12,11 @@ import type { McpTexts } from "../mcp/runtime-context.js";
 import { codecFor } from "../providers/codecs.js";
 import type { ToolTexts } from "../runtime/profile.js";
 import { BUILTIN_ORDER } from "../runtime/tools/builtin.js";
-import { splitGuidelines } from "./guidelines.js";
+import { type GuidelineSplit, splitGuidelines } from "./guidelines.js";
 import { type InferredPrompt, inferTemplate } from "./system-template.js";
 import { parameterDescriptions, type SentTool, sentTool } from "./wire-tool.js";
+
+type FileOpsVariant = "bash" | "powershell" | "both";
 
 export interface NotRecovered {
   /** The profile field left empty, dotted (`skills.useBash`). */
@@ -23,6 +25,7 @@ export interface NotRecovered {
 }
 
 export interface ImportSummary {
+  /** The runs read, as named in output. */
   run: string;
   /** Loop requests read (sampling and pass-through requests show no tools or prompt of the agent). */
   requests: number;
@@ -35,68 +38,101 @@ export interface ImportSummary {
 }
 
 interface Capture {
+  labels: string[];
   tools: Map<string, SentTool>;
-  /** The first request's tool names and system text; every request's tool-list snippets. */
-  first: { toolNames: string[]; system: string };
+  /** Each distinct system prompt with its request's tool names, in the order first sent. */
+  prompts: { toolNames: string[]; inferred: InferredPrompt }[];
+  /** Tool-list snippets of every request, the first seen for each tool. */
   snippets: Map<string, string>;
   requests: number;
 }
 
-function readCapture(source: RunSource): Capture {
-  if (!source.hasPayloads)
-    throw new UserError(`run ${source.label} kept no wire bodies (payloads.jsonl): there is nothing to import`);
-  const capture: Capture = { tools: new Map(), first: { toolNames: [], system: "" }, snippets: new Map(), requests: 0 };
-  for (const payload of source.payloads()) {
-    if (payload.api === null || payload.kind !== "loop") continue;
-    const d = codecFor(payload.api).dissect(payload.body);
-    const tools = d.tools.map((t) => sentTool(t.json));
-    for (const tool of tools) if (!capture.tools.has(tool.name)) capture.tools.set(tool.name, tool);
-    const system = d.systemParts.join("\n");
-    if (capture.requests === 0) capture.first = { toolNames: tools.map((t) => t.name), system };
-    for (const [name, snippet] of inferTemplate(
-      system,
-      tools.map((t) => t.name),
-    ).snippets)
-      if (!capture.snippets.has(name)) capture.snippets.set(name, snippet);
-    capture.requests++;
+function readCapture(sources: RunSource[]): Capture {
+  const capture: Capture = { labels: [], tools: new Map(), prompts: [], snippets: new Map(), requests: 0 };
+  const seen = new Set<string>();
+  for (const source of sources) {
+    if (!source.hasPayloads)
+      throw new UserError(`run ${source.label} kept no wire bodies (payloads.jsonl): there is nothing to import`);
+    const before = capture.requests;
+    for (const payload of source.payloads()) {
+      if (payload.api === null || payload.kind !== "loop") continue;
+      capture.requests++;
+      const d = codecFor(payload.api).dissect(payload.body);
+      const tools = d.tools.map((t) => sentTool(t.json));
+      for (const tool of tools) if (!capture.tools.has(tool.name)) capture.tools.set(tool.name, tool);
+      const toolNames = tools.map((t) => t.name);
+      const system = d.systemParts.join("\n");
+      // A long run sends the same prompt again and again; each distinct one is read once.
+      const key = JSON.stringify([toolNames, system]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const inferred = inferTemplate(system, toolNames);
+      capture.prompts.push({ toolNames, inferred });
+      for (const [name, snippet] of inferred.snippets)
+        if (!capture.snippets.has(name)) capture.snippets.set(name, snippet);
+    }
+    if (capture.requests === before)
+      throw new UserError(
+        `run ${source.label} has no agent requests (loop requests with a wire body): nothing to import`,
+      );
+    capture.labels.push(source.label);
   }
-  if (capture.requests === 0)
-    throw new UserError(
-      `run ${source.label} has no agent requests (loop requests with a wire body): nothing to import`,
-    );
   return capture;
 }
 
-export function importProfile(source: RunSource, name: string): { profile: object; summary: ImportSummary } {
-  const capture = readCapture(source);
-  const prompt = inferTemplate(capture.first.system, capture.first.toolNames);
-  // Only built-in tools carry guidelines in a profile, so only they can own a line.
-  const split = splitGuidelines(
-    prompt.guidelines ?? [],
-    capture.first.toolNames,
-    capture.first.toolNames.filter((t) => (BUILTIN_ORDER as readonly string[]).includes(t)),
-  );
+/** Only built-in tools carry guidelines in a profile, so only they can own a line. */
+function splitPrompt({ toolNames, inferred }: Capture["prompts"][number]): GuidelineSplit {
+  const builtins = toolNames.filter((t) => (BUILTIN_ORDER as readonly string[]).includes(t));
+  return splitGuidelines(inferred.guidelines ?? [], toolNames, builtins);
+}
+
+/**
+ * The first prompt gives the template and the closing lines; later prompts (other tool sets, other
+ * runs) add the file-operations variants and the guidelines of tools the first did not have.
+ */
+function mergedGuidelines(capture: Capture): {
+  fileOps: Record<FileOpsVariant, string>;
+  perTool: Map<string, string[]>;
+  closing: string[];
+} {
+  const [first, ...others] = capture.prompts.map(splitPrompt);
+  const merged = {
+    fileOps: { bash: "", powershell: "", both: "" },
+    perTool: new Map(first!.perTool),
+    closing: first!.closing,
+  };
+  for (const split of [first!, ...others]) {
+    if (split.fileOps && !merged.fileOps[split.fileOps.variant])
+      merged.fileOps[split.fileOps.variant] = split.fileOps.line;
+    for (const [tool, lines] of split.perTool) if (!merged.perTool.has(tool)) merged.perTool.set(tool, lines);
+  }
+  return merged;
+}
+
+export function importProfile(sources: RunSource[], name: string): { profile: object; summary: ImportSummary } {
+  const capture = readCapture(sources);
+  const first = capture.prompts[0]!;
+  const guidelines = mergedGuidelines(capture);
   const missing: NotRecovered[] = [];
+  const from = capture.labels.join(", ");
   const summary: ImportSummary = {
-    run: source.label,
+    run: from,
     requests: capture.requests,
     tools: [],
-    template: { lines: prompt.template.length, placeholders: placeholdersIn(prompt.template) },
-    skillsPreamble: prompt.skillsPreamble !== undefined,
+    template: { lines: first.inferred.template.length, placeholders: placeholdersIn(first.inferred.template) },
+    skillsPreamble: capture.prompts.some((p) => p.inferred.skillsPreamble),
     notRecovered: missing,
-    notes: [...prompt.notes],
+    notes: [...first.inferred.notes],
   };
-  const fileOps = { bash: "", powershell: "", both: "" };
-  if (split.fileOps) fileOps[split.fileOps.variant] = split.fileOps.line;
   for (const variant of ["bash", "powershell", "both"] as const)
-    if (!fileOps[variant])
+    if (!guidelines.fileOps[variant])
       missing.push({ field: `systemPrompt.fileOpsGuideline.${variant}`, why: "no request had that shell set-up" });
 
   const tools: Record<string, ToolTexts> = {};
   for (const builtin of BUILTIN_ORDER) {
     const sent = capture.tools.get(builtin);
     if (!sent) missing.push({ field: `tools.${builtin}`, why: "no request sent this tool" });
-    tools[builtin] = toolTexts(sent, capture.snippets.get(builtin), split.perTool.get(builtin));
+    tools[builtin] = toolTexts(sent, capture.snippets.get(builtin), guidelines.perTool.get(builtin));
     if (sent) summary.tools.push(toolRow(builtin, "built-in", tools[builtin]!));
   }
   const mcp = mcpTexts(capture, missing, summary);
@@ -106,11 +142,15 @@ export function importProfile(source: RunSource, name: string): { profile: objec
 
   const profile = {
     name,
-    about: `Imported by payload-probe profile import from ${source.label} (${capture.requests} requests). The texts are that agent's, not payload-probe's.`,
-    imported: { from: source.label, requests: capture.requests, notRecovered: missing },
-    systemPrompt: { template: prompt.template, fileOpsGuideline: fileOps, closingGuidelines: split.closing },
+    about: `Imported by payload-probe profile import from ${from} (${capture.requests} requests). The texts are that agent's, not payload-probe's.`,
+    imported: { from: capture.labels, requests: capture.requests, notRecovered: missing },
+    systemPrompt: {
+      template: first.inferred.template,
+      fileOpsGuideline: guidelines.fileOps,
+      closingGuidelines: guidelines.closing,
+    },
     tools,
-    skills: skillsTexts(prompt, capture.first.toolNames, missing),
+    skills: skillsTexts(capture, missing),
     extensions: mcp ? { mcp } : {},
   };
   return { profile, summary };
@@ -134,18 +174,19 @@ function toolRow(name: string, as: string, t: ToolTexts): ImportSummary["tools"]
   return { name, as, snippet: t.snippet !== undefined, guidelines: t.guidelines?.length ?? 0 };
 }
 
-/** The three preamble lines; the one naming read or bash is known only for the tool the capture had. */
-function skillsTexts(prompt: InferredPrompt, activeTools: string[], missing: NotRecovered[]) {
-  const lines = prompt.skillsPreamble ?? [];
+/** The three preamble lines of the first prompt with a skills block; its load line names read or bash. */
+function skillsTexts(capture: Capture, missing: NotRecovered[]) {
+  const prompt = capture.prompts.find((p) => p.inferred.skillsPreamble);
+  const lines = prompt?.inferred.skillsPreamble ?? [];
   if (lines.length !== 3) {
     missing.push({
       field: "skills",
-      why: prompt.skillsPreamble ? `the skills block has ${lines.length} preamble lines, not 3` : "no skills block",
+      why: prompt ? `the skills block has ${lines.length} preamble lines, not 3` : "no skills block",
     });
     return { intro: "", useRead: "", useBash: "", paths: "" };
   }
   const [intro, load, paths] = lines as [string, string, string];
-  const viaRead = activeTools.includes("read");
+  const viaRead = prompt!.toolNames.includes("read");
   missing.push({ field: viaRead ? "skills.useBash" : "skills.useRead", why: "only the other variant was sent" });
   return { intro, useRead: viaRead ? load : "", useBash: viaRead ? "" : load, paths };
 }

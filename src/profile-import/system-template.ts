@@ -55,7 +55,9 @@ export function inferTemplate(system: string, toolNames: readonly string[]): Inf
 
   text = placePaths(lines.join("\n"), notes);
   if (!block) {
-    notes.push("no skills block in the capture: {SKILLS} is put before the working-directory line, where pi puts it");
+    notes.push(
+      "the template's request has no skills block: {SKILLS} is put before the working-directory line, where pi puts it",
+    );
     const cwdLine = new RegExp(`\n[^\n]*working directory[^\n]*${mark("CWD")}`, "i").exec(text)?.index;
     text = cwdLine === undefined ? text + tail : text.slice(0, cwdLine) + tail + text.slice(cwdLine);
   }

@@ -15,8 +15,8 @@ describe("payload-probe profile import", () => {
   it("--help says what it recovers, where it writes and the exit codes", () => {
     const help = cliIn(scratch, "profile", "--help");
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("Usage: payload-probe profile import <run>");
-    expect(help.stdout).toContain("profiles/imported/<run name>.json, git-ignored");
+    expect(help.stdout).toContain("Usage: payload-probe profile import <run...>");
+    expect(help.stdout).toContain("profiles/imported/<first run's name>.json, git-ignored");
     expect(help.stdout).toContain("Exit: 0 written, 2");
   });
 

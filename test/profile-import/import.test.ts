@@ -47,7 +47,7 @@ function importFrom(
   runDir: string,
   file: string,
 ): { file: string; summary: ReturnType<typeof importProfile>["summary"] } {
-  const { profile, summary } = importProfile(resolveRun(runDir, { runsDir: join(base, "none") }), "test");
+  const { profile, summary } = importProfile([resolveRun(runDir, { runsDir: join(base, "none") })], "test");
   const path = join(base, file);
   writeImportedProfile(profile, path, true);
   return { file: path, summary };
@@ -73,6 +73,27 @@ describe("profile import round trip: the imported profile sends the same bodies 
       expect(bodies(first, rootA).length).toBeGreaterThan(0);
     });
   }
+});
+
+describe("profile import from several runs of one agent", () => {
+  it("p1 (tools, gateway), p3 (skills block) and p4 imported together: one profile sends all three runs' bodies", async () => {
+    const names = ["p1", "p3", "p4"];
+    const first: string[] = [];
+    for (const name of names) first.push(await run(name, "trio-default"));
+    const { profile, summary } = importProfile(
+      first.map((dir) => resolveRun(dir, { runsDir: join(base, "none") })),
+      "trio",
+    );
+    expect(summary.skillsPreamble).toBe(true);
+    const file = join(base, "trio.json");
+    writeImportedProfile(profile, file, true);
+    for (const [i, name] of names.entries()) {
+      const again = await run(name, "trio-imported", file);
+      const bodies = (dir: string, label: string) =>
+        requestsOf(dir).map((r) => r.body.replaceAll(join(base, label, "ws"), "<ws>"));
+      expect(bodies(again, "trio-imported")).toEqual(bodies(first[i]!, "trio-default"));
+    }
+  });
 });
 
 /** Another agent's wording: every request of a capture rewritten the same way, as a real agent would send it. */
@@ -146,7 +167,7 @@ describe("profile import refuses input it cannot use", () => {
     await run("p1", "empty-source");
     const source = join(base, "empty-source", "runs", "p1");
     writeFileSync(join(source, "payloads.jsonl"), "");
-    const error = userErrorOf(() => importProfile(resolveRun(source, { runsDir: join(base, "none") }), "x"));
+    const error = userErrorOf(() => importProfile([resolveRun(source, { runsDir: join(base, "none") })], "x"));
     expect(error.message).toBe(
       `run ${source} has no agent requests (loop requests with a wire body): nothing to import`,
     );
