@@ -11,7 +11,7 @@ import { parseProxyDescription } from "../mcp/proxy-description.js";
 import type { McpTexts } from "../mcp/runtime-context.js";
 import { codecFor } from "../providers/codecs.js";
 import type { ToolTexts } from "../runtime/profile.js";
-import { BUILTIN_ORDER } from "../runtime/tools/builtin.js";
+import { BUILTIN_ORDER, createBuiltinTools } from "../runtime/tools/builtin.js";
 import { type GuidelineSplit, splitGuidelines } from "./guidelines.js";
 import { type InferredPrompt, inferTemplate } from "./system-template.js";
 import { parameterDescriptions, type SentTool, sentTool } from "./wire-tool.js";
@@ -135,6 +135,7 @@ export function importProfile(sources: RunSource[], name: string): { profile: ob
     tools[builtin] = toolTexts(sent, capture.snippets.get(builtin), guidelines.perTool.get(builtin));
     if (sent) summary.tools.push(toolRow(builtin, "built-in", tools[builtin]!));
   }
+  keepForeignSchemas(tools, capture, summary);
   const mcp = mcpTexts(capture, missing, summary);
   for (const toolName of capture.tools.keys())
     if (!summary.tools.some((t) => t.name === toolName))
@@ -154,6 +155,29 @@ export function importProfile(sources: RunSource[], name: string): { profile: ob
     extensions: mcp ? { mcp } : {},
   };
   return { profile, summary };
+}
+
+/**
+ * The runtime builds each built-in's schema in pi's structure from the descriptions alone; where
+ * that is not the schema sent (another property, a default, a bound), the sent one is kept whole.
+ * Key order is the codec's business (Anthropic writes `properties` before `required`), so the
+ * comparison ignores it.
+ */
+function keepForeignSchemas(tools: Record<string, ToolTexts>, capture: Capture, summary: ImportSummary): void {
+  for (const built of createBuiltinTools({ tools })) {
+    const sent = capture.tools.get(built.name);
+    if (!sent || canonicalJson(built.parameters) === canonicalJson(sent.parameters)) continue;
+    tools[built.name]!.schema = sent.parameters;
+    summary.notes.push(`tool ${built.name}: its parameter schema is not shaped as the runtime builds it; kept as sent`);
+  }
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 function placeholdersIn(template: string[]): string[] {

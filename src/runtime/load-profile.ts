@@ -19,6 +19,7 @@ const toolTexts: z.ZodType<ToolTexts> = mapping({
   snippet: text.optional(),
   guidelines: texts.optional(),
   parameters: z.record(z.string(), text, { error: "expected a mapping of parameter names to texts" }),
+  schema: z.record(z.string(), z.unknown(), { error: "expected a JSON Schema object" }).optional(),
 });
 
 /** The texts of pi's sections, needed only when the profile gives no whole-prompt template. */

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import type { JsonSchema } from "../providers/types.js";
 
 /** Every text the runtime puts in front of the model. See profiles/default.json. */
 export interface ToolTexts {
@@ -6,6 +7,11 @@ export interface ToolTexts {
   snippet?: string;
   guidelines?: string[];
   parameters: Record<string, string>;
+  /**
+   * The parameter schema sent as it is, in place of the one the runtime builds from `parameters`:
+   * what `profile import` keeps when a captured schema's structure is not the runtime's.
+   */
+  schema?: JsonSchema;
 }
 
 /** The guideline texts, which both forms of the system prompt list under `{GUIDELINES}` or `Guidelines:`. */

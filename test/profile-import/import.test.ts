@@ -100,11 +100,15 @@ describe("profile import from several runs of one agent", () => {
 function rewordP3(body: string): string {
   const wire = JSON.parse(body) as {
     messages: { role: string; content: unknown }[];
-    tools: { function: { description: string; parameters: { properties: Record<string, { description: string }> } } }[];
+    tools: {
+      function: { description: string; parameters: { properties: Record<string, Record<string, unknown>> } };
+    }[];
   };
   const read = wire.tools[0]!.function;
   read.description = "Opens one file and hands back its lines.";
   read.parameters.properties.path!.description = "Which file";
+  // A structure the runtime does not build: the import must keep this schema as sent.
+  read.parameters.properties.offset!.minimum = 1;
   read.parameters.properties.limit!.description =
     "Stop after this many lines; by default the whole file up to the size cap is returned.";
   const system = wire.messages[0]!;
