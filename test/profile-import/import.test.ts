@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveRun } from "../../src/analysis/load-run.js";
+import { startMockServer } from "../../src/capture/mock-server.js";
 import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
 import { runProbe } from "../../src/probes/runner.js";
 import { importProfile } from "../../src/profile-import/import-run.js";
@@ -73,6 +74,30 @@ describe("profile import round trip: the imported profile sends the same bodies 
       expect(bodies(first, rootA).length).toBeGreaterThan(0);
     });
   }
+});
+
+describe("profile import from a capture the mock made (an agent outside this process)", () => {
+  it("p1's bodies sent to `mock` over HTTP, imported from the mock's run, are sent again unchanged", async () => {
+    const sent = requestsOf(await run("p1", "mock-agent"));
+    const probe = loadProbeFile(resolveProbePath("p1", PROJECT_ROOT), PROJECT_ROOT);
+    const runsDir = join(base, "mock-capture");
+    const mock = await startMockServer(
+      { name: probe.name, markers: probe.markers, script: probe.model.script },
+      { runsDir, database: false },
+    );
+    try {
+      for (const { body } of sent) {
+        const reply = await fetch(`${mock.baseUrl}/chat/completions`, { method: "POST", body });
+        expect(reply.status).toBe(200);
+        await reply.text();
+      }
+    } finally {
+      await mock.close();
+    }
+    const { file } = importFrom(mock.dir, "from-mock.json");
+    const again = requestsOf(await run("p1", "mock-rerun", file, "mock-agent"));
+    expect(again.map((r) => r.body)).toEqual(sent.map((r) => r.body));
+  });
 });
 
 describe("profile import from several runs of one agent", () => {
