@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { UserError } from "../errors.js";
-import { importProfile } from "../profile-import/import-run.js";
+import { importProfile, PROGRESS_EVERY } from "../profile-import/import-run.js";
 import { IMPORTED_PROFILES_DIR, importedName, summaryLines, writeImportedProfile } from "../profile-import/write.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { runsDirArg } from "./arg-values.js";
@@ -17,7 +17,8 @@ folder and date lines made placeholders), the skills preamble and the MCP gatewa
 Use it with 'run --profile FILE' or a probe's agent.profile. What no request showed is written
 empty and listed under "not recovered" (and in the file's imported.notRecovered).
 With several runs (p1 p3 p4 of one agent) each text comes from the first request that shows it;
-the system prompt template comes from the first run's first request.
+the system prompt template comes from the first run's first request. A long run is read with a
+line on stderr every ${PROGRESS_EVERY} requests.
 
   <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
                 from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe)
@@ -50,7 +51,9 @@ export async function main(argv: string[]): Promise<number> {
   const out = values.out
     ? resolve(values.out)
     : join(PROJECT_ROOT, IMPORTED_PROFILES_DIR, `${importedName(sources[0]!.label)}.json`);
-  const { profile, summary } = importProfile(sources, name);
+  const { profile, summary } = importProfile(sources, name, (label, requests) =>
+    process.stderr.write(`profile import: ${requests} requests of ${label} read …\n`),
+  );
   writeImportedProfile(profile, out, values.force === true);
   if (values.json) console.log(JSON.stringify({ out, ...summary }, null, 2));
   else console.log(summaryLines(summary, out).join("\n"));

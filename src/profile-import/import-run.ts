@@ -47,7 +47,13 @@ interface Capture {
   requests: number;
 }
 
-function readCapture(sources: RunSource[]): Capture {
+/** How often a long import says how far it got. */
+export const PROGRESS_EVERY = 5000;
+
+/** Told the requests read so far, every PROGRESS_EVERY requests. */
+export type ImportProgress = (label: string, requests: number) => void;
+
+function readCapture(sources: RunSource[], progress?: ImportProgress): Capture {
   const capture: Capture = { labels: [], tools: new Map(), prompts: [], snippets: new Map(), requests: 0 };
   const seen = new Set<string>();
   for (const source of sources) {
@@ -57,6 +63,8 @@ function readCapture(sources: RunSource[]): Capture {
     for (const payload of source.payloads()) {
       if (payload.api === null || payload.kind !== "loop") continue;
       capture.requests++;
+      const read = capture.requests - before;
+      if (read % PROGRESS_EVERY === 0) progress?.(source.label, read);
       const d = codecFor(payload.api).dissect(payload.body);
       const tools = d.tools.map((t) => sentTool(t.json));
       for (const tool of tools) if (!capture.tools.has(tool.name)) capture.tools.set(tool.name, tool);
@@ -109,8 +117,12 @@ function mergedGuidelines(capture: Capture): {
   return merged;
 }
 
-export function importProfile(sources: RunSource[], name: string): { profile: object; summary: ImportSummary } {
-  const capture = readCapture(sources);
+export function importProfile(
+  sources: RunSource[],
+  name: string,
+  progress?: ImportProgress,
+): { profile: object; summary: ImportSummary } {
+  const capture = readCapture(sources, progress);
   const first = capture.prompts[0]!;
   const guidelines = mergedGuidelines(capture);
   const missing: NotRecovered[] = [];
