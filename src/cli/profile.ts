@@ -11,7 +11,8 @@ export const help = `Usage: payload-probe profile import <run...> [options]
 
 Builds a profile from the requests one or more runs captured — of this runtime, of a real agent behind
 'mock' or 'proxy', on any of the three wire APIs — so the runtime can send that agent's texts:
-each tool's description and parameter descriptions, the tool-list snippets and guidelines, the
+each tool's description and parameter descriptions (the whole schema when it is not shaped as the
+runtime builds it), the tool-list snippets and guidelines, the
 system prompt as a template (tool list, guidelines, skills block, working directory, package
 folder and date lines made placeholders), the skills preamble and the MCP gateway's texts.
 Use it with 'run --profile FILE' or a probe's agent.profile. What no request showed is written
