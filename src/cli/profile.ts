@@ -4,8 +4,7 @@ import { UserError } from "../errors.js";
 import { importProfile, PROGRESS_EVERY } from "../profile-import/import-run.js";
 import { IMPORTED_PROFILES_DIR, importedName, summaryLines, writeImportedProfile } from "../profile-import/write.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { runsDirArg } from "./arg-values.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe profile import <run...> [options]
 
@@ -34,18 +33,21 @@ Exit: 0 written, 2 bad usage, a run that cannot be found or read, a run with no 
 or a file already at --out.`;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("profile", argv, {
-    out: { type: "string" },
-    name: { type: "string" },
-    force: { type: "boolean" },
-    json: { type: "boolean" },
-    runs: { type: "string" },
-  } as const);
-  if (values.help || positionals[0] !== "import" || positionals.length < 2) {
-    console.log(help);
-    return values.help ? 0 : 2;
-  }
-  const runsDir = runsDirArg("profile", values.runs);
+  const args = parseCommand(argv, {
+    name: "profile",
+    help,
+    options: {
+      out: { type: "string" },
+      name: { type: "string" },
+      force: { type: "boolean" },
+      json: { type: "boolean" },
+    } as const,
+    positionals: { min: 2 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
+  if (positionals[0] !== "import")
+    throw new UserError(`profile: unknown subcommand "${positionals[0]}": the only one is "import"`);
   const sources = positionals.slice(1).map((spec) => resolveRun(spec, { runsDir, warn: warnOnStderr }));
   const name = values.name ?? importedName(sources[0]!.label);
   if (name.trim() === "") throw new UserError("profile: --name expected a non-empty name");

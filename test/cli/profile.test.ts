@@ -63,9 +63,12 @@ describe("payload-probe profile import", () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it("no subcommand → usage, exit 2", () => {
+  it("no subcommand → usage, exit 2; an unknown one is named", () => {
     const result = cliIn(scratch, "profile", "p3");
     expect(result.code).toBe(2);
     expect(result.stdout).toContain("Usage: payload-probe profile import");
+    const unknown = cliIn(scratch, "profile", "export", "p3");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('payload-probe: profile: unknown subcommand "export": the only one is "import"\n');
   });
 });
