@@ -1,20 +1,27 @@
 #!/usr/bin/env node
 /**
- * The capture proxy on large responses: memory over a session and how promptly each stream ends.
+ * The capture proxy against a direct connection, in two measures.
  *
- *   node scripts/bench-proxy.mjs [--responses N] [--mb M]     (defaults: 8 responses of 50 MB)
+ *   node scripts/bench-proxy.mjs [--rounds R] [--per-round N] [--rate Q]   (latency; defaults 10, 100, 200/s)
+ *   node scripts/bench-proxy.mjs --large [--responses N] [--mb M]        (memory; defaults 8 responses of 50 MB)
  *
- * Starts an SSE upstream in this process and the built proxy (`dist/cli/main.js proxy`, database on)
- * as a child, then fetches N chat completions responses of M MB each, first straight from the
- * upstream, then through the proxy. Prints, side by side with ratios: the time until each stream has
- * fully arrived and until it ended (direct vs proxy), and the proxy's resident memory when idle, after
- * the first response, after the last, and at its peak (Linux /proc VmHWM). Flat memory means the
- * last-response figure stays near the first-response one however large N is.
+ * Latency: starts the built `mock` (a probe of enough text steps, no database) and the built `proxy`
+ * in front of it (database on, as a user runs it), then sends small chat completions requests at Q
+ * per second, streamed and not, straight to the mock and through the proxy. The four kinds take
+ * turns in every round, so a busy machine slows all alike. Prints per kind the median of the round
+ * medians and the p99, the proxy's added time, and the very first request through a fresh proxy.
+ *
+ * Large: starts an SSE upstream in this process and the built proxy (database on) as a child, then
+ * fetches N chat completions responses of M MB each, first straight from the upstream, then through
+ * the proxy. Prints, side by side with ratios: the time until each stream has fully arrived and until
+ * it ended (direct vs proxy), and the proxy's resident memory when idle, after the first response,
+ * after the last, and at its peak (Linux /proc VmHWM). Flat memory means the last-response figure
+ * stays near the first-response one however large N is.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, createServer, request as httpRequest } from "node:http";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -53,22 +60,24 @@ async function startUpstream(body) {
   return { server, url: `http://127.0.0.1:${server.address().port}` };
 }
 
-function startProxy(upstream, runs) {
-  const child = spawn(
-    process.execPath,
-    [join(root, "dist/cli/main.js"), "proxy", "--upstream", upstream, "--runs", runs],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+/** Starts `payload-probe <args>` (the built CLI) and resolves with its LISTENING URL; stderr is kept apart. */
+function startCli(args, stderr = "inherit") {
+  const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), ...args], {
+    stdio: ["ignore", "pipe", stderr],
+  });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once("line", (line) => {
       const match = /^LISTENING (\S+)$/.exec(line);
       if (match) resolve({ child, url: match[1] });
-      else reject(new Error(`proxy did not start: ${line}`));
+      else reject(new Error(`${args[0]} did not start: ${line}`));
     });
-    child.once("exit", (code) => reject(new Error(`proxy exited ${code}`)));
+    child.once("exit", (code) => reject(new Error(`${args[0]} exited ${code}`)));
   });
+}
+
+async function stop(child) {
+  child.kill("SIGTERM");
+  await new Promise((resolve) => child.once("exit", resolve));
 }
 
 /** Resident and peak resident memory of a process, in MB (Linux). */
@@ -101,40 +110,188 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const row = (name, direct, proxy, unit) =>
   `${name.padEnd(34)} ${direct.toFixed(0).padStart(9)} ${proxy.toFixed(0).padStart(9)} ${unit.padEnd(3)} ${(proxy / direct).toFixed(2).padStart(7)}x`;
 
-const body = sseBody(megabytes * 1024 * 1024);
-const upstream = await startUpstream(body);
-const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
-const proxy = await startProxy(upstream.url, runs);
-try {
-  const idle = memoryOf(proxy.child.pid);
-  const direct = [];
-  const proxied = [];
-  const rssAfter = [];
-  // Alternated, so a busy machine slows both sides alike.
-  for (let i = 0; i < responses; i++) {
-    direct.push(await fetchStream(upstream.url, body.length));
-    proxied.push(await fetchStream(proxy.url, body.length));
-    // The record is written after the stream ends; give it time so the figure includes the capture's work.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    rssAfter.push(memoryOf(proxy.child.pid).rss);
+async function large() {
+  const body = sseBody(megabytes * 1024 * 1024);
+  const upstream = await startUpstream(body);
+  const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
+  const proxy = await startCli(["proxy", "--upstream", upstream.url, "--runs", runs]);
+  try {
+    const idle = memoryOf(proxy.child.pid);
+    const direct = [];
+    const proxied = [];
+    const rssAfter = [];
+    // Alternated, so a busy machine slows both sides alike.
+    for (let i = 0; i < responses; i++) {
+      direct.push(await fetchStream(upstream.url, body.length));
+      proxied.push(await fetchStream(proxy.url, body.length));
+      // The record is written after the stream ends; give it time so the figure includes the capture's work.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      rssAfter.push(memoryOf(proxy.child.pid).rss);
+    }
+    const peak = memoryOf(proxy.child.pid).peak;
+    console.log(`${responses} responses of ${megabytes} MB (${body.length} bytes each), median over responses`);
+    console.log(`${"".padEnd(34)} ${"direct".padStart(9)} ${"proxy".padStart(9)}     ${"ratio".padStart(8)}`);
+    console.log(
+      row("stream fully arrived", median(direct.map((d) => d.arrived)), median(proxied.map((p) => p.arrived)), "ms"),
+    );
+    console.log(row("stream ended", median(direct.map((d) => d.ended)), median(proxied.map((p) => p.ended)), "ms"));
+    console.log(`${"".padEnd(34)} ${"baseline".padStart(9)} ${"proxy".padStart(9)}     ${"ratio".padStart(8)}`);
+    console.log(row("RSS after 1st vs idle", idle.rss, rssAfter[0], "MB"));
+    console.log(row(`RSS after response ${responses} vs after 1st`, rssAfter[0], rssAfter.at(-1), "MB"));
+    console.log(row("peak RSS vs one response's bytes", body.length / 1024 / 1024, peak, "MB"));
+    console.log(`proxy: stream ended (ms) per response: ${proxied.map((p) => p.ended.toFixed(0)).join(" ")}`);
+    console.log(`RSS after each response (MB): ${rssAfter.map((mb) => mb.toFixed(0)).join(" ")}`);
+    console.log(`target: stream ended ratio near 1; RSS after the last within ~1.2x of after the first (flat)`);
+  } finally {
+    await stop(proxy.child);
+    upstream.server.close();
+    rmSync(runs, { recursive: true, force: true });
   }
-  const peak = memoryOf(proxy.child.pid).peak;
-  console.log(`${responses} responses of ${megabytes} MB (${body.length} bytes each), median over responses`);
-  console.log(`${"".padEnd(34)} ${"direct".padStart(9)} ${"proxy".padStart(9)}     ${"ratio".padStart(8)}`);
-  console.log(
-    row("stream fully arrived", median(direct.map((d) => d.arrived)), median(proxied.map((p) => p.arrived)), "ms"),
-  );
-  console.log(row("stream ended", median(direct.map((d) => d.ended)), median(proxied.map((p) => p.ended)), "ms"));
-  console.log(`${"".padEnd(34)} ${"baseline".padStart(9)} ${"proxy".padStart(9)}     ${"ratio".padStart(8)}`);
-  console.log(row("RSS after 1st vs idle", idle.rss, rssAfter[0], "MB"));
-  console.log(row(`RSS after response ${responses} vs after 1st`, rssAfter[0], rssAfter.at(-1), "MB"));
-  console.log(row("peak RSS vs one response's bytes", body.length / 1024 / 1024, peak, "MB"));
-  console.log(`proxy: stream ended (ms) per response: ${proxied.map((p) => p.ended.toFixed(0)).join(" ")}`);
-  console.log(`RSS after each response (MB): ${rssAfter.map((mb) => mb.toFixed(0)).join(" ")}`);
-  console.log(`target: stream ended ratio near 1; RSS after the last within ~1.2x of after the first (flat)`);
-} finally {
-  proxy.child.kill("SIGTERM");
-  await new Promise((resolve) => proxy.child.once("exit", resolve));
-  upstream.server.close();
-  rmSync(runs, { recursive: true, force: true });
 }
+
+const rounds = flag("rounds", 10);
+const perRound = flag("per-round", 100);
+const rate = flag("rate", 200);
+
+/** One request on a kept-alive connection; resolves with milliseconds until the last byte of the reply. */
+function timedRequest(agent, url, body) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = httpRequest(
+      url,
+      { method: "POST", agent, headers: { "content-type": "application/json" } },
+      (response) => {
+        response.on("data", () => undefined);
+        response.on("end", () => {
+          if (response.statusCode !== 200) reject(new Error(`${url}: HTTP ${response.statusCode}`));
+          else resolve(performance.now() - started);
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+/** `count` requests started at `perSecond`, each on its own schedule (open loop), so one slow reply does not slow the rest. */
+async function paced(count, perSecond, send) {
+  const gap = 1000 / perSecond;
+  const started = performance.now();
+  const pending = [];
+  for (let i = 0; i < count; i++) {
+    const due = started + i * gap;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(send());
+  }
+  return Promise.all(pending);
+}
+
+/** CPU milliseconds a process has used (Linux /proc: utime + stime, in clock ticks of 10 ms). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+/** A small chat completions body, streamed or not, as an agent's first turn. */
+const smallBody = (stream) =>
+  JSON.stringify({
+    model: "bench",
+    messages: [
+      { role: "system", content: "You are a coding agent. Keep answers short." },
+      { role: "user", content: "List the files." },
+    ],
+    stream,
+    ...(stream && { stream_options: { include_usage: true } }),
+  });
+
+/** Every kind `perRound` times per round, the kinds taking turns; each round's median per kind. */
+async function measureRounds(agent, kinds) {
+  const samples = kinds.map(() => []);
+  const roundMedians = kinds.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    // The order of the kinds turns each round, so none always runs right after another.
+    for (let k = 0; k < kinds.length; k++) {
+      const i = (k + round) % kinds.length;
+      const times = await paced(perRound, rate, () => timedRequest(agent, kinds[i].url, kinds[i].body));
+      samples[i].push(...times);
+      roundMedians[i].push(median(times));
+    }
+  }
+  return { samples, roundMedians };
+}
+
+/** Per kind the median of round medians and the p99; per form the proxy's added time (kinds: direct, proxy pairs). */
+function printLatency(kinds, samples, roundMedians) {
+  console.log(
+    `${rounds} rounds x ${perRound} requests per kind at ${rate}/s; ms from sending to the reply's last byte`,
+  );
+  console.log(`${"".padEnd(16)} ${"median of round medians".padStart(24)} ${"p99".padStart(8)}`);
+  const stat = kinds.map((kind, i) => ({ kind, med: median(roundMedians[i]), p99: percentile(samples[i], 99) }));
+  for (const { kind, med, p99 } of stat)
+    console.log(`${kind.name.padEnd(16)} ${med.toFixed(3).padStart(24)} ${p99.toFixed(3).padStart(8)}`);
+  for (const [direct, proxied, label] of [
+    [0, 1, "stream"],
+    [2, 3, "json"],
+  ]) {
+    const added = median(roundMedians[proxied].map((m, r) => m - roundMedians[direct][r]));
+    const ratio = (stat[proxied].med / stat[direct].med).toFixed(2);
+    console.log(
+      `${label}: proxy adds ${added.toFixed(3)} ms median (median of per-round differences; ${ratio}x direct), ` +
+        `${(stat[proxied].p99 - stat[direct].p99).toFixed(3)} ms at p99`,
+    );
+  }
+}
+
+async function latency() {
+  const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
+  const steps = rounds * perRound * 4 + 10;
+  const probe = join(runs, "bench.yaml");
+  writeFileSync(probe, `name: bench\nmodel:\n  script:\n${"    - text: ok\n".repeat(steps)}prompts: [go]\n`);
+  const mock = await startCli(["mock", probe, "--runs", runs, "--no-db"]);
+  // The proxy's live lines go to a pipe that is read, as a terminal would take them.
+  const proxy = await startCli(["proxy", "--upstream", mock.url, "--runs", runs, "--name", "bench-proxy"], "pipe");
+  proxy.child.stderr.resume();
+  try {
+    const kinds = [
+      { name: "stream, direct", url: `${mock.url}/chat/completions`, body: smallBody(true) },
+      { name: "stream, proxy", url: `${proxy.url}/chat/completions`, body: smallBody(true) },
+      { name: "json, direct", url: `${mock.url}/chat/completions`, body: smallBody(false) },
+      { name: "json, proxy", url: `${proxy.url}/chat/completions`, body: smallBody(false) },
+    ];
+    const agent = new Agent({ keepAlive: true });
+    // The very first request through a proxy that has just printed LISTENING, against the mock's own first.
+    const firstDirect = await timedRequest(agent, kinds[0].url, kinds[0].body);
+    const firstProxy = await timedRequest(agent, kinds[1].url, kinds[1].body);
+    const cpuBefore = { mock: cpuMs(mock.child.pid), proxy: cpuMs(proxy.child.pid) };
+    const { samples, roundMedians } = await measureRounds(agent, kinds);
+    agent.destroy();
+    // The proxy's capture runs after each reply; let it finish before its CPU time is read.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const proxied = rounds * perRound * 2;
+    const cpu = {
+      mock: (cpuMs(mock.child.pid) - cpuBefore.mock) / (proxied * 2),
+      proxy: (cpuMs(proxy.child.pid) - cpuBefore.proxy) / proxied,
+    };
+    printLatency(kinds, samples, roundMedians);
+    console.log(
+      `CPU per request: mock ${cpu.mock.toFixed(3)} ms, proxy ${cpu.proxy.toFixed(3)} ms (relay and capture; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
+    );
+    console.log(
+      `first request: direct ${firstDirect.toFixed(1)} ms, through the fresh proxy ${firstProxy.toFixed(1)} ms`,
+    );
+    console.log("target: added median < 0.5 ms, added p99 < 2 ms, first request near the median");
+  } finally {
+    await stop(proxy.child);
+    await stop(mock.child);
+    rmSync(runs, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes("--large")) await large();
+else await latency();

@@ -17,6 +17,17 @@ export function isSafeName(name: unknown): name is string {
   return typeof name === "string" && SAFE_NAME.test(name);
 }
 
+/**
+ * A probe's run on another agent than the runtime is named `<probe>@<agent>` (`p1@pi`): the agent part
+ * is lowercase letters only, so it can never read as `<probe>@N`, and the name stays one path segment.
+ */
+const AGENT_RUN_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}@[a-z]{1,16}$/;
+
+/** A run folder's name: a safe name, or a safe name with an agent suffix (`p1@pi`). */
+export function isRunName(name: unknown): name is string {
+  return isSafeName(name) || (typeof name === "string" && AGENT_RUN_NAME.test(name));
+}
+
 /** The real path of a folder that may not exist yet: its existing ancestor resolved, the rest appended. */
 function realPathOf(path: string): string {
   const absolute = resolve(path);

@@ -49,7 +49,16 @@ export const LAYER_RULES: LayerRule[] = [
   },
   {
     folder: "probes/",
-    mayImport: ["runtime/", "skills/", "mcp/", "providers/", "capture/", "analysis/", "stub-mcp/wire-log.ts"],
+    mayImport: [
+      "runtime/",
+      "skills/",
+      "mcp/",
+      "providers/",
+      "capture/",
+      "analysis/",
+      "agents/",
+      "stub-mcp/wire-log.ts",
+    ],
     why: "a probe's expect block reads the wire log its stub servers wrote, in the format stub-mcp/wire-log.ts owns",
   },
   {
@@ -69,9 +78,11 @@ export const LAYER_RULES: LayerRule[] = [
       "probes/",
       "stub-mcp/",
       "profile-import/",
+      "agents/",
     ],
   },
   { folder: "stub-mcp/", mayImport: [] },
+  { folder: "agents/", mayImport: [] },
 ];
 
 export interface ImportEdge {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { UserError } from "../src/errors.js";
-import { isSafeName, removeInside, removeOwnFolder } from "../src/safe-path.js";
+import { isRunName, isSafeName, removeInside, removeOwnFolder } from "../src/safe-path.js";
 import { removeTempDirs, tempDir } from "./runtime/harness.js";
 
 afterEach(removeTempDirs);
@@ -12,6 +12,14 @@ describe("names that become folders", () => {
     for (const name of ["p1", "seq-namespace", "p4-hidden", "_x", "a.b"]) expect(isSafeName(name)).toBe(true);
     for (const name of ["", ".", "..", "../x", "a/b", "a\\b", "/abs", "a\0b", ".hidden", "p1@2", "x".repeat(65)])
       expect(isSafeName(name)).toBe(false);
+  });
+});
+
+describe("run names", () => {
+  it("are safe names, or a safe name with a letters-only agent suffix that can never read as <probe>@N", () => {
+    for (const name of ["p1", "p1@pi", "seq-search@pi", `${"x".repeat(64)}@pi`]) expect(isRunName(name)).toBe(true);
+    for (const name of ["p1@2", "p1@", "@pi", "p1@pi@pi", "p1@Pi", "../p1@pi", "p1@pi/x", "p1@p1", "a\0@pi"])
+      expect(isRunName(name)).toBe(false);
   });
 });
 

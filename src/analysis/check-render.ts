@@ -20,12 +20,18 @@ const RESULT_TONE: Record<string, Tone> = {
   [STATUS_WORD.updated]: "yellow",
 };
 
-/** The table (a legend line, then one row per probe) and a line per error, regression and saving. */
+/**
+ * The table (a legend line, then one row per probe) and a line per error, regression and saving.
+ * A failing run's "what changed" line (`check --run`) comes before everything; where a check has
+ * one, its figures follow only under `verbose`, so a CI log leads with the cause.
+ */
 export async function writeCheckText(
   checks: ProbeCheck[],
   out: LineWriter,
   look: TableLook = PLAIN_LOOK,
+  verbose = false,
 ): Promise<void> {
+  for (const c of checks) if (c.summary) await out.line(c.summary);
   const table = new TableOutput(["probe", "requests", "result", "regressions", "savings"], {
     align: ["left", "right", "left", "right", "right"],
     look,
@@ -38,6 +44,11 @@ export async function writeCheckText(
   await table.write(out);
   for (const c of checks) {
     if (c.error) await out.line(`error: ${c.probe}: ${c.error}`);
+    if (c.summary && !verbose) {
+      if (c.regressions.length > 0)
+        await out.line(`${c.probe}: ${c.regressions.length} finding(s); --verbose prints every figure`);
+      continue;
+    }
     for (const f of c.regressions) await out.line(`regression: ${findingMessage(f)}`);
     for (const f of c.savings) await out.line(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
   }

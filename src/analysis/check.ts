@@ -31,11 +31,27 @@ export interface BaselineRequest {
   markers: Record<string, number>;
   tokens: { tools: number; system: number; messages: number; total: number } | null;
   bytes: { tools: number; system: number; messages: number; body: number };
+  /** Lines of the system text (a captured run's baseline: read from its wire bodies). */
+  systemLines?: number;
+  /** The prompt tokens the provider's cache was predicted to read and write (a captured run's baseline). */
+  cache?: { read: number; write5m: number; write1h: number };
+  /** A captured run's baseline keeps the record's hashes and prefix, so `diff` can take it as a run. */
+  hashes?: RequestRecord["hashes"];
+  prefix?: RequestRecord["prefix"];
+}
+
+/** Most a run may spend: prompt tokens of all its requests, predicted dollars. */
+export interface Budget {
+  tokens?: number;
+  dollars?: number;
 }
 
 export interface Baseline {
   v: 1;
   probe: string;
+  /** The model a captured run's dollars are priced as. */
+  model?: string;
+  budget?: Budget;
   requests: BaselineRequest[];
 }
 
@@ -188,6 +204,8 @@ export interface ProbeCheck {
   /** Counts now smaller than the baseline by more than the tolerance. */
   savings: Finding[];
   error?: string;
+  /** One line saying what changed, printed before the findings (a captured run's check). */
+  summary?: string;
 }
 
 export function findingMessage(f: Finding): string {

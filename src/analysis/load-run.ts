@@ -20,7 +20,7 @@ import type { RequestRecord } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
 import { countJsonlRows, type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
 import type { WireRequest } from "../providers/types.js";
-import { isSafeName } from "../safe-path.js";
+import { isRunName } from "../safe-path.js";
 import { recordLines } from "./record-file.js";
 
 /** A request's wire body as payloads.jsonl keeps it. */
@@ -30,6 +30,9 @@ export interface RequestPayload {
   /** null for a request no codec reads (a path the capture proxy passed through as `side`). */
   api: WireRequest["api"] | null;
   body: string;
+  /** Where it went (redacted as stored) and, for a body the capture could not read, why. */
+  url?: string;
+  unreadable?: string;
 }
 
 export interface LazyPayload {
@@ -72,7 +75,7 @@ export function resolveRun(spec: string, lookup: RunLookup): RunSource {
   const at = PROBE_AT.exec(spec);
   if (at) return nthLatestRun(at[1]!, Number(at[2]), lookup);
   // A name is looked up under the runs folder only when it is a run name, so `..` never reaches out of it.
-  const candidates = isSafeName(spec) ? [resolve(spec), join(lookup.runsDir, spec)] : [resolve(spec)];
+  const candidates = isRunName(spec) ? [resolve(spec), join(lookup.runsDir, spec)] : [resolve(spec)];
   for (const dir of candidates) {
     if (isRunFolder(dir)) return folderSource(dir, lookup);
   }

@@ -78,8 +78,8 @@ export type ViewItem =
   | ["system", number[]]
   | ["node", number, number]
   | ["frame", string]
-  /** A request's own facts: model, provider usage, sha256 of its wire body. */
-  | ["req", string, RequestRecord["usage"], string];
+  /** A request's own facts: model, provider usage, sha256 of its wire body, and its cost lines (`view --cost`). */
+  | ["req", string, RequestRecord["usage"], string, string[] | null];
 
 export interface ViewRun {
   label: string;
@@ -192,8 +192,8 @@ class ItemTable {
   }
 
   /** Facts of one request: never shared, so not addressed. */
-  request(r: RequestRecord): number {
-    return this.write(["req", r.model, r.usage, r.hashes.body]);
+  request(r: RequestRecord, cost: string[] | null): number {
+    return this.write(["req", r.model, r.usage, r.hashes.body, cost]);
   }
 
   tool(name: string, json: string): number {
@@ -312,6 +312,8 @@ export interface ViewDataOptions {
   markers: Record<string, MarkerSpec>;
   /** Bytes of the run files, for the page's size ratio. */
   rawBytes: number;
+  /** `view --cost`: per run, each request's cost lines by seq (as `show --cost` prints them). */
+  costLines?: Map<number, string[]>[];
 }
 
 /**
@@ -342,7 +344,7 @@ export function writeViewData(
       const entry: ViewRequest = {
         ...requestEntry(run, record, previousTools),
         ...itemRefs(items, record, payload),
-        D: items.request(record),
+        D: items.request(record, options.costLines?.[run]?.get(record.seq) ?? null),
       };
       if (record.kind === "loop") previousTools = record.tools;
       index[run]!.set(record.seq, n);

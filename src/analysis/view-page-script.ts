@@ -346,13 +346,14 @@ function viewPage() {
   function requestDetail(r) {
     const box = $("div", "request-detail");
     const run = meta.runs[r.r];
-    const [, model, usage, hash] = item(r.D);
+    const [, model, usage, hash, cost] = item(r.D);
     box.append($("h2", "", `Request #${r.s} · ${r.k} · ${model}${meta.mode === "diff" ? ` · ${run.label}` : ""}`));
     const ours = r.t
       ? `${r.t[3]} tokens (tools ${r.t[0]} · system ${r.t[1]} · messages ${r.t[2]})`
       : "tokens not counted";
     box.append($("p", "facts", `our estimate (${meta.encoding}): ${ours} · body ${r.b[3]} B`));
     box.append($("p", "facts", `provider usage: ${usage ? JSON.stringify(usage) : "none reported"}`));
+    for (const line of cost ?? []) box.append($("p", "facts cost", line));
     box.append(
       $(
         "p",

@@ -1,11 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { request as upstreamRequest } from "undici";
+import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { WireApi } from "../providers/types.js";
-import type { LoggedRequest, ResponseOutcome } from "./capture.js";
+import type { FinishedExchange, LoggedRequest, ResponseOutcome } from "./capture.js";
 import { type CaptureRun, openCaptureRun } from "./capture-run.js";
-import { chatRequestProblem } from "./chat-request.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
 import { bodyRedactor, credentialQueryName, redactUrl } from "./redact.js";
+import { apiForPath, requestProblem, streamReachedEnd } from "./wire-request.js";
 
 export interface CaptureProxyOptions {
   /** The provider's base URL; a request for `/v1/chat/completions` goes to `<upstream>/v1/chat/completions`. */
@@ -20,9 +21,12 @@ export interface CaptureProxyOptions {
   redactQuery?: string[];
   /** Patterns replaced by `[redacted]` in every stored body (`--redact-body`). */
   redactBody?: RegExp[];
+  /** Told once each exchange is written (the CLI's live line). */
+  onFinished?: (exchange: FinishedExchange) => void;
 }
 
 export interface CaptureProxy {
+  /** The proxy's base URL: its origin with the upstream's path (`--upstream http://h/v1` → `http://127.0.0.1:N/v1`). */
   url: string;
   /** The upstream as it may be shown: userinfo and credential query values redacted. */
   upstream: string;
@@ -43,11 +47,6 @@ const HOP_BY_HOP = new Set([
   "upgrade",
   "host",
 ]);
-
-/** The wire APIs whose bodies a codec can take apart, by request path. */
-function apiForPath(path: string): WireApi | null {
-  return path.endsWith("/chat/completions") ? "openai-completions" : null;
-}
 
 /**
  * Userinfo in the upstream URL becomes HTTP Basic credentials (RFC 7617), as curl sends them; a
@@ -70,13 +69,10 @@ function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[
 /** How the capture logs a request: a chat body it can take apart is a `loop` request, anything else a side payload. */
 function loggedRequest(api: WireApi | null, url: string, body: string): LoggedRequest {
   if (api === null) return { kind: "side", api: null, url, body };
-  const problem = chatRequestProblem(body);
+  const problem = requestProblem(api, body);
   if (problem) return { kind: "side", api: null, url, body, unreadable: problem.message };
   return { kind: "loop", api, url, body };
 }
-
-/** OpenAI streams end with `data: [DONE]` (API reference, "Streaming"); a stream without it was cut short. */
-const endsWithDone = (text: string) => /data: ?\[DONE\]\s*$/.test(text.slice(-64));
 
 /**
  * How much of the response may wait in memory for a slow client before the relay pauses. Waiting for
@@ -109,10 +105,11 @@ function whenClientLeaves(response: ServerResponse): { signal: AbortSignal; stop
   return { signal: left.signal, stop: () => response.off("close", onClose) };
 }
 
-/** An SSE reply that arrived whole by HTTP's measure but lacks its closing `[DONE]` was cut short upstream. */
-function checkDone(outcome: ResponseOutcome): ResponseOutcome {
-  if (endsWithDone(outcome.body)) return outcome;
-  return { ...outcome, ending: "truncated", error: "the event stream ended without data: [DONE]" };
+/** An SSE reply that arrived whole by HTTP's measure but lacks its API's closing event was cut short upstream. */
+function checkEnd(api: WireApi, outcome: ResponseOutcome): ResponseOutcome {
+  const { ended, expected } = streamReachedEnd(api, outcome.body);
+  if (ended) return outcome;
+  return { ...outcome, ending: "truncated", error: `the event stream ended without ${expected}` };
 }
 
 /**
@@ -125,12 +122,13 @@ async function relay(
   request: IncomingMessage,
   bytes: Buffer,
   response: ServerResponse,
-  streamsUntilDone: boolean,
+  api: WireApi | null,
 ): Promise<ResponseOutcome> {
   const started = performance.now();
   const clientLeft = whenClientLeaves(response);
   let status: number | null = null;
   let firstByteMs: number | null = null;
+  let usageEstimated = false;
   // Raw bytes, decoded once at the end: decoding every chunk as it passes costs the relay CPU time.
   const chunks: Buffer[] = [];
   const outcome = (ending: ResponseOutcome["ending"], error?: string): ResponseOutcome => ({
@@ -139,6 +137,7 @@ async function relay(
     firstByteMs,
     ending,
     ...(error !== undefined && { error }),
+    ...(usageEstimated && { usageEstimated }),
   });
   try {
     const reply = await upstreamRequest(target, {
@@ -148,6 +147,7 @@ async function relay(
       signal: clientLeft.signal,
     });
     status = reply.statusCode;
+    usageEstimated = reply.headers[USAGE_ESTIMATE_HEADER] === "estimate";
     response.writeHead(reply.statusCode, endToEnd(reply.headers));
     response.flushHeaders();
     for await (const chunk of reply.body) {
@@ -158,7 +158,7 @@ async function relay(
     response.end();
     const done = outcome("complete");
     const eventStream = String(reply.headers["content-type"] ?? "").includes("text/event-stream");
-    return streamsUntilDone && eventStream && status < 300 ? checkDone(done) : done;
+    return api !== null && eventStream && status < 300 ? checkEnd(api, done) : done;
   } catch (error) {
     if (clientLeft.signal.aborted)
       return outcome("cancelled", "the client disconnected; the upstream call was aborted");
@@ -189,13 +189,18 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   const isCredential = credentialQueryName(options.redactQuery);
   let run: CaptureRun;
 
+  const basePath = upstream.pathname.replace(/\/$/, "");
   async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const incoming = new URL(request.url ?? "/", "http://proxy");
-    const target = new URL(upstream.toString().replace(/\/$/, "") + incoming.pathname + incoming.search);
+    // The proxy's base URL carries the upstream's path; a path outside it is taken as relative to the upstream.
+    const path = incoming.pathname.startsWith(`${basePath}/`) ? incoming.pathname : basePath + incoming.pathname;
+    const target = new URL(upstream.origin + path + incoming.search);
     const bytes = await readBody(request);
     const api = apiForPath(incoming.pathname);
-    const exchange = run.capture.open(loggedRequest(api, redactUrl(target, isCredential), bytes.toString("utf8")));
-    await exchange.finish(await relay(target, authorization, request, bytes, response, api !== null));
+    const exchange = run.capture.open(() =>
+      loggedRequest(api, redactUrl(target, isCredential), bytes.toString("utf8")),
+    );
+    await exchange.finish(await relay(target, authorization, request, bytes, response, api));
   }
 
   const host = options.host ?? "127.0.0.1";
@@ -211,14 +216,18 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
       database: options.database,
       keepRecords: false,
       redactBody: bodyRedactor(options.redactBody ?? []),
+      offPath: true,
+      onFinished: options.onFinished,
     });
+    // The tokenizer loads before the proxy is announced, so no request waits for it.
+    await run.capture.ready();
   } catch (error) {
     await service.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${service.port}`,
+    url: `http://${host}:${service.port}${basePath}`,
     upstream: redactUrl(new URL(options.upstream), isCredential),
     runId: run.id,
     dir: run.dir,

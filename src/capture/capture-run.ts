@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { UserError } from "../errors.js";
 import { type PidLock, tryLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
-import { isSafeName, removeOwnFolder, SAFE_NAME_RULE } from "../safe-path.js";
-import { Capture } from "./capture.js";
+import { isRunName, removeOwnFolder, SAFE_NAME_RULE } from "../safe-path.js";
+import { Capture, type CaptureOptions } from "./capture.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
 
@@ -36,6 +36,9 @@ export interface CaptureRunOptions {
   /** See CaptureOptions: the mock and the proxy keep no records in memory. */
   keepRecords?: boolean;
   redactBody?: (text: string) => string;
+  /** See CaptureOptions: the proxy's capture work waits until its responses are relayed. */
+  offPath?: boolean;
+  onFinished?: CaptureOptions["onFinished"];
 }
 
 export interface CaptureRun {
@@ -68,8 +71,12 @@ function takeFolderLock(options: CaptureRunOptions): { lock: PidLock; ownLock: b
 
 /** A run's folder, id, database row and capture: for probe runs, the mock server and the capture proxy alike. */
 export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
-  if (!isSafeName(options.name))
-    throw new UserError(`run name "${options.name}": expected ${SAFE_NAME_RULE}`, undefined, "name");
+  if (!isRunName(options.name))
+    throw new UserError(
+      `run name "${options.name}": expected ${SAFE_NAME_RULE}, optionally followed by @ and an agent name`,
+      undefined,
+      "name",
+    );
   const dir = join(options.runsDir, options.name);
   const { lock, ownLock } = takeFolderLock(options);
   try {
@@ -91,6 +98,8 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     codecFor,
     keepRecords: options.keepRecords,
     redactBody: options.redactBody,
+    offPath: options.offPath,
+    onFinished: options.onFinished,
   });
   const run: CaptureRun = {
     id,

@@ -5,7 +5,7 @@ import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import type { RunDatabase } from "./sqlite.js";
 import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
-import { TOKEN_ENCODING } from "./tokens.js";
+import { loadTokenCounter, TOKEN_ENCODING } from "./tokens.js";
 import type { MarkerSpec, RequestRecord, ResponseEnding } from "./types.js";
 
 export interface CaptureOptions {
@@ -27,6 +27,21 @@ export interface CaptureOptions {
   keepRecords?: boolean;
   /** Applied to every body text before it is stored (`--redact-body`); sizes, tokens and hashes describe the wire body. */
   redactBody?: (text: string) => string;
+  /**
+   * Do the capture's writes later, in order, each after the event loop has had a turn (the proxy):
+   * the request goes upstream and the response back without waiting on files, SQLite or the tokenizer.
+   */
+  offPath?: boolean;
+  /** Told once an exchange is fully written (the proxy's live line per request). */
+  onFinished?: (exchange: FinishedExchange) => void;
+}
+
+/** What a finished exchange became: its record, or null for a side payload. */
+export interface FinishedExchange {
+  seq: number;
+  request: Omit<LoggedRequest, "body">;
+  outcome: Omit<ResponseOutcome, "body">;
+  record: RequestRecord | null;
 }
 
 /** How a response that came over HTTP went: what arrived, and how it ended. */
@@ -40,6 +55,8 @@ export interface ResponseOutcome {
   ending: ResponseEnding;
   /** Why a response failed or was cut (the transport's error); an error status's body is taken from `body`. */
   error?: string;
+  /** The response's usage is an estimate (the mock says so), not a provider's count. */
+  usageEstimated?: boolean;
 }
 
 /** A request a capture has logged and whose response it waits for. */
@@ -69,12 +86,18 @@ const ERROR_TEXT_LIMIT = 4096;
 export class Capture {
   readonly records: RequestRecord[] = [];
   private seq = 0;
-  private lastLoop: WireDissection | null = null;
+  /**
+   * The last loop request per API and model: a provider caches prefixes per model, so a proxy that
+   * sees an agent's main model and its small helper model compares each with its own kind.
+   */
+  private readonly lastLoop = new Map<string, WireDissection>();
   private readonly prefixes = new PrefixLocator();
   private readonly requests: JsonlWriter;
   private readonly payloads: JsonlWriter;
   private readonly tokens: TokenCountCache | null;
   private readonly redact: (text: string) => string;
+  /** The end of the queue of deferred writes (`offPath`). */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: CaptureOptions) {
     this.requests = new JsonlWriter(join(options.dir, "requests.jsonl"));
@@ -85,6 +108,11 @@ export class Capture {
         ? null
         : new TokenCountCache(options.tokenCache === undefined ? defaultTokenCachePath() : options.tokenCache);
     this.redact = options.redactBody ?? ((text) => text);
+  }
+
+  /** Resolves once the tokenizer has loaded (when tokens are counted), so no request waits for it. */
+  async ready(): Promise<void> {
+    if (this.tokens) await loadTokenCounter();
   }
 
   /** The seq the next request will get; events logged now precede it. */
@@ -108,7 +136,8 @@ export class Capture {
         } finally {
           // A reader that stops at the end marker (`[DONE]`) leaves early; the record is written all the same.
           const firstByteMs = chunks.length > 0 ? performance.now() - started : null;
-          await exchange.finish({ body: chunks.join(""), status: null, firstByteMs, ending: "complete" });
+          const estimated = stream.usageEstimated === true && { usageEstimated: true };
+          await exchange.finish({ body: chunks.join(""), status: null, firstByteMs, ending: "complete", ...estimated });
         }
       })();
     };
@@ -117,26 +146,57 @@ export class Capture {
   /**
    * Logs a request as it leaves; `finish` logs its response and, unless the request is a side
    * payload (`api: null`), writes its record. The body is taken apart only then, so nothing stands
-   * between the request and the provider.
+   * between the request and the provider. Given a function, the request is described only when it
+   * is logged (with `offPath`, after the response has been relayed): reading a body is capture work too.
    */
-  open(request: LoggedRequest): OpenExchange {
+  open(described: LoggedRequest | (() => LoggedRequest)): OpenExchange {
     const ts = new Date().toISOString();
     const started = performance.now();
-    const seq = this.logRequest(request);
+    const seq = ++this.seq;
+    let request: LoggedRequest;
+    void this.inTurn(() => {
+      request = typeof described === "function" ? described() : described;
+      this.logRequest(seq, request);
+    });
     return {
       seq,
-      finish: async (outcome) => {
+      finish: (outcome) => {
         const durationMs = performance.now() - started;
-        this.logResponse(seq, outcome.body);
-        if (request.api === null) return;
-        const wire = { ...request, api: request.api };
-        await this.record(wire, this.options.codecFor(request.api).dissect(request.body), seq, ts, durationMs, outcome);
+        return this.inTurn(() => this.finishExchange(seq, request, ts, durationMs, outcome));
       },
     };
   }
 
-  private logRequest(request: LoggedRequest): number {
-    const seq = ++this.seq;
+  /** Runs capture work now, or (`offPath`) queued behind earlier work, after the event loop's next I/O turn. */
+  private inTurn(work: () => void | Promise<void>): Promise<void> {
+    if (!this.options.offPath) return Promise.resolve(work());
+    const next = this.tail.then(() => new Promise((resolve) => setImmediate(resolve))).then(work);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  private async finishExchange(
+    seq: number,
+    request: LoggedRequest,
+    ts: string,
+    durationMs: number,
+    outcome: ResponseOutcome,
+  ): Promise<void> {
+    this.logResponse(seq, outcome.body);
+    let record: RequestRecord | null = null;
+    if (request.api !== null) {
+      const wire = { ...request, api: request.api };
+      const dissection = this.options.codecFor(request.api).dissect(request.body);
+      record = await this.record(wire, dissection, seq, ts, durationMs, outcome);
+    }
+    if (this.options.onFinished) {
+      const { body: _request, ...logged } = request;
+      const { body: _response, ...how } = outcome;
+      this.options.onFinished({ seq, request: logged, outcome: how, record });
+    }
+  }
+
+  private logRequest(seq: number, request: LoggedRequest): void {
     const { kind, api, url, unreadable } = request;
     const sent = {
       type: "request",
@@ -148,7 +208,6 @@ export class Capture {
       ...(unreadable && { unreadable }),
     };
     this.writePayload(seq, "request", sent);
-    return seq;
   }
 
   private logResponse(seq: number, body: string): void {
@@ -169,10 +228,11 @@ export class Capture {
     ts: string,
     durationMs: number,
     outcome: ResponseOutcome,
-  ): Promise<void> {
-    const last = this.lastLoop;
+  ): Promise<RequestRecord> {
+    const lane = `${request.api} ${dissection.model}`;
+    const last = this.lastLoop.get(lane) ?? null;
     const locate = request.kind === "loop" ? this.prefixes : null;
-    if (locate) this.lastLoop = dissection;
+    if (locate) this.lastLoop.set(lane, dissection);
     // Measured in one pass that may run twice (again with the tokenizer, when the cache lacks a fact).
     const { prefix, tokens } = this.tokens
       ? await this.tokens.measure((counter) => ({
@@ -210,9 +270,11 @@ export class Capture {
       record.error = error;
     }
     if (record.response) record.response.text = this.redact(record.response.text);
+    if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
     if (this.options.keepRecords !== false) this.records.push(record);
     this.requests.write(record);
     this.options.db?.addRequest(record);
+    return record;
   }
 
   /**

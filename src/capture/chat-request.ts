@@ -11,7 +11,7 @@ export interface ChatRequestProblem {
   code: "invalid_json" | "invalid_type" | "missing_required_parameter";
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 function describe(value: unknown): string {
@@ -26,7 +26,7 @@ const missing = (param: string): ChatRequestProblem => ({
   code: "missing_required_parameter",
 });
 
-function invalid(param: string | null, expected: string, value: unknown): ChatRequestProblem {
+export function invalid(param: string | null, expected: string, value: unknown): ChatRequestProblem {
   if (value === undefined && param !== null) return missing(param);
   const message = `Invalid type for '${param ?? "body"}': expected ${expected}, got ${describe(value)}.`;
   return { message, param, code: "invalid_type" };
@@ -68,15 +68,24 @@ function toolsProblem(tools: unknown): ChatRequestProblem | null {
   return null;
 }
 
-/** The first thing wrong with a chat completions body, or null when the capture can take it apart. */
-export function chatRequestProblem(body: string): ChatRequestProblem | null {
+/** A body parsed as the JSON object every wire API's request is, or what is wrong with it. */
+export function jsonObject(
+  body: string,
+): { object: Record<string, unknown>; problem?: undefined } | { problem: ChatRequestProblem } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return { message: "The request body is not valid JSON.", param: null, code: "invalid_json" };
+    return { problem: { message: "The request body is not valid JSON.", param: null, code: "invalid_json" } };
   }
-  if (!isObject(parsed)) return invalid(null, "a JSON object", parsed);
+  return isObject(parsed) ? { object: parsed } : { problem: invalid(null, "a JSON object", parsed) };
+}
+
+/** The first thing wrong with a chat completions body, or null when the capture can take it apart. */
+export function chatRequestProblem(body: string): ChatRequestProblem | null {
+  const read = jsonObject(body);
+  if (read.problem) return read.problem;
+  const parsed = read.object;
   if (parsed.model !== undefined && typeof parsed.model !== "string") return invalid("model", "a string", parsed.model);
   return messagesProblem(parsed.messages) ?? toolsProblem(parsed.tools);
 }

@@ -1,11 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { openaiCompletions } from "../providers/openai-completions.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { PidLock } from "../pid-lock.js";
+import { codecFor } from "../providers/codecs.js";
+import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import { createScriptedModel, ScriptExhausted, type ScriptStep } from "../providers/scripted-model.js";
-import type { Transport } from "../providers/types.js";
+import type { ScriptedReply, Transport, WireApi, WireRequest } from "../providers/types.js";
+import { requestedReply } from "../providers/wire-json.js";
 import { type CaptureRun, openCaptureRun } from "./capture-run.js";
-import { chatRequestProblem } from "./chat-request.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
-import type { MarkerSpec } from "./types.js";
+import type { RunStatus } from "./sqlite.js";
+import { loadTokenCounter, type TokenCounter } from "./tokens.js";
+import type { MarkerSpec, RequestRecord } from "./types.js";
+import { API_PATHS, apiForPath, errorBody, requestProblem } from "./wire-request.js";
 
 /** What the mock serves: a script of model turns, and what to call and count in its capture. */
 export interface MockModel {
@@ -13,6 +19,8 @@ export interface MockModel {
   name: string;
   markers: Record<string, MarkerSpec>;
   script: ScriptStep[];
+  /** The model id `GET /v1/models` lists (default `scripted`). */
+  modelId?: string;
 }
 
 export interface MockServerOptions {
@@ -21,98 +29,174 @@ export interface MockServerOptions {
   host?: string;
   /** Also append to `<runsDir>/payload-probe.db` (default true). */
   database?: boolean;
+  /** Milliseconds to wait before each chunk after the first: a slow provider, for streaming tests. */
+  chunkDelayMs?: number;
+  /** The run folder's name instead of `<name>-mock` (a probe run on the real pi: `<probe>@pi`). */
+  runName?: string;
+  /** The run folder's lock when the caller already holds it (see CaptureRunOptions). */
+  folderLock?: PidLock;
+  /** Keep the records in memory for the caller (default false: a long-lived mock keeps none). */
+  keepRecords?: boolean;
+  /** Told of each valid request's body when it arrives, before it is answered or captured. */
+  onRequest?: (body: string) => void;
 }
 
 export interface MockServer {
-  /** The base URL a provider config points at: `http://host:port/v1`. */
+  /** The base URL an OpenAI client points at: `http://host:port/v1` (Anthropic clients: without `/v1`). */
   baseUrl: string;
   runId: string;
   /** `<runsDir>/<name>-mock/`. */
   dir: string;
-  /** Stops serving, waits for open replies, then finishes the run; later calls return the same promise. */
-  close(): Promise<void>;
+  /** The records captured so far, when `keepRecords` was asked for. */
+  records: RequestRecord[];
+  /**
+   * Stops serving, waits for open replies, then finishes the run (as `captured` unless told how it
+   * ended); later calls return the same promise.
+   */
+  close(status?: RunStatus): Promise<void>;
 }
 
-const CHAT_PATH = "/v1/chat/completions";
+const ENDPOINTS = [...Object.values(API_PATHS).map((path) => `POST /v1${path}`), "GET /v1/models"].join(", ");
+
+/** Token figures the mock answers with: our offline count of the request, and of the reply it sends. */
+function estimateUsage(counter: TokenCounter, request: WireRequest, reply: ScriptedReply): ScriptedReply["usage"] {
+  const inputTokens = counter.countRequestTokens(codecFor(request.api).dissect(request.body)).total;
+  const replyText =
+    reply.kind === "text" ? reply.text : reply.calls.map((call) => `${call.name} ${call.arguments}`).join("\n");
+  return { inputTokens, outputTokens: counter.countText(replyText) };
+}
+
+/** One model list both SDKs read: OpenAI's `object`/`owned_by` and Anthropic's `type`/`display_name`/paging. */
+function modelList(id: string) {
+  const entry = { id, object: "model", type: "model", created: 0, created_at: "1970-01-01T00:00:00Z" };
+  const model = { ...entry, owned_by: "payload-probe", display_name: id };
+  return { object: "list", data: [model], has_more: false, first_id: id, last_id: id };
+}
+
+/** Which API a request asks for: a POST to one of the three paths under `/v1`, or null. */
+function requestedApi(request: IncomingMessage, path: string): WireApi | null {
+  const api = request.method === "POST" ? apiForPath(path) : null;
+  return api !== null && path === `/v1${API_PATHS[api]}` ? api : null;
+}
+
+/** What a running mock answers with: its model, its run, the scripted transport and where it listens. */
+interface MockState {
+  model: MockModel;
+  run: CaptureRun;
+  transport: Transport;
+  origin: string;
+  delayMs: number;
+  onRequest?: (body: string) => void;
+}
+
+/** Sends a scripted reply as its API's provider would: SSE when the body asked to stream, else one JSON body. */
+async function sendReply(response: ServerResponse, body: string, chunks: string[], delayMs: number): Promise<void> {
+  const streamed = requestedReply(body).stream;
+  response.writeHead(200, {
+    "content-type": streamed ? "text/event-stream" : "application/json",
+    ...(streamed && { "cache-control": "no-cache" }),
+    [USAGE_ESTIMATE_HEADER]: "estimate",
+  });
+  for (const [index, chunk] of chunks.entries()) {
+    if (index > 0 && delayMs > 0) await sleep(delayMs);
+    response.write(chunk);
+  }
+  response.end();
+}
+
+async function answer(state: MockState, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { run, model } = state;
+  const path = new URL(request.url ?? "/", "http://mock").pathname;
+  if (request.method === "GET" && path === "/v1/models")
+    return sendJson(response, 200, modelList(model.modelId ?? "scripted"));
+  const api = requestedApi(request, path);
+  if (api === null) {
+    const message = `no such endpoint: ${request.method} ${path} (the mock serves ${ENDPOINTS})`;
+    return sendJson(response, 404, errorBody(apiForPath(path) ?? "openai-completions", 404, message));
+  }
+  const body = (await readBody(request)).toString("utf8");
+  const url = `${state.origin}${path}`;
+  const problem = requestProblem(api, body);
+  if (problem) {
+    // Kept as a side payload, so the capture shows what the agent sent; the script is not touched.
+    const exchange = run.capture.open({ kind: "side", api: null, url, body, unreadable: problem.message });
+    const error = errorBody(api, 400, problem.message, problem);
+    sendJson(response, 400, error);
+    await exchange.finish({ body: JSON.stringify(error), status: 400, firstByteMs: null, ending: "complete" });
+    return;
+  }
+  state.onRequest?.(body);
+  let stream: AsyncIterable<string>;
+  try {
+    stream = await state.transport({ api, url, body, kind: "loop" });
+  } catch (error) {
+    if (!(error instanceof ScriptExhausted)) throw error;
+    return sendJson(response, 500, errorBody(api, 500, error.message));
+  }
+  const chunks: string[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  // The record is written before the reply is sent: a client that reads the run right after a reply finds its record.
+  const exchange = run.capture.open({ kind: "loop", api, url, body });
+  await exchange.finish({
+    body: chunks.join(""),
+    status: 200,
+    firstByteMs: 0,
+    ending: "complete",
+    usageEstimated: true,
+  });
+  await sendReply(response, body, chunks, state.delayMs);
+}
 
 /**
- * A scripted model behind OpenAI chat completions over HTTP, for an agent outside this
- * process (a real pi). Every valid request takes the next step of the script — sampling requests
- * too, since the mock cannot tell a nested request from a turn — and is captured like a probe run's;
- * an invalid one gets a 400 in the OpenAI error shape and takes no step.
+ * A scripted model behind all three wire APIs over HTTP at once (the path picks the API), for an agent
+ * outside this process (a real pi, an SDK client). Every valid request takes the next step of the
+ * script — sampling requests too, since the mock cannot tell a nested request from a turn — answered in
+ * its API's format, streamed or not as it asks, with estimated usage marked as such; it is captured
+ * like a probe run's. An invalid body gets a 400 in its API's error shape and takes no step.
  */
 export async function startMockServer(model: MockModel, options: MockServerOptions): Promise<MockServer> {
-  let run: CaptureRun;
-  let transport: Transport;
-  let baseUrl = "";
-
-  async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = new URL(request.url ?? "/", "http://mock").pathname;
-    if (request.method !== "POST" || path !== CHAT_PATH) {
-      sendJson(response, 404, {
-        error: { message: `no such endpoint: ${request.method} ${path} (the mock serves POST ${CHAT_PATH})` },
-      });
-      return;
-    }
-    const body = (await readBody(request)).toString("utf8");
-    const url = `${baseUrl}/chat/completions`;
-    const problem = chatRequestProblem(body);
-    if (problem) {
-      // Kept as a side payload, so the capture shows what the agent sent; the script is not touched.
-      const exchange = run.capture.open({ kind: "side", api: null, url, body, unreadable: problem.message });
-      const error = { error: { ...problem, type: "invalid_request_error" } };
-      sendJson(response, 400, error);
-      await exchange.finish({ body: JSON.stringify(error), status: 400, firstByteMs: null, ending: "complete" });
-      return;
-    }
-    let stream: AsyncIterable<string>;
-    try {
-      stream = await transport({ api: "openai-completions", url, body, kind: "loop" });
-    } catch (error) {
-      if (!(error instanceof ScriptExhausted)) throw error;
-      sendJson(response, 500, { error: { message: error.message } });
-      return;
-    }
-    // The scripted reply is ready at once, so it is drained (which writes the record) before it is
-    // sent: a client that reads the run right after a reply finds that reply's record.
-    const chunks: string[] = [];
-    for await (const chunk of stream) chunks.push(chunk);
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    for (const chunk of chunks) response.write(chunk);
-    response.end();
-  }
-
+  let state: MockState | undefined;
+  // Loaded before listening, so the first request does not wait for it.
+  const counter = await loadTokenCounter();
   const host = options.host ?? "127.0.0.1";
   // Listening comes first: a port in use must fail before the run folder of a mock already on it is replaced.
   const service = await serveHttp(
-    answer,
+    (request, response) => answer(state!, request, response),
     (error) => ({ status: 500, message: `mock: ${error.message}` }),
     options.port ?? 0,
     host,
   );
-  // No request can reach `answer` before the run is open: the first connection is handled on a later
+  // No request can reach `answer` before the state is set: the first connection is handled on a later
   // turn of the event loop, and nothing here yields to it.
+  let run: CaptureRun;
   try {
     run = openCaptureRun({
-      name: `${model.name}-mock`,
+      name: options.runName ?? `${model.name}-mock`,
       runsDir: options.runsDir,
       database: options.database,
       markers: model.markers,
-      keepRecords: false,
+      keepRecords: options.keepRecords ?? false,
+      folderLock: options.folderLock,
     });
   } catch (error) {
     await service.close();
     throw error;
   }
-  transport = run.capture.wrap(createScriptedModel(openaiCompletions, { loop: model.script }));
-  baseUrl = `http://${host}:${service.port}/v1`;
+  const transport = createScriptedModel(
+    codecFor,
+    { loop: model.script },
+    { usage: (scripted, reply) => estimateUsage(counter, scripted, reply) },
+  );
+  const origin = `http://${host}:${service.port}`;
+  state = { model, run, transport, origin, delayMs: options.chunkDelayMs ?? 0, onRequest: options.onRequest };
   let closing: Promise<void> | undefined;
   return {
-    baseUrl,
+    baseUrl: `${origin}/v1`,
     runId: run.id,
     dir: run.dir,
-    close() {
-      closing ??= service.close().then(() => run.close());
+    records: run.capture.records,
+    close(status) {
+      closing ??= service.close().then(() => run.close(status));
       return closing;
     },
   };

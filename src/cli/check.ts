@@ -1,8 +1,12 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { checkExitCode } from "../analysis/check.js";
+import { join, resolve } from "node:path";
+import { checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check.js";
+import { checkCapturedRun } from "../analysis/check-captured.js";
 import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check-render.js";
+import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
+import { loadPricing } from "../analysis/pricing.js";
+import { UserError } from "../errors.js";
 import { runCheck } from "../probes/check-run.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommand } from "./args.js";
@@ -10,6 +14,7 @@ import { interruptRunsOnSignal } from "./signals.js";
 import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe check [probe...] [options]
+       payload-probe check --run <run> --baseline FILE [--update] [options]
 
 Runs every probe under probes/ (or the ones named) and compares each request with the committed
 baseline probes/baselines/<probe>.json: tool names, roles, markers and request kind exactly; tokens
@@ -17,11 +22,24 @@ and bytes per part (tools, system, messages; total tokens, body bytes) within th
 probes/baselines/tolerances.yaml (absolute and percent, per metric, per probe). A count that shrinks is reported
 as a saving, not a failure.
 
-  --baseline DIR      baselines folder (default: probes/baselines)
+  --baseline DIR      baselines folder (default: probes/baselines); with --run, the baseline FILE
+  --run RUN           gate a run already captured (a real agent through proxy or mock, or any run
+                      folder, run id or <probe>@N) against --baseline FILE instead of running probes;
+                      a failing run prints one "what changed" line first (tools, system lines,
+                      tokens per request, dollars per run)
+  --budget-tokens N   with --run: fail when the run's prompt tokens (all requests) exceed N
+  --budget-dollars X  with --run: fail when the run's predicted dollars exceed X (needs a priced model);
+                      both replace the budget kept in the baseline file ({"budget": {tokens, dollars}})
+  --model ID          with --run: price the run as model ID
+  --pricing FILE      with --run: a pricing file that adds or overrides models
+  --verbose           with --run: every figure of a failing run, not only its summary line
   --tolerances FILE   tolerance config (default: probes/baselines/tolerances.yaml; missing = exact)
   --update            rewrite the baselines of the probes run from this run (exit 0 unless a probe fails to run)
   --markdown FILE     also write a markdown report (for a CI job summary)
   --junit FILE        also write JUnit XML (regressions as failures, errors as errors)
+  --agent A           runtime or pi (default: each probe's agent.kind); pi runs the real pi and holds it
+                      against probes/baselines/<probe>@pi.json (probes pi cannot express are skipped,
+                      saying why; see 'payload-probe agents install pi')
   --json              print the results as JSON
   --wide              the table's cells whole (otherwise fitted to the terminal or COLUMNS)
   --runs DIR          where run folders and payload-probe.db go (default: runs/)
@@ -43,24 +61,78 @@ export async function main(argv: string[]): Promise<number> {
       junit: { type: "string" },
       json: { type: "boolean" },
       wide: { type: "boolean" },
+      run: { type: "string" },
+      verbose: { type: "boolean" },
+      model: { type: "string" },
+      pricing: { type: "string" },
+      "budget-tokens": { type: "string" },
+      "budget-dollars": { type: "string" },
+      agent: { type: "string" },
     } as const,
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
+  if (values.agent !== undefined && values.agent !== "runtime" && values.agent !== "pi")
+    throw new UserError(`check: --agent expected runtime or pi, got ${JSON.stringify(values.agent)}`);
   const root = PROJECT_ROOT;
+  const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
+  if (values.run !== undefined) {
+    if (positionals.length > 0) throw new UserError("check: --run gates one captured run; name no probes with it");
+    if (!values.baseline)
+      throw new UserError("check --run: expected --baseline FILE (the run's baseline; --update writes it)");
+    const source = resolveRun(values.run, { runsDir, warn: warnOnStderr });
+    const check = await checkCapturedRun(source, {
+      baselinePath: resolve(values.baseline),
+      tolerances: loadTolerances(tolerancesPath),
+      update: values.update ?? false,
+      pricing: loadPricing(values.pricing),
+      model: values.model,
+      budget: {
+        ...(values["budget-tokens"] === undefined
+          ? {}
+          : { tokens: budgetArg("budget-tokens", values["budget-tokens"]) }),
+        ...(values["budget-dollars"] === undefined
+          ? {}
+          : { dollars: budgetArg("budget-dollars", values["budget-dollars"]) }),
+      },
+    });
+    return report([check], values);
+  }
   interruptRunsOnSignal();
   const checks = await runCheck({
     root,
     probes: positionals,
     baselineDir: values.baseline ?? join(root, "probes", "baselines"),
-    tolerancesPath: values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml"),
+    tolerancesPath,
     update: values.update ?? false,
     runsDir,
+    agent: values.agent,
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
+  return report(checks, values);
+}
+
+async function report(
+  checks: ProbeCheck[],
+  values: { markdown?: string; junit?: string; json?: boolean; wide?: boolean; verbose?: boolean },
+): Promise<number> {
   if (values.markdown) writeFileSync(values.markdown, renderCheckMarkdown(checks));
   if (values.junit) writeFileSync(values.junit, renderCheckJunit(checks));
   if (values.json) console.log(JSON.stringify(checks, null, 2));
-  else await writeCheckText(checks, new LineWriter(process.stdout), tableLook(values.wide ?? false));
+  else
+    await writeCheckText(
+      checks,
+      new LineWriter(process.stdout),
+      tableLook(values.wide ?? false),
+      values.verbose ?? false,
+    );
   return checkExitCode(checks);
+}
+
+/** A budget: a number of at least 0 (tokens or dollars). */
+function budgetArg(flag: string, value: string): number {
+  const number = Number(value);
+  if (value.trim() === "" || !Number.isFinite(number) || number < 0)
+    throw new UserError(`check: --${flag} expected a number of at least 0, got ${JSON.stringify(value)}`);
+  return number;
 }

@@ -1,6 +1,7 @@
+import { runOrBaseline } from "../analysis/baseline-run.js";
 import { diffItems, diffRuns } from "../analysis/diff.js";
 import { writeDiff } from "../analysis/diff-render.js";
-import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
@@ -14,7 +15,14 @@ differ — and shows per request the tools added and removed, token and byte del
 broke; then a summary: total tokens, prefix breaks of each side, the first divergence.
 
   <run>         a run folder, a probe name with a folder under runs/, a run id from
-                runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+                runs/payload-probe.db, <probe>@N (the N-th latest run of a probe; @1 latest), or a
+                baseline .json file (check --update wrote it; one written by check --run also
+                keeps hashes and prefixes, so equal requests read as equal)
+  --cost        then the money: each request's predicted dollars on both sides and the delta, the
+                totals, and for each prefix break "this break re-billed N tokens × K requests = $…"
+                (with --json, only this comparison is printed, as one JSON object)
+  --model ID    price both runs as model ID (a run made against the mock carries the mock's id)
+  --pricing FILE  a pricing file that adds or overrides models (default: $PAYLOAD_PROBE_PRICING)
   --json        JSON: {a, b, requests: [...], summary}
   --markdown    a markdown table and summary
   --wide        the summary table's cells whole (otherwise fitted to the terminal or COLUMNS)
@@ -27,25 +35,40 @@ export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, {
     name: "diff",
     help,
-    options: { json: { type: "boolean" }, markdown: { type: "boolean" }, wide: { type: "boolean" } } as const,
+    options: {
+      json: { type: "boolean" },
+      markdown: { type: "boolean" },
+      wide: { type: "boolean" },
+      cost: { type: "boolean" },
+      model: { type: "string" },
+      pricing: { type: "string" },
+    } as const,
     positionals: { min: 2, max: 2 },
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const lookup = { runsDir, warn: warnOnStderr };
-  const [a, b] = positionals.map((spec) => resolveRun(spec, lookup)) as [
-    ReturnType<typeof resolveRun>,
-    ReturnType<typeof resolveRun>,
-  ];
+  const [a, b] = positionals.map((spec) => runOrBaseline(spec, lookup)) as [RunSource, RunSource];
   const format = outputFormat("diff", values, "text");
   const bodies = a.hasPayloads && b.hasPayloads;
-  const diffs = diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() });
-  await writeDiff(
-    diffs,
-    { a: a.label, b: b.label },
-    new LineWriter(process.stdout),
-    format === "plain" ? "text" : format,
-    tableLook(values.wide ?? false),
-  );
+  const out = new LineWriter(process.stdout);
+  const labels = { a: a.label, b: b.label };
+  const as = format === "plain" ? "text" : format;
+  if (!(values.cost && as === "json"))
+    await writeDiff(
+      diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() }),
+      labels,
+      out,
+      as,
+      tableLook(values.wide ?? false),
+    );
+  if (values.cost) {
+    // Loaded only with --cost, as in report: the pricing table and cost model are no part of a plain diff.
+    const { runCost } = await import("../analysis/run-cost.js");
+    const { loadPricing } = await import("../analysis/pricing.js");
+    const { costDiff, writeCostDiff } = await import("../analysis/cost-diff.js");
+    const options = { pricing: loadPricing(values.pricing), model: values.model };
+    await writeCostDiff(costDiff(await runCost(a, options), await runCost(b, options)), labels, out, as);
+  }
   return 0;
 }

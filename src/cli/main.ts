@@ -37,6 +37,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "serve a probe's scripted model over HTTP (chat completions, SSE) and capture each request",
     load: () => import("./mock.js"),
   },
+  agents: {
+    summary: "install the real pi (with Node 22 and the MCP adapter) into the user's cache",
+    load: () => import("./agents.js"),
+  },
   profile: {
     summary: "import a profile from a run's captured requests, to run the runtime with that agent's texts",
     load: () => import("./profile.js"),

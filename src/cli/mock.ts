@@ -1,4 +1,5 @@
 import { startMockServer } from "../capture/mock-server.js";
+import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommand } from "./args.js";
@@ -6,40 +7,60 @@ import { parsePort, serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
 
-Serves a probe's scripted model as an OpenAI chat completions provider (POST /v1/chat/completions,
-SSE), for an agent running outside payload-probe. Each request is answered with the next step of the
-probe's model.script (sampling requests too) and captured to <runs>/<probe>-mock/ and
-<runs>/payload-probe.db. The first line printed is LISTENING <base URL>; point the agent's provider
-baseUrl at it. When the script runs out, requests get HTTP 500 naming the request. A request that is
-not a valid chat completions body gets HTTP 400 in the OpenAI error shape naming what is wrong, and
-takes no step. The run folder is replaced only once the port is listening. Stops on Ctrl-C.
+Serves a probe's scripted model as a provider of all three wire APIs at once, for an agent running
+outside payload-probe: POST /v1/chat/completions (OpenAI chat completions), POST /v1/messages
+(Anthropic Messages), POST /v1/responses (OpenAI Responses) and GET /v1/models. Each request is
+answered with the next step of the probe's model.script (sampling requests too) in its API's format:
+SSE when the body says "stream": true, one JSON body otherwise (chat completions streams carry usage
+only with stream_options.include_usage). Usage figures are our offline token count, marked as an
+estimate in the record and by the response header x-payload-probe-usage: estimate. Requests are
+captured to <runs>/<probe>-mock/ and <runs>/payload-probe.db. The first line printed is LISTENING
+<base URL> (http://127.0.0.1:N/v1): an OpenAI client's base URL; an Anthropic client takes it without
+/v1. When the script runs out, requests get HTTP 500 naming the request. A body the API cannot take
+gets HTTP 400 in that API's error shape naming what is wrong, and takes no step. The run folder is
+replaced only once the port is listening. Stops on Ctrl-C.
 
   <probe>       a name under probes/ (p1) or a path to a probe file
   --port N      port to listen on (default 0: a free port)
   --host HOST   address to listen on (default 127.0.0.1)
   --runs DIR    where the run folder and payload-probe.db go (default: runs/)
   --no-db       do not write payload-probe.db
+  --delay MS    wait MS milliseconds before each chunk after the first (a slow provider; default 0)
   -h, --help    show this help
 
 Exit: 0 stopped by a signal, 2 bad input (probe file, port in use).`;
+
+function parseDelay(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0 || ms > 60_000)
+    throw new UserError(`mock: --delay expected whole milliseconds from 0 to 60000, got "${value}"`);
+  return ms;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, {
     name: "mock",
     help,
-    options: { port: { type: "string" }, host: { type: "string" }, "no-db": { type: "boolean" } } as const,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      "no-db": { type: "boolean" },
+      delay: { type: "string" },
+    } as const,
     positionals: { min: 1, max: 1 },
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const probe = loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
   const server = await startMockServer(
-    { name: probe.name, markers: probe.markers, script: probe.model.script },
+    { name: probe.name, markers: probe.markers, script: probe.model.script, modelId: probe.model.id },
     {
       runsDir,
       port: parsePort("mock", values.port),
       host: values.host,
       database: !values["no-db"],
+      chunkDelayMs: parseDelay(values.delay),
     },
   );
   console.log(`LISTENING ${server.baseUrl}`);

@@ -2,19 +2,26 @@ import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
 import { folderNameArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
+import { exchangeLine, ProxyTally } from "./proxy-log.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe proxy --upstream URL [options]
 
 Forwards every request unchanged (method, path, query, body bytes, headers) to URL and streams the
 response back as it arrives, capturing each request to <runs>/<name>/ and <runs>/payload-probe.db.
-Chat completions requests (…/chat/completions) get a full record; any other path is kept in
-payloads.jsonl as kind "side", and so is a chat body the capture cannot read (with the reason).
+Requests of the three wire APIs get a full record (…/chat/completions: OpenAI chat completions,
+…/messages: Anthropic Messages, …/responses: OpenAI Responses); any other path is kept in
+payloads.jsonl as kind "side", and so is a body the capture cannot read (with the reason). Each
+request prints one line on stderr once it is written (seq, API, model, tools, tokens by our count,
+HTTP status, where the cache prefix broke); stopping prints a summary.
 Headers are never stored, so credentials (Authorization, x-api-key …) never reach a file; stored URLs
 have their userinfo (user:password@) and credential query values replaced by [redacted]. Secrets
 inside request bodies are content the agent chose to send: they are stored unless --redact-body
-matches them. The first line printed is LISTENING <URL>; point the agent's provider base URL at it
-(with the upstream's path, e.g. /v1). The run folder is replaced only once the port is listening.
+matches them. The first line printed is LISTENING <base URL>: the proxy's address with the upstream's
+path (--upstream http://host/v1 prints http://127.0.0.1:N/v1, the form mock prints); point an OpenAI
+client's base URL at it (an Anthropic client's at it without /v1, as Anthropic's base URL has none).
+Capture work waits until a response has been relayed. The run folder is replaced only once the port
+is listening.
 Stops on Ctrl-C.
 
   --upstream URL  the provider to forward to (http or https)
@@ -71,6 +78,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   if (typeof args === "number") return args;
   const { values, runsDir } = args;
+  const tally = new ProxyTally();
   const proxy = await startCaptureProxy({
     upstream: parseUpstream(values.upstream),
     runsDir,
@@ -80,8 +88,15 @@ export async function main(argv: string[]): Promise<number> {
     database: !values["no-db"],
     redactQuery: values.redact,
     redactBody: (values["redact-body"] ?? []).map(parseBodyPattern),
+    onFinished: (exchange) => {
+      tally.add(exchange);
+      process.stderr.write(`${exchangeLine(exchange)}\n`);
+    },
   });
   console.log(`LISTENING ${proxy.url}`);
   console.log(`forwarding to ${proxy.upstream}; capturing to ${proxy.dir} (run ${proxy.runId})`);
-  return serveUntilSignal(() => proxy.close());
+  return serveUntilSignal(async () => {
+    await proxy.close();
+    process.stderr.write(`${tally.summary()}\n`);
+  });
 }

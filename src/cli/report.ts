@@ -2,6 +2,7 @@ import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { tokenLedger } from "../analysis/segments.js";
+import { sideRequestNote } from "../analysis/side-requests.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 import { tableLook } from "./terminal.js";
@@ -10,7 +11,8 @@ export const help = `Usage: payload-probe report <run> [options]
 
 One row per provider request of a run: seq, kind, tools, tokens and sizes per part (tools, system,
 messages; the body), roles, markers, and the cache prefix kept since the previous loop request or
-where and why it broke.
+where and why it broke. Requests with no row (a proxy's side requests: other paths, bodies it could
+not read) are counted on stderr with the reason, by seq.
 
   <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
                 from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
@@ -19,6 +21,13 @@ where and why it broke.
   --chars       string lengths (UTF-16 units) instead of UTF-8 bytes
   --segments    the token ledger: tokens each tool definition, system part and message adds
                 (reads the wire bodies in payloads.jsonl)
+  --cost        money: per request the prompt tokens a provider's cache would read, write and
+                bill in full (OpenAI: automatic from 1,024 tokens in steps of 128; Anthropic: at
+                cache_control breakpoints), the predicted dollars beside the reported usage, and
+                the run's total; a model without a price prints tokens and "price unknown"
+  --model ID    price every request as model ID (e.g. a run made against the mock)
+  --pricing FILE  a pricing file that adds or overrides models (default: $PAYLOAD_PROBE_PRICING;
+                the repository's table is pricing/models.yaml)
   --json        JSON: an array with one object per request
   --markdown    a markdown table
   --wide        every cell whole (the table is otherwise fitted to the terminal, or to COLUMNS,
@@ -37,6 +46,9 @@ export async function main(argv: string[]): Promise<number> {
       plain: { type: "boolean" },
       chars: { type: "boolean" },
       segments: { type: "boolean" },
+      cost: { type: "boolean" },
+      model: { type: "string" },
+      pricing: { type: "string" },
       json: { type: "boolean" },
       markdown: { type: "boolean" },
       wide: { type: "boolean" },
@@ -49,7 +61,17 @@ export async function main(argv: string[]): Promise<number> {
   const source = resolveRun(positionals[0]!, { runsDir, warn: warnOnStderr });
   const out = new LineWriter(process.stdout);
   const look = tableLook(values.wide ?? false);
-  if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
+  if (values.cost) {
+    // Loaded only here: the pricing table's validation and the cost model are no part of a plain report.
+    const { runCost } = await import("../analysis/run-cost.js");
+    const { loadPricing } = await import("../analysis/pricing.js");
+    const { writeCostReport } = await import("../analysis/cost-render.js");
+    const cost = await runCost(source, { pricing: loadPricing(values.pricing), model: values.model });
+    await writeCostReport(cost, out, format, look);
+  } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
   else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes", look });
+  // On stderr, so --json and --markdown output stays data.
+  const note = sideRequestNote(source);
+  if (note) process.stderr.write(`${note}\n`);
   return 0;
 }

@@ -1,13 +1,17 @@
 import { resolve } from "node:path";
+import { type FidelityRow, fidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
 import type { TableLook } from "../analysis/table-style.js";
+import { UserError } from "../errors.js";
 import { inOrderPool, PROBE_CONCURRENCY } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { requirePi, runProbeOnPi } from "../probes/pi-runner.js";
 import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
+import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { defaultRunsDir, positiveIntegerArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
@@ -21,6 +25,9 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
 
   <probe>       a name under probes/ (p1) or a path to a probe file
   all           every probe under probes/
+  --agent A     runtime, pi (the real pi against the mock: runs/<probe>@pi/; see
+                'payload-probe agents install pi'), or both (each probe on both, then the fidelity table);
+                default: each probe's agent.kind (runtime unless it says pi)
   --json        print the results as JSON instead of tables
   --wide        every table cell whole (tables are otherwise fitted to the terminal or COLUMNS)
   --no-db       do not write runs/payload-probe.db
@@ -40,7 +47,13 @@ Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config,
 async function printResult(result: RunResult, look: TableLook, runsDir: string): Promise<void> {
   const { probe, records, failures } = result;
   const out = new LineWriter(process.stdout);
-  await out.line(`${probe.name}${probe.title ? ` — ${probe.title}` : ""}`);
+  const label = result.agent === "pi" ? `${probe.name} on pi` : probe.name;
+  if (result.skipped) {
+    await out.line(`${label}: skipped — ${result.skipped}`);
+    await out.flush();
+    return;
+  }
+  await out.line(`${label}${probe.title ? ` — ${probe.title}` : ""}`);
   await writeReport(records, out, { format: "table", unit: "bytes", look });
   if (failures.length === 0) await out.line(`expect: held (${records.length} requests) → ${result.dir}`);
   else {
@@ -53,7 +66,8 @@ async function printResult(result: RunResult, look: TableLook, runsDir: string):
 
 /** Where to look next: the run by its probe's name, or by its folder when --runs moved it. */
 function seeItLine(result: RunResult, runsDir: string): string {
-  const run = runsDir === defaultRunsDir() ? result.probe.name : result.dir;
+  const name = result.agent === "pi" ? `${result.probe.name}@pi` : result.probe.name;
+  const run = runsDir === defaultRunsDir() ? name : result.dir;
   const first = result.records[0]?.seq ?? 1;
   return `see it: payload-probe report ${run} · show ${run} ${first} · view ${run}`;
 }
@@ -82,6 +96,7 @@ export async function main(argv: string[]): Promise<number> {
       profile: { type: "string" },
       "max-requests": { type: "string" },
       "max-payload-bytes": { type: "string" },
+      agent: { type: "string" },
     } as const,
     positionals: { min: 1 },
   });
@@ -99,33 +114,71 @@ export async function main(argv: string[]): Promise<number> {
   const probes = names
     .map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT))
     .map((probe) => (profile ? { ...probe, agent: { ...probe.agent, profile } } : probe));
+  const chosen = agentArg(values.agent);
+  const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
+  const pi = probes.some((probe) => agentsOf(probe).includes("pi")) ? requirePi() : undefined;
   interruptRunsOnSignal();
+  const tasks = probes.flatMap((probe) => agentsOf(probe).map((agent) => ({ probe, agent })));
   const results = await inOrderPool(
-    probes,
+    tasks,
     PROBE_CONCURRENCY,
-    (probe, i) => {
-      if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
-      return runProbe(probe, { database: !values["no-db"], runsDir, limits });
+    ({ probe, agent }, i) => {
+      if (tasks.length > 1 && !values.json)
+        process.stderr.write(`[${i + 1}/${tasks.length}] ${probe.name}${agent === "pi" ? " on pi" : ""} …\n`);
+      const options = { database: !values["no-db"], runsDir, limits };
+      return agent === "pi" ? runProbeOnPi(probe, options, pi) : runProbe(probe, options);
     },
     async (result) => {
       if (!values.json) await printResult(result, look, runsDir);
     },
   );
+  const fidelity = chosen?.length === 2 ? fidelityRows(results) : undefined;
   if (values.json) {
-    console.log(
-      JSON.stringify(
-        results.map((r) => ({
-          probe: r.probe.name,
-          run: r.runId,
-          dir: r.dir,
-          passed: r.failures.length === 0,
-          failures: r.failures,
-          records: r.records,
-        })),
-        null,
-        2,
-      ),
-    );
+    const runs = results.map(resultJson);
+    console.log(JSON.stringify(fidelity ? { runs, fidelity } : runs, null, 2));
+  } else if (fidelity) {
+    const out = new LineWriter(process.stdout);
+    await out.line("fidelity: each probe on the runtime and on the real pi");
+    await writeFidelityTable(fidelity, out, look);
   } else if (results.length > 1) await printSummary(results, look);
-  return results.every((r) => r.failures.length === 0) ? 0 : 1;
+  // A difference between the runtime and pi that no probe records as a finding fails the run too.
+  const unexplained = fidelity?.some((row) => row.verdict === "differs") ?? false;
+  return results.every((r) => r.failures.length === 0) && !unexplained ? 0 : 1;
+}
+
+function resultJson(r: RunResult) {
+  return {
+    probe: r.probe.name,
+    agent: r.agent ?? "runtime",
+    ...(r.skipped ? { skipped: r.skipped } : {}),
+    run: r.runId,
+    dir: r.dir,
+    passed: r.failures.length === 0,
+    failures: r.failures,
+    records: r.records,
+  };
+}
+
+/**
+ * The runtime's and pi's results of each probe side by side; a difference in a probe that states its
+ * pi expectations apart is a recorded finding.
+ */
+function fidelityRows(results: RunResult[]): FidelityRow[] {
+  const rows: FidelityRow[] = [];
+  for (const runtime of results.filter((r) => r.agent !== "pi")) {
+    const pi = results.find((r) => r.agent === "pi" && r.probe === runtime.probe);
+    if (!pi) continue;
+    const side = pi.skipped ? { skipped: pi.skipped } : pi.records;
+    rows.push(fidelityRow(runtime.probe.name, runtime.records, side, runtime.probe.pi?.expect !== undefined));
+  }
+  return rows;
+}
+
+/** `--agent`: which agents run each probe, in order; without it, each probe's `agent.kind`. */
+function agentArg(value: string | undefined): ("runtime" | "pi")[] | undefined {
+  if (value === undefined) return undefined;
+  if (value === "runtime") return ["runtime"];
+  if (value === "pi") return ["pi"];
+  if (value === "both") return ["runtime", "pi"];
+  throw new UserError(`run: --agent expected runtime, pi or both, got ${JSON.stringify(value)}`);
 }

@@ -1,4 +1,4 @@
-import { resolveRun } from "../analysis/load-run.js";
+import { type RunSource, resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show-render.js";
 import { decodeRequest } from "../analysis/show-request.js";
@@ -16,17 +16,36 @@ loop request ends.
                 from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
   <seq>         the request's number in the run (1-based, as report prints it)
   --part P      only one part: tools, system, messages, or body (the whole wire body, pretty-printed)
+  --cost        first the request in money: the prompt tokens the provider's cache would read, write
+                and bill in full, the predicted dollars, what the provider reported beside them,
+                and what a prefix break at this request re-billed (as report --cost and diff --cost)
+  --model ID    with --cost: price the request as model ID
+  --pricing FILE  with --cost: a pricing file that adds or overrides models
   --json        JSON: the record's figures and every segment (tool definitions and messages parsed)
   --runs DIR    where run folders and payload-probe.db live (default: runs/)
   -h, --help    show this help
 
 Exit: 0 printed, 2 bad usage, a run that cannot be found or read, or a seq the run does not have.`;
 
+/** The request's cost needs the run up to it: a cache read depends on the requests before. */
+async function requestCost(source: RunSource, seq: number, values: { model?: string; pricing?: string }) {
+  const { runCost } = await import("../analysis/run-cost.js");
+  const { loadPricing } = await import("../analysis/pricing.js");
+  const cost = await runCost(source, { pricing: loadPricing(values.pricing), model: values.model });
+  return cost.requests.find((r) => r.seq === seq)!;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, {
     name: "show",
     help,
-    options: { part: { type: "string" }, json: { type: "boolean" } } as const,
+    options: {
+      part: { type: "string" },
+      json: { type: "boolean" },
+      cost: { type: "boolean" },
+      model: { type: "string" },
+      pricing: { type: "string" },
+    } as const,
     positionals: { min: 2, max: 2 },
   });
   if (typeof args === "number") return args;
@@ -39,10 +58,17 @@ export async function main(argv: string[]): Promise<number> {
     throw new UserError(`show: --part must be one of ${SHOW_PARTS.join(", ")}, got "${part}"`);
   const source = resolveRun(runSpec, { runsDir });
   const decoded = await decodeRequest(source, Number(seqArg));
+  const cost = values.cost ? await requestCost(source, Number(seqArg), values) : null;
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(showJson(decoded, part as ShowPart | null), null, 2)}\n`);
+    const json = showJson(decoded, part as ShowPart | null) as Record<string, unknown>;
+    process.stdout.write(
+      `${JSON.stringify(cost ? { ...json, cost: { ...cost, price: undefined } } : json, null, 2)}\n`,
+    );
     return 0;
   }
-  await writeShow(decoded, new LineWriter(process.stdout), part as ShowPart | null);
+  const out = new LineWriter(process.stdout);
+  if (cost)
+    for (const line of (await import("../analysis/cost-render.js")).requestCostLines(cost)) await out.line(line);
+  await writeShow(decoded, out, part as ShowPart | null);
   return 0;
 }

@@ -9,7 +9,7 @@ import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { isSafeName } from "../safe-path.js";
+import { isRunName, isSafeName } from "../safe-path.js";
 import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe view <run> [options]
@@ -28,6 +28,10 @@ estimate, and the raw wire JSON. Identical tools, prompts and messages are store
   --out FILE      where to write the page (default: runs/<run>/view.html, or
                   runs/<run>/view-diff-<other run>.html with --diff)
   --open          open the page with xdg-open when there is one (else the path is printed)
+  --cost          each request's detail also shows its money, as show --cost prints it: the
+                  predicted cache split and dollars, the reported usage priced, a break's re-billing
+  --model ID      with --cost: price the run(s) as model ID
+  --pricing FILE  with --cost: a pricing file that adds or overrides models
   --runs DIR      where run folders and payload-probe.db live (default: runs/)
   -h, --help      show this help
 
@@ -40,7 +44,14 @@ export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, {
     name: "view",
     help,
-    options: { diff: { type: "string" }, out: { type: "string" }, open: { type: "boolean" } } as const,
+    options: {
+      diff: { type: "string" },
+      out: { type: "string" },
+      open: { type: "boolean" },
+      cost: { type: "boolean" },
+      model: { type: "string" },
+      pricing: { type: "string" },
+    } as const,
     positionals: { min: 1, max: 1 },
   });
   if (typeof args === "number") return args;
@@ -60,10 +71,25 @@ export async function main(argv: string[]): Promise<number> {
     counter: await loadTokenCounter(),
     markers: markersOf(sources),
     rawBytes: sources.reduce((n, s) => n + runFileBytes(s), 0),
+    ...(values.cost ? { costLines: await costLinesOf(sources, values) } : {}),
   });
   console.log(`${out} (${(bytes / 1024).toFixed(1)} KiB)`);
   if (values.open) openPage(out);
   return 0;
+}
+
+/** Each run's requests in money, the lines `show --cost` prints, for the page's request details. */
+async function costLinesOf(sources: RunSource[], values: { model?: string; pricing?: string }) {
+  const { runCost } = await import("../analysis/run-cost.js");
+  const { loadPricing } = await import("../analysis/pricing.js");
+  const { requestCostLines } = await import("../analysis/cost-render.js");
+  const pricing = loadPricing(values.pricing);
+  const maps: Map<number, string[]>[] = [];
+  for (const source of sources) {
+    const cost = await runCost(source, { pricing, model: values.model });
+    maps.push(new Map(cost.requests.map((r) => [r.seq, requestCostLines(r)])));
+  }
+  return maps;
 }
 
 /** `runs/<run>/view.html` beside the run's files; a run read from the database gets a folder of its id. */
@@ -71,9 +97,9 @@ function defaultOut(a: RunSource, b: RunSource | null, runsDir: string): string 
   const name = (s: RunSource) => (s.recordsFile ? basename(resolve(s.recordsFile, "..")) : s.label);
   const folder = a.recordsFile ? resolve(a.recordsFile, "..") : join(runsDir, name(a));
   const other = b ? name(b) : null;
-  if (other !== null && !isSafeName(other))
+  if (other !== null && !isRunName(other))
     throw new UserError(`view: run "${other}" cannot name a file; give the page's path with --out`);
-  if (!a.recordsFile && !isSafeName(name(a)))
+  if (!a.recordsFile && !isRunName(name(a)))
     throw new UserError(`view: run "${name(a)}" cannot name a folder; give the page's path with --out`);
   if (!existsSync(folder))
     throw new UserError(`view: ${folder} does not exist (run ${a.label} is only in the database); give --out`);

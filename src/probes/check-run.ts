@@ -20,6 +20,7 @@ import {
 import { CheckFailed, UserError } from "../errors.js";
 import { inOrderPool, PROBE_CONCURRENCY } from "./in-order-pool.js";
 import { loadProbeFile, resolveProbePath } from "./load.js";
+import { piRunName, runProbeOnPi } from "./pi-runner.js";
 import { allProbeNames } from "./probe-names.js";
 import { type RunResult, runProbe } from "./runner.js";
 
@@ -35,33 +36,49 @@ export interface CheckOptions {
   workspaceRoot?: string;
   database?: boolean;
   progress?: (line: string) => void;
+  /** Which agent runs the probes (default: each probe's agent.kind); pi is held against `<probe>@pi.json`. */
+  agent?: "runtime" | "pi";
 }
 
 export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
   const tolerances = loadTolerances(options.tolerancesPath);
   const names = options.probes.length > 0 ? options.probes : allProbeNames(options.root);
-  return inOrderPool(names, PROBE_CONCURRENCY, (name, i) => {
+  const checks = await inOrderPool(names, PROBE_CONCURRENCY, (name, i) => {
     options.progress?.(`[${i + 1}/${names.length}] ${name} …`);
     return checkProbe(name, options, tolerances);
   });
+  // A probe pi cannot express has no check (its progress line said why).
+  return checks.filter((check): check is ProbeCheck => check !== undefined);
 }
 
-async function checkProbe(name: string, options: CheckOptions, tolerances: Tolerances): Promise<ProbeCheck> {
+/** One probe against its baseline; undefined for a probe pi cannot express (said on the progress line). */
+async function checkProbe(
+  name: string,
+  options: CheckOptions,
+  tolerances: Tolerances,
+): Promise<ProbeCheck | undefined> {
   let result: RunResult;
+  let onPi = false;
   try {
     const probe = loadProbeFile(resolveProbePath(name, options.root), options.root);
-    result = await runProbe(probe, {
+    onPi = (options.agent ?? probe.agent.kind) === "pi";
+    const runOptions = {
       root: options.root,
       runsDir: options.runsDir,
       workspaceRoot: options.workspaceRoot,
       database: options.database,
-    });
+    };
+    result = onPi ? await runProbeOnPi(probe, runOptions) : await runProbe(probe, runOptions);
   } catch (error) {
     if (error instanceof CheckFailed) return failedWhileRunning(name, error);
     return unusableInput(name, error);
   }
+  if (result.skipped) {
+    options.progress?.(`  skipped on pi: ${result.skipped}`);
+    return undefined;
+  }
   // Named by the probe's checked name, not the argument: a path argument would reach outside the folder.
-  const baselinePath = join(options.baselineDir, `${result.probe.name}.json`);
+  const baselinePath = join(options.baselineDir, `${onPi ? piRunName(result.probe.name) : result.probe.name}.json`);
   if (options.update) {
     writeBaseline(baselinePath, baselineOf(name, result.records));
     return { probe: name, status: "updated", requests: result.records.length, regressions: [], savings: [] };

@@ -14,7 +14,8 @@ import type { McpConfig } from "../mcp/types.js";
 import { type PidLock, waitForLock } from "../pid-lock.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { codecFor } from "../providers/codecs.js";
-import { resolveModel } from "../providers/models.js";
+import { httpTransport } from "../providers/http-transport.js";
+import { baseUrlFor, resolveModel } from "../providers/models.js";
 import { createScriptedModel } from "../providers/scripted-model.js";
 import { Agent, type SkillsHook } from "../runtime/agent.js";
 import type { EventBus } from "../runtime/events.js";
@@ -45,6 +46,11 @@ export interface RunOptions {
   workspaceRoot?: string;
   /** Requests and payload bytes a run may make (default `DEFAULT_LIMITS`). */
   limits?: RunLimits;
+  /**
+   * Send the model's requests over HTTP to this base URL (the form `mock` prints:
+   * `http://host:port/v1`) instead of answering them in process from the probe's script.
+   */
+  providerUrl?: string;
   /** Told when another run of the probe holds its folders and this one waits (default: a line on stderr). */
   onWait?: (message: string) => void;
 }
@@ -56,6 +62,10 @@ export interface RunResult {
   records: RequestRecord[];
   failures: string[];
   skillDiagnostics: SkillDiagnostic[];
+  /** Why the probe was not run on this agent (its set-up cannot be expressed there); no records then. */
+  skipped?: string;
+  /** Which agent ran it: the runtime, or the real pi. */
+  agent?: "runtime" | "pi";
 }
 
 /**
@@ -69,9 +79,9 @@ export function defaultWorkspaceRoot(): string {
 }
 
 /** What a probe workspace holds at its top: the folders made here and by skill staging, nothing else. */
-const WORKSPACE_ENTRIES = ["cwd", "agent", "home", "pkg", "staged", "builtin-skills"] as const;
+export const WORKSPACE_ENTRIES = ["cwd", "agent", "home", "pkg", "staged", "builtin-skills"] as const;
 
-interface Workspace {
+export interface Workspace {
   base: string;
   cwd: string;
   agentDir: string;
@@ -83,7 +93,7 @@ interface Workspace {
  * A probe's own folder outside the checkout: the session's cwd, agent dir and home live there, so
  * the paths that enter the system prompt are the same on every machine and every clone.
  */
-function prepareWorkspace(probe: Probe, root: string): Workspace {
+export function prepareWorkspace(probe: Probe, root: string): Workspace {
   const base = join(root, probe.name);
   removeOwnFolder(root, base, WORKSPACE_ENTRIES, "a probe workspace");
   const paths = {
@@ -98,7 +108,7 @@ function prepareWorkspace(probe: Probe, root: string): Workspace {
 }
 
 /** Skill paths are copied into the workspace so a skill's location does not depend on the checkout. */
-function stageSkills(paths: string[], root: string, base: string): string[] {
+export function stageSkills(paths: string[], root: string, base: string): string[] {
   return paths.map((path) => {
     const source = isAbsolute(path) ? path : join(root, path);
     const relative = isAbsolute(path) ? basename(path) : path;
@@ -113,7 +123,7 @@ function stageSkills(paths: string[], root: string, base: string): string[] {
  * log. Entries primed before from the same builds and command lines are written again without
  * starting the servers (prime-memo.ts says why that is the same); others come from a connection.
  */
-async function primeCache(
+export async function primeCache(
   configPath: string,
   cachePath: string,
   workspace: { cwd: string; agentDir: string; home: string },
@@ -254,20 +264,22 @@ function skillsObservation(loaded: string[], diagnostics: SkillDiagnostic[], bas
 }
 
 /** Where a run reads and writes, and how far it may go. */
-interface RunPlace {
+export interface RunPlace {
   root: string;
   runsDir: string;
   workspaceRoot: string;
   limits: RunLimits;
+  providerUrl?: string;
 }
 
-function runPlace(options: RunOptions): RunPlace {
+export function runPlace(options: RunOptions): RunPlace {
   const root = options.root ?? PROJECT_ROOT;
   return {
     root,
     runsDir: options.runsDir ?? join(root, "runs"),
     workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
     limits: options.limits ?? DEFAULT_LIMITS,
+    providerUrl: options.providerUrl,
   };
 }
 
@@ -276,16 +288,18 @@ function runPlace(options: RunOptions): RunPlace {
  * root), so a run holds a lock on each until it is closed; the second run waits. The workspace is
  * always locked first, so two runs can never hold one lock each and wait for the other's.
  */
-async function lockProbeFolders(
+export async function lockProbeFolders(
   name: string,
   place: RunPlace,
   onWait: (message: string) => void,
+  /** The run folder's name, when it is not the probe's (`<probe>@pi` shares the probe's workspace). */
+  runName = name,
 ): Promise<{ runFolder: PidLock; release(): void }> {
   const waitFor = (path: string) =>
     waitForLock(path, (pid) => onWait(`waiting for ${name}: process ${pid} is running it (${path})`));
   const workspace = await waitFor(join(place.workspaceRoot, `${name}.lock`));
   try {
-    const runFolder = await waitFor(runFolderLockPath(place.runsDir, name));
+    const runFolder = await waitFor(runFolderLockPath(place.runsDir, runName));
     return {
       runFolder,
       release() {
@@ -299,7 +313,7 @@ async function lockProbeFolders(
   }
 }
 
-const announceWait = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
+export const announceWait = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
 
 /** The MCP adapter, when the probe uses one: its cache set up as the probe says, its wire log in the run folder. */
 async function mcpExtensions(
@@ -392,14 +406,20 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
       cwd: probe.agent.cwd ? join(place.root, probe.agent.cwd) : c.workspace.cwd,
       agentDir: c.workspace.agentDir,
       packageDir: c.workspace.packageDir,
-      model: resolveModel(probe.model.id, probe.model.api),
+      model: resolveModel(
+        probe.model.id,
+        probe.model.api,
+        place.providerUrl === undefined ? undefined : baseUrlFor(probe.model.api, place.providerUrl),
+      ),
       codec,
       transport: limitTransport(
         run.capture.wrap(
-          createScriptedModel(codec, {
-            loop: substituteSkillPaths(probe.model.script, c.skills.paths, probe.file),
-            sampling: probe.model.sampling,
-          }),
+          place.providerUrl === undefined
+            ? createScriptedModel(codec, {
+                loop: substituteSkillPaths(probe.model.script, c.skills.paths, probe.file),
+                sampling: probe.model.sampling,
+              })
+            : httpTransport(),
         ),
         place.limits,
         probe.file,
@@ -419,14 +439,18 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
   }
 }
 
+/** What the stub servers received, as the expect block reads it. */
+export function wireObservation(wirePath: string): RunObservation["wire"] {
+  if (!existsSync(wirePath)) return [];
+  return readWireLog(wirePath).map((line) => {
+    const message = line.message as { method?: string; params?: unknown };
+    return { server: line.server, method: message.method, params: message.params };
+  });
+}
+
 /** After the agent has shut down: what the stub servers received, the skills outcome, the expect verdict. */
 function finish(c: Conversation, observation: RunObservation): RunResult {
-  observation.wire = existsSync(c.wirePath)
-    ? readWireLog(c.wirePath).map((line) => {
-        const message = line.message as { method?: string; params?: unknown };
-        return { server: line.server, method: message.method, params: message.params };
-      })
-    : [];
+  observation.wire = wireObservation(c.wirePath);
   observation.skills = skillsObservation(c.skills.loaded(), c.skills.diagnostics, c.workspace.base);
   const failures = checkExpectations(c.probe.expect, observation);
   c.run.close(failures.length === 0 ? "passed" : "failed");

@@ -87,11 +87,11 @@ const script = z.array(scriptStep, { error: "expected a list" });
 const agent = strictMapping(
   {
     kind: optional(
-      z.literal("runtime", {
-        error: 'expected "runtime": running the real pi against the mock provider is not built yet',
+      z.enum(["runtime", "pi"], {
+        error: 'expected "runtime" or "pi" (the real pi against the mock; see payload-probe agents install pi)',
       }),
       "runtime",
-    ),
+    ).meta({ description: "Which agent runs the probe when run gives no --agent." }),
     tools: optional(names, undefined),
     noTools: optional(yesNo, false).meta({ description: "Send no tools at all (pi's --no-tools)." }),
     noBuiltinTools: optional(yesNo, false).meta({
@@ -208,42 +208,51 @@ const systemDelta = strictMapping(
   MAPPING,
 );
 
-const expect = strictMapping(
-  {
-    requests: optional(
-      z.int({ error: "expected a whole number of requests" }).min(0, "expected a whole number of requests"),
-      undefined,
-    ),
-    each: optional(z.record(z.string(), series, { error: MAPPING }), {}).meta({
-      description: "Record field → one value per request, or {all: value}.",
-    }),
-    constant: optional(names, []).meta({ description: "Record fields identical in every request." }),
-    systemDelta: optional(z.array(systemDelta, { error: "expected a list" }), []),
-    toolResults: optional(
-      z
-        .record(z.string().regex(/^[1-9]\d*$/, "expected a tool result number from 1"), textExpect, { error: MAPPING })
-        .transform((results) => Object.fromEntries(Object.entries(results).map(([n, e]) => [Number(n), e]))),
-      {},
-    ),
-    wire: optional(z.record(z.string(), wireExpect, { error: MAPPING }), {}).meta({
-      description: "Server name → what the stub MCP server received.",
-    }),
-    surface: section(
-      strictMapping({ registered: optional(series, undefined), active: optional(series, undefined) }, MAPPING),
-    ),
-    skills: optional(
-      strictMapping(
-        {
-          loaded: optional(names, undefined),
-          diagnostics: optional(z.array(skillDiagnostic, { error: "expected a list" }), undefined),
-        },
-        MAPPING,
+/**
+ * The expect block. The probe's own fills in defaults (no constant fields, no deltas …); a per-agent
+ * block (`pi.expect`) leaves what it does not state undefined, so only what it states replaces the probe's.
+ */
+function expectMapping<D extends boolean>(withDefaults: D) {
+  const or = <T>(value: T) => (withDefaults ? value : undefined) as D extends true ? T : undefined;
+  return strictMapping(
+    {
+      requests: optional(
+        z.int({ error: "expected a whole number of requests" }).min(0, "expected a whole number of requests"),
+        undefined,
       ),
-      undefined,
-    ),
-  },
-  MAPPING,
-);
+      each: optional(z.record(z.string(), series, { error: MAPPING }), or({})).meta({
+        description: "Record field → one value per request, or {all: value}.",
+      }),
+      constant: optional(names, or([])).meta({ description: "Record fields identical in every request." }),
+      systemDelta: optional(z.array(systemDelta, { error: "expected a list" }), or([])),
+      toolResults: optional(
+        z
+          .record(z.string().regex(/^[1-9]\d*$/, "expected a tool result number from 1"), textExpect, {
+            error: MAPPING,
+          })
+          .transform((results) => Object.fromEntries(Object.entries(results).map(([n, e]) => [Number(n), e]))),
+        or({}),
+      ),
+      wire: optional(z.record(z.string(), wireExpect, { error: MAPPING }), or({})).meta({
+        description: "Server name → what the stub MCP server received.",
+      }),
+      surface: section(
+        strictMapping({ registered: optional(series, undefined), active: optional(series, undefined) }, MAPPING),
+      ),
+      skills: optional(
+        strictMapping(
+          {
+            loaded: optional(names, undefined),
+            diagnostics: optional(z.array(skillDiagnostic, { error: "expected a list" }), undefined),
+          },
+          MAPPING,
+        ),
+        undefined,
+      ),
+    },
+    MAPPING,
+  );
+}
 
 export const probeSchema = strictMapping(
   {
@@ -266,7 +275,24 @@ export const probeSchema = strictMapping(
     markers: optional(z.record(z.string(), marker, { error: MAPPING }), {}).meta({
       description: "Name → {in, match}: counts the tool definitions, system parts or messages containing the match.",
     }),
-    expect: section(expect).meta({ description: "What must hold for the run to pass." }),
+    expect: section(expectMapping(true)).meta({ description: "What must hold for the run to pass." }),
+    pi: optional(
+      strictMapping(
+        {
+          skip: optional(nonEmptyString, undefined).meta({
+            description: "Why this probe's set-up cannot be expressed on the real pi; it is skipped there.",
+          }),
+          expect: optional(expectMapping(false), undefined).meta({
+            description:
+              "What holds on the real pi where it differs from expect: requests, constant and systemDelta, when given, replace the probe's; each, toolResults and wire entries replace theirs key by key.",
+          }),
+        },
+        MAPPING,
+      ),
+      undefined,
+    ).meta({
+      description: "The probe on the real pi (run --agent pi): a skip reason, or expectations that differ there.",
+    }),
   },
   MAPPING,
 );

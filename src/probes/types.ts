@@ -86,4 +86,6 @@ export interface Probe {
   prompts: string[];
   markers: Record<string, MarkerSpec>;
   expect: ProbeExpect;
+  /** The probe on the real pi: why it is skipped there, or what holds there where it differs. */
+  pi?: { skip?: string; expect?: Partial<ProbeExpect> };
 }

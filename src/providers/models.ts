@@ -4,7 +4,7 @@ import type { ModelSpec, WireApi } from "./types.js";
  * Models whose wire settings we know. The documented experiments ran on `token-plan/qwen3.8-flash`
  * with `--thinking off`; an unknown model gets pi's defaults for a custom provider.
  */
-interface KnownModel {
+export interface KnownModel {
   reasoning: boolean;
   contextWindow: number;
   maxTokens: number;
@@ -16,11 +16,25 @@ const KNOWN: Record<string, KnownModel> = {
 
 const DEFAULTS: KnownModel = { reasoning: false, contextWindow: 128_000, maxTokens: 16_384 };
 
+/** A model's reasoning flag and limits as the runtime assumes them (pi's defaults for an unknown one). */
+export function modelLimits(ref: string): Readonly<KnownModel> {
+  return KNOWN[ref] ?? DEFAULTS;
+}
+
 export const DEFAULT_MODEL_REF = "token-plan/qwen3.8-flash";
 
 /** Anthropic clients put `/v1` in the request path, so their base URL has none; OpenAI's includes it. */
 function defaultBaseUrl(api: WireApi): string {
   return api === "anthropic-messages" ? "http://127.0.0.1" : "http://127.0.0.1/v1";
+}
+
+/**
+ * A provider's base URL for an API, from the OpenAI form that `mock` and `proxy` print
+ * (`http://host:port/v1`): Anthropic's drops the `/v1`, which its request path carries.
+ */
+export function baseUrlFor(api: WireApi, v1BaseUrl: string): string {
+  const base = v1BaseUrl.replace(/\/$/, "");
+  return api === "anthropic-messages" ? base.replace(/\/v1$/, "") : base;
 }
 
 export function resolveModel(ref: string, api: WireApi, baseUrl = defaultBaseUrl(api)): ModelSpec {

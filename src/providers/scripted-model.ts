@@ -1,5 +1,5 @@
 import { CheckFailed } from "../errors.js";
-import type { Codec, ScriptedReply, Transport, WireRequest } from "./types.js";
+import type { Codec, ScriptedReply, Transport, WireApi, WireRequest } from "./types.js";
 
 /** One model turn of a probe's script. `args` is an object, or a raw string sent as the arguments text. */
 export type ScriptStep =
@@ -22,15 +22,21 @@ function toReply(step: ScriptStep, turn: number): ScriptedReply {
   };
 }
 
+export interface ScriptedModelOptions {
+  /** Token counts to answer with (the mock's estimate); without it a reply carries no usage. */
+  usage?: (request: WireRequest, reply: ScriptedReply) => ScriptedReply["usage"];
+}
+
 /**
  * A model that answers each request with the next step of its script, in the request's own wire
- * format: SSE, or one JSON body when the request turned streaming off. Loop requests and sampling
+ * format (a codec per API, or one for all): SSE, or one JSON body when the request turned streaming off. Loop requests and sampling
  * requests read separate scripts, so a nested sampling request never shifts the agent's turns.
  * Running out is a probe failure, never a silent default answer.
  */
 export function createScriptedModel(
-  codec: Codec,
+  codec: Codec | ((api: WireApi) => Codec),
   scripts: { loop: ScriptStep[]; sampling?: ScriptStep[] },
+  options: ScriptedModelOptions = {},
 ): Transport & { remaining(): { loop: number; sampling: number } } {
   const used = { loop: 0, sampling: 0 };
   const transport = async (request: WireRequest) => {
@@ -43,7 +49,10 @@ export function createScriptedModel(
         `scripted model: ${lane} request ${index + 1} was made but the probe's ${lane === "loop" ? "model.script" : "model.sampling"} has only ${script.length} step(s)`,
       );
     }
-    const { chunks } = codec.renderReply(toReply(step, index + 1), request.body);
+    const reply = toReply(step, index + 1);
+    const usage = options.usage?.(request, reply);
+    const render = typeof codec === "function" ? codec(request.api) : codec;
+    const { chunks } = render.renderReply(usage ? { ...reply, usage } : reply, request.body);
     return (async function* () {
       yield* chunks;
     })();

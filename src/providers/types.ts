@@ -96,8 +96,11 @@ export interface ModelResponse {
   usage?: Usage;
 }
 
-/** The raw response stream: the text chunks of an SSE body (or of one JSON body), in arrival order. */
-export type ResponseStream = AsyncIterable<string>;
+/**
+ * The raw response stream: the text chunks of an SSE body (or of one JSON body), in arrival order.
+ * `usageEstimated`: the server said its usage figures are estimates (the mock), not a provider's count.
+ */
+export type ResponseStream = AsyncIterable<string> & { usageEstimated?: boolean };
 
 /** The one exit to the model: every provider request leaves through a Transport. */
 export type Transport = (request: WireRequest) => Promise<ResponseStream>;

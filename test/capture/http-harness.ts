@@ -85,6 +85,8 @@ export interface CliServer {
   url: string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** What the process has written to stderr so far. */
+  stderr(): string;
 }
 
 /** Starts `payload-probe <args>` and waits (bounded) for its LISTENING line. */
@@ -114,6 +116,7 @@ export function startCli(args: string[]): Promise<CliServer> {
           child.kill("SIGTERM");
           return exited;
         },
+        stderr: () => stderr,
       });
     });
     exited.then((code) => reject(new Error(`exited ${code} before listening; stderr: ${stderr}`)));

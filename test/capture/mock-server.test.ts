@@ -68,7 +68,7 @@ describe("mock server", () => {
     db.close();
   });
 
-  it("an exhausted script answers 500 naming the request, and keeps serving; unknown paths are 404", async () => {
+  it("an exhausted script answers 500 naming the request, and keeps serving; unknown paths and methods are 404", async () => {
     const { server, runs } = await mock();
     for (const text of ["one", "two"])
       expect((await postChat(`${server.baseUrl}/chat/completions`, chatBody(text))).status).toBe(200);
@@ -79,7 +79,12 @@ describe("mock server", () => {
         new RegExp(`request ${n} was made but the probe's model.script has only 2 step`),
       );
     }
-    expect((await fetch(`${server.baseUrl}/models`)).status).toBe(404);
+    const unknown = await fetch(`${server.baseUrl}/embeddings`, { method: "POST", body: "{}" });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(
+      /no such endpoint: POST \/v1\/embeddings \(the mock serves POST \/v1\/chat\/completions, POST \/v1\/messages, POST \/v1\/responses, GET \/v1\/models\)/,
+    );
+    expect((await fetch(`${server.baseUrl}/messages`)).status).toBe(404);
     expect((await postChat(`${server.baseUrl.replace(/\/v1$/, "")}/chat/completions`, chatBody("x"))).status).toBe(404);
     expect(jsonl(join(runs, "tiny-mock", "requests.jsonl"))).toHaveLength(2);
   });

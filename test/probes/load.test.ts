@@ -41,10 +41,10 @@ describe("probe files are validated on load, every problem naming the file and t
     expect(error.message).toMatch(new RegExp(`^${bad("bad-yaml.yaml")}: expected valid YAML \\(.+\\)$`));
   });
 
-  it("agent.kind pi is refused rather than silently run on our runtime", () => {
-    const error = loadError(bad("real-pi.yaml"));
+  it("agent.kind names an agent payload-probe can run, rather than silently running another", () => {
+    const error = loadError(bad("unknown-agent.yaml"));
     expect(error.field).toBe("agent.kind");
-    expect(error.message).toContain('expected "runtime"');
+    expect(error.message).toContain('expected "runtime" or "pi"');
   });
 
   it("an unknown field is named with its dotted path and the fields allowed there", () => {

@@ -1,0 +1,173 @@
+/**
+ * What a provider's prompt cache does with a run, request by request, from the providers'
+ * published rules and the run's prefix analysis (how many tokens each loop request shares with the
+ * one before it, and — for Anthropic — where its `cache_control` breakpoints sit).
+ *
+ * OpenAI (chat completions and Responses): caching is automatic for prompts of 1,024 tokens or
+ * more, and a hit covers the longest matching prefix in steps of 128 tokens (OpenAI cookbook,
+ * "Prompt Caching 201", 1.1 Basics). No write premium; a cached token costs the cached-input price.
+ *
+ * Anthropic (Messages): only what ends at a `cache_control` breakpoint is cached, and only when the
+ * prefix up to it is at least the model's minimum cacheable length. Writing costs the 5-minute or
+ * 1-hour write price of the breakpoint's `ttl`; a later request whose prefix matches an entry
+ * still alive reads it at the cache-read price, and the read restarts the entry's lifetime
+ * (Anthropic, "Prompt caching"). A lookup at a breakpoint also finds entries at earlier block
+ * boundaries; the model lets it find any live entry before the request's last breakpoint (the
+ * documented look-back of about 20 blocks is not limited).
+ *
+ * Both models follow one chain of loop requests, as the capture's prefix analysis does: a prefix
+ * is matched against the previous loop request only, so a prefix that comes back after a detour
+ * is predicted uncached although a provider might still hold it. Sampling and side requests are
+ * predicted on their own (no read; Anthropic writes what their breakpoints qualify for).
+ */
+/** Whose cache rules apply: OpenAI's automatic prefix cache, or Anthropic's explicit breakpoints. */
+export type CacheProvider = "openai" | "anthropic";
+
+/** What the model needs of one request. Token counts are the capture's offline estimate. */
+export interface CacheInput {
+  seq: number;
+  kind: "loop" | "sampling" | "side";
+  /** Request time in ms since the epoch (the record's `ts`). */
+  atMs: number;
+  /** Prompt tokens of the whole request. */
+  inputTokens: number;
+  /** Tokens shared with the previous loop request (the record's `prefix.sharedTokens`); null when unknown. */
+  sharedTokens: number | null;
+  /** Anthropic: prefix tokens up to and including each breakpoint's segment, in cache order, and its lifetime. */
+  breakpoints?: { tokens: number; ttl: string }[];
+}
+
+/** How a request's prompt tokens are billed: read from the cache, written to it, or neither. */
+export interface CacheSplit {
+  inputTokens: number;
+  cacheRead: number;
+  cacheWrite5m: number;
+  cacheWrite1h: number;
+  uncached: number;
+}
+
+export interface CacheRules {
+  provider: CacheProvider;
+  /** Anthropic: the model's minimum cacheable prefix. */
+  minCacheTokens?: number;
+}
+
+/** OpenAI: a prompt shorter than this is never cached. */
+export const OPENAI_MIN_CACHE_TOKENS = 1024;
+/** OpenAI: cache hits grow in steps of this many tokens. */
+export const OPENAI_CACHE_STEP = 128;
+/**
+ * OpenAI keeps a prefix for 5 to 10 minutes of inactivity (longer off-peak); the model takes the
+ * shorter end, so a gap it predicts as cached is one the provider documents as cached.
+ */
+export const OPENAI_IDLE_MS = 5 * 60_000;
+
+const TTL_MS: Record<string, number> = { "5m": 5 * 60_000, "1h": 60 * 60_000 };
+
+export interface CacheModel {
+  next(request: CacheInput): CacheSplit;
+  /**
+   * What the last request would have read had it kept the whole previous loop request as its
+   * prefix: the read a prefix break cost it (equal to its read when nothing broke).
+   */
+  unbrokenRead(): number;
+}
+
+export function cacheModel(rules: CacheRules): CacheModel {
+  return rules.provider === "openai" ? openaiCache() : anthropicCache(rules.minCacheTokens ?? 0);
+}
+
+function split(inputTokens: number, cacheRead: number, cacheWrite5m = 0, cacheWrite1h = 0): CacheSplit {
+  return {
+    inputTokens,
+    cacheRead,
+    cacheWrite5m,
+    cacheWrite1h,
+    uncached: inputTokens - cacheRead - cacheWrite5m - cacheWrite1h,
+  };
+}
+
+/** The tokens an OpenAI hit covers when `shared` prompt tokens match a cached prompt. */
+export function openaiCachedTokens(shared: number): number {
+  if (shared < OPENAI_MIN_CACHE_TOKENS) return 0;
+  return Math.floor(shared / OPENAI_CACHE_STEP) * OPENAI_CACHE_STEP;
+}
+
+function openaiCache(): CacheModel {
+  let last: { atMs: number; inputTokens: number } | null = null;
+  let unbroken = 0;
+  return {
+    next(r) {
+      if (r.kind !== "loop") {
+        unbroken = 0;
+        return split(r.inputTokens, 0);
+      }
+      const alive = last !== null && r.atMs - last.atMs <= OPENAI_IDLE_MS;
+      unbroken = alive ? openaiCachedTokens(Math.min(last!.inputTokens, r.inputTokens)) : 0;
+      last = { atMs: r.atMs, inputTokens: r.inputTokens };
+      return split(r.inputTokens, alive ? openaiCachedTokens(Math.min(r.sharedTokens ?? 0, r.inputTokens)) : 0);
+    },
+    unbrokenRead: () => unbroken,
+  };
+}
+
+interface Entry {
+  /** Prefix tokens the entry holds. */
+  tokens: number;
+  ttlMs: number;
+  lastUsedMs: number;
+}
+
+function anthropicCache(minCacheTokens: number): CacheModel {
+  let entries: Entry[] = [];
+  let unbroken = 0;
+  return {
+    next(r) {
+      const breakpoints = r.breakpoints ?? [];
+      if (r.kind !== "loop") {
+        unbroken = 0;
+        return writes(r, breakpoints, 0, minCacheTokens).split;
+      }
+      const reach = Math.max(0, ...breakpoints.map((b) => b.tokens));
+      const longest = (list: Entry[]) =>
+        list.reduce((max, e) => (e.tokens <= reach && e.tokens > max ? e.tokens : max), 0);
+      entries = entries.filter((e) => r.atMs - e.lastUsedMs <= e.ttlMs);
+      unbroken = Math.min(longest(entries), r.inputTokens);
+      // An entry matches while the chain of requests since it was written kept its whole prefix.
+      const shared = r.sharedTokens ?? 0;
+      entries = entries.filter((e) => e.tokens <= shared);
+      const read = longest(entries);
+      for (const e of entries) if (e.tokens <= read) e.lastUsedMs = r.atMs;
+      const written = writes(r, breakpoints, read, minCacheTokens);
+      for (const entry of written.entries) {
+        entries = entries.filter((e) => e.tokens !== entry.tokens);
+        entries.push(entry);
+      }
+      return written.split;
+    },
+    unbrokenRead: () => unbroken,
+  };
+}
+
+/** The tokens past `read` that qualifying breakpoints write, each stretch at its breakpoint's lifetime. */
+function writes(
+  r: CacheInput,
+  breakpoints: { tokens: number; ttl: string }[],
+  read: number,
+  minCacheTokens: number,
+): { split: CacheSplit; entries: Entry[] } {
+  const entries: Entry[] = [];
+  let end = read;
+  let w5m = 0;
+  let w1h = 0;
+  for (const b of breakpoints) {
+    // A breakpoint before the minimum caches nothing; its tokens fall to the next one that qualifies.
+    if (b.tokens <= end || b.tokens < minCacheTokens) continue;
+    const ttlMs = TTL_MS[b.ttl] ?? TTL_MS["5m"]!;
+    if (ttlMs === TTL_MS["1h"]) w1h += b.tokens - end;
+    else w5m += b.tokens - end;
+    end = b.tokens;
+    entries.push({ tokens: b.tokens, ttlMs, lastUsedMs: r.atMs });
+  }
+  return { split: split(r.inputTokens, read, w5m, w1h), entries };
+}

@@ -1,0 +1,61 @@
+import type { FinishedExchange } from "../capture/capture.js";
+
+/**
+ * Where the cache prefix stands against the previous loop request of the same API and model: kept,
+ * broken (where, why), the first of its kind (nothing shared, nothing broken), or not compared (side).
+ */
+function prefixText(record: NonNullable<FinishedExchange["record"]>): string {
+  if (record.prefix === null) return "prefix -";
+  if (record.prefix.breakAt === null)
+    return record.prefix.sharedBytes === 0 ? "prefix first" : `prefix kept ${record.prefix.sharedBytes} B`;
+  return `prefix broke at ${record.prefix.breakDetail ?? record.prefix.breakAt}`;
+}
+
+const pathOf = (url: string) => new URL(url).pathname;
+
+/** One line per finished exchange, for stderr while the proxy runs. */
+export function exchangeLine(exchange: FinishedExchange): string {
+  const { seq, request, outcome, record } = exchange;
+  const status = `status ${outcome.status ?? "none"}${outcome.ending === "complete" ? "" : ` ${outcome.ending}`}`;
+  if (record === null) {
+    const why = request.unreadable ? `unreadable: ${request.unreadable}` : "no wire API";
+    return `#${seq} side ${pathOf(request.url)} ${status} (${why})`;
+  }
+  const tokens = record.tokens === null ? "" : ` tokens ${record.tokens.total}`;
+  return `#${seq} ${record.api} ${record.model || "-"} tools ${record.tools.length}${tokens} ${status} ${prefixText(record)}`;
+}
+
+/** Counts of a proxy session, for the summary printed when it stops. */
+export class ProxyTally {
+  private requests = 0;
+  private side = 0;
+  private tokens = 0;
+  private breaks = 0;
+  private readonly byApi = new Map<string, number>();
+  private readonly byStatus = new Map<string, number>();
+
+  add(exchange: FinishedExchange): void {
+    this.requests++;
+    const status = String(exchange.outcome.status ?? exchange.outcome.ending);
+    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
+    const record = exchange.record;
+    if (record === null) {
+      this.side++;
+      return;
+    }
+    this.byApi.set(record.api, (this.byApi.get(record.api) ?? 0) + 1);
+    this.tokens += record.tokens?.total ?? 0;
+    if (record.prefix?.breakAt) this.breaks++;
+  }
+
+  summary(): string {
+    const list = (counts: Map<string, number>, join: string) =>
+      [...counts].map(([name, n]) => `${name}${join}${n}`).join(", ");
+    const apis = this.byApi.size > 0 ? ` (${list(this.byApi, " ")})` : "";
+    const statuses = this.byStatus.size > 0 ? `; status ${list(this.byStatus, "×")}` : "";
+    return (
+      `proxy: ${this.requests} request(s): ${this.requests - this.side} recorded${apis}, ${this.side} side` +
+      `${statuses}; ${this.tokens} tokens by our count; prefix broke ${this.breaks} time(s)`
+    );
+  }
+}

@@ -1,0 +1,128 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { findPi, PI_PINS } from "../../src/agents/pi-install.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+afterEach(removeTempDirs);
+
+const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
+
+function cli(args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawnSync(process.execPath, [MAIN, ...args], {
+    cwd: PROJECT_ROOT,
+    env,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+/** A port nothing listens on: one the OS handed out and that was closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A `pi` on PATH that answers `--version`, inside a package folder named as pi's. */
+function stubPiOnPath(version: string): { bin: string; packageDir: string } {
+  const base = tempDir("pi-path-");
+  const packageDir = join(base, "lib", "node_modules", "@earendil-works", "pi-coding-agent");
+  mkdirSync(join(packageDir, "dist"), { recursive: true });
+  writeFileSync(join(packageDir, "package.json"), JSON.stringify({ name: "@earendil-works/pi-coding-agent", version }));
+  const cli = join(packageDir, "dist", "cli.js");
+  writeFileSync(cli, `#!/bin/sh\necho ${version}\n`);
+  chmodSync(cli, 0o755);
+  mkdirSync(join(base, "bin"));
+  symlinkSync(cli, join(base, "bin", "pi"));
+  return { bin: join(base, "bin"), packageDir };
+}
+
+/** The adapter as an adapter-only install leaves it in the cache (its manifest is what is read). */
+function adapterInCache(cacheHome: string, version: string): void {
+  const dir = join(cacheHome, "payload-probe", "agents", `pi-mcp-adapter-${PI_PINS.mcpAdapter}`);
+  const adapter = join(dir, "node_modules", "pi-mcp-adapter");
+  mkdirSync(adapter, { recursive: true });
+  writeFileSync(join(adapter, "package.json"), JSON.stringify({ version, pi: { extensions: ["./index.ts"] } }));
+  writeFileSync(join(dir, "payload-probe-install.json"), "{}\n");
+}
+
+describe("agents install pi", () => {
+  it("says the registry could not be reached (exit 2, no stack) and leaves no half-made install", async () => {
+    const cacheHome = tempDir("pi-cache-");
+    const env = {
+      ...process.env,
+      PATH: process.env.PATH,
+      XDG_CACHE_HOME: cacheHome,
+      npm_config_registry: `http://127.0.0.1:${await closedPort()}/`,
+      npm_config_fetch_retries: "0",
+      npm_config_cache: join(cacheHome, "npm"),
+    };
+    const { code, stderr } = cli(["agents", "install", "pi"], env);
+    expect(code).toBe(2);
+    expect(stderr).toContain("agents: installing Node");
+    expect(stderr).toMatch(/the npm registry could not be reached, so pi was not installed/);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(readdirSync(join(cacheHome, "payload-probe", "agents"))).toEqual([]);
+  }, 120_000);
+
+  it("a pi on PATH of the pinned version is used (with the cached adapter); another version is not", () => {
+    const cacheHome = tempDir("pi-cache-");
+    adapterInCache(cacheHome, PI_PINS.mcpAdapter);
+    const good = stubPiOnPath(PI_PINS.pi);
+    const found = findPi({ XDG_CACHE_HOME: cacheHome, PATH: `${good.bin}:/usr/bin:/bin` });
+    expect(found).toMatchObject({ source: "path", program: join(good.bin, "pi"), programArgs: [] });
+    expect(found?.packageDir).toBe(good.packageDir);
+    expect(found?.mcpAdapter).toMatch(/pi-mcp-adapter[/\\]index\.ts$/);
+
+    const old = stubPiOnPath("0.84.0");
+    expect(findPi({ XDG_CACHE_HOME: cacheHome, PATH: `${old.bin}:/usr/bin:/bin` })).toBeUndefined();
+  });
+
+  it("usage: anything but 'install pi' prints the help and exits 2", () => {
+    const { code, stdout } = cli(["agents", "install", "claude"], process.env);
+    expect(code).toBe(2);
+    expect(stdout).toContain("Usage: payload-probe agents install pi");
+  });
+
+  it("without pi, --agent pi is bad usage naming the install command (exit 2), and nothing runs", () => {
+    const runs = tempDir("pi-none-");
+    const env = { ...process.env, XDG_CACHE_HOME: tempDir("pi-cache-"), PATH: "/usr/bin:/bin" };
+    const { code, stderr } = cli(["run", "p1", "--agent", "pi", "--runs", runs], env);
+    expect(code).toBe(2);
+    expect(stderr).toContain("the real pi is not installed; install it with 'payload-probe agents install pi'");
+    expect(readdirSync(runs)).toEqual([]);
+  });
+
+  it.skipIf(!findPi())(
+    "a probe saying agent.kind: pi runs on pi by default, into <probe>@pi",
+    () => {
+      const dir = tempDir("pi-kind-");
+      const file = join(dir, "kind-pi.yaml");
+      writeFileSync(
+        file,
+        "name: kind-pi\nagent: { kind: pi, noTools: true, noSkills: true }\nmodel: { script: [ { text: DONE } ] }\nprompts: [hello]\nexpect: { requests: 1 }\n",
+      );
+      const env = { ...process.env, PAYLOAD_PROBE_WORKSPACE: join(dir, "ws") };
+      const { code, stdout } = cli(["run", file, "--runs", join(dir, "runs"), "--no-db"], env);
+      expect(code).toBe(0);
+      expect(stdout).toContain("kind-pi on pi");
+      expect(existsSync(join(dir, "runs", "kind-pi@pi", "requests.jsonl"))).toBe(true);
+    },
+    120_000,
+  );
+
+  it.skipIf(!findPi())("run again with pi installed: nothing to do, exit 0", () => {
+    const { code, stderr, stdout } = cli(["agents", "install", "pi"], process.env);
+    expect(code).toBe(0);
+    expect(stderr).toContain(`pi ${PI_PINS.pi} is already there`);
+    expect(stdout).toContain(`pi ${PI_PINS.pi}`);
+    expect(existsSync(findPi()!.packageDir)).toBe(true);
+  });
+});

@@ -1,0 +1,89 @@
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentSide, fidelityRow, writeFidelityTable } from "../../src/analysis/fidelity.js";
+import { LineWriter } from "../../src/analysis/output.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { loadProbeFile } from "../../src/probes/load.js";
+import { runProbe } from "../../src/probes/runner.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+afterEach(removeTempDirs);
+
+/** Real records: p1 and seq-search on the runtime, in their own folders. */
+async function records(name: string): Promise<RequestRecord[]> {
+  const base = tempDir("fidelity-");
+  const probe = loadProbeFile(join(PROJECT_ROOT, "probes", `${name}.yaml`), PROJECT_ROOT);
+  const result = await runProbe(probe, {
+    runsDir: join(base, "runs"),
+    workspaceRoot: join(base, "ws"),
+    database: false,
+  });
+  return result.records;
+}
+
+/** A real LineWriter over a stream that keeps what it is given. */
+function collect(): { text: () => string; out: LineWriter } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString("utf8"));
+      done();
+    },
+  });
+  return { text: () => chunks.join(""), out: new LineWriter(stream) };
+}
+
+describe("fidelity rows", () => {
+  it("summarise a run: folded tool lists, markers per request, where sizes change", async () => {
+    const side = agentSide(await records("seq-search"));
+    expect(side.requests).toBe(6);
+    expect(side.tools).toBe("[mcp] → [mcp, a_tool1]×3 → [mcp, a_tool1, b_tool2]×2");
+    expect(side.toolsSize).toBe("changes at #2, #5");
+    expect(side.systemSize).toBe("changes at #2, #5");
+  }, 60_000);
+
+  it("a run against itself matches; sizes alone never break a match but show as deltas", async () => {
+    const p1 = await records("p1");
+    expect(fidelityRow("p1", p1, p1).verdict).toBe("match");
+    const longer = p1.map((r) => ({ ...r, toolsChars: r.toolsChars + 7, systemChars: r.systemChars - 3 }));
+    const row = fidelityRow("p1", p1, longer);
+    expect(row.verdict).toBe("match");
+    expect(row.deltas).toEqual({ toolsChars: [7, 7, 7, 7], systemChars: [-3, -3, -3, -3] });
+  }, 60_000);
+
+  it("names each aspect that differs; a recorded divergence reads as a finding", async () => {
+    const p1 = await records("p1");
+    const other = p1.map((r, i) => ({
+      ...r,
+      tools: i === 2 ? ["read"] : r.tools,
+      markers: { ...r.markers, result: 0 },
+      toolsChars: i === 2 ? 10 : r.toolsChars,
+    }));
+    const row = fidelityRow("p1", p1, other);
+    expect(row.differs).toEqual(["tools", "markers", "toolsSize"]);
+    expect(row.verdict).toBe("differs");
+    expect(fidelityRow("p1", p1, other, true).verdict).toBe("finding");
+    expect(fidelityRow("p1", p1, p1.slice(0, 3)).deltas).toBeUndefined();
+  }, 60_000);
+
+  it("the table puts both sides in a cell only where they differ, and names a skipped probe's reason", async () => {
+    const p1 = await records("p1");
+    const { text: written, out } = collect();
+    await writeFidelityTable(
+      [
+        fidelityRow("p1", p1, p1),
+        fidelityRow("p2", p1, p1.slice(0, 2), true),
+        fidelityRow("p7", p1, { skipped: "no way" }),
+      ],
+      out,
+    );
+    const text = written();
+    expect(text).toContain("[read, mcp]×4");
+    expect(text).toContain("runtime: [read, mcp]×4");
+    expect(text).toContain("pi: [read, mcp]×2");
+    expect(text).toContain("finding: requests, tools, roles, markers");
+    expect(text).toContain("skipped on pi: no way");
+  }, 60_000);
+});

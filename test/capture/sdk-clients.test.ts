@@ -1,0 +1,241 @@
+/**
+ * The official OpenAI and Anthropic clients, pointed at the capture proxy in front of a slow mock,
+ * for all three wire APIs, streamed and not. What each client sent and received is observed through
+ * the `fetch` option both SDKs take, below the SDK and above the network.
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CaptureProxy, startCaptureProxy } from "../../src/capture/capture-proxy.js";
+import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { baseUrlFor } from "../../src/providers/models.js";
+import type { WireApi } from "../../src/providers/types.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { jsonl } from "./http-harness.js";
+
+/** The mock waits this long before each chunk after the first: a provider that takes its time. */
+const CHUNK_DELAY_MS = 120;
+const SYSTEM = "You are a careful assistant. Ünïcödé keeps bytes and characters apart.";
+const DEVELOPER = "Answer in one line.";
+const sha256 = (text: string | Uint8Array) => createHash("sha256").update(text).digest("hex");
+const bytes = (text: string) => Buffer.byteLength(text, "utf8");
+
+/** What one client call sent and received on the wire, with when each piece arrived. */
+interface Observed {
+  body: string;
+  received: { at: number; bytes: Uint8Array }[];
+  endedAt: number;
+}
+
+/** A fetch that passes everything through and notes the body sent and every chunk received. */
+function observingFetch(log: Observed[]): typeof fetch {
+  return async (input, init) => {
+    const seen: Observed = { body: String(init?.body), received: [], endedAt: 0 };
+    log.push(seen);
+    const response = await fetch(input, init);
+    const reader = response.body!.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          seen.endedAt = performance.now();
+          controller.close();
+          return;
+        }
+        seen.received.push({ at: performance.now(), bytes: value });
+        controller.enqueue(value);
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+}
+
+const readTool = {
+  name: "read",
+  description: "Reads a file of the workspace.",
+  schema: { type: "object" as const, properties: { path: { type: "string" } }, required: ["path"] },
+};
+
+let runs: string;
+let mock: MockServer;
+let proxy: CaptureProxy;
+const sent: Observed[] = [];
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  runs = tempDir("sdk-clients-");
+  const script = Array.from({ length: 6 }, (_, i) =>
+    i % 2 === 0 ? { call: "read", args: { path: `notes-${i}.txt` } } : { text: `Answer number ${i}.` },
+  );
+  mock = await startMockServer(
+    { name: "sdk", markers: {}, script, modelId: "mock-model" },
+    { runsDir: runs, chunkDelayMs: CHUNK_DELAY_MS },
+  );
+  proxy = await startCaptureProxy({ upstream: mock.baseUrl, runsDir: runs, name: "sdk-proxy" });
+  const fetch = observingFetch(sent);
+  openai = new OpenAI({ apiKey: "sk-test", baseURL: proxy.url, fetch, maxRetries: 0 });
+  anthropic = new Anthropic({
+    apiKey: "sk-ant-test",
+    baseURL: baseUrlFor("anthropic-messages", proxy.url),
+    fetch,
+    maxRetries: 0,
+  });
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await mock?.close();
+  removeTempDirs();
+});
+
+/** Each API's request with a system text, a tool and a user turn, and how it reports usage to the client. */
+const CALLS: Record<
+  WireApi,
+  (stream: boolean) => Promise<{ events: number; usage: { input: number; output: number } }>
+> = {
+  async "openai-completions"(stream) {
+    const request = {
+      model: "mock-model",
+      messages: [
+        { role: "system" as const, content: SYSTEM },
+        { role: "user" as const, content: "Read the notes." },
+      ],
+      tools: [
+        {
+          type: "function" as const,
+          function: { name: readTool.name, description: readTool.description, parameters: readTool.schema },
+        },
+      ],
+    };
+    if (!stream) {
+      const done = await openai.chat.completions.create(request);
+      return { events: 1, usage: { input: done.usage!.prompt_tokens, output: done.usage!.completion_tokens } };
+    }
+    let events = 0;
+    let usage = { input: -1, output: -1 };
+    for await (const chunk of await openai.chat.completions.create({
+      ...request,
+      stream: true,
+      stream_options: { include_usage: true },
+    })) {
+      events++;
+      if (chunk.usage) usage = { input: chunk.usage.prompt_tokens, output: chunk.usage.completion_tokens };
+    }
+    return { events, usage };
+  },
+  async "anthropic-messages"(stream) {
+    const request = {
+      model: "mock-model",
+      max_tokens: 256,
+      system: [{ type: "text" as const, text: SYSTEM, cache_control: { type: "ephemeral" as const } }],
+      messages: [{ role: "user" as const, content: "Read the notes." }],
+      tools: [{ name: readTool.name, description: readTool.description, input_schema: readTool.schema }],
+    };
+    if (!stream) {
+      const done = await anthropic.messages.create(request);
+      return { events: 1, usage: { input: done.usage.input_tokens, output: done.usage.output_tokens } };
+    }
+    let events = 0;
+    const usage = { input: -1, output: -1 };
+    for await (const event of await anthropic.messages.create({ ...request, stream: true })) {
+      events++;
+      if (event.type === "message_start") usage.input = event.message.usage.input_tokens;
+      if (event.type === "message_delta") usage.output = event.usage.output_tokens;
+    }
+    return { events, usage };
+  },
+  async "openai-responses"(stream) {
+    const request = {
+      model: "mock-model",
+      instructions: SYSTEM,
+      input: [
+        { role: "developer" as const, content: DEVELOPER },
+        { role: "user" as const, content: "Read the notes." },
+      ],
+      tools: [
+        {
+          type: "function" as const,
+          name: readTool.name,
+          description: readTool.description,
+          parameters: readTool.schema,
+          strict: false,
+        },
+      ],
+    };
+    if (!stream) {
+      const done = await openai.responses.create(request);
+      return { events: 1, usage: { input: done.usage!.input_tokens, output: done.usage!.output_tokens } };
+    }
+    let events = 0;
+    let usage = { input: -1, output: -1 };
+    for await (const event of await openai.responses.create({ ...request, stream: true })) {
+      events++;
+      if (event.type === "response.completed")
+        usage = { input: event.response.usage!.input_tokens, output: event.response.usage!.output_tokens };
+    }
+    return { events, usage };
+  },
+};
+
+/** What each API's record must say of the request above. */
+const EXPECTED: Record<WireApi, { tools: string[]; system: string; roles: string[] }> = {
+  "openai-completions": { tools: ["read"], system: SYSTEM, roles: ["system", "user"] },
+  "anthropic-messages": { tools: ["read"], system: SYSTEM, roles: ["system", "user"] },
+  "openai-responses": { tools: ["read"], system: `${SYSTEM}\n${DEVELOPER}`, roles: ["system", "developer", "user"] },
+};
+
+const payloadsOf = (folder: string) =>
+  jsonl<{ type: string; seq: number; body: string }>(join(runs, folder, "payloads.jsonl"));
+
+const cases = (["openai-completions", "anthropic-messages", "openai-responses"] as const).flatMap((api) =>
+  [true, false].map((stream) => ({ api, stream })),
+);
+
+describe("official SDK clients through the proxy in front of the mock", () => {
+  it.each(cases)("$api, stream $stream: bytes, chunks, timing and record", async ({ api, stream }) => {
+    const before = sent.length;
+    const answer = await CALLS[api](stream);
+    expect(sent.length).toBe(before + 1);
+    const seen = sent.at(-1)!;
+    const seq = payloadsOf("sdk-mock").filter((p) => p.type === "request").length;
+
+    // The upstream received the client's body byte for byte.
+    const upstream = payloadsOf("sdk-mock").filter((p) => p.seq === seq);
+    expect(sha256(upstream.find((p) => p.type === "request")!.body)).toBe(sha256(seen.body));
+
+    // The client received every byte the upstream sent, in order.
+    const received = Buffer.concat(seen.received.map((r) => r.bytes)).toString("utf8");
+    expect(received).toBe(upstream.find((p) => p.type === "response")!.body);
+
+    // Streamed: the first chunk arrived while the slow upstream still had chunks to send.
+    if (stream) {
+      const sseEvents = received.split("\n\n").filter((e) => e.trim() !== "" && !e.includes("[DONE]")).length;
+      expect(answer.events).toBe(sseEvents);
+      expect(seen.received.length).toBeGreaterThan(2);
+      expect(seen.endedAt - seen.received[0]!.at).toBeGreaterThan((sseEvents - 2) * CHUNK_DELAY_MS);
+    }
+
+    // Wait for the proxy's record: its capture runs after the response has been relayed.
+    await expect.poll(() => jsonl<RequestRecord>(join(runs, "sdk-proxy", "requests.jsonl")).length).toBe(seq);
+    const record = jsonl<RequestRecord>(join(runs, "sdk-proxy", "requests.jsonl")).at(-1)!;
+    const expected = EXPECTED[api];
+    expect(record.api).toBe(api);
+    expect(record.tools).toEqual(expected.tools);
+    expect(record.systemBytes).toBe(bytes(expected.system));
+    expect(record.roles).toEqual(expected.roles);
+    expect(record.hashes.body).toBe(sha256(seen.body));
+    expect(record.status).toBe(200);
+    expect(record.ending).toBe("complete");
+    expect(record.usage).toMatchObject({
+      source: "estimate",
+      inputTokens: answer.usage.input,
+      outputTokens: answer.usage.output,
+    });
+    expect(answer.usage.input).toBeGreaterThan(0);
+    expect(record.response?.kind).toBe(seq % 2 === 1 ? "tool_calls" : "text");
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * The CI gate on a captured run: an "agent" (the OpenAI chat completions codec, speaking HTTP)
+ * talks to the mock through the capture proxy, and `check --run` gates what the proxy recorded —
+ * passing on its own baseline, failing with exit 1 and one "what changed" line after a change
+ * that adds a tool and a system line. Every figure in that line is worked out by hand from the records.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { dollars } from "../../src/analysis/pricing.js";
+import { startMockServer } from "../../src/capture/mock-server.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { openaiCompletions } from "../../src/providers/openai-completions.js";
+import type { Context, ModelSpec, ToolDefinition } from "../../src/providers/types.js";
+import { parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
+import { cliIn } from "./scratch-cli.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "pp-check-run-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const runs = join(scratch, "runs");
+const baseline = join(scratch, "agent-baseline.json");
+
+const model: ModelSpec = {
+  api: "openai-completions",
+  ref: "openai/gpt-4.1",
+  id: "gpt-4.1",
+  baseUrl: "",
+  maxTokens: 1024,
+  reasoning: false,
+};
+const tool = (name: string): ToolDefinition => ({
+  name,
+  description: `Reads what ${name} is asked for.`,
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+});
+// Long enough (well over 1,024 tokens) that the second request reads from the cache.
+const SYSTEM = Array.from(
+  { length: 90 },
+  (_, i) => `Rule ${i}: keep each answer short and name the file it came from.`,
+);
+
+/** Two requests through the proxy, as an agent makes them: the prompt, then the tool result. */
+async function captureAgentSession(options: { extraTool?: string; extraLine?: string }): Promise<void> {
+  const mock = await startMockServer(writeTinyProbe(scratch).model, {
+    runsDir: join(scratch, "mock-runs"),
+    database: false,
+  });
+  const proxy = await startCli(["proxy", "--upstream", mock.baseUrl, "--runs", runs, "--name", "agent", "--no-db"]);
+  try {
+    const context: Context = {
+      systemPrompt: [...SYSTEM, ...(options.extraLine ? [options.extraLine] : [])].join("\n"),
+      tools: [tool("read"), ...(options.extraTool ? [tool(options.extraTool)] : [])],
+      messages: [{ role: "user", content: "read notes.txt" }],
+    };
+    const send = async () =>
+      parseReply(
+        await postChat(`${proxy.url}/chat/completions`, openaiCompletions.buildRequest(model, context, "loop").body),
+      );
+    const first = await send();
+    const call = first.message.toolCalls[0]!;
+    context.messages.push(first.message, {
+      role: "tool",
+      toolCallId: call.id,
+      toolName: call.name,
+      content: "the notes",
+      isError: false,
+    });
+    await send();
+  } finally {
+    await proxy.stop();
+    await mock.close();
+  }
+}
+
+const records = (): RequestRecord[] =>
+  readFileSync(join(runs, "agent", "requests.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RequestRecord);
+
+/** gpt-4.1's prompt dollars by hand: OpenAI caches the shared prefix from 1,024 tokens in steps of 128. */
+function dollarsByHand(rs: RequestRecord[]): number {
+  return rs.reduce((sum, r, i) => {
+    const shared = i === 0 ? 0 : (r.prefix as unknown as { sharedTokens: number }).sharedTokens;
+    const cached = shared < 1024 ? 0 : shared - (shared % 128);
+    return sum + ((r.tokens!.total - cached) * 2 + cached * 0.5) / 1e6;
+  }, 0);
+}
+
+/** `check --run` of the agent's run, priced as `model` unless another `--model` follows in `extra`. */
+const checkAs = (priced: string, ...extra: string[]) =>
+  cliIn(scratch, "check", "--run", join(runs, "agent"), "--baseline", baseline, "--model", priced, ...extra);
+const check = (...extra: string[]) => checkAs("gpt-4.1", ...extra);
+
+describe("check --run: a real agent's run captured by the proxy in front of the mock", () => {
+  it("passes on its own baseline, and fails with exit 1 and the one-line summary after a tool is added", async () => {
+    await captureAgentSession({});
+    const before = records();
+    expect(before).toHaveLength(2);
+    const update = check("--update");
+    expect(update.code).toBe(0);
+    expect(update.stdout).toContain("baseline updated");
+    const written = JSON.parse(readFileSync(baseline, "utf8"));
+    expect(written).toMatchObject({ v: 1, probe: "agent", model: "gpt-4.1" });
+    expect(written.requests[0].systemLines).toBe(SYSTEM.length);
+
+    await captureAgentSession({});
+    const same = check();
+    expect(same.stderr).toBe("");
+    expect(same.code).toBe(0);
+    expect(same.stdout).toContain("pass");
+    // The baseline file stands for the run it was taken from, as one side of a diff.
+    const equal = cliIn(scratch, "diff", baseline, join(runs, "agent"));
+    expect(equal.code).toBe(0);
+    expect(equal.stdout).toMatch(/#1 \(turn 1\)\s+identical/);
+    expect(equal.stdout).toMatch(/#2\s+identical/);
+
+    await captureAgentSession({ extraTool: "a_tool1", extraLine: "Rule 90: say when a file is missing." });
+    const after = records();
+    const failed = check();
+    expect(failed.code).toBe(1);
+    const perRequest = (rs: RequestRecord[]) => rs.reduce((s, r) => s + r.tokens!.total, 0) / rs.length;
+    const tokens = Math.round(perRequest(after) - perRequest(before));
+    expect(tokens).toBeGreaterThan(0);
+    const money = dollars(dollarsByHand(after) - dollarsByHand(before));
+    expect(failed.stdout.split("\n")[0]).toBe(
+      `agent: tools +1 (a_tool1), system +1 line, +${tokens} tokens per request, +${money} per run`,
+    );
+    const changed = cliIn(scratch, "diff", baseline, join(runs, "agent"), "--cost", "--model", "gpt-4.1");
+    expect(changed.stdout).toContain("A [read] B [read, a_tool1] (+a_tool1)");
+    expect(changed.stdout).toContain(`total  A ${dollars(dollarsByHand(before))}  B ${dollars(dollarsByHand(after))}`);
+    // The figures themselves only under --verbose.
+    expect(failed.stdout).not.toContain("regression: agent request 1: tools is [read, a_tool1]");
+    const verbose = check("--verbose");
+    expect(verbose.code).toBe(1);
+    expect(verbose.stdout).toContain("regression: agent request 1: tools is [read, a_tool1], baseline [read]");
+  }, 120_000);
+
+  it("budgets in tokens and dollars: over either fails with exit 1, a bad value is exit 2", () => {
+    const spent = records().reduce((s, r) => s + r.tokens!.total, 0);
+    const tokens = check("--update");
+    expect(tokens.code).toBe(0);
+    const within = check("--budget-tokens", String(spent));
+    expect(within.code).toBe(0);
+    const over = check("--budget-tokens", String(spent - 1), "--verbose");
+    expect(over.code).toBe(1);
+    expect(over.stdout).toContain(`regression: agent: budget.tokens is ${spent}, baseline ≤ ${spent - 1}`);
+    const broke = check("--budget-dollars", "0.000001");
+    expect(broke.code).toBe(1);
+    expect(broke.stdout.split("\n")[0]).toMatch(/^agent: /);
+    expect(check("--budget-dollars", "lots").code).toBe(2);
+    const noPrice = checkAs("nobody-1", "--budget-dollars", "1");
+    expect(noPrice.code).toBe(2);
+    expect(noPrice.stderr).toContain("a dollar budget needs a priced model");
+  }, 60_000);
+
+  it("--run without --baseline, or with probe names, is a usage error (exit 2)", () => {
+    expect(cliIn(scratch, "check", "--run", join(runs, "agent")).code).toBe(2);
+    expect(cliIn(scratch, "check", "p1", "--run", join(runs, "agent"), "--baseline", baseline).code).toBe(2);
+  });
+});

@@ -1,0 +1,138 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { findPi, INSTALL_HINT } from "../../src/agents/pi-install.js";
+import { fidelityRow } from "../../src/analysis/fidelity.js";
+import { resolveRun } from "../../src/analysis/load-run.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { loadProbeFile } from "../../src/probes/load.js";
+import { modelsJson, piMcpConfig } from "../../src/probes/pi-agent-dir.js";
+import { piCannotRun, piExpect, runProbeOnPi } from "../../src/probes/pi-runner.js";
+import { runProbe } from "../../src/probes/runner.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { readWireLog } from "../../src/stub-mcp/wire-log.js";
+import { jsonlObjects } from "../fixtures/jsonl-rows.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+afterEach(removeTempDirs);
+
+const load = (name: string) => loadProbeFile(join(PROJECT_ROOT, "probes", `${name}.yaml`), PROJECT_ROOT);
+
+describe("what pi can run, and the expect block it is held to (no pi needed)", () => {
+  it("skips probes the real pi cannot express, saying why", () => {
+    expect(piCannotRun(load("p1"))).toBeUndefined();
+    expect(piCannotRun(load("p1-anthropic"))).toMatch(/anthropic-messages.*chat completions/);
+    expect(piCannotRun(load("p6"))).toMatch(/load_skill/);
+    expect(piCannotRun(load("p7"))).toMatch(/sampling/);
+  });
+
+  it("pi.expect replaces what it states; registry and skill-discovery checks are dropped", () => {
+    const base = load("seq-search");
+    const merged = piExpect(base);
+    expect(merged.each.tools).toEqual({ all: ["mcp", "mcp__a", "mcp__b"] });
+    expect(merged.each.roles).toEqual(base.expect.each.roles);
+    expect(merged.systemDelta.map((d) => d.added)).toEqual([[], [], [], [], []]);
+    expect(merged.wire).toEqual({
+      a: expect.objectContaining({ silent: true }),
+      b: expect.objectContaining({ silent: true }),
+    });
+    expect(merged.surface).toEqual({});
+    expect(piExpect(load("p5")).skills).toBeUndefined();
+    // A probe without a pi section keeps its own expectations.
+    expect(piExpect(load("p1")).toolResults).toEqual(load("p1").expect.toolResults);
+  });
+});
+
+describe("pi's agent dir (no pi needed)", () => {
+  it("models.json names the probe's provider and model at the mock, with the runtime's limits", () => {
+    const models = modelsJson(load("p1"), "http://127.0.0.1:9/v1") as {
+      providers: Record<string, { baseUrl: string; api: string; compat?: unknown; models: unknown[] }>;
+    };
+    const provider = models.providers["token-plan"]!;
+    expect(provider).toMatchObject({ baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions" });
+    expect(provider.compat).toMatchObject({ supportsDeveloperRole: false, thinkingFormat: "qwen" });
+    expect(provider.models).toEqual([
+      { id: "qwen3.8-flash", reasoning: true, input: ["text", "image"], contextWindow: 1_000_000, maxTokens: 131_072 },
+    ]);
+  });
+
+  it("stdio servers start in the checkout, its path written resolved (the adapter hashes cwd as written)", () => {
+    const config = piMcpConfig(join(PROJECT_ROOT, "fixtures/mcp-proxy.json"), PROJECT_ROOT) as {
+      mcpServers: Record<string, { cwd?: string }>;
+    };
+    expect(config.mcpServers["probe-stub"]!.cwd).toBe(resolve(PROJECT_ROOT));
+    expect(config.mcpServers["probe-stub"]!.cwd).not.toMatch(/\/$/);
+  });
+});
+
+const pi = findPi();
+if (!pi) console.log(`real pi tests skipped: pi is not installed; ${INSTALL_HINT}`);
+
+describe.skipIf(!pi)("the real pi against the mock", () => {
+  const places = () => {
+    const base = tempDir("pi-run-");
+    return { runsDir: join(base, "runs"), workspaceRoot: join(base, "ws"), database: false };
+  };
+
+  it("p1: 4 requests with [read, mcp] each, every expectation holds, and the structure matches the runtime's", async () => {
+    const options = places();
+    const onPi = await runProbeOnPi(load("p1"), options, pi);
+    expect(onPi.failures).toEqual([]);
+    expect(onPi.dir).toBe(join(options.runsDir, "p1@pi"));
+    const records = jsonlObjects<RequestRecord>(join(onPi.dir, "requests.jsonl"));
+    expect(records.map((r) => r.tools)).toEqual(Array(4).fill(["read", "mcp"]));
+    // The stub MCP server is a real child process of pi's adapter, logging to the run folder.
+    const wire = readWireLog(join(onPi.dir, "mcp-wire.jsonl"));
+    expect(wire.map((line) => (line.message as { method: string }).method)).toEqual([
+      "initialize",
+      "notifications/initialized",
+      "tools/list",
+      "tools/call",
+    ]);
+    // Tool calls and results from pi's JSON event stream, each with the seq of the request it precedes.
+    const events = jsonlObjects<{ seq: number; type: string; content?: string }>(join(onPi.dir, "events.jsonl"));
+    expect(events.filter((e) => e.type === "tool_result").map((e) => e.seq)).toEqual([2, 3, 4]);
+    // `p1@pi` is a run name the analysis commands find.
+    expect(resolveRun("p1@pi", { runsDir: options.runsDir }).count()).toBe(4);
+
+    const onRuntime = await runProbe(load("p1"), options);
+    const row = fidelityRow("p1", onRuntime.records, onPi.records);
+    expect(row.differs).toEqual([]);
+    expect(row.verdict).toBe("match");
+  }, 180_000);
+
+  it("pi's environment is scrubbed: a variable of the caller never reaches its tools", async () => {
+    const dir = tempDir("pi-env-");
+    const file = join(dir, "pi-env.yaml");
+    writeFileSync(
+      file,
+      [
+        "name: pi-env",
+        "agent: { tools: bash, noSkills: true }",
+        "model:",
+        "  script:",
+        "    - { call: bash, args: { command: env } }",
+        "    - { text: done }",
+        "prompts: [show the environment]",
+      ].join("\n"),
+    );
+    process.env.PAYLOAD_PROBE_TEST_SECRET = "must-not-leak-4711";
+    try {
+      const result = await runProbeOnPi(loadProbeFile(file, PROJECT_ROOT), places(), pi);
+      expect(result.failures).toEqual([]);
+      const payloads = readFileSync(join(result.dir, "payloads.jsonl"), "utf8");
+      expect(payloads).toContain("PI_CODING_AGENT_DIR");
+      expect(payloads).not.toContain("must-not-leak-4711");
+    } finally {
+      delete process.env.PAYLOAD_PROBE_TEST_SECRET;
+    }
+  }, 180_000);
+
+  it("a probe pi cannot express is skipped with its reason and leaves no run folder", async () => {
+    const options = places();
+    const result = await runProbeOnPi(load("p1-anthropic"), options, pi);
+    expect(result.skipped).toMatch(/anthropic-messages/);
+    expect(result.records).toEqual([]);
+    expect(existsSync(join(options.runsDir, "p1-anthropic@pi"))).toBe(false);
+  });
+});
