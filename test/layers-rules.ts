@@ -62,6 +62,11 @@ export const LAYER_RULES: LayerRule[] = [
     why: "a probe's expect block reads the wire log its stub servers wrote, in the format stub-mcp/wire-log.ts owns",
   },
   {
+    folder: "profile-import/",
+    mayImport: ["analysis/", "capture/", "providers/", "runtime/", "skills/", "mcp/"],
+    why: "importing a profile reads runs as analysis does and hands the texts back in the runtime's, the skills block's and the MCP adapter's own formats, whose owners parse them",
+  },
+  {
     folder: "cli/",
     mayImport: [
       "runtime/",
@@ -72,6 +77,7 @@ export const LAYER_RULES: LayerRule[] = [
       "analysis/",
       "probes/",
       "stub-mcp/",
+      "profile-import/",
       "agents/",
     ],
   },

@@ -41,6 +41,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "install the real pi (with Node 22 and the MCP adapter) into the user's cache",
     load: () => import("./agents.js"),
   },
+  profile: {
+    summary: "import a profile from a run's captured requests, to run the runtime with that agent's texts",
+    load: () => import("./profile.js"),
+  },
   proxy: {
     summary: "forward requests to a real provider unchanged and capture each one (no credentials stored)",
     load: () => import("./proxy.js"),

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { type FidelityRow, fidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
@@ -30,6 +31,8 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   --json        print the results as JSON instead of tables
   --wide        every table cell whole (tables are otherwise fitted to the terminal or COLUMNS)
   --no-db       do not write runs/payload-probe.db
+  --profile F   the profile file every probe runs with, in place of its agent.profile (see
+                'payload-probe profile import')
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
   --max-requests N       provider requests one run may make (default ${DEFAULT_LIMITS.requests})
   --max-payload-bytes N  request and response bytes one run may send and receive (default ${DEFAULT_LIMITS.payloadBytes})
@@ -90,6 +93,7 @@ export async function main(argv: string[]): Promise<number> {
       json: { type: "boolean" },
       "no-db": { type: "boolean" },
       wide: { type: "boolean" },
+      profile: { type: "string" },
       "max-requests": { type: "string" },
       "max-payload-bytes": { type: "string" },
       agent: { type: "string" },
@@ -106,7 +110,10 @@ export async function main(argv: string[]): Promise<number> {
   };
   const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
   // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
-  const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
+  const profile = values.profile === undefined ? undefined : resolve(values.profile);
+  const probes = names
+    .map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT))
+    .map((probe) => (profile ? { ...probe, agent: { ...probe.agent, profile } } : probe));
   const chosen = agentArg(values.agent);
   const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
   const pi = probes.some((probe) => agentsOf(probe).includes("pi")) ? requirePi() : undefined;

@@ -3,6 +3,7 @@ import { parseToolArgs } from "../tool-args.js";
 import { callServerTool } from "./call.js";
 import { catalogTools } from "./catalog.js";
 import { suggestionPrefixes } from "./naming.js";
+import { renderProxyDescription } from "./proxy-description.js";
 import {
   ambiguousToolText,
   connectFailedText,
@@ -46,18 +47,14 @@ function gatewayArgs(raw: unknown): Record<string, unknown> | undefined {
 }
 
 function proxyDescription(rt: McpRuntime): string {
-  const t = rt.texts.proxy;
-  const enabled = rt.manager.enabled().map((s) => s.name);
-  const disabled = rt.manager
-    .all()
-    .filter((s) => s.entry.disabled)
-    .map((s) => s.name);
-  let text = t.intro;
-  if (enabled.length > 0) text += `\n\nServers: ${enabled.join(", ")}`;
-  if (rt.manager.enabled().some((s) => rt.directSetting(s.name) === "search")) text += `\n${t.searchModeLine}`;
-  if (disabled.length > 0) text += `\n${t.disabledLine.replace("{servers}", disabled.join(", "))}`;
-  text += `\n\nUsage:\n${t.usage.map((line) => `  ${line}`).join("\n")}`;
-  return `${text}\n\n${t.precedence}`;
+  return renderProxyDescription(rt.texts.proxy, {
+    enabled: rt.manager.enabled().map((s) => s.name),
+    searchMode: rt.manager.enabled().some((s) => rt.directSetting(s.name) === "search"),
+    disabled: rt.manager
+      .all()
+      .filter((s) => s.entry.disabled)
+      .map((s) => s.name),
+  });
 }
 
 function proxyParameters(rt: McpRuntime): Record<string, unknown> {

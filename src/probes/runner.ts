@@ -1,6 +1,6 @@
 import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute, join, relative, sep } from "node:path";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type CaptureRun, openCaptureRun, runFolderLockPath } from "../capture/capture-run.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
@@ -475,7 +475,8 @@ async function buildConversation(
   workspace: Workspace,
   capture: { database?: boolean; folderLock: PidLock },
 ): Promise<Conversation> {
-  const profile = loadProfile(probe.agent.profile ? join(place.root, probe.agent.profile) : undefined);
+  // resolve, not join: `run --profile` hands over an absolute path.
+  const profile = loadProfile(probe.agent.profile ? resolve(place.root, probe.agent.profile) : undefined);
   const wirePath = join(place.runsDir, probe.name, "mcp-wire.jsonl");
   const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
   const run = openCaptureRun({ name: probe.name, runsDir: place.runsDir, markers: probe.markers, ...capture });

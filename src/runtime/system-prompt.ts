@@ -1,4 +1,4 @@
-import type { Profile } from "./profile.js";
+import type { Profile, PromptSections, PromptTemplate } from "./profile.js";
 import type { RuntimeTool } from "./types.js";
 
 export interface SystemPromptInput {
@@ -13,6 +13,8 @@ export interface SystemPromptInput {
   skillsBlock?: string;
   /** `--system-prompt`: replaces everything before `{APPEND}`. */
   custom?: string;
+  /** What a template's `{DATE}` becomes (default: today, `YYYY-MM-DD`); pi's own layout has no date. */
+  date?: string;
 }
 
 const SEARCH_TOOLS = ["grep", "find", "ls"];
@@ -38,10 +40,11 @@ function guidelines(profile: Profile, tools: RuntimeTool[]): string[] {
     const variants = profile.systemPrompt.fileOpsGuideline;
     lines.push(hasBash && hasPowershell ? variants.both : hasBash ? variants.bash : variants.powershell);
   }
-  for (const tool of tools)
-    for (const line of tool.promptGuidelines ?? []) if (line.trim() !== "") lines.push(line.trim());
+  for (const tool of tools) lines.push(...(tool.promptGuidelines ?? []));
   lines.push(...profile.systemPrompt.closingGuidelines);
-  return [...new Set(lines)].map((line) => `- ${line}`);
+  // An empty text stands for a line the profile does not have (an imported variant never seen).
+  const kept = lines.map((line) => line.trim()).filter((line) => line !== "");
+  return [...new Set(kept)].map((line) => `- ${line}`);
 }
 
 function appendSection(append: string[] | undefined): string {
@@ -58,10 +61,28 @@ function contextSection(files: SystemPromptInput["contextFiles"]): string {
 
 /** The system prompt in pi's section order, rebuilt from scratch whenever the active set changes. */
 export function buildSystemPrompt(profile: Profile, activeTools: RuntimeTool[], input: SystemPromptInput): string {
-  const tail = `${appendSection(input.append)}${contextSection(input.contextFiles)}${input.skillsBlock ?? ""}`;
-  const cwd = input.cwd.replace(/\\/g, "/");
-  if (input.custom !== undefined) return `${input.custom}${tail}\nCurrent working directory: ${cwd}\n`;
+  if (input.custom !== undefined)
+    return `${input.custom}${tail(input)}\nCurrent working directory: ${forwardSlashes(input.cwd)}\n`;
   const sp = profile.systemPrompt;
+  if ("template" in sp) return fillTemplate(sp, profile, activeTools, input);
+  return sectionedPrompt(sp, profile, activeTools, input);
+}
+
+/** pi shows the cwd with `/` separators on every platform. */
+function forwardSlashes(path: string): string {
+  return path.replace(/\\/g, "/");
+}
+
+function tail(input: SystemPromptInput): string {
+  return `${appendSection(input.append)}${contextSection(input.contextFiles)}${input.skillsBlock ?? ""}`;
+}
+
+function sectionedPrompt(
+  sp: PromptSections,
+  profile: Profile,
+  activeTools: RuntimeTool[],
+  input: SystemPromptInput,
+): string {
   const docs = [sp.docsHeader, ...sp.docsBullets.map((b) => `- ${b.replaceAll("{PKG}", input.packageDir)}`)].join("\n");
   return (
     `${sp.intro}\n\n` +
@@ -69,7 +90,40 @@ export function buildSystemPrompt(profile: Profile, activeTools: RuntimeTool[], 
     `${sp.customTools}\n\n` +
     `Guidelines:\n${guidelines(profile, activeTools).join("\n")}\n\n` +
     docs +
-    tail +
-    `\nCurrent working directory: ${cwd}`
+    tail(input) +
+    `\nCurrent working directory: ${forwardSlashes(input.cwd)}`
   );
+}
+
+/** What a template may hold besides literal text; `profile import` writes them. */
+export const TEMPLATE_PLACEHOLDERS = [
+  "TOOLS",
+  "GUIDELINES",
+  "PKG",
+  "APPEND",
+  "CONTEXT",
+  "SKILLS",
+  "CWD",
+  "DATE",
+] as const;
+const PLACEHOLDER = new RegExp(`\\{(${TEMPLATE_PLACEHOLDERS.join("|")})\\}`, "g");
+
+/** A template's lines joined, each placeholder filled in one pass (a filled-in text is never read again). */
+function fillTemplate(
+  sp: PromptTemplate,
+  profile: Profile,
+  activeTools: RuntimeTool[],
+  input: SystemPromptInput,
+): string {
+  const values: Record<(typeof TEMPLATE_PLACEHOLDERS)[number], () => string> = {
+    TOOLS: () => toolLines(activeTools).join("\n"),
+    GUIDELINES: () => guidelines(profile, activeTools).join("\n"),
+    PKG: () => input.packageDir,
+    APPEND: () => appendSection(input.append),
+    CONTEXT: () => contextSection(input.contextFiles),
+    SKILLS: () => input.skillsBlock ?? "",
+    CWD: () => forwardSlashes(input.cwd),
+    DATE: () => input.date ?? new Date().toISOString().slice(0, 10),
+  };
+  return sp.template.join("\n").replace(PLACEHOLDER, (_, name: keyof typeof values) => values[name]());
 }

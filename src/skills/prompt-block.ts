@@ -13,6 +13,9 @@ export interface SkillsBlockLines {
   paths: string;
 }
 
+const INDEX_OPEN = "<available_skills>";
+const INDEX_CLOSE = "</available_skills>";
+
 /**
  * `""` when no skill is visible or the model has no tool to open a skill file with; otherwise
  * `\n\n` + the block, without a trailing newline.
@@ -23,7 +26,7 @@ export function renderSkillsBlock(skills: Skill[], activeToolNames: string[], li
   const canBash = activeToolNames.includes("bash");
   if (visible.length === 0 || (!canRead && !canBash)) return "";
 
-  const out = [lines.intro, canRead ? lines.useRead : lines.useBash, lines.paths, "", "<available_skills>"];
+  const out = [lines.intro, canRead ? lines.useRead : lines.useBash, lines.paths, "", INDEX_OPEN];
   for (const skill of visible) {
     out.push(
       "  <skill>",
@@ -33,7 +36,7 @@ export function renderSkillsBlock(skills: Skill[], activeToolNames: string[], li
       "  </skill>",
     );
   }
-  out.push("</available_skills>");
+  out.push(INDEX_CLOSE);
   return `\n\n${out.join("\n")}`;
 }
 
@@ -47,4 +50,23 @@ const XML_ENTITIES: Record<string, string> = {
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => XML_ENTITIES[char] ?? char);
+}
+
+/** Where a rendered block sits in a prompt, and the preamble lines it was written with. */
+export interface FoundSkillsBlock {
+  /** The block's span in the prompt, its leading blank line included. */
+  start: number;
+  end: number;
+  /** The lines before the index: intro, how to load (read or bash), how paths resolve. */
+  preamble: string[];
+}
+
+/** The inverse of renderSkillsBlock, for `profile import`; undefined when the prompt has no skill index. */
+export function findSkillsBlock(prompt: string): FoundSkillsBlock | undefined {
+  const open = prompt.indexOf(`\n\n${INDEX_OPEN}\n`);
+  const close = prompt.indexOf(INDEX_CLOSE, open);
+  if (open < 0 || close < 0) return undefined;
+  const start = prompt.lastIndexOf("\n\n", open - 1);
+  if (start < 0) return undefined;
+  return { start, end: close + INDEX_CLOSE.length, preamble: prompt.slice(start + 2, open).split("\n") };
 }

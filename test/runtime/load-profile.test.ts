@@ -36,6 +36,20 @@ describe("profiles are checked when loaded, extension texts by their extension's
     expect(error.message).toBe(`${path}: field "tools.grep.description": expected a string`);
   });
 
+  it("a template stands in for pi's sections; without one, a missing section names its field", () => {
+    const templated = profileWith((p) => {
+      for (const field of ["intro", "customTools", "docsHeader", "docsBullets"]) delete p.systemPrompt[field];
+      p.systemPrompt.template = ["Tools:", "{TOOLS}"];
+    });
+    expect(loadProfile(templated).systemPrompt).toMatchObject({ template: ["Tools:", "{TOOLS}"] });
+    const neither = profileWith((p) => {
+      delete p.systemPrompt.docsBullets;
+    });
+    expect(userErrorOf(() => loadProfile(neither)).message).toBe(
+      `${neither}: field "systemPrompt.docsBullets": expected a list of strings (the sections are needed when there is no template)`,
+    );
+  });
+
   it("an extension's section that is not a mapping is refused at load", () => {
     const path = profileWith((p) => {
       p.extensions.mcp = "texts";

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { lineDelta } from "../../src/probes/expect.js";
+import type { Profile, PromptSections } from "../../src/runtime/profile.js";
 import { buildSystemPrompt } from "../../src/runtime/system-prompt.js";
 import { createBuiltinTools } from "../../src/runtime/tools/builtin.js";
 import type { RuntimeTool } from "../../src/runtime/types.js";
@@ -7,7 +8,8 @@ import { extensionTool, profile, removeTempDirs, scriptedAgent, systemText } fro
 
 afterEach(removeTempDirs);
 
-const sp = profile.systemPrompt;
+// The default profile has pi's sections, not a template.
+const sp = profile.systemPrompt as PromptSections;
 const builtins = createBuiltinTools(profile);
 const tools = (...names: string[]) => names.map((name) => builtins.find((t) => t.name === name)!);
 const snippet = (name: string) => profile.tools[name]!.snippet!;
@@ -177,5 +179,43 @@ describe("the system prompt follows the active set (pi-runtime.md §6)", () => {
     });
     expect(seenInSameStep).toBe(systemText(bodies[1]!));
     expect(bodies[1]!.tools!.map((t) => t.function.name)).not.toContain("stamp");
+  });
+});
+
+describe("a template system prompt (what profile import writes)", () => {
+  const templated = (template: string[], guidelines: Partial<Profile["systemPrompt"]> = {}): Profile => ({
+    ...profile,
+    systemPrompt: { template, fileOpsGuideline: sp.fileOpsGuideline, closingGuidelines: ["Be brief."], ...guidelines },
+  });
+
+  it("fills every placeholder: tool lines, guidelines, package folder, tail parts, cwd and date", () => {
+    const prompt = buildSystemPrompt(
+      templated([
+        "Tools:",
+        "{TOOLS}",
+        "Rules:",
+        "{GUIDELINES}",
+        "Docs in {PKG}/docs.{APPEND}{CONTEXT}{SKILLS}",
+        "cwd={CWD} on {DATE}",
+      ]),
+      tools("read"),
+      { ...input, append: ["More."], skillsBlock: "\n\nSKILLS", date: "2030-01-02" },
+    );
+    expect(prompt).toBe(
+      `Tools:\n- read: ${snippet("read")}\nRules:\n- ${profile.tools.read!.guidelines![0]}\n- Be brief.\n` +
+        "Docs in /opt/pkg/docs.\n\nMore.\n\nSKILLS\ncwd=/work/proj on 2030-01-02",
+    );
+  });
+
+  it("a filled-in text is not read again: a cwd that reads {PKG} stays as it is", () => {
+    expect(buildSystemPrompt(templated(["{CWD}|{PKG}"]), [], { cwd: "/a/{PKG}", packageDir: "/p" })).toBe(
+      "/a/{PKG}|/p",
+    );
+  });
+
+  it("an empty guideline text adds no line (a variant the import never saw)", () => {
+    const empty = { bash: "", powershell: "", both: "" };
+    const prompt = buildSystemPrompt(templated(["{GUIDELINES}"], { fileOpsGuideline: empty }), tools("bash"), input);
+    expect(prompt).toBe(`- ${profile.tools.bash!.guidelines![0]}\n- Be brief.`);
   });
 });

@@ -8,7 +8,7 @@ import { bashTool, powershellTool } from "./shell-tools.js";
 export const BUILTIN_ORDER = ["read", "bash", "powershell", "edit", "write", "grep", "find", "ls"] as const;
 export const DEFAULT_ACTIVE = ["read", "bash", "edit", "write"];
 
-export function createBuiltinTools(profile: Profile): RuntimeTool[] {
+export function createBuiltinTools(profile: Pick<Profile, "tools">): RuntimeTool[] {
   const texts = (name: string): ToolTexts => profile.tools[name]!;
   const factories: Record<(typeof BUILTIN_ORDER)[number], (t: typeof texts) => RuntimeTool> = {
     read: readTool,
@@ -20,5 +20,9 @@ export function createBuiltinTools(profile: Profile): RuntimeTool[] {
     find: findTool,
     ls: lsTool,
   };
-  return BUILTIN_ORDER.map((name) => factories[name](texts));
+  return BUILTIN_ORDER.map((name) => {
+    const tool = factories[name](texts);
+    const schema = texts(name).schema;
+    return schema ? { ...tool, parameters: schema } : tool;
+  });
 }

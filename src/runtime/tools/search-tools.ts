@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { keepHead } from "../../output-limit.js";
+import { escapeRegExp } from "../../regexp.js";
 import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
 import { optionalNumber, resolvePath } from "./paths.js";
@@ -38,7 +39,7 @@ export function grepTool(texts: Texts): RuntimeTool {
       const root = args.path === undefined ? ctx.cwd : resolvePath(ctx.cwd, args.path);
       const limit = optionalNumber(args.limit, "limit") ?? 100;
       const context = optionalNumber(args.context, "context") ?? 0;
-      const source = args.literal === true ? args.pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : args.pattern;
+      const source = args.literal === true ? escapeRegExp(args.pattern) : args.pattern;
       const regex = new RegExp(source, args.ignoreCase === true ? "i" : "");
       const only = typeof args.glob === "string" ? globMatcher(args.glob) : undefined;
       const files = statSync(root).isFile() ? [root] : walkFiles(root);

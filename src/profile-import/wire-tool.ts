@@ -1,0 +1,47 @@
+/**
+ * A tool definition as one of the three wire APIs sends it, reduced to what a profile holds: name,
+ * description, parameter schema and each parameter's description.
+ */
+import type { JsonSchema } from "../providers/types.js";
+
+export interface SentTool {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/**
+ * Chat completions nest the tool under `function`; Responses and Anthropic Messages keep it flat,
+ * Anthropic calling the schema `input_schema`.
+ */
+export function sentTool(json: string): SentTool {
+  const definition = JSON.parse(json) as Record<string, unknown>;
+  const tool = (typeof definition.function === "object" ? definition.function : definition) as Record<string, unknown>;
+  const parameters = (tool.parameters ?? tool.input_schema ?? {}) as JsonSchema;
+  return {
+    name: String(tool.name),
+    description: typeof tool.description === "string" ? tool.description : "",
+    parameters,
+  };
+}
+
+/**
+ * Every property description in a schema by property name, nested ones too (edit's `edits[].oldText`),
+ * in the order they appear: the flat map a profile keeps per tool.
+ */
+export function parameterDescriptions(schema: unknown, into: Record<string, string> = {}): Record<string, string> {
+  if (Array.isArray(schema)) {
+    for (const item of schema) parameterDescriptions(item, into);
+    return into;
+  }
+  if (typeof schema !== "object" || schema === null) return into;
+  const node = schema as Record<string, unknown>;
+  const properties = node.properties as Record<string, unknown> | undefined;
+  for (const [name, property] of Object.entries(properties ?? {})) {
+    const description = (property as { description?: unknown } | null)?.description;
+    if (typeof description === "string" && !(name in into)) into[name] = description;
+    parameterDescriptions(property, into);
+  }
+  for (const key of ["items", "anyOf", "oneOf", "allOf"]) parameterDescriptions(node[key], into);
+  return into;
+}

@@ -1,0 +1,74 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliIn } from "./scratch-cli.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "pp-profile-cli-"));
+const runs = join(scratch, "runs");
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+beforeAll(() => {
+  expect(cliIn(scratch, "run", "p3", "--runs", runs, "--no-db").code).toBe(0);
+});
+
+describe("payload-probe profile import", () => {
+  it("--help says what it recovers, where it writes and the exit codes", () => {
+    const help = cliIn(scratch, "profile", "--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: payload-probe profile import <run...>");
+    expect(help.stdout).toContain("profiles/imported/<first run's name>.json, git-ignored");
+    expect(help.stdout).toContain("Exit: 0 written, 2");
+  });
+
+  it("--json summarizes what was recovered and what was written empty; the file runs", () => {
+    const out = join(scratch, "p3.json");
+    const result = cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", out, "--json");
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary).toMatchObject({ out, requests: 2, skillsPreamble: true });
+    expect(summary.tools).toEqual([{ name: "read", as: "built-in", snippet: true, guidelines: 1 }]);
+    expect(summary.template.placeholders).toEqual([
+      "{TOOLS}",
+      "{GUIDELINES}",
+      "{PKG}",
+      "{APPEND}",
+      "{CONTEXT}",
+      "{SKILLS}",
+      "{CWD}",
+    ]);
+    expect(summary.notRecovered).toContainEqual({ field: "skills.useBash", why: "only the other variant was sent" });
+    expect(summary.notRecovered).toContainEqual({ field: "tools.bash", why: "no request sent this tool" });
+    expect(JSON.parse(readFileSync(out, "utf8")).imported.notRecovered).toEqual(summary.notRecovered);
+    const again = cliIn(scratch, "run", "p3", "--runs", join(scratch, "again"), "--no-db", "--profile", out);
+    expect(again.code).toBe(0);
+  });
+
+  it("an existing file is kept unless --force", () => {
+    const out = join(scratch, "kept.json");
+    expect(cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", out).code).toBe(0);
+    const refused = cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", out);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `payload-probe: ${out}: a file is already there; pass --force to replace it, or --out another file\n`,
+    );
+    expect(cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", out, "--force").code).toBe(0);
+  });
+
+  it("not a run → exit 2 naming it, no stack, nothing written", () => {
+    const out = join(scratch, "never.json");
+    const result = cliIn(scratch, "profile", "import", "no-such-run", "--runs", runs, "--out", out);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^payload-probe: no run "no-such-run": expected a run folder/);
+    expect(result.stderr).not.toContain("    at ");
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("no subcommand → usage, exit 2; an unknown one is named", () => {
+    const result = cliIn(scratch, "profile", "p3");
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain("Usage: payload-probe profile import");
+    const unknown = cliIn(scratch, "profile", "export", "p3");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('payload-probe: profile: unknown subcommand "export": the only one is "import"\n');
+  });
+});
