@@ -6,6 +6,7 @@ import { type CaptureRun, openCaptureRun } from "./capture-run.js";
 import { chatRequestProblem } from "./chat-request.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
 import { bodyRedactor, credentialQueryName, redactUrl } from "./redact.js";
+import type { RequestRecord } from "./types.js";
 
 export interface CaptureProxyOptions {
   /** The provider's base URL; a request for `/v1/chat/completions` goes to `<upstream>/v1/chat/completions`. */
@@ -20,6 +21,8 @@ export interface CaptureProxyOptions {
   redactQuery?: string[];
   /** Patterns replaced by `[redacted]` in every stored body (`--redact-body`). */
   redactBody?: RegExp[];
+  /** Told of every record once it is written. */
+  onRecord?: (record: RequestRecord) => void;
 }
 
 export interface CaptureProxy {
@@ -211,6 +214,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
       database: options.database,
       keepRecords: false,
       redactBody: bodyRedactor(options.redactBody ?? []),
+      onRecord: options.onRecord,
     });
   } catch (error) {
     await service.close();

@@ -6,7 +6,7 @@ import { codecFor } from "../providers/codecs.js";
 import { isSafeName, removeOwnFolder, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture } from "./capture.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
-import type { MarkerSpec } from "./types.js";
+import type { MarkerSpec, RequestRecord } from "./types.js";
 
 /** A run id: the name, the start time to the second, and the process, so two runs never share one. */
 export function newRunId(name: string): string {
@@ -36,6 +36,7 @@ export interface CaptureRunOptions {
   /** See CaptureOptions: the mock and the proxy keep no records in memory. */
   keepRecords?: boolean;
   redactBody?: (text: string) => string;
+  onRecord?: (record: RequestRecord) => void;
 }
 
 export interface CaptureRun {
@@ -91,6 +92,7 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     codecFor,
     keepRecords: options.keepRecords,
     redactBody: options.redactBody,
+    onRecord: options.onRecord,
   });
   const run: CaptureRun = {
     id,

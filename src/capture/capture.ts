@@ -24,6 +24,8 @@ export interface CaptureOptions {
   keepRecords?: boolean;
   /** Applied to every body text before it is stored (`--redact-body`); sizes, tokens and hashes describe the wire body. */
   redactBody?: (text: string) => string;
+  /** Told of every record once it is written (`--otel` sends it on as a span). */
+  onRecord?: (record: RequestRecord) => void;
 }
 
 /** How a response that came over HTTP went: what arrived, and how it ended. */
@@ -204,6 +206,7 @@ export class Capture {
     if (this.options.keepRecords !== false) this.records.push(record);
     this.requests.write(record);
     this.options.db?.addRequest(record);
+    this.options.onRecord?.(record);
   }
 
   /**

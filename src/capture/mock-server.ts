@@ -5,7 +5,7 @@ import type { Transport } from "../providers/types.js";
 import { type CaptureRun, openCaptureRun } from "./capture-run.js";
 import { chatRequestProblem } from "./chat-request.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
-import type { MarkerSpec } from "./types.js";
+import type { MarkerSpec, RequestRecord } from "./types.js";
 
 /** What the mock serves: a script of model turns, and what to call and count in its capture. */
 export interface MockModel {
@@ -21,6 +21,8 @@ export interface MockServerOptions {
   host?: string;
   /** Also append to `<runsDir>/payload-probe.db` (default true). */
   database?: boolean;
+  /** Told of every record once it is written. */
+  onRecord?: (record: RequestRecord) => void;
 }
 
 export interface MockServer {
@@ -99,6 +101,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
       database: options.database,
       markers: model.markers,
       keepRecords: false,
+      onRecord: options.onRecord,
     });
   } catch (error) {
     await service.close();

@@ -3,6 +3,7 @@ import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
+import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
@@ -20,6 +21,7 @@ takes no step. The run folder is replaced only once the port is listening. Stops
   --host HOST   address to listen on (default 127.0.0.1)
   --runs DIR    where the run folder and payload-probe.db go (default: runs/)
   --no-db       do not write payload-probe.db
+${OTEL_FLAG_HELP}; each request is sent as it is captured
   -h, --help    show this help
 
 Exit: 0 stopped by a signal, 2 bad input (probe file, port in use).`;
@@ -30,12 +32,15 @@ export async function main(argv: string[]): Promise<number> {
     host: { type: "string" },
     runs: { type: "string" },
     "no-db": { type: "boolean" },
+    otel: { type: "string" },
   } as const);
   if (values.help || positionals.length !== 1) {
     console.log(help);
     return values.help ? 0 : 2;
   }
   const probe = loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
+  const otel = await otelFlag(values.otel);
+  const live = otel?.live(`${probe.name}-mock`);
   const server = await startMockServer(
     { name: probe.name, markers: probe.markers, script: probe.model.script },
     {
@@ -43,9 +48,14 @@ export async function main(argv: string[]): Promise<number> {
       port: parsePort("mock", values.port),
       host: values.host,
       database: !values["no-db"],
+      onRecord: live?.record,
     },
   );
   console.log(`LISTENING ${server.baseUrl}`);
   console.log(`capturing to ${server.dir} (run ${server.runId}); ${probe.model.script.length} scripted step(s)`);
-  return serveUntilSignal(() => server.close());
+  return serveUntilSignal(async () => {
+    await server.close();
+    live?.end(server.runId);
+    await otel?.close();
+  });
 }

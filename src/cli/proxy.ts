@@ -2,6 +2,7 @@ import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
 import { folderNameArg, runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
+import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe proxy --upstream URL [options]
@@ -29,6 +30,7 @@ Stops on Ctrl-C.
   --redact-body REGEX
                   replace every match of REGEX (JavaScript syntax) in stored request and response
                   bodies with [redacted] (repeatable)
+${OTEL_FLAG_HELP}; each request is sent as it is captured
   -h, --help      show this help
 
 Exit: 0 stopped by a signal, 2 bad usage (no or bad --upstream, port in use).`;
@@ -64,22 +66,31 @@ export async function main(argv: string[]): Promise<number> {
     "no-db": { type: "boolean" },
     redact: { type: "string", multiple: true },
     "redact-body": { type: "string", multiple: true },
+    otel: { type: "string" },
   } as const);
   if (values.help || positionals.length > 0) {
     console.log(help);
     return values.help ? 0 : 2;
   }
+  const otel = await otelFlag(values.otel);
+  const name = folderNameArg("proxy", "name", values.name) ?? "proxy";
+  const live = otel?.live(name);
   const proxy = await startCaptureProxy({
     upstream: parseUpstream(values.upstream),
     runsDir: runsDirArg("proxy", values.runs),
-    name: folderNameArg("proxy", "name", values.name),
+    name,
     port: parsePort("proxy", values.port),
     host: values.host,
     database: !values["no-db"],
     redactQuery: values.redact,
     redactBody: (values["redact-body"] ?? []).map(parseBodyPattern),
+    onRecord: live?.record,
   });
   console.log(`LISTENING ${proxy.url}`);
   console.log(`forwarding to ${proxy.upstream}; capturing to ${proxy.dir} (run ${proxy.runId})`);
-  return serveUntilSignal(() => proxy.close());
+  return serveUntilSignal(async () => {
+    await proxy.close();
+    live?.end(proxy.runId);
+    await otel?.close();
+  });
 }

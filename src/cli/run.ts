@@ -7,6 +7,7 @@ import { type RunResult, runProbe } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { positiveIntegerArg, runsDirArg } from "./arg-values.js";
 import { parseCommandArgs } from "./args.js";
+import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { interruptRunsOnSignal } from "./signals.js";
 
 export const help = `Usage: payload-probe run <probe...|all> [options]
@@ -21,6 +22,7 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
   --max-requests N       provider requests one run may make (default ${DEFAULT_LIMITS.requests})
   --max-payload-bytes N  request and response bytes one run may send and receive (default ${DEFAULT_LIMITS.payloadBytes})
+${OTEL_FLAG_HELP}; each probe run is sent when it has finished
   -h, --help    show this help
 
 A run of a probe that is already running (in this clone or another) waits for it and says so.
@@ -47,6 +49,7 @@ export async function main(argv: string[]): Promise<number> {
     runs: { type: "string" },
     "max-requests": { type: "string" },
     "max-payload-bytes": { type: "string" },
+    otel: { type: "string" },
   } as const);
   if (values.help || positionals.length === 0) {
     console.log(help);
@@ -62,11 +65,13 @@ export async function main(argv: string[]): Promise<number> {
   // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
   const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
   interruptRunsOnSignal();
+  const otel = await otelFlag(values.otel);
   const results: RunResult[] = [];
   for (const [i, probe] of probes.entries()) {
     if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
     const result = await runProbe(probe, { database: !values["no-db"], runsDir, limits });
     results.push(result);
+    await otel?.exportProbeRun(result.dir, result.records);
     if (!values.json) printResult(result);
   }
   if (values.json) {
@@ -94,5 +99,6 @@ export async function main(argv: string[]): Promise<number> {
       ]);
     console.log(summary.toString());
   }
+  await otel?.close();
   return results.every((r) => r.failures.length === 0) ? 0 : 1;
 }
