@@ -69,6 +69,7 @@ export interface ReceivedSpan {
 
 export interface ReceivedExport {
   contentType: string;
+  headers: Record<string, string | string[] | undefined>;
   spans: ReceivedSpan[];
 }
 
@@ -154,7 +155,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         const message = contentType.startsWith("application/json")
           ? decodeJson(body.toString("utf8"))
           : ExportTraceServiceRequest.decode(body);
-        exports.push({ contentType, spans: spansOf(message) });
+        exports.push({ contentType, headers: request.headers, spans: spansOf(message) });
         response
           .writeHead(200, { "content-type": contentType })
           .end(contentType.startsWith("application/json") ? "{}" : "");

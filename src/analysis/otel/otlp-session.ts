@@ -137,7 +137,9 @@ function guarded(inner: SpanExporter, url: string, warn: (message: string) => vo
   const fail = (reason: string) => {
     if (failed) return;
     failed = true;
-    warn(`OpenTelemetry export to ${url} failed (${reason}); spans are not sent, the run goes on`);
+    warn(
+      `OpenTelemetry export to ${url} failed (${reason}); spans are dropped from here on, and further failures are not reported`,
+    );
   };
   const exporter: SpanExporter = {
     export(spans: ReadableSpan[], done) {
