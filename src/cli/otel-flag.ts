@@ -4,6 +4,7 @@
  */
 
 import type { OtelExport } from "../analysis/otel/otel-export.js";
+import { resolveOtlpTarget } from "../analysis/otel/otlp-config.js";
 import { CONTENT_MODES, type ContentMode } from "../analysis/otel/span-plan.js";
 import { UserError } from "../errors.js";
 
@@ -34,21 +35,26 @@ export function contentArg(command: string, value: string | undefined): ContentM
 
 const warnOnce = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
 
-/** An exporter for the given endpoint and options, loaded on first use. */
-export async function openOtel(options: {
+/**
+ * An exporter for the given endpoint and options. Its settings are checked now (a bad URL or
+ * protocol is a usage error before any work); the SDK loads in the background, so a run can start
+ * meanwhile: the promise is awaited where the first spans are sent.
+ */
+export function openOtel(options: {
   endpoint?: string;
   headers?: Record<string, string>;
   content?: ContentMode;
 }): Promise<OtelExport> {
-  const { openOtelExport } = await import("../analysis/otel/otel-export.js");
-  return openOtelExport(
-    { endpoint: options.endpoint, headers: options.headers },
-    { content: options.content ?? "hashes" },
-    warnOnce,
+  const target = resolveOtlpTarget(options.endpoint);
+  const loading = import("../analysis/otel/otel-export.js").then(({ openOtelExport }) =>
+    openOtelExport({ target, headers: options.headers }, { content: options.content ?? "hashes" }, warnOnce),
   );
+  // A failure surfaces where the promise is awaited, not as an unhandled rejection while a run goes on.
+  loading.catch(() => undefined);
+  return loading;
 }
 
-/** `--otel URL`'s exporter, or undefined when the flag was not given. */
-export async function otelFlag(url: string | undefined): Promise<OtelExport | undefined> {
+/** `--otel URL`'s exporter (loading), or undefined when the flag was not given. */
+export function otelFlag(url: string | undefined): Promise<OtelExport> | undefined {
   return url === undefined ? undefined : openOtel({ endpoint: url });
 }

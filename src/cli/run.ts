@@ -65,13 +65,14 @@ export async function main(argv: string[]): Promise<number> {
   // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
   const probes = names.map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT));
   interruptRunsOnSignal();
-  const otel = await otelFlag(values.otel);
+  // The exporter loads while the first probe runs; its settings were checked already.
+  const otel = otelFlag(values.otel);
   const results: RunResult[] = [];
   for (const [i, probe] of probes.entries()) {
     if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
     const result = await runProbe(probe, { database: !values["no-db"], runsDir, limits });
     results.push(result);
-    await otel?.exportProbeRun(result.dir, result.records);
+    await (await otel)?.exportProbeRun(result.dir, result.records);
     if (!values.json) printResult(result);
   }
   if (values.json) {
@@ -99,6 +100,6 @@ export async function main(argv: string[]): Promise<number> {
       ]);
     console.log(summary.toString());
   }
-  await otel?.close();
+  await (await otel)?.close();
   return results.every((r) => r.failures.length === 0) ? 0 : 1;
 }

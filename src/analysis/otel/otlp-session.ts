@@ -29,22 +29,14 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { UserError } from "../../errors.js";
+import { type OtlpTarget, resolveOtlpTarget } from "./otlp-config.js";
 import type { Attributes, SpanPlan } from "./span-plan.js";
 
-export type OtlpProtocol = "http/protobuf" | "http/json";
-
 export interface OtlpSettings {
-  /**
-   * The collector's base URL (`http://host:4318`), to which `/v1/traces` is added as
-   * OTEL_EXPORTER_OTLP_ENDPOINT is treated, or a URL already ending in `/v1/traces`. Without it the
-   * OTEL_EXPORTER_OTLP_* variables decide, then the OTLP default (http://localhost:4318).
-   */
-  endpoint?: string;
+  /** Where and how (otlp-config.ts); the default is what the OTEL_EXPORTER_OTLP_* variables say. */
+  target?: OtlpTarget;
   /** Added to OTEL_EXPORTER_OTLP_(TRACES_)HEADERS; these win on the same name. */
   headers?: Record<string, string>;
-  /** Default: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, OTEL_EXPORTER_OTLP_PROTOCOL, then http/protobuf. */
-  protocol?: OtlpProtocol;
   /** Told once when the endpoint cannot be reached or refuses the spans. */
   warn(message: string): void;
   /** Spans go here instead of OTLP (tests: the SDK's in-memory exporter). */
@@ -68,48 +60,10 @@ export interface OtlpSession {
   close(): Promise<void>;
 }
 
-const TRACES_PATH = "v1/traces";
-const DEFAULT_BASE = "http://localhost:4318";
 /** The batch processor's bounds: at most this many spans wait, and one request carries at most a batch. */
 const MAX_QUEUE = 2048;
 const BATCH = 512;
 const REACH_TIMEOUT_MS = 2000;
-const EXPORT_TIMEOUT_MS = 10_000;
-
-const env = (name: string): string | undefined => process.env[name]?.trim() || undefined;
-
-function withTracesPath(base: string): string {
-  if (/\/v1\/traces\/?$/.test(new URL(base).pathname)) return base;
-  return `${base.endsWith("/") ? base : `${base}/`}${TRACES_PATH}`;
-}
-
-/** The traces URL as the OTLP exporter specification resolves it ("Endpoint URLs for OTLP/HTTP"). */
-export function tracesUrl(endpoint: string | undefined): string {
-  const url = endpoint
-    ? withTracesPath(endpoint)
-    : (env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ?? withTracesPath(env("OTEL_EXPORTER_OTLP_ENDPOINT") ?? DEFAULT_BASE));
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol === "http:" || parsed.protocol === "https:") return url;
-  } catch {
-    // Reported below with what was expected.
-  }
-  throw new UserError(`OpenTelemetry endpoint "${url}": expected an http or https URL`);
-}
-
-function protocolOf(settings: OtlpSettings): OtlpProtocol {
-  const value = settings.protocol ?? env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") ?? env("OTEL_EXPORTER_OTLP_PROTOCOL");
-  if (value === undefined || value === "http/protobuf") return "http/protobuf";
-  if (value === "http/json") return "http/json";
-  throw new UserError(
-    `OTEL_EXPORTER_OTLP_PROTOCOL "${value}": expected http/protobuf or http/json (payload-probe exports over HTTP only)`,
-  );
-}
-
-function exportTimeoutMs(): number {
-  const value = Number(env("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") ?? env("OTEL_EXPORTER_OTLP_TIMEOUT"));
-  return Number.isFinite(value) && value > 0 ? value : EXPORT_TIMEOUT_MS;
-}
 
 /** Whether a TCP connection to the URL's host and port opens within the time given. */
 function reachable(url: string): Promise<string | null> {
@@ -177,18 +131,18 @@ function startSpan(provider: BasicTracerProvider, plan: SpanPlan, parent: Contex
 
 function buildProvider(
   settings: OtlpSettings,
-  url: string,
+  target: OtlpTarget,
 ): { provider: BasicTracerProvider; processor: SpanProcessor } {
-  const options = { url, headers: settings.headers, timeoutMillis: exportTimeoutMs() };
+  const { url } = target;
+  const options = { url, headers: settings.headers, timeoutMillis: target.timeoutMs };
   const otlp =
-    settings.exporter ??
-    (protocolOf(settings) === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options));
+    settings.exporter ?? (target.protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options));
   const exporter = settings.exporter ? otlp : guarded(otlp, url, settings.warn, reachable(url));
   const processor = new BatchSpanProcessor(exporter, {
     maxQueueSize: MAX_QUEUE,
     maxExportBatchSize: BATCH,
     scheduledDelayMillis: 1000,
-    exportTimeoutMillis: exportTimeoutMs(),
+    exportTimeoutMillis: target.timeoutMs,
   });
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, read by the env detector, override our service name.
   const resource = defaultResource()
@@ -198,8 +152,9 @@ function buildProvider(
 }
 
 export function openOtlpSession(settings: OtlpSettings): OtlpSession {
-  const url = tracesUrl(settings.endpoint);
-  const { provider, processor } = buildProvider(settings, url);
+  const target = settings.target ?? resolveOtlpTarget(undefined);
+  const { url } = target;
+  const { provider, processor } = buildProvider(settings, target);
   return {
     url,
     async emit(plans) {
@@ -231,7 +186,7 @@ export function openOtlpSession(settings: OtlpSettings): OtlpSession {
     async close() {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<"late">((resolve) => {
-        timer = setTimeout(() => resolve("late"), exportTimeoutMs() + 1000);
+        timer = setTimeout(() => resolve("late"), target.timeoutMs + 1000);
         timer.unref();
       });
       const outcome = await Promise.race([provider.shutdown().catch(() => undefined), late]);
