@@ -1,7 +1,9 @@
 /** `check` results as a terminal table, a CI job summary in markdown, JUnit XML, or JSON. */
-import Table from "cli-table3";
 import { type Finding, findingMessage, type ProbeCheck } from "./check.js";
 import { mdHeader, mdRow } from "./format.js";
+import type { LineWriter } from "./output.js";
+import { TableOutput } from "./table-output.js";
+import { legendLines, PLAIN_LOOK, type TableLook, type Tone } from "./table-style.js";
 
 const STATUS_WORD: Record<ProbeCheck["status"], string> = {
   pass: "pass",
@@ -10,20 +12,36 @@ const STATUS_WORD: Record<ProbeCheck["status"], string> = {
   updated: "baseline updated",
 };
 
-export function renderCheckText(checks: ProbeCheck[]): string {
-  const table = new Table({
-    head: ["probe", "requests", "result", "regressions", "savings"],
-    style: { head: [], border: [] },
+/** The result column's colour, by the word it shows. */
+const RESULT_TONE: Record<string, Tone> = {
+  [STATUS_WORD.pass]: "green",
+  [STATUS_WORD.regression]: "red",
+  [STATUS_WORD.error]: "red",
+  [STATUS_WORD.updated]: "yellow",
+};
+
+/** The table (a legend line, then one row per probe) and a line per error, regression and saving. */
+export async function writeCheckText(
+  checks: ProbeCheck[],
+  out: LineWriter,
+  look: TableLook = PLAIN_LOOK,
+): Promise<void> {
+  const table = new TableOutput(["probe", "requests", "result", "regressions", "savings"], {
+    align: ["left", "right", "left", "right", "right"],
+    look,
+    tone: (row, column) => (column === 2 ? (RESULT_TONE[row[2]!] ?? null) : null),
   });
   for (const c of checks)
     table.push([c.probe, c.requests, STATUS_WORD[c.status], c.regressions.length, c.savings.length]);
-  const lines = [table.toString()];
+  const legend = ["regressions: figures over their baseline by more than its tolerance", "savings: figures under it"];
+  for (const line of legendLines(legend, look)) await out.line(line);
+  await table.write(out);
   for (const c of checks) {
-    if (c.error) lines.push(`error: ${c.probe}: ${c.error}`);
-    for (const f of c.regressions) lines.push(`regression: ${findingMessage(f)}`);
-    for (const f of c.savings) lines.push(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
+    if (c.error) await out.line(`error: ${c.probe}: ${c.error}`);
+    for (const f of c.regressions) await out.line(`regression: ${findingMessage(f)}`);
+    for (const f of c.savings) await out.line(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
   }
-  return lines.join("\n");
+  await out.flush();
 }
 
 const findingRow = (f: Finding) => mdRow([f.probe, f.request ?? "—", f.metric, f.baseline, f.actual, f.tolerance]);

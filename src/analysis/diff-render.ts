@@ -2,10 +2,12 @@
  * Renders a diff of two runs as text, JSON or markdown, a request at a time as the diff is read.
  * Only what differs is spelled out; a part equal on both sides is named once as equal.
  */
-import Table from "cli-table3";
+import { TOKEN_ENCODING } from "../capture/tokens.js";
 import { type DiffSummary, PARTS, type Pair, type RequestDiff } from "./diff.js";
 import { compactRoles, mdHeader, mdRow, signed } from "./format.js";
 import type { LineWriter } from "./output.js";
+import { TableOutput } from "./table-output.js";
+import { legendLines, PLAIN_LOOK, type TableLook } from "./table-style.js";
 
 export type DiffFormat = "text" | "json" | "markdown";
 
@@ -148,33 +150,47 @@ function summaryRows(s: DiffSummary): string[][] {
   ];
 }
 
+const MARKDOWN_HEAD = [
+  "request",
+  "turn",
+  "differs in",
+  "tools A → B",
+  "tokens tools",
+  "tokens system",
+  "tokens messages",
+  "tokens total",
+  "roles",
+  "markers",
+  "prefix A",
+  "prefix B",
+];
+
 export async function writeDiff(
   diffs: Generator<RequestDiff, DiffSummary>,
   labels: DiffLabels,
   out: LineWriter,
   format: DiffFormat,
+  look: TableLook = PLAIN_LOOK,
 ): Promise<DiffSummary> {
   if (format === "json")
     await out.line(`{"a":${JSON.stringify(labels.a)},"b":${JSON.stringify(labels.b)},"requests":[`);
-  else if (format === "markdown") {
-    await out.line(`Diff of **A** \`${labels.a}\` and **B** \`${labels.b}\`\n`);
-    await out.line(
-      mdHeader([
-        "request",
-        "turn",
-        "differs in",
-        "tools A → B",
-        "tokens tools",
-        "tokens system",
-        "tokens messages",
-        "tokens total",
-        "roles",
-        "markers",
-        "prefix A",
-        "prefix B",
-      ]),
-    );
-  } else await out.line(`A ${labels.a}\nB ${labels.b}\n`);
+  else if (format === "markdown")
+    await out.line(`Diff of **A** \`${labels.a}\` and **B** \`${labels.b}\`\n\n${mdHeader(MARKDOWN_HEAD)}`);
+  else await out.line(`A ${labels.a}\nB ${labels.b}\n`);
+  const summary = await writeRequests(diffs, out, format);
+  if (format === "json") await out.line(`],"summary":${JSON.stringify(summary)}}`);
+  else if (format === "markdown") await writeMarkdownSummary(summary, out);
+  else await writeTextSummary(summary, out, look);
+  await out.flush();
+  return summary;
+}
+
+/** Each request's difference as it is read; text output folds runs of requests that differ alike. */
+async function writeRequests(
+  diffs: Generator<RequestDiff, DiffSummary>,
+  out: LineWriter,
+  format: DiffFormat,
+): Promise<DiffSummary> {
   let first = true;
   let fold: { key: string | null; first?: RequestDiff; last?: RequestDiff; count: number } = { key: null, count: 0 };
   const endFold = async () => {
@@ -201,29 +217,34 @@ export async function writeDiff(
     step = diffs.next();
   }
   if (format === "text") await endFold();
-  const summary = step.value;
-  if (format === "json") await out.line(`],"summary":${JSON.stringify(summary)}}`);
-  else if (format === "markdown") {
-    await out.line(
-      `\nAligned by ${summary.alignedBy}; ${summary.differing} request(s) differ; first divergence: ${firstDivergencePhrase(summary)}.\n`,
-    );
-    await out.line(mdHeader(["", "A", "B", "Δ"]));
-    for (const row of summaryRows(summary)) await out.line(mdRow(row));
-  } else {
-    const table = new Table({
-      head: ["", "A", "B", "Δ"],
-      style: { head: [], border: [] },
-      wordWrap: true,
-      colWidths: [30, 40, 40, 8],
-    });
-    table.push(...summaryRows(summary));
-    await out.line(
-      `\nAligned by ${summary.alignedBy}; ${summary.differing} request(s) differ; first divergence: ${firstDivergencePhrase(summary)}.`,
-    );
-    await out.line(table.toString());
-  }
-  await out.flush();
-  return summary;
+  return step.value;
+}
+
+function alignedLine(summary: DiffSummary): string {
+  return `Aligned by ${summary.alignedBy}; ${summary.differing} request(s) differ; first divergence: ${firstDivergencePhrase(summary)}.`;
+}
+
+async function writeMarkdownSummary(summary: DiffSummary, out: LineWriter): Promise<void> {
+  await out.line(`\n${alignedLine(summary)}\n`);
+  await out.line(mdHeader(["", "A", "B", "Δ"]));
+  for (const row of summaryRows(summary)) await out.line(mdRow(row));
+}
+
+/** The totals as a table of figures with their units; where each side's prefix broke, as lines below it. */
+async function writeTextSummary(s: DiffSummary, out: LineWriter, look: TableLook): Promise<void> {
+  const table = new TableOutput(["", "A", "B", "Δ"], { align: ["left", "right", "right", "right"], look });
+  const row = (label: string, a: number, b: number, unit: string) =>
+    table.push([label, `${a}${unit}`, `${b}${unit}`, `${signed(b - a)}${unit}`]);
+  row("requests", s.a.requests, s.b.requests, "");
+  row("tokens, all requests", s.a.tokens, s.b.tokens, " tok");
+  row("body, all requests", s.a.bytes, s.b.bytes, " B");
+  row("prefix breaks", s.a.breakCount, s.b.breakCount, "");
+  await out.line(`\n${alignedLine(s)}`);
+  const legend = [`tokens ${TOKEN_ENCODING}`, "B: UTF-8 bytes of the request bodies", "Δ = B − A"];
+  for (const line of legendLines(legend, look)) await out.line(line);
+  await table.write(out);
+  await out.line(`prefix breaks A: ${breaksPhrase(s.a)}`);
+  await out.line(`prefix breaks B: ${breaksPhrase(s.b)}`);
 }
 
 function markdownRow(d: RequestDiff): string {

@@ -4,6 +4,7 @@
  * its widest cell), so it holds the rows' cells, never the records; plain, JSON and markdown are
  * written as the rows arrive.
  */
+import { TOKEN_ENCODING } from "../capture/tokens.js";
 import type { RequestRecord } from "../capture/types.js";
 import {
   compactRoles,
@@ -17,7 +18,8 @@ import {
 } from "./format.js";
 import type { LineWriter } from "./output.js";
 import type { RequestLedger } from "./segments.js";
-import { TableOutput } from "./table-output.js";
+import { type Align, type TableCell, TableOutput } from "./table-output.js";
+import { legendLines, PLAIN_LOOK, type TableLook, type Tone } from "./table-style.js";
 
 export type ReportFormat = "table" | "plain" | "json" | "markdown";
 
@@ -54,22 +56,50 @@ export function reportRow(r: RequestRecord, unit: SizeUnit): ReportRow {
 
 const n = (value: number | null | undefined) => (value === null || value === undefined ? "n/a" : String(value));
 
-/** The seed's one line per request: `seq=1 tools=2 bytes=3877 roles=system>user schema=0 result=0`. */
+/** A size with its unit: `3511B` in bytes, `3511ch` in string lengths. */
+function sized(value: number | null, unit: SizeUnit, gap = ""): string {
+  return value === null ? "n/a" : `${value}${gap}${UNIT_SUFFIX[unit]}`;
+}
+
+const UNIT_SUFFIX: Record<SizeUnit, string> = { bytes: "B", chars: "ch" };
+
+/** One line per request, every figure named: `seq=1 kind=loop toolCount=2 tools=3511B … body=5647B tokens=1282 …`. */
 export function plainLine(row: ReportRow): string {
+  const s = row.size;
   const markers = Object.entries(row.markers)
     .map(([name, count]) => ` ${name}=${count}`)
     .join("");
-  return `seq=${row.seq} tools=${row.tools.length} ${row.unit}=${row.size.tools} roles=${row.roles.join(">")}${markers}`;
+  return [
+    `seq=${row.seq} kind=${row.kind} toolCount=${row.tools.length}`,
+    `tools=${sized(s.tools, row.unit)} system=${sized(s.system, row.unit)}`,
+    `messages=${sized(s.messages, row.unit)} body=${sized(s.body, row.unit)}`,
+    `tokens=${n(row.tokens?.total)} roles=${row.roles.join(">")}${markers}`,
+  ].join(" ");
 }
 
+/** `814/386/79 = 1282 tok`: the parts, then the total the column lines up on. */
 function tokenCell(row: ReportRow): string {
   const t = row.tokens;
-  return t ? `${t.tools}/${t.system}/${t.messages} =${t.total}` : "n/a";
+  return t ? `${t.tools}/${t.system}/${t.messages} = ${t.total} tok` : "n/a";
 }
 
-function sizeCell(row: ReportRow): string {
-  const s = row.size;
-  return `${n(s.tools)}/${n(s.system)}/${n(s.messages)} =${n(s.body)}`;
+const REPORT_HEAD = ["seq", "kind", "tools", "tokens t/s/m = total", "body", "roles", "markers", "prefix"];
+const REPORT_ALIGN: Align[] = ["right", "left", "left", "right", "right", "left", "left", "left"];
+
+/** A prefix that broke stands out; so does a request that is not the agent's own turn. */
+function reportTone(row: string[], column: number): Tone | null {
+  if (column === 7 && row[7]!.startsWith("breaks")) return "yellow";
+  if (column === 1 && row[1] !== "loop") return "dim";
+  return null;
+}
+
+/** What the table's abbreviations mean, and the encoding its tokens were counted in. */
+function reportLegend(encoding: string | null, unit: SizeUnit): string[] {
+  return [
+    `tokens ${encoding ?? "n/a"}, t/s/m = tools/system/messages`,
+    `body in ${unit === "bytes" ? "UTF-8 bytes" : "string lengths"} (per part: --plain)`,
+    "prefix: cache prefix kept from the previous loop request",
+  ];
 }
 
 const MARKDOWN_HEAD = (unit: SizeUnit) => [
@@ -112,44 +142,43 @@ function markdownRow(row: ReportRow): string {
 export async function writeReport(
   records: Iterable<RequestRecord>,
   out: LineWriter,
-  options: { format: ReportFormat; unit: SizeUnit },
+  options: { format: ReportFormat; unit: SizeUnit; look?: TableLook },
 ): Promise<number> {
   const { format, unit } = options;
-  const table = new TableOutput([
-    "seq",
-    "kind",
-    "tools",
-    "tokens t/s/m =total",
-    `${unit} t/s/m =body`,
-    "roles",
-    "markers",
-    "prefix",
-  ]);
+  const table = new TableOutput(REPORT_HEAD, { align: REPORT_ALIGN, look: options.look, tone: reportTone });
+  let encoding: string | null = null;
   let count = 0;
   if (format === "json") await out.line("[");
   if (format === "markdown") await out.line(mdHeader(MARKDOWN_HEAD(unit)));
   for (const record of records) {
     const row = reportRow(record, unit);
+    encoding ??= record.tokens?.encoding ?? null;
     if (format === "plain") await out.line(plainLine(row));
     else if (format === "json") await out.line(`${count > 0 ? "," : ""}${JSON.stringify(row)}`);
     else if (format === "markdown") await out.line(markdownRow(row));
-    else
-      table.push([
-        row.seq,
-        row.kind,
-        `${row.tools.length} [${row.tools.join(", ")}]`,
-        tokenCell(row),
-        sizeCell(row),
-        compactRoles(row.roles),
-        markerSummary(row),
-        row.prefixSummary,
-      ]);
+    else table.push(tableRow(row));
     count++;
   }
   if (format === "json") await out.line("]");
-  if (format === "table") await table.write(out);
+  if (format === "table") {
+    for (const line of legendLines(reportLegend(encoding, unit), options.look ?? PLAIN_LOOK)) await out.line(line);
+    await table.write(out);
+  }
   await out.flush();
   return count;
+}
+
+function tableRow(row: ReportRow): TableCell[] {
+  return [
+    row.seq,
+    row.kind,
+    `${row.tools.length} [${row.tools.join(", ")}]`,
+    tokenCell(row),
+    sized(row.size.body, row.unit, " "),
+    compactRoles(row.roles),
+    markerSummary(row),
+    row.prefixSummary,
+  ];
 }
 
 /** `report --segments`: one row per tool definition, system part and message, and the overhead. */
@@ -157,8 +186,12 @@ export async function writeLedger(
   ledgers: AsyncIterable<RequestLedger>,
   out: LineWriter,
   format: ReportFormat,
+  look?: TableLook,
 ): Promise<number> {
-  const table = new TableOutput(["seq", "segment", "name", "tokens", "bytes"]);
+  const table = new TableOutput(["seq", "segment", "name", "tokens", "bytes"], {
+    align: ["right", "left", "left", "right", "right"],
+    look,
+  });
   let count = 0;
   if (format === "json") await out.line("[");
   if (format === "markdown") await out.line(mdHeader(["seq", "segment", "name", "tokens", "bytes"]));
@@ -175,11 +208,17 @@ export async function writeLedger(
         await out.line(
           `seq=${seq} segment=${segment}${name ? ` name=${name}` : ""} tokens=${tokens}${bytes === "" ? "" : ` bytes=${bytes}`}`,
         );
-    else for (const row of rows) table.push(row as (string | number)[]);
+    else
+      for (const [seq, segment, name, tokens, bytes] of rows)
+        table.push([seq, segment, name, `${tokens} tok`, bytes === "" ? "" : `${bytes} B`] as TableCell[]);
     count++;
   }
   if (format === "json") await out.line("]");
-  if (format === "table") await table.write(out);
+  if (format === "table") {
+    const legend = [`tokens ${TOKEN_ENCODING}: what each segment adds to the request`, "bytes: its UTF-8 JSON"];
+    for (const line of legendLines(legend, look ?? PLAIN_LOOK)) await out.line(line);
+    await table.write(out);
+  }
   await out.flush();
   return count;
 }

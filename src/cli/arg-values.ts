@@ -4,9 +4,12 @@ import { UserError } from "../errors.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
 
+/** Where run folders and payload-probe.db live unless `--runs` says otherwise. */
+export const defaultRunsDir = () => join(PROJECT_ROOT, "runs");
+
 /** `--runs DIR`: the folder run folders and payload-probe.db live in (default `runs/` of the project). */
 export function runsDirArg(command: string, value: string | undefined): string {
-  if (value === undefined) return join(PROJECT_ROOT, "runs");
+  if (value === undefined) return defaultRunsDir();
   if (value.includes("\0")) throw new UserError(`${command}: --runs expected a folder path without NUL characters`);
   const dir = resolve(value);
   if (existsSync(dir) && !statSync(dir).isDirectory())

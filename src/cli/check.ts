@@ -1,11 +1,13 @@
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { checkExitCode } from "../analysis/check.js";
-import { renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../analysis/check-render.js";
+import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check-render.js";
+import { LineWriter } from "../analysis/output.js";
 import { runCheck } from "../probes/check-run.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 import { interruptRunsOnSignal } from "./signals.js";
+import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe check [probe...] [options]
 
@@ -21,6 +23,7 @@ as a saving, not a failure.
   --markdown FILE     also write a markdown report (for a CI job summary)
   --junit FILE        also write JUnit XML (regressions as failures, errors as errors)
   --json              print the results as JSON
+  --wide              the table's cells whole (otherwise fitted to the terminal or COLUMNS)
   --runs DIR          where run folders and payload-probe.db go (default: runs/)
   -h, --help          show this help
 
@@ -29,19 +32,21 @@ and tolerance are printed), 2 could not evaluate (a probe, config or skill file 
 corrupt), 3 internal error (a bug; its stack is printed).`;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("check", argv, {
-    baseline: { type: "string" },
-    tolerances: { type: "string" },
-    update: { type: "boolean" },
-    markdown: { type: "string" },
-    junit: { type: "string" },
-    json: { type: "boolean" },
-    runs: { type: "string" },
-  } as const);
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+  const args = parseCommand(argv, {
+    name: "check",
+    help,
+    options: {
+      baseline: { type: "string" },
+      tolerances: { type: "string" },
+      update: { type: "boolean" },
+      markdown: { type: "string" },
+      junit: { type: "string" },
+      json: { type: "boolean" },
+      wide: { type: "boolean" },
+    } as const,
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
   const root = PROJECT_ROOT;
   interruptRunsOnSignal();
   const checks = await runCheck({
@@ -50,11 +55,12 @@ export async function main(argv: string[]): Promise<number> {
     baselineDir: values.baseline ?? join(root, "probes", "baselines"),
     tolerancesPath: values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml"),
     update: values.update ?? false,
-    runsDir: values.runs === undefined ? undefined : resolve(values.runs),
+    runsDir,
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
   if (values.markdown) writeFileSync(values.markdown, renderCheckMarkdown(checks));
   if (values.junit) writeFileSync(values.junit, renderCheckJunit(checks));
-  console.log(values.json ? JSON.stringify(checks, null, 2) : renderCheckText(checks));
+  if (values.json) console.log(JSON.stringify(checks, null, 2));
+  else await writeCheckText(checks, new LineWriter(process.stdout), tableLook(values.wide ?? false));
   return checkExitCode(checks);
 }

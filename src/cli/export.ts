@@ -1,6 +1,5 @@
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
-import { runsDirArg } from "./arg-values.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 import { contentArg, headerArgs, openOtel } from "./otel-flag.js";
 
 export const help = `Usage: payload-probe export otel <run...> [options]
@@ -32,18 +31,23 @@ Exit: 0 sent, 1 the endpoint could not be reached or refused the spans (said onc
 2 bad usage or a run that cannot be found or read.`;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("export", argv, {
-    endpoint: { type: "string" },
-    header: { type: "string", multiple: true },
-    content: { type: "string" },
-    runs: { type: "string" },
-  } as const);
+  const args = parseCommand(argv, {
+    name: "export",
+    help,
+    options: {
+      endpoint: { type: "string" },
+      header: { type: "string", multiple: true },
+      content: { type: "string" },
+    } as const,
+    positionals: { min: 2 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
   const [format, ...runs] = positionals;
-  if (values.help || format !== "otel" || runs.length === 0) {
+  if (format !== "otel") {
     console.log(help);
-    return values.help ? 0 : 2;
+    return 2;
   }
-  const runsDir = runsDirArg("export", values.runs);
   const content = contentArg("export", values.content);
   // Every run is found before anything is sent: a typo in the last name should not leave a partial export.
   const sources = runs.map((spec) => resolveRun(spec, { runsDir, warn: warnOnStderr }));

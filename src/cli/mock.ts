@@ -1,8 +1,7 @@
 import { startMockServer } from "../capture/mock-server.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { runsDirArg } from "./arg-values.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
@@ -27,24 +26,26 @@ ${OTEL_FLAG_HELP}; each request is sent as it is captured
 Exit: 0 stopped by a signal, 2 bad input (probe file, port in use).`;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("mock", argv, {
-    port: { type: "string" },
-    host: { type: "string" },
-    runs: { type: "string" },
-    "no-db": { type: "boolean" },
-    otel: { type: "string" },
-  } as const);
-  if (values.help || positionals.length !== 1) {
-    console.log(help);
-    return values.help ? 0 : 2;
-  }
+  const args = parseCommand(argv, {
+    name: "mock",
+    help,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      "no-db": { type: "boolean" },
+      otel: { type: "string" },
+    } as const,
+    positionals: { min: 1, max: 1 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
   const probe = loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
   const otel = await otelFlag(values.otel);
   const live = otel?.live(`${probe.name}-mock`);
   const server = await startMockServer(
     { name: probe.name, markers: probe.markers, script: probe.model.script },
     {
-      runsDir: runsDirArg("mock", values.runs),
+      runsDir,
       port: parsePort("mock", values.port),
       host: values.host,
       database: !values["no-db"],

@@ -1,7 +1,7 @@
 import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
-import { folderNameArg, runsDirArg } from "./arg-values.js";
-import { parseCommandArgs } from "./args.js";
+import { folderNameArg } from "./arg-values.js";
+import { parseCommand } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
@@ -57,27 +57,29 @@ function parseBodyPattern(source: string): RegExp {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("proxy", argv, {
-    upstream: { type: "string" },
-    port: { type: "string" },
-    host: { type: "string" },
-    name: { type: "string" },
-    runs: { type: "string" },
-    "no-db": { type: "boolean" },
-    redact: { type: "string", multiple: true },
-    "redact-body": { type: "string", multiple: true },
-    otel: { type: "string" },
-  } as const);
-  if (values.help || positionals.length > 0) {
-    console.log(help);
-    return values.help ? 0 : 2;
-  }
+  const args = parseCommand(argv, {
+    name: "proxy",
+    help,
+    options: {
+      upstream: { type: "string" },
+      port: { type: "string" },
+      host: { type: "string" },
+      name: { type: "string" },
+      "no-db": { type: "boolean" },
+      redact: { type: "string", multiple: true },
+      "redact-body": { type: "string", multiple: true },
+      otel: { type: "string" },
+    } as const,
+    positionals: { max: 0 },
+  });
+  if (typeof args === "number") return args;
+  const { values, runsDir } = args;
   const otel = await otelFlag(values.otel);
   const name = folderNameArg("proxy", "name", values.name) ?? "proxy";
   const live = otel?.live(name);
   const proxy = await startCaptureProxy({
     upstream: parseUpstream(values.upstream),
-    runsDir: runsDirArg("proxy", values.runs),
+    runsDir,
     name,
     port: parsePort("proxy", values.port),
     host: values.host,

@@ -2,9 +2,9 @@ import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { tokenLedger } from "../analysis/segments.js";
-import { runsDirArg } from "./arg-values.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
+import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe report <run> [options]
 
@@ -14,12 +14,15 @@ where and why it broke.
 
   <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
                 from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
-  --plain       one line per request: seq=1 tools=2 bytes=3877 roles=system>user schema=0 result=0
+  --plain       one line per request, each figure named: seq=1 kind=loop toolCount=2 tools=3511B
+                system=1688B messages=239B body=5647B tokens=1282 roles=system>user schema=0 result=0
   --chars       string lengths (UTF-16 units) instead of UTF-8 bytes
   --segments    the token ledger: tokens each tool definition, system part and message adds
                 (reads the wire bodies in payloads.jsonl)
   --json        JSON: an array with one object per request
   --markdown    a markdown table
+  --wide        every cell whole (the table is otherwise fitted to the terminal, or to COLUMNS,
+                cutting long cells with …)
   --runs DIR    where run folders and payload-probe.db live (default: runs/)
   -h, --help    show this help
 
@@ -27,22 +30,26 @@ Exit: 0 printed, 2 bad usage or a run that cannot be found or read (a corrupt li
 by a crash is skipped and said on stderr).`;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("report", argv, {
-    plain: { type: "boolean" },
-    chars: { type: "boolean" },
-    segments: { type: "boolean" },
-    json: { type: "boolean" },
-    markdown: { type: "boolean" },
-    runs: { type: "string" },
-  } as const);
-  if (values.help || positionals.length !== 1) {
-    console.log(help);
-    return values.help ? 0 : 2;
-  }
+  const args = parseCommand(argv, {
+    name: "report",
+    help,
+    options: {
+      plain: { type: "boolean" },
+      chars: { type: "boolean" },
+      segments: { type: "boolean" },
+      json: { type: "boolean" },
+      markdown: { type: "boolean" },
+      wide: { type: "boolean" },
+    } as const,
+    positionals: { min: 1, max: 1 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
   const format: ReportFormat = outputFormat("report", values, "table");
-  const source = resolveRun(positionals[0]!, { runsDir: runsDirArg("report", values.runs), warn: warnOnStderr });
+  const source = resolveRun(positionals[0]!, { runsDir, warn: warnOnStderr });
   const out = new LineWriter(process.stdout);
-  if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format);
-  else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes" });
+  const look = tableLook(values.wide ?? false);
+  if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
+  else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes", look });
   return 0;
 }

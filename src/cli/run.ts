@@ -1,14 +1,17 @@
-import Table from "cli-table3";
-import { renderRunTable } from "../analysis/run-table.js";
+import { LineWriter } from "../analysis/output.js";
+import { writeReport } from "../analysis/report.js";
+import { TableOutput } from "../analysis/table-output.js";
+import type { TableLook } from "../analysis/table-style.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { positiveIntegerArg, runsDirArg } from "./arg-values.js";
-import { parseCommandArgs } from "./args.js";
+import { defaultRunsDir, positiveIntegerArg } from "./arg-values.js";
+import { parseCommand } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { interruptRunsOnSignal } from "./signals.js";
+import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe run <probe...|all> [options]
 
@@ -18,6 +21,7 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   <probe>       a name under probes/ (p1) or a path to a probe file
   all           every probe under probes/
   --json        print the results as JSON instead of tables
+  --wide        every table cell whole (tables are otherwise fitted to the terminal or COLUMNS)
   --no-db       do not write runs/payload-probe.db
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
   --max-requests N       provider requests one run may make (default ${DEFAULT_LIMITS.requests})
@@ -31,31 +35,57 @@ One prompt may take at most ${REQUESTS_PER_PROMPT} model requests before a text 
 Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file, a limit),
 130/143 stopped by SIGINT/SIGTERM (the run is recorded as interrupted).`;
 
-function printResult(result: RunResult): void {
+async function printResult(result: RunResult, look: TableLook, runsDir: string): Promise<void> {
   const { probe, records, failures } = result;
-  console.log(`${probe.name}${probe.title ? ` — ${probe.title}` : ""}`);
-  console.log(renderRunTable(records));
-  if (failures.length === 0) console.log(`expect: held (${records.length} requests) → ${result.dir}`);
+  const out = new LineWriter(process.stdout);
+  await out.line(`${probe.name}${probe.title ? ` — ${probe.title}` : ""}`);
+  await writeReport(records, out, { format: "table", unit: "bytes", look });
+  if (failures.length === 0) await out.line(`expect: held (${records.length} requests) → ${result.dir}`);
   else {
-    console.log(`expect: FAILED (${failures.length})`);
-    for (const failure of failures) console.log(`  - ${failure}`);
+    await out.line(`expect: FAILED (${failures.length})`);
+    for (const failure of failures) await out.line(`  - ${failure}`);
   }
+  await out.line(seeItLine(result, runsDir));
+  await out.flush();
+}
+
+/** Where to look next: the run by its probe's name, or by its folder when --runs moved it. */
+function seeItLine(result: RunResult, runsDir: string): string {
+  const run = runsDir === defaultRunsDir() ? result.probe.name : result.dir;
+  const first = result.records[0]?.seq ?? 1;
+  return `see it: payload-probe report ${run} · show ${run} ${first} · view ${run}`;
+}
+
+async function printSummary(results: RunResult[], look: TableLook): Promise<void> {
+  const out = new LineWriter(process.stdout);
+  const summary = new TableOutput(["probe", "requests", "expect"], {
+    align: ["left", "right", "left"],
+    look,
+    tone: (row, column) => (column === 2 ? (row[2] === "held" ? "green" : "red") : null),
+  });
+  for (const r of results)
+    summary.push([r.probe.name, r.records.length, r.failures.length === 0 ? "held" : `FAILED (${r.failures.length})`]);
+  await summary.write(out);
+  await out.flush();
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("run", argv, {
-    json: { type: "boolean" },
-    "no-db": { type: "boolean" },
-    runs: { type: "string" },
-    "max-requests": { type: "string" },
-    "max-payload-bytes": { type: "string" },
-    otel: { type: "string" },
-  } as const);
-  if (values.help || positionals.length === 0) {
-    console.log(help);
-    return values.help ? 0 : 2;
-  }
-  const runsDir = runsDirArg("run", values.runs);
+  const args = parseCommand(argv, {
+    name: "run",
+    help,
+    options: {
+      json: { type: "boolean" },
+      "no-db": { type: "boolean" },
+      wide: { type: "boolean" },
+      "max-requests": { type: "string" },
+      "max-payload-bytes": { type: "string" },
+      otel: { type: "string" },
+    } as const,
+    positionals: { min: 1 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
+  const look = tableLook(values.wide ?? false);
   const limits = {
     requests: positiveIntegerArg("run", "max-requests", values["max-requests"]) ?? DEFAULT_LIMITS.requests,
     payloadBytes:
@@ -73,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
     const result = await runProbe(probe, { database: !values["no-db"], runsDir, limits });
     results.push(result);
     await (await otel)?.exportProbeRun(result.dir, result.records);
-    if (!values.json) printResult(result);
+    if (!values.json) await printResult(result, look, runsDir);
   }
   if (values.json) {
     console.log(
@@ -90,16 +120,7 @@ export async function main(argv: string[]): Promise<number> {
         2,
       ),
     );
-  } else if (results.length > 1) {
-    const summary = new Table({ head: ["probe", "requests", "expect"], style: { head: [], border: [] } });
-    for (const r of results)
-      summary.push([
-        r.probe.name,
-        r.records.length,
-        r.failures.length === 0 ? "held" : `FAILED (${r.failures.length})`,
-      ]);
-    console.log(summary.toString());
-  }
+  } else if (results.length > 1) await printSummary(results, look);
   await (await otel)?.close();
   return results.every((r) => r.failures.length === 0) ? 0 : 1;
 }

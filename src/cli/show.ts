@@ -1,11 +1,9 @@
-import { join } from "node:path";
 import { resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show-render.js";
 import { decodeRequest } from "../analysis/show-request.js";
 import { UserError } from "../errors.js";
-import { PROJECT_ROOT } from "../project-root.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe show <run> <seq> [options]
 
@@ -25,22 +23,21 @@ loop request ends.
 Exit: 0 printed, 2 bad usage, a run that cannot be found or read, or a seq the run does not have.`;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("show", argv, {
-    part: { type: "string" },
-    json: { type: "boolean" },
-    runs: { type: "string" },
-  } as const);
-  if (values.help || positionals.length !== 2) {
-    console.log(help);
-    return values.help ? 0 : 2;
-  }
+  const args = parseCommand(argv, {
+    name: "show",
+    help,
+    options: { part: { type: "string" }, json: { type: "boolean" } } as const,
+    positionals: { min: 2, max: 2 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
   const [runSpec, seqArg] = positionals as [string, string];
   if (!/^\d+$/.test(seqArg) || Number(seqArg) < 1)
     throw new UserError(`show: <seq> must be a request number (1, 2, …), got "${seqArg}"`);
   const part = values.part ?? null;
   if (part !== null && !SHOW_PARTS.includes(part as ShowPart))
     throw new UserError(`show: --part must be one of ${SHOW_PARTS.join(", ")}, got "${part}"`);
-  const source = resolveRun(runSpec, { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") });
+  const source = resolveRun(runSpec, { runsDir });
   const decoded = await decodeRequest(source, Number(seqArg));
   if (values.json) {
     process.stdout.write(`${JSON.stringify(showJson(decoded, part as ShowPart | null), null, 2)}\n`);

@@ -4,7 +4,7 @@ import Table from "cli-table3";
 import { UserError } from "../errors.js";
 import { discoverSkills, skillSources } from "../skills/discover.js";
 import type { SkillDiagnostic, SkillLoadResult } from "../skills/types.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe skills list [paths...] [options]
 
@@ -69,11 +69,9 @@ function printText(result: SkillLoadResult, roots: ReturnType<typeof skillSource
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("skills", argv, OPTIONS);
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+  const args = parseCommand(argv, { name: "skills", help, options: OPTIONS, runs: false });
+  if (typeof args === "number") return args;
+  const { values, positionals } = args;
   const [action, ...paths] = positionals;
   if (action !== "list") {
     throw new UserError(

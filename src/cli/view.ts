@@ -10,7 +10,7 @@ import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { isSafeName } from "../safe-path.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe view <run> [options]
 
@@ -37,17 +37,15 @@ each marker matched. Prints the page's path and size.
 Exit: 0 written, 2 bad usage or a run that cannot be found or read.`;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("view", argv, {
-    diff: { type: "string" },
-    out: { type: "string" },
-    open: { type: "boolean" },
-    runs: { type: "string" },
-  } as const);
-  if (values.help || positionals.length !== 1) {
-    console.log(help);
-    return values.help ? 0 : 2;
-  }
-  const lookup = { runsDir: values.runs ?? join(PROJECT_ROOT, "runs") };
+  const args = parseCommand(argv, {
+    name: "view",
+    help,
+    options: { diff: { type: "string" }, out: { type: "string" }, open: { type: "boolean" } } as const,
+    positionals: { min: 1, max: 1 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
+  const lookup = { runsDir };
   const a = resolveRun(positionals[0]!, lookup);
   const b = values.diff === undefined ? null : resolveRun(values.diff, lookup);
   const out = resolve(values.out ?? defaultOut(a, b, lookup.runsDir));

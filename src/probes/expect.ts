@@ -71,11 +71,29 @@ export function lineDelta(before: string, after: string): { added: string[]; rem
 /** Every way the run differs from the probe's expect block, each naming the request and the field. */
 export function checkExpectations(expect: ProbeExpect, run: RunObservation): string[] {
   const failures: string[] = [];
-  const { records } = run;
-  if (expect.requests !== undefined && records.length !== expect.requests) {
-    failures.push(`requests: expected ${expect.requests} provider requests, got ${records.length}`);
-  }
+  for (const check of [
+    checkRequestCount,
+    checkEach,
+    checkConstant,
+    checkSystemDeltas,
+    checkToolResults,
+    checkWire,
+    checkSurface,
+    checkSkills,
+  ])
+    check(expect, run, failures);
+  return failures;
+}
 
+function checkRequestCount(expect: ProbeExpect, run: RunObservation, failures: string[]): void {
+  if (expect.requests !== undefined && run.records.length !== expect.requests) {
+    failures.push(`requests: expected ${expect.requests} provider requests, got ${run.records.length}`);
+  }
+}
+
+/** `each`: a value per request (or one for all) of a record field. */
+function checkEach(expect: ProbeExpect, run: RunObservation, failures: string[]): void {
+  const { records } = run;
   for (const [field, series] of Object.entries(expect.each)) {
     checkSeriesLength(series, records.length, `each.${field}`, failures);
     records.forEach((record, i) => {
@@ -86,7 +104,11 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
       }
     });
   }
+}
 
+/** `constant`: fields that keep request 1's value in every request. */
+function checkConstant(expect: ProbeExpect, run: RunObservation, failures: string[]): void {
+  const { records } = run;
   for (const field of expect.constant) {
     const first = records[0] ? valueAt(records[0], field) : undefined;
     for (const record of records.slice(1)) {
@@ -97,9 +119,12 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
         );
     }
   }
+}
 
+/** `systemDelta`: the system lines a request adds and removes against the one before it. */
+function checkSystemDeltas(expect: ProbeExpect, run: RunObservation, failures: string[]): void {
   for (const delta of expect.systemDelta) {
-    const i = records.findIndex((r) => r.seq === delta.at);
+    const i = run.records.findIndex((r) => r.seq === delta.at);
     if (i < 1) {
       failures.push(`systemDelta: request ${delta.at} does not exist or has no previous request`);
       continue;
@@ -115,7 +140,10 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
     compare("added", added, delta.added);
     compare("removed", removed, delta.removed);
   }
+}
 
+/** `toolResults`: the text of the n-th tool result. */
+function checkToolResults(expect: ProbeExpect, run: RunObservation, failures: string[]): void {
   for (const [key, textExpect] of Object.entries(expect.toolResults)) {
     const index = Number(key);
     const actual = run.toolResults[index - 1];
@@ -126,7 +154,10 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
     const problem = textFailure(actual, textExpect);
     if (problem) failures.push(`tool result ${index}: ${problem}, got ${show(actual)}`);
   }
+}
 
+/** `wire`: what each stub server received, in order, and when its first message came. */
+function checkWire(expect: ProbeExpect, run: RunObservation, failures: string[]): void {
   for (const [server, wireExpect] of Object.entries(expect.wire)) {
     const lines = run.wire.map((line, index) => ({ ...line, index })).filter((line) => line.server === server);
     const methods = lines.map((l) => l.method).filter((m): m is string => m !== undefined);
@@ -165,7 +196,11 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
       }
     }
   }
+}
 
+/** `surface`: the registered and active tools just before each request. */
+function checkSurface(expect: ProbeExpect, run: RunObservation, failures: string[]): void {
+  const { records } = run;
   for (const key of ["registered", "active"] as const) {
     const series = expect.surface[key];
     if (!series) continue;
@@ -179,8 +214,6 @@ export function checkExpectations(expect: ProbeExpect, run: RunObservation): str
       }
     });
   }
-  checkSkills(expect, run, failures);
-  return failures;
 }
 
 function checkSkills(expect: ProbeExpect, run: RunObservation, failures: string[]): void {

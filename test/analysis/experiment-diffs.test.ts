@@ -75,7 +75,8 @@ describe("diff seq-namespace seq-search", () => {
     ]);
     for (const b of summary.b.breaks) expect(b.sharedBytes).toBeGreaterThan(0);
     expect(text).toMatch(/B breaks in tools: tools\[1\] added: a_tool1 \(shared \d+ B\/\d+ tok\)/);
-    expect(text).toMatch(/prefix breaks\s+│ 0: none/);
+    expect(text).toMatch(/prefix breaks\s+│\s+0 │\s+2 │\s+\+2 │/);
+    expect(text).toContain("prefix breaks A: none");
   }, 30_000);
 });
 

@@ -39,9 +39,9 @@ describe("report", () => {
   it("--plain prints the seed's one line per request", async () => {
     const lines = (await report("plain")).trim().split("\n");
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^seq=1 tools=1 bytes=\d+ roles=system>user done=0$/);
-    expect(lines[2]).toMatch(/^seq=3 tools=1 bytes=\d+ roles=system>user>assistant>tool>assistant>user done=1$/);
-    expect(await report("plain", "chars")).toMatch(/^seq=1 tools=1 chars=\d+ /);
+    expect(lines[0]).toMatch(/^seq=1 kind=loop toolCount=1 tools=\d+B system=\d+B .* roles=system>user done=0$/);
+    expect(lines[2]).toMatch(/^seq=3 .* roles=system>user>assistant>tool>assistant>user done=1$/);
+    expect(await report("plain", "chars")).toMatch(/^seq=1 kind=loop toolCount=1 tools=\d+ch system=\d+ch /);
   });
 
   it("--json gives one row per request with parts, tokens and the prefix", async () => {

@@ -2,22 +2,30 @@ import { PassThrough } from "node:stream";
 import Table from "cli-table3";
 import { describe, expect, it } from "vitest";
 import { LineWriter } from "../../src/analysis/output.js";
-import { type TableCell, TableOutput } from "../../src/analysis/table-output.js";
+import { type Align, type TableCell, type TableOptions, TableOutput } from "../../src/analysis/table-output.js";
+import type { TableLook } from "../../src/analysis/table-style.js";
 
 const HEAD = ["seq", "tools", "roles", "prefix"];
 
-/** What cli-table3 prints for the same rows as one table, with the report's style. */
-function oneTable(rows: TableCell[][]): string {
-  const table = new Table({ head: HEAD, style: { head: [], border: [] } });
+const ALIGN: Align[] = ["right", "left", "left", "left"];
+
+/** What cli-table3 prints for the same rows as one compact table (no rule between rows), right-aligned seq. */
+function oneTable(rows: TableCell[][], colWidths?: number[]): string {
+  const table = new Table({
+    head: HEAD,
+    colAligns: ALIGN,
+    ...(colWidths ? { colWidths } : {}),
+    style: { head: [], border: [], compact: true },
+  });
   for (const row of rows) table.push(row);
   return `${table.toString()}\n`;
 }
 
-async function written(rows: TableCell[][]): Promise<string> {
+async function written(rows: TableCell[][], look?: TableLook, tone?: TableOptions["tone"]): Promise<string> {
   const stream = new PassThrough();
   const chunks: string[] = [];
   stream.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
-  const table = new TableOutput(HEAD);
+  const table = new TableOutput(HEAD, { align: ALIGN, look, tone });
   for (const row of rows) table.push(row);
   const out = new LineWriter(stream);
   await table.write(out);
@@ -67,7 +75,36 @@ describe("TableOutput", () => {
     const rows = Array.from({ length: 130_000 }, (_, i) => plainRow(i));
     expect(() => oneTable(rows)).toThrow(RangeError);
     const lines = (await written(rows)).trimEnd().split("\n");
-    expect(lines).toHaveLength(3 + 2 * rows.length);
-    expect(lines.at(-2)).toBe(lines[3]!.replace("0     ", "129999"));
+    expect(lines).toHaveLength(4 + rows.length);
+    expect(lines.at(-2)).toBe(lines[3]!.replace("     0", "129999"));
+  });
+
+  it("fitted to a width, cuts the text columns with … as cli-table3 cuts cells of those widths, and keeps figures whole", async () => {
+    const rows = [...Array.from({ length: 20 }, (_, i) => plainRow(i * 997)), ...unusualRows];
+    const fitted = await written(rows, { maxWidth: 40, colour: false });
+    const lines = fitted.trimEnd().split("\n");
+    expect(lines[0]).toHaveLength(40);
+    expect(fitted).toContain("…");
+    expect(fitted).toContain("│ 18943 │");
+    const widths = [...lines[0]!.matchAll(/─+/g)].map((m) => m[0].length);
+    expect(fitted).toBe(oneTable(rows, widths));
+  });
+
+  it("leaves a table that already fits as it is", async () => {
+    const rows = [plainRow(1), plainRow(2)];
+    expect(await written(rows, { maxWidth: 200, colour: false })).toBe(oneTable(rows));
+  });
+
+  it("colours the head and the cells its tone picks only when the look asks for colour", async () => {
+    const rows = [plainRow(1), unusualRows[0]!];
+    const tone: TableOptions["tone"] = (_row, column) => (column === 3 ? "yellow" : null);
+    const plain = await written(rows, { maxWidth: null, colour: false }, tone);
+    expect(plain).toBe(oneTable(rows));
+    const coloured = await written(rows, { maxWidth: null, colour: true }, tone);
+    expect(coloured).toContain("\u001b[1mseq\u001b[22m");
+    expect(coloured).toContain("\u001b[33mkept 12 B — ok…\u001b[39m");
+    expect(coloured).toContain("\u001b[33mwide characters\u001b[39m");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the colour codes are taken out to compare the layout.
+    expect(coloured.replace(/\u001b\[\d+m/g, "")).toBe(plain);
   });
 });

@@ -66,11 +66,12 @@ describe("payload-probe run (issue 2: what it must show)", () => {
   it("run p1 exits 0 and prints one table row per request and that the expect block held", () => {
     const { code, stdout, stderr } = runProbeCli("p1");
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-    expect(stdout).toMatch(/seq.*tools.*toolsBytes.*systemBytes.*roles.*markers/);
-    const rows = stdout.split("\n").filter((line) => /^│ \d+ /.test(line));
+    expect(stdout).toMatch(/seq.*tools.*tokens t\/s\/m = total.*body.*roles.*markers.*prefix/);
+    const rows = stdout.split("\n").filter((line) => /^│ +\d+ /.test(line));
     expect(rows).toHaveLength(4);
     expect(rows.every((row) => row.includes("[read, mcp]"))).toBe(true);
     expect(stdout).toContain("expect: held (4 requests)");
+    expect(stdout.trimEnd().split("\n").at(-1)).toMatch(/^see it: payload-probe report \S+ · show \S+ 1 · view \S+$/);
   });
 
   it("a copy of p1 whose expectation disagrees exits 1 and names the request and the field", () => {
