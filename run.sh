@@ -10,7 +10,8 @@ need_node() {
   if ! command -v node >/dev/null 2>&1; then
     log "Node.js 20 or newer is required and was not found on PATH"; exit 2
   fi
-  local major; major=$(node -p 'process.versions.node.split(".")[0]')
+  # `node --version` answers before the runtime boots; `node -p` would cost a whole Node start-up.
+  local major; major=$(node --version); major=${major#v}; major=${major%%.*}
   if [ "$major" -lt 20 ]; then log "Node.js 20 or newer is required (found $(node --version))"; exit 2; fi
 }
 
@@ -39,10 +40,12 @@ install_deps() {
 # Rebuild when any source, or the build config, is newer than the last build.
 build() {
   local stamp=dist/.build-stamp
-  if [ ! -f "$stamp" ] || [ -n "$(find src tsconfig.json package-lock.json -newer "$stamp" -print -quit)" ]; then
+  if [ ! -f "$stamp" ] || [ -n "$(find src tsconfig.json package-lock.json scripts/bundle.mjs -newer "$stamp" -print -quit)" ]; then
     log "building (tsc) …"
     rm -rf dist
     npx --no-install tsc -p tsconfig.json
+    # The CLI and stub servers start from bundles (scripts/bundle.mjs says why); the rest of dist/ stays tsc's.
+    node scripts/bundle.mjs
     touch "$stamp"
   fi
 }

@@ -4,7 +4,8 @@ import type { Codec, Transport, WireDissection, WireRequest } from "../providers
 import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import type { RunDatabase } from "./sqlite.js";
-import { loadTokenCounter, type TokenCounter } from "./tokens.js";
+import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
+import { TOKEN_ENCODING } from "./tokens.js";
 import type { MarkerSpec, RequestRecord, ResponseEnding } from "./types.js";
 
 export interface CaptureOptions {
@@ -15,8 +16,10 @@ export interface CaptureOptions {
   db: RunDatabase | null;
   markers: Record<string, MarkerSpec>;
   codecFor(api: WireRequest["api"]): Codec;
-  /** Count tokens offline (loads the tokenizer; on by default). */
+  /** Count tokens offline (on by default): from the token cache, else the tokenizer. */
   tokens?: boolean;
+  /** The token cache file (default `defaultTokenCachePath()`); null keeps facts in memory only. */
+  tokenCache?: string | null;
   /**
    * Keep every record in `records` (default true): a probe run checks them afterwards. The mock and
    * the proxy serve for as long as the user wants, so they keep nothing once it is written.
@@ -72,14 +75,17 @@ export class Capture {
   private readonly prefixes = new PrefixLocator();
   private readonly requests: JsonlWriter;
   private readonly payloads: JsonlWriter;
-  private readonly counter: Promise<TokenCounter> | null;
+  private readonly tokens: TokenCountCache | null;
   private readonly redact: (text: string) => string;
 
   constructor(private readonly options: CaptureOptions) {
     this.requests = new JsonlWriter(join(options.dir, "requests.jsonl"));
     this.payloads = new JsonlWriter(join(options.dir, "payloads.jsonl"));
-    // Start loading the tokenizer now so it overlaps with agent start-up rather than delaying request 1.
-    this.counter = options.tokens === false ? null : loadTokenCounter();
+    // Texts counted before are read from the cache; the tokenizer loads only for a text it lacks.
+    this.tokens =
+      options.tokens === false
+        ? null
+        : new TokenCountCache(options.tokenCache === undefined ? defaultTokenCachePath() : options.tokenCache);
     this.redact = options.redactBody ?? ((text) => text);
   }
 
@@ -166,13 +172,16 @@ export class Capture {
     durationMs: number,
     outcome: ResponseOutcome,
   ): Promise<void> {
-    const counter = this.counter ? await this.counter : undefined;
-    let prefix = null;
-    if (request.kind === "loop") {
-      prefix = this.prefixes.locate(this.lastLoop, dissection, counter);
-      this.lastLoop = dissection;
-    }
-    const tokens = counter ? counter.countRequestTokens(dissection) : null;
+    const last = this.lastLoop;
+    const locate = request.kind === "loop" ? this.prefixes : null;
+    if (locate) this.lastLoop = dissection;
+    // Measured in one pass that may run twice (again with the tokenizer, when the cache lacks a fact).
+    const { prefix, tokens } = this.tokens
+      ? await this.tokens.measure((counter) => ({
+          prefix: locate?.locate(last, dissection, counter) ?? null,
+          tokens: counter.countRequestTokens(dissection),
+        }))
+      : { prefix: locate?.locate(last, dissection) ?? null, tokens: null };
     const { response, error } = await this.readResponse(request, outcome);
     const record = buildRecord({
       run: this.options.run,
@@ -187,7 +196,7 @@ export class Capture {
       prefix,
       tokens: tokens
         ? {
-            encoding: counter!.encoding,
+            encoding: TOKEN_ENCODING,
             tools: tokens.tools,
             system: tokens.system,
             messages: tokens.messages,

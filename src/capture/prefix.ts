@@ -9,7 +9,7 @@
  * diff costs little more than reading the shared text once (scripts/bench-tokenizer.mjs times it).
  */
 import type { WireDissection } from "../providers/types.js";
-import type { TokenCounter } from "./tokens.js";
+import type { TokenMeasure } from "./tokens.js";
 import type { CacheSegment, Part, PrefixInfo } from "./types.js";
 
 /** Joins segments in the cache-order text; one line break keeps the text readable when printed. */
@@ -109,7 +109,7 @@ export class PrefixLocator {
    * the start of `cur`. With a token counter, `sharedTokens` is the common token prefix of the two
    * requests in the token serialization of `tokens.ts`.
    */
-  locate(prev: WireDissection | null, cur: WireDissection, counter?: TokenCounter): PrefixBreak {
+  locate(prev: WireDissection | null, cur: WireDissection, counter?: TokenMeasure): PrefixBreak {
     if (prev === null) {
       return { sharedBytes: 0, breakAt: null, breakDetail: null, ...(counter ? { sharedTokens: 0 } : {}) };
     }
@@ -140,7 +140,7 @@ export class PrefixLocator {
 export function locatePrefixBreak(
   prev: WireDissection | null,
   cur: WireDissection,
-  counter?: TokenCounter,
+  counter?: TokenMeasure,
 ): PrefixBreak {
   return new PrefixLocator().locate(prev, cur, counter);
 }
@@ -188,16 +188,12 @@ function sharedSegmentBytes(
   return { bytes: bytes + rest, lengths };
 }
 
-function sharedSegmentTokens(a: WireDissection, b: WireDissection, k: number, counter: TokenCounter): number {
+function sharedSegmentTokens(a: WireDissection, b: WireDissection, k: number, counter: TokenMeasure): number {
   let tokens = 0;
   for (let i = 0; i < k; i++) tokens += counter.segmentTokens(segmentAt(a, i)!);
   // Past the last shared segment the two token sequences part inside one framed segment (or the
   // reply opener that ends a request), so comparing those two token runs finishes the count.
-  const x = counter.framedTokens(segmentAt(a, k));
-  const y = counter.framedTokens(segmentAt(b, k));
-  let i = 0;
-  while (i < x.length && i < y.length && x[i] === y[i]) i++;
-  return tokens + i;
+  return tokens + counter.sharedFramedTokens(segmentAt(a, k), segmentAt(b, k));
 }
 
 interface Break {

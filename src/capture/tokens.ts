@@ -27,17 +27,30 @@ export type RequestTokenCounts = TokenCounts & {
   overhead: number;
 };
 
-/** The loaded tokenizer; every function on it is synchronous. */
-export interface TokenCounter {
+/**
+ * What the capture needs to know about a request's tokens, built from two facts about texts: how
+ * many tokens a text has, and how many leading tokens two framed segments share. `token-count-cache.ts`
+ * answers those two from a file of earlier answers; the tokenizer answers them otherwise.
+ */
+export interface TokenMeasure {
   readonly encoding: typeof TOKEN_ENCODING;
   /** Tokens of a plain text. */
   countText(text: string): number;
+  /** How many leading tokens two framed segments share (`null` stands for the reply opener). */
+  sharedFramedTokens(a: CacheSegment | null, b: CacheSegment | null): number;
   /** Tokens one segment adds to a request: its text and its ChatML frame. */
   segmentTokens(segment: CacheSegment): number;
-  /** A segment's framed tokens; `null` stands for the reply opener that ends a request. */
-  framedTokens(segment: CacheSegment | null): number[];
   countRequestTokens(d: WireDissection): RequestTokenCounts;
 }
+
+/** The loaded tokenizer; every function on it is synchronous. */
+export interface TokenCounter extends TokenMeasure {
+  /** A segment's framed tokens; `null` stands for the reply opener that ends a request. */
+  framedTokens(segment: CacheSegment | null): number[];
+}
+
+/** The two facts every other figure is derived from (see `TokenMeasure`). */
+export type TokenFacts = Pick<TokenMeasure, "countText" | "sharedFramedTokens">;
 
 type Tokenizer = typeof import("gpt-tokenizer/encoding/o200k_base");
 
@@ -86,13 +99,31 @@ function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
     return count;
   };
 
-  const segmentTokens = (segment: CacheSegment): number =>
-    FRAME_SPECIAL_TOKENS + kindTokens[segment.kind].length + countText(segment.text);
-
   const framedTokens = (segment: CacheSegment | null): number[] =>
     segment === null
       ? replyOpener.slice()
       : [imStart, ...kindTokens[segment.kind], imSep].concat(encodeText(segment.text), [imEnd]);
+
+  const sharedFramedTokens = (a: CacheSegment | null, b: CacheSegment | null): number => {
+    const x = framedTokens(a);
+    const y = framedTokens(b);
+    let i = 0;
+    while (i < x.length && i < y.length && x[i] === y[i]) i++;
+    return i;
+  };
+
+  return { ...measureTokens({ countText, sharedFramedTokens }), framedTokens };
+}
+
+/**
+ * Every figure from the two facts. A kind's frame is `<|im_start|>{kind}<|im_sep|>…<|im_end|>` and the
+ * reply opener `<|im_start|>assistant<|im_sep|>`; the kind names hold no special tokens, so their
+ * count as plain text is the count of their tokens inside the frame.
+ */
+export function measureTokens(facts: TokenFacts): TokenMeasure {
+  const { countText } = facts;
+  const segmentTokens = (segment: CacheSegment): number =>
+    FRAME_SPECIAL_TOKENS + countText(segment.kind) + countText(segment.text);
 
   const countRequestTokens = (d: WireDissection): RequestTokenCounts => {
     const perTool = d.tools.map((tool) => segmentTokens({ kind: "tools", text: tool.json }));
@@ -101,7 +132,8 @@ function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
     const tools = sum(perTool);
     const system = sum(perSystemPart);
     const messages = sum(perMessage);
-    const overhead = replyOpener.length;
+    // `<|im_start|>` and `<|im_sep|>` around the word that opens the reply.
+    const overhead = 2 + countText("assistant");
     return {
       encoding: TOKEN_ENCODING,
       tools,
@@ -115,7 +147,13 @@ function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
     };
   };
 
-  return { encoding: TOKEN_ENCODING, countText, segmentTokens, framedTokens, countRequestTokens };
+  return {
+    encoding: TOKEN_ENCODING,
+    countText,
+    sharedFramedTokens: facts.sharedFramedTokens,
+    segmentTokens,
+    countRequestTokens,
+  };
 }
 
 function sum(values: number[]): number {

@@ -2,6 +2,7 @@ import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
 import type { TableLook } from "../analysis/table-style.js";
+import { inOrderPool, PROBE_CONCURRENCY } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { allProbeNames } from "../probes/probe-names.js";
@@ -97,14 +98,18 @@ export async function main(argv: string[]): Promise<number> {
   interruptRunsOnSignal();
   // The exporter loads while the first probe runs; its settings were checked already.
   const otel = otelFlag(values.otel);
-  const results: RunResult[] = [];
-  for (const [i, probe] of probes.entries()) {
-    if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
-    const result = await runProbe(probe, { database: !values["no-db"], runsDir, limits });
-    results.push(result);
-    await (await otel)?.exportProbeRun(result.dir, result.records);
-    if (!values.json) await printResult(result, look, runsDir);
-  }
+  const results = await inOrderPool(
+    probes,
+    PROBE_CONCURRENCY,
+    (probe, i) => {
+      if (probes.length > 1 && !values.json) process.stderr.write(`[${i + 1}/${probes.length}] ${probe.name} …\n`);
+      return runProbe(probe, { database: !values["no-db"], runsDir, limits });
+    },
+    async (result) => {
+      await (await otel)?.exportProbeRun(result.dir, result.records);
+      if (!values.json) await printResult(result, look, runsDir);
+    },
+  );
   if (values.json) {
     console.log(
       JSON.stringify(

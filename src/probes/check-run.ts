@@ -18,6 +18,7 @@ import {
   writeBaseline,
 } from "../analysis/check.js";
 import { CheckFailed, UserError } from "../errors.js";
+import { inOrderPool, PROBE_CONCURRENCY } from "./in-order-pool.js";
 import { loadProbeFile, resolveProbePath } from "./load.js";
 import { allProbeNames } from "./probe-names.js";
 import { type RunResult, runProbe } from "./runner.js";
@@ -39,12 +40,10 @@ export interface CheckOptions {
 export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
   const tolerances = loadTolerances(options.tolerancesPath);
   const names = options.probes.length > 0 ? options.probes : allProbeNames(options.root);
-  const checks: ProbeCheck[] = [];
-  for (const [i, name] of names.entries()) {
+  return inOrderPool(names, PROBE_CONCURRENCY, (name, i) => {
     options.progress?.(`[${i + 1}/${names.length}] ${name} …`);
-    checks.push(await checkProbe(name, options, tolerances));
-  }
-  return checks;
+    return checkProbe(name, options, tolerances);
+  });
 }
 
 async function checkProbe(name: string, options: CheckOptions, tolerances: Tolerances): Promise<ProbeCheck> {

@@ -5,11 +5,12 @@ import { type CaptureRun, openCaptureRun, runFolderLockPath } from "../capture/c
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
 import { countJsonlRows, JsonlWriter } from "../jsonl.js";
-import { initEmptyCache } from "../mcp/cache.js";
+import { initEmptyCache, readCache, writeCacheEntry } from "../mcp/cache.js";
 import { loadMcpConfig } from "../mcp/config.js";
 import { mcpExtension } from "../mcp/extension.js";
 import { ServerManager } from "../mcp/server-manager.js";
 import { mcpTextsSchema } from "../mcp/texts-schema.js";
+import type { McpConfig } from "../mcp/types.js";
 import { type PidLock, waitForLock } from "../pid-lock.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { codecFor } from "../providers/codecs.js";
@@ -31,6 +32,7 @@ import type { SkillDiagnostic } from "../skills/types.js";
 import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
 import { checkProbeLimits, DEFAULT_LIMITS, limitTransport, REQUESTS_PER_PROMPT, type RunLimits } from "./limits.js";
+import { primeMemoKey, readPrimeMemo, savePrimeMemo } from "./prime-memo.js";
 import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe } from "./types.js";
 
@@ -106,7 +108,11 @@ function stageSkills(paths: string[], root: string, base: string): string[] {
   });
 }
 
-/** Fill the metadata cache from each server before the measured run; nothing of it reaches the wire log. */
+/**
+ * Fill the metadata cache from each server before the measured run; nothing of it reaches the wire
+ * log. Entries primed before from the same builds and command lines are written again without
+ * starting the servers (prime-memo.ts says why that is the same); others come from a connection.
+ */
 async function primeCache(
   configPath: string,
   cachePath: string,
@@ -123,6 +129,23 @@ async function primeCache(
     exclusive: true,
     env,
   });
+  const key = primeMemoKey(config, root, env, root);
+  const primed = key && readPrimeMemo(key, env);
+  if (primed) {
+    for (const [name, entry] of primed) writeCacheEntry(cachePath, name, { ...entry, cachedAt: Date.now() });
+    return;
+  }
+  await primeByConnecting(config, configPath, cachePath, root, env);
+  if (key) savePrimeMemo(key, env, Object.entries(readCache(cachePath).file.servers));
+}
+
+async function primeByConnecting(
+  config: McpConfig,
+  configPath: string,
+  cachePath: string,
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   const manager = new ServerManager(
     config,
     { cachePath, env, baseDir: root, log: () => undefined, onMetadata: () => undefined },

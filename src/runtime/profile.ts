@@ -1,4 +1,5 @@
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../project-root.js";
 
 /** Every text the runtime puts in front of the model. See profiles/default.json. */
 export interface ToolTexts {
@@ -29,4 +30,4 @@ export interface Profile {
   extensions: Record<string, Record<string, unknown>>;
 }
 
-export const DEFAULT_PROFILE_PATH = fileURLToPath(new URL("../../profiles/default.json", import.meta.url));
+export const DEFAULT_PROFILE_PATH = join(PROJECT_ROOT, "profiles", "default.json");

@@ -2,21 +2,7 @@ import { encodeChat } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { loadTokenCounter } from "../../src/capture/tokens.js";
 import type { WireDissection } from "../../src/providers/types.js";
-
-function dissection(
-  tools: string[],
-  systemParts: string[],
-  messages: { role: string; json: string }[],
-): WireDissection {
-  return {
-    model: "qwen3.8-flash",
-    tools: tools.map((json) => ({ name: (JSON.parse(json) as { function: { name: string } }).function.name, json })),
-    toolsJson: `[${tools.join(",")}]`,
-    systemParts,
-    messages: messages.map((m) => ({ ...m, text: "" })),
-    roles: [...systemParts.map(() => "system"), ...messages.map((m) => m.role)],
-  };
-}
+import { dissection } from "./dissection.js";
 
 /** The serialization tokens.ts documents, rendered by gpt-tokenizer's own ChatML chat encoder. */
 function chatTokenCount(d: WireDissection): number {

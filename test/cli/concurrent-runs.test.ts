@@ -3,13 +3,14 @@
  * folder and one workspace root, both finish with the records they would have alone, and the shared
  * database stays whole. The second run waits for the first's lock and says so.
  */
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { cliIn, startCliIn } from "./scratch-cli.js";
+import { type CliResult, cliIn, MAIN, startCliIn } from "./scratch-cli.js";
 
 afterAll(removeTempDirs);
 
@@ -47,6 +48,40 @@ describe("two runs of one probe at once (issue 8)", () => {
       { probe: "p6", status: "passed", request_count: 8, stored: 8 },
       { probe: "p6", status: "passed", request_count: 8, stored: 8 },
     ]);
+  });
+
+  it("two checks at once, as from two clones, both give the verdict they give alone", {
+    timeout: 180_000,
+  }, async () => {
+    // The committed baselines hold for the default workspace root only, and that root is what two
+    // clones share: each check has its own runs folder (as each clone has) and both use that root.
+    const scratch = tempDir("concurrent-checks-");
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.PAYLOAD_PROBE_WORKSPACE;
+    const checkInto = (runs: string) =>
+      new Promise<CliResult>((resolve) => {
+        const child = spawn(process.execPath, [MAIN, "check", "p0", "p0-cold", "p1", "--runs", runs], {
+          cwd: PROJECT_ROOT,
+          env,
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk) => (stdout += chunk));
+        child.stderr.on("data", (chunk) => (stderr += chunk));
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+      });
+    const results = await Promise.all([checkInto(join(scratch, "a")), checkInto(join(scratch, "b"))]);
+    for (const result of results) {
+      expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+      expect(result.stdout.match(/│ pass /g)).toHaveLength(3);
+    }
+    for (const clone of ["a", "b"]) {
+      const db = new Database(join(scratch, clone, "payload-probe.db"), { readonly: true });
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+      const runs = db.prepare("SELECT probe, status FROM runs ORDER BY probe").all();
+      db.close();
+      expect(runs).toEqual(["p0", "p0-cold", "p1"].map((probe) => ({ probe, status: "passed" })));
+    }
   });
 
   it("a second proxy on a run folder a live proxy is writing exits 2 and leaves the folder as it is", async () => {

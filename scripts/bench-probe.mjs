@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+/**
+ * The whole `./run.sh <probe>` process, as a user starts it: wall time and peak resident memory.
+ *
+ *   node scripts/bench-probe.mjs [--probe p1|all] [--rounds 5] [--baseline=<other checkout>]
+ *
+ * Each round runs every side once, in an order that alternates between rounds, so load from other
+ * work on the machine falls on all sides alike; the figures are medians over the rounds. Peak RSS is
+ * the largest single process of the run (GNU time's %M, from the kernel's rusage), which for a probe
+ * with a stub MCP server is the payload-probe process itself. Each side gets its own workspace root
+ * and runs folder (PAYLOAD_PROBE_WORKSPACE, --runs) so another run of the probe elsewhere on the
+ * machine never makes a round wait for its lock; a round that still waited is reported.
+ * Both checkouts must be built (`./run.sh` once) before timing starts; the first round warms the disk
+ * cache and is dropped.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const option = (name, fallback) => {
+  const inline = process.argv.find((arg) => arg.startsWith(`--${name}=`));
+  if (inline) return inline.slice(name.length + 3);
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? process.argv[at + 1] : fallback;
+};
+const probe = option("probe", "p1");
+const rounds = Number(option("rounds", "5"));
+const baseline = option("baseline");
+const TIME = "/usr/bin/time";
+if (!existsSync(TIME)) {
+  console.error("bench-probe: needs GNU time at /usr/bin/time for peak RSS");
+  process.exit(2);
+}
+
+const sides = [{ label: "this", dir: here }];
+if (baseline) sides.unshift({ label: "baseline", dir: resolve(baseline) });
+for (const side of sides) {
+  side.scratch = mkdtempSync(join(tmpdir(), `bench-${side.label}-`));
+  side.walls = [];
+  side.rss = [];
+  side.waits = 0;
+}
+
+/** One `./run.sh <probe>`; GNU time writes "wall maxrssKB" as the last stderr line. */
+function runOnce(side) {
+  const env = { ...process.env, PAYLOAD_PROBE_WORKSPACE: join(side.scratch, "ws") };
+  const command = probe === "all" ? ["run", "all"] : [probe];
+  const args = ["-f", "BENCH %e %M", "./run.sh", ...command, "--runs", join(side.scratch, "runs")];
+  const started = process.hrtime.bigint();
+  const result = spawnSync(TIME, args, { cwd: side.dir, env, encoding: "utf8" });
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  const line = result.stderr.split("\n").find((l) => l.startsWith("BENCH "));
+  if (result.status !== 0 || !line) {
+    console.error(`bench-probe: ${side.label} (${side.dir}) exited ${result.status}:\n${result.stderr}`);
+    process.exit(1);
+  }
+  if (result.stderr.includes("waiting for")) side.waits++;
+  return { wall, rssMb: Number(line.split(" ")[2]) / 1024 };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+for (const side of sides) runOnce(side); // warm-up: builds if needed, fills the disk cache
+for (let round = 0; round < rounds; round++) {
+  const order = round % 2 ? [...sides].reverse() : sides;
+  for (const side of order) {
+    const { wall, rssMb } = runOnce(side);
+    side.walls.push(wall);
+    side.rss.push(rssMb);
+  }
+  process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+}
+
+const format = (n, digits) => n.toFixed(digits);
+console.log(`./run.sh ${probe === "all" ? "run all" : probe}, median of ${rounds} interleaved rounds`);
+for (const side of sides) {
+  const waits = side.waits ? `  (${side.waits} rounds waited for a lock)` : "";
+  console.log(
+    `${side.label.padEnd(9)} wall ${format(median(side.walls), 3)} s  peak RSS ${format(median(side.rss), 1)} MB  ${side.dir}${waits}`,
+  );
+}
+if (sides.length === 2) {
+  const [base, mine] = sides;
+  console.log(
+    `ratio     wall ${format(median(base.walls) / median(mine.walls), 2)}×  RSS ${format(median(base.rss) / median(mine.rss), 2)}× (baseline / this)`,
+  );
+}
+for (const side of sides) rmSync(side.scratch, { recursive: true, force: true });

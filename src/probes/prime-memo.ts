@@ -1,0 +1,91 @@
+/**
+ * `cache: valid` without starting the servers again, when that is provably what starting them
+ * would write.
+ *
+ * A primed entry is what our client (the CLI build) asked of a stub server (its build, its command
+ * line, the fixture files it reads) and what the stub answered; nothing else reaches it (the stubs
+ * read no environment besides the wire log's path, which priming leaves out). So the entries
+ * primed once are kept under a key made of exactly those things: the sha256 of the client's and
+ * each stub's bundle with everything they load (dist/build-id.json, written by scripts/bundle.mjs),
+ * each server's name and configHash (its command, args, env, cwd), and the bytes of every argument
+ * that names a file. The same key can only prime the same entries; only `cachedAt` is new.
+ *
+ * Only for our own stubs run from the bundle: a server that is not `node dist/stub-mcp/<stub>.js`,
+ * a stub tsc wrote over, or the CLI running from tsc's output (as in unit tests) is primed by a
+ * connection every time. `PAYLOAD_PROBE_PRIME_MEMO=off` primes by a connection always.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { computeConfigHash } from "../mcp/cache.js";
+import type { CacheEntry, McpConfig } from "../mcp/types.js";
+import { userCacheDir } from "../user-cache.js";
+
+export const PRIME_MEMO_ENV = "PAYLOAD_PROBE_PRIME_MEMO";
+/** Raised when the key or the stored file's form changes. */
+const MEMO_FORMAT = 1;
+
+type BuildIds = Record<string, { entry: string; build: string }>;
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+const isFile = (path: string) => existsSync(path) && statSync(path).isFile();
+
+/** The build ids when this code is itself part of the bundle under `<root>/dist/chunks/`, else null. */
+function bundleBuildIds(root: string): BuildIds | null {
+  const here = relative(root, fileURLToPath(import.meta.url))
+    .split(sep)
+    .join("/");
+  const ids = join(root, "dist", "build-id.json");
+  if (!here.startsWith("dist/chunks/") || !isFile(ids)) return null;
+  return JSON.parse(readFileSync(ids, "utf8")) as BuildIds;
+}
+
+/**
+ * The key of the entries priming `config`'s enabled servers would write, or null when they
+ * cannot be vouched for. Relative paths on a command line are resolved as the spawned server sees
+ * them: from this process's cwd, unless the entry names a cwd.
+ */
+export function primeMemoKey(config: McpConfig, root: string, env: NodeJS.ProcessEnv, baseDir: string): string | null {
+  if (env[PRIME_MEMO_ENV] === "off") return null;
+  const builds = bundleBuildIds(root);
+  const client = builds?.["dist/cli/main.js"];
+  if (!builds || !client) return null;
+  const servers = [];
+  for (const { name, entry } of config.servers) {
+    if (entry.disabled) continue;
+    const [script, ...rest] = entry.args ?? [];
+    if (entry.command !== "node" || entry.url !== undefined || entry.cwd !== undefined || script === undefined)
+      return null;
+    const stub = relative(root, resolve(script)).split(sep).join("/");
+    const built = builds[stub];
+    if (!stub.startsWith("dist/stub-mcp/") || !built || sha256(readFileSync(resolve(script))) !== built.entry)
+      return null;
+    const files = rest.filter((arg) => isFile(resolve(arg))).map((arg) => [arg, sha256(readFileSync(resolve(arg)))]);
+    servers.push({ name, configHash: computeConfigHash(entry, env, baseDir), stub: built.build, files });
+  }
+  return sha256(JSON.stringify({ format: MEMO_FORMAT, client: client.build, servers }));
+}
+
+const memoPath = (key: string, env: NodeJS.ProcessEnv) => join(userCacheDir(env), "mcp-primed", `${key}.json`);
+
+/** The entries stored under `key`, in the order priming wrote them, or null. */
+export function readPrimeMemo(key: string, env: NodeJS.ProcessEnv): [string, CacheEntry][] | null {
+  const path = memoPath(key, env);
+  if (!isFile(path)) return null;
+  try {
+    const stored = JSON.parse(readFileSync(path, "utf8")) as { format?: number; servers?: [string, CacheEntry][] };
+    return stored.format === MEMO_FORMAT && Array.isArray(stored.servers) ? stored.servers : null;
+  } catch {
+    return null; // cut short by a crash: prime by a connection and store it again
+  }
+}
+
+/** Stores what a real priming wrote; through a temp file and a rename, as two runs may store at once. */
+export function savePrimeMemo(key: string, env: NodeJS.ProcessEnv, servers: [string, CacheEntry][]): void {
+  const path = memoPath(key, env);
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify({ format: MEMO_FORMAT, servers }));
+  renameSync(temp, path);
+}
