@@ -6,6 +6,7 @@ import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import { createScriptedModel, ScriptExhausted, type ScriptStep } from "../providers/scripted-model.js";
 import type { ScriptedReply, Transport, WireApi, WireRequest } from "../providers/types.js";
 import { requestedReply } from "../providers/wire-json.js";
+import type { CaptureOptions } from "./capture.js";
 import { type CaptureRun, openCaptureRun } from "./capture-run.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
 import type { RunStatus } from "./sqlite.js";
@@ -39,6 +40,8 @@ export interface MockServerOptions {
   keepRecords?: boolean;
   /** Told of each valid request's body when it arrives, before it is answered or captured. */
   onRequest?: (body: string) => void;
+  /** Told once each exchange is written (`--otel` sends its record on as a span). */
+  onFinished?: CaptureOptions["onFinished"];
 }
 
 export interface MockServer {
@@ -177,6 +180,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
       markers: model.markers,
       keepRecords: options.keepRecords ?? false,
       folderLock: options.folderLock,
+      onFinished: options.onFinished,
     });
   } catch (error) {
     await service.close();

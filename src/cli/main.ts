@@ -49,6 +49,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "forward requests to a real provider unchanged and capture each one (no credentials stored)",
     load: () => import("./proxy.js"),
   },
+  export: {
+    summary: "send captured runs to an OpenTelemetry collector as GenAI spans (OTLP/HTTP)",
+    load: () => import("./export.js"),
+  },
 };
 
 const USAGE = `Usage: payload-probe <command> [options]

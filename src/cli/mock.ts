@@ -3,6 +3,7 @@ import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommand } from "./args.js";
+import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
@@ -26,6 +27,7 @@ replaced only once the port is listening. Stops on Ctrl-C.
   --runs DIR    where the run folder and payload-probe.db go (default: runs/)
   --no-db       do not write payload-probe.db
   --delay MS    wait MS milliseconds before each chunk after the first (a slow provider; default 0)
+${OTEL_FLAG_HELP}; each request is sent as it is captured
   -h, --help    show this help
 
 Exit: 0 stopped by a signal, 2 bad input (probe file, port in use).`;
@@ -47,12 +49,15 @@ export async function main(argv: string[]): Promise<number> {
       host: { type: "string" },
       "no-db": { type: "boolean" },
       delay: { type: "string" },
+      otel: { type: "string" },
     } as const,
     positionals: { min: 1, max: 1 },
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const probe = loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
+  const otel = await otelFlag(values.otel);
+  const live = otel?.live(`${probe.name}-mock`);
   const server = await startMockServer(
     { name: probe.name, markers: probe.markers, script: probe.model.script, modelId: probe.model.id },
     {
@@ -61,9 +66,14 @@ export async function main(argv: string[]): Promise<number> {
       host: values.host,
       database: !values["no-db"],
       chunkDelayMs: parseDelay(values.delay),
+      onFinished: live && ((exchange) => exchange.record && live.record(exchange.record)),
     },
   );
   console.log(`LISTENING ${server.baseUrl}`);
   console.log(`capturing to ${server.dir} (run ${server.runId}); ${probe.model.script.length} scripted step(s)`);
-  return serveUntilSignal(() => server.close());
+  return serveUntilSignal(async () => {
+    await server.close();
+    live?.end(server.runId);
+    await otel?.close();
+  });
 }

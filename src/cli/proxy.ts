@@ -2,6 +2,7 @@ import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
 import { folderNameArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
+import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLine, ProxyTally } from "./proxy-log.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
@@ -36,6 +37,7 @@ Stops on Ctrl-C.
   --redact-body REGEX
                   replace every match of REGEX (JavaScript syntax) in stored request and response
                   bodies with [redacted] (repeatable)
+${OTEL_FLAG_HELP}; each request is sent as it is captured
   -h, --help      show this help
 
 Exit: 0 stopped by a signal, 2 bad usage (no or bad --upstream, port in use).`;
@@ -73,16 +75,20 @@ export async function main(argv: string[]): Promise<number> {
       "no-db": { type: "boolean" },
       redact: { type: "string", multiple: true },
       "redact-body": { type: "string", multiple: true },
+      otel: { type: "string" },
     } as const,
     positionals: { max: 0 },
   });
   if (typeof args === "number") return args;
   const { values, runsDir } = args;
   const tally = new ProxyTally();
+  const otel = await otelFlag(values.otel);
+  const name = folderNameArg("proxy", "name", values.name) ?? "proxy";
+  const live = otel?.live(name);
   const proxy = await startCaptureProxy({
     upstream: parseUpstream(values.upstream),
     runsDir,
-    name: folderNameArg("proxy", "name", values.name),
+    name,
     port: parsePort("proxy", values.port),
     host: values.host,
     database: !values["no-db"],
@@ -91,6 +97,7 @@ export async function main(argv: string[]): Promise<number> {
     onFinished: (exchange) => {
       tally.add(exchange);
       process.stderr.write(`${exchangeLine(exchange)}\n`);
+      if (live && exchange.record) live.record(exchange.record);
     },
   });
   console.log(`LISTENING ${proxy.url}`);
@@ -98,5 +105,7 @@ export async function main(argv: string[]): Promise<number> {
   return serveUntilSignal(async () => {
     await proxy.close();
     process.stderr.write(`${tally.summary()}\n`);
+    live?.end(proxy.runId);
+    await otel?.close();
   });
 }

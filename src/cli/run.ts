@@ -15,6 +15,7 @@ import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { defaultRunsDir, positiveIntegerArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
+import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { interruptRunsOnSignal } from "./signals.js";
 import { tableLook } from "./terminal.js";
 
@@ -36,6 +37,7 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
   --max-requests N       provider requests one run may make (default ${DEFAULT_LIMITS.requests})
   --max-payload-bytes N  request and response bytes one run may send and receive (default ${DEFAULT_LIMITS.payloadBytes})
+${OTEL_FLAG_HELP}; each probe run is sent when it has finished
   -h, --help    show this help
 
 A run of a probe that is already running (in this clone or another) waits for it and says so.
@@ -97,6 +99,7 @@ export async function main(argv: string[]): Promise<number> {
       "max-requests": { type: "string" },
       "max-payload-bytes": { type: "string" },
       agent: { type: "string" },
+      otel: { type: "string" },
     } as const,
     positionals: { min: 1 },
   });
@@ -119,6 +122,8 @@ export async function main(argv: string[]): Promise<number> {
   const pi = probes.some((probe) => agentsOf(probe).includes("pi")) ? requirePi() : undefined;
   interruptRunsOnSignal();
   const tasks = probes.flatMap((probe) => agentsOf(probe).map((agent) => ({ probe, agent })));
+  // The exporter loads while the first probe runs; its settings were checked already.
+  const otel = otelFlag(values.otel);
   const results = await inOrderPool(
     tasks,
     PROBE_CONCURRENCY,
@@ -129,6 +134,7 @@ export async function main(argv: string[]): Promise<number> {
       return agent === "pi" ? runProbeOnPi(probe, options, pi) : runProbe(probe, options);
     },
     async (result) => {
+      await (await otel)?.exportProbeRun(result.dir, result.records);
       if (!values.json) await printResult(result, look, runsDir);
     },
   );
@@ -142,6 +148,7 @@ export async function main(argv: string[]): Promise<number> {
     await writeFidelityTable(fidelity, out, look);
   } else if (results.length > 1) await printSummary(results, look);
   // A difference between the runtime and pi that no probe records as a finding fails the run too.
+  await (await otel)?.close();
   const unexplained = fidelity?.some((row) => row.verdict === "differs") ?? false;
   return results.every((r) => r.failures.length === 0) && !unexplained ? 0 : 1;
 }

@@ -1,0 +1,62 @@
+import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { parseCommand } from "./args.js";
+import { contentArg, headerArgs, openOtel } from "./otel-flag.js";
+
+export const help = `Usage: payload-probe export otel <run...> [options]
+
+Sends captured runs to an OpenTelemetry collector over OTLP/HTTP as GenAI spans: one
+invoke_agent span per run, a "chat <model>" span (kind CLIENT) per provider request, an
+execute_tool span per tool execution with the MCP requests its server received as children, and
+sampling requests under the tool that asked for them. Span times are the times the run recorded.
+Any OTLP/HTTP backend takes them: an OpenTelemetry Collector, Jaeger, Grafana Tempo, Langfuse,
+Arize Phoenix.
+
+  <run>             a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
+                    from runs/payload-probe.db, or <probe>@N (the N-th latest run; @1 latest)
+  --endpoint URL    the collector's base URL (http://localhost:4318), to which /v1/traces is added,
+                    or a URL ending in /v1/traces. Default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+                    OTEL_EXPORTER_OTLP_ENDPOINT, then http://localhost:4318
+  --header K=V      an HTTP header sent with every export (repeatable; added to
+                    OTEL_EXPORTER_OTLP_HEADERS, winning on the same name)
+  --content MODE    what leaves the machine: none (sizes and counts), hashes (also sha256 of tools,
+                    system text and body; the default), full (also the input messages, system
+                    instructions, tool definitions, output and tool arguments and results)
+  --runs DIR        where run folders and payload-probe.db live (default: runs/)
+  -h, --help        show this help
+
+OTEL_EXPORTER_OTLP_PROTOCOL (or _TRACES_PROTOCOL) picks http/protobuf (default) or http/json;
+OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES apply as usual.
+
+Exit: 0 sent, 1 the endpoint could not be reached or refused the spans (said once on stderr),
+2 bad usage or a run that cannot be found or read.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseCommand(argv, {
+    name: "export",
+    help,
+    options: {
+      endpoint: { type: "string" },
+      header: { type: "string", multiple: true },
+      content: { type: "string" },
+    } as const,
+    positionals: { min: 2 },
+  });
+  if (typeof args === "number") return args;
+  const { values, positionals, runsDir } = args;
+  const [format, ...runs] = positionals;
+  if (format !== "otel") {
+    console.log(help);
+    return 2;
+  }
+  const content = contentArg("export", values.content);
+  // Every run is found before anything is sent: a typo in the last name should not leave a partial export.
+  const sources = runs.map((spec) => resolveRun(spec, { runsDir, warn: warnOnStderr }));
+  const otel = await openOtel({ endpoint: values.endpoint, headers: headerArgs("export", values.header), content });
+  for (const source of sources) {
+    const spans = await otel.exportSource(source);
+    console.log(`${source.label}: ${spans} spans`);
+  }
+  const sent = await otel.close();
+  console.log(sent ? `sent to ${otel.url}` : `not sent: ${otel.url} did not take the spans`);
+  return sent ? 0 : 1;
+}
