@@ -13,8 +13,12 @@ import { type Adapter, cleanupAdapters, ROOT, startAdapter, stubServer, tempDir 
 
 afterEach(cleanupAdapters);
 
-/** Resolves once `done` holds, checking every 20 ms; fails the test after `timeoutMs`. */
-async function until(done: () => boolean, timeoutMs = 5_000): Promise<void> {
+/**
+ * Resolves once `done` holds, checking every 20 ms; fails the test after `timeoutMs`. The wait covers a
+ * new server process starting beside a busy-looping one while the rest of the suite runs on two
+ * cores (5 s ran out once in CI), so it is generous; the tests' own limit is 20 s.
+ */
+async function until(done: () => boolean, timeoutMs = 15_000): Promise<void> {
   const start = Date.now();
   while (!done()) {
     if (Date.now() - start > timeoutMs) throw new Error(`condition not reached within ${timeoutMs} ms`);
