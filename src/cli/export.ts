@@ -1,4 +1,6 @@
-import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { type RunSource, resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { loadPricing, type PricingTable } from "../analysis/pricing.js";
+import { runCost } from "../analysis/run-cost.js";
 import { parseCommand } from "./args.js";
 import { contentArg, headerArgs, openOtel } from "./otel-flag.js";
 
@@ -21,6 +23,9 @@ Arize Phoenix.
   --content MODE    what leaves the machine: none (sizes and counts), hashes (also sha256 of tools,
                     system text and body; the default), full (also the input messages, system
                     instructions, tool definitions, output and tool arguments and results)
+  --model ID        price every request as this model (default: each request's own model)
+  --pricing FILE    a pricing file that adds to or overrides pricing/models.yaml
+                    (also PAYLOAD_PROBE_PRICING); a model it does not know gets no cost attribute
   --runs DIR        where run folders and payload-probe.db live (default: runs/)
   -h, --help        show this help
 
@@ -38,6 +43,8 @@ export async function main(argv: string[]): Promise<number> {
       endpoint: { type: "string" },
       header: { type: "string", multiple: true },
       content: { type: "string" },
+      model: { type: "string" },
+      pricing: { type: "string" },
     } as const,
     positionals: { min: 2 },
   });
@@ -51,12 +58,20 @@ export async function main(argv: string[]): Promise<number> {
   const content = contentArg("export", values.content);
   // Every run is found before anything is sent: a typo in the last name should not leave a partial export.
   const sources = runs.map((spec) => resolveRun(spec, { runsDir, warn: warnOnStderr }));
+  const pricing = loadPricing(values.pricing);
   const otel = await openOtel({ endpoint: values.endpoint, headers: headerArgs("export", values.header), content });
   for (const source of sources) {
-    const spans = await otel.exportSource(source);
+    const spans = await otel.exportSource(source, await predictedCosts(source, pricing, values.model));
     console.log(`${source.label}: ${spans} spans`);
   }
   const sent = await otel.close();
   console.log(sent ? `sent to ${otel.url}` : `not sent: ${otel.url} did not take the spans`);
   return sent ? 0 : 1;
+}
+
+/** Each request's predicted dollars from the cost model (prefix caching per provider), by seq. */
+async function predictedCosts(source: RunSource, pricing: PricingTable, model: string | undefined) {
+  const cost = await runCost(source, { pricing, model });
+  const bySeq = new Map(cost.requests.map((r) => [r.seq, r.predictedCost ?? undefined]));
+  return (record: { seq: number }) => bySeq.get(record.seq);
 }

@@ -350,8 +350,9 @@ function openEventLog(run: CaptureRun): { log(type: string, data: Record<string,
   return {
     log(type, data) {
       const seq = run.capture.nextSeq();
-      file.write({ idx: index, seq, type, ...data });
-      run.db?.addEvent(run.id, index++, seq, type, data);
+      const idx = index++;
+      file.write({ idx, seq, type, ...data });
+      run.db?.addEvent(run.id, idx, seq, type, data);
     },
     close: () => file.close(),
   };

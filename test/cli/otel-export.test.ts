@@ -200,6 +200,45 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
     const wrong = spans.find((s) => s.attributes["gen_ai.tool.call.id"] === "call_2_1")!;
     expect(wrong.attributes["gen_ai.tool.call.result"]).toMatch(/not found/);
   });
+
+  it("a priced model puts each request's predicted dollars on its chat span, as report --cost has them, and the sum on invoke_agent", async () => {
+    const report = await cli(["report", "p1", "--runs", runs, "--cost", "--model", "gpt-4.1", "--json"]);
+    expect(report.code).toBe(0);
+    const predicted = new Map(
+      (JSON.parse(report.stdout).requests as { seq: number; predictedCost: number }[]).map((r) => [
+        r.seq,
+        r.predictedCost,
+      ]),
+    );
+    expect(predicted.size).toBe(4);
+    const priced = await cli([
+      "export",
+      "otel",
+      "p1",
+      "--runs",
+      runs,
+      "--endpoint",
+      receiver.url,
+      "--model",
+      "gpt-4.1",
+    ]);
+    expect(priced.code).toBe(0);
+    const spans = receiver.exports.splice(0).flatMap((e) => e.spans);
+    const chats = spans.filter((s) => s.name.startsWith("chat "));
+    expect(chats).toHaveLength(4);
+    for (const chat of chats)
+      expect(chat.attributes["payload_probe.cost.predicted_usd"]).toBe(
+        predicted.get(chat.attributes["payload_probe.seq"] as number),
+      );
+    const agent = spans.find((s) => s.name.startsWith("invoke_agent"))!;
+    const sum = [...predicted.values()].reduce((a, b) => a + b, 0);
+    expect(agent.attributes["payload_probe.cost.predicted_usd"]).toBeCloseTo(sum, 12);
+    // The scripted model's own id has no price: no figure is guessed.
+    const unpriced = await cli(["export", "otel", "p1", "--runs", runs, "--endpoint", receiver.url]);
+    expect(unpriced.code).toBe(0);
+    const bare = receiver.exports.splice(0).flatMap((e) => e.spans);
+    expect(bare.some((s) => "payload_probe.cost.predicted_usd" in s.attributes)).toBe(false);
+  });
 });
 
 /** A port nothing listens on: one the OS handed out and that was closed again. */

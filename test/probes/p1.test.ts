@@ -79,6 +79,18 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
     db.close();
   });
 
+  it("without a database, events.jsonl still numbers its events 0, 1, 2, … (idx once advanced only with one)", async () => {
+    const base = tempDir("p1-nodb-");
+    const result = await runProbe(loadP1(), {
+      runsDir: join(base, "runs"),
+      workspaceRoot: join(base, "ws"),
+      database: false,
+    });
+    const events = jsonlObjects<{ idx: number }>(join(result.dir, "events.jsonl"));
+    expect(events.length).toBeGreaterThan(3);
+    expect(events.map((e) => e.idx)).toEqual(events.map((_, i) => i));
+  });
+
   it("an expectation that disagrees with the run fails, naming the request and the field", async () => {
     const probe = loadP1();
     probe.expect.each["markers.schema"] = [0, 0, 1, 1];
