@@ -57,8 +57,8 @@ function proxyDescription(rt: McpRuntime): string {
   });
 }
 
-function proxyParameters(rt: McpRuntime): Record<string, unknown> {
-  const d = rt.texts.proxy.parameters;
+/** The gateway's parameter schema in the adapter's structure, with the profile's parameter descriptions. */
+export function proxyParameters(d: Record<string, string>): Record<string, unknown> {
   return {
     type: "object",
     properties: {
@@ -92,7 +92,7 @@ export function createProxyTool(rt: McpRuntime): RuntimeTool {
     label: "MCP",
     description: proxyDescription(rt),
     promptSnippet: rt.texts.proxy.snippet,
-    parameters: proxyParameters(rt),
+    parameters: rt.texts.proxy.schema ?? proxyParameters(rt.texts.proxy.parameters),
     async execute(params) {
       const args = gatewayArgs(params.args);
       const hasMode = GATEWAY_KEYS.some((key) => params[key] !== undefined);

@@ -14,6 +14,11 @@ export interface McpTexts {
     precedence: string;
     parameters: Record<string, string>;
     actionUnsupported: string;
+    /**
+     * The gateway's parameter schema sent as it is, in place of the one built from `parameters`: what
+     * `profile import` keeps when another adapter version shapes it differently.
+     */
+    schema?: Record<string, unknown>;
   };
   namespace: { snippet: string; description: string; parameters: { tool: string; args: string } };
   direct: { fallbackSnippet: string };

@@ -16,6 +16,7 @@ export const mcpTextsSchema: z.ZodType<McpTexts> = mapping({
     precedence: text,
     parameters: z.record(z.string(), text, { error: "expected a mapping of parameter names to texts" }),
     actionUnsupported: text,
+    schema: z.record(z.string(), z.unknown(), { error: "expected a JSON Schema object" }).optional(),
   }),
   namespace: mapping({ snippet: text, description: text, parameters: mapping({ tool: text, args: text }) }),
   direct: mapping({ fallbackSnippet: text }),

@@ -8,6 +8,7 @@ import type { RunSource } from "../analysis/load-run.js";
 import { UserError } from "../errors.js";
 import { namespaceToolName } from "../mcp/naming.js";
 import { parseProxyDescription } from "../mcp/proxy-description.js";
+import { proxyParameters } from "../mcp/proxy-tool.js";
 import type { McpTexts } from "../mcp/runtime-context.js";
 import { codecFor } from "../providers/codecs.js";
 import type { ToolTexts } from "../runtime/profile.js";
@@ -256,6 +257,10 @@ function mcpTexts(capture: Capture, missing: NotRecovered[], summary: ImportSumm
       failed: "",
     },
   };
+  if (canonicalJson(proxyParameters(texts.proxy.parameters)) !== canonicalJson(proxy.parameters)) {
+    texts.proxy.schema = proxy.parameters;
+    summary.notes.push("tool mcp: its parameter schema is not shaped as the runtime builds it; kept as sent");
+  }
   summary.tools.push({ name: "mcp", as: "MCP gateway", snippet: texts.proxy.snippet !== "", guidelines: 0 });
   const namespace = [...capture.tools.values()].find((t) => t.name.startsWith("mcp__"));
   if (namespace) {

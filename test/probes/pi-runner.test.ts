@@ -9,6 +9,8 @@ import { loadProbeFile } from "../../src/probes/load.js";
 import { modelsJson, piMcpConfig } from "../../src/probes/pi-agent-dir.js";
 import { piCannotRun, piExpect, runProbeOnPi } from "../../src/probes/pi-runner.js";
 import { runProbe } from "../../src/probes/runner.js";
+import { importProfile } from "../../src/profile-import/import-run.js";
+import { writeImportedProfile } from "../../src/profile-import/write.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { readWireLog } from "../../src/stub-mcp/wire-log.js";
 import { jsonlObjects } from "../fixtures/jsonl-rows.js";
@@ -135,4 +137,21 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     expect(result.records).toEqual([]);
     expect(existsSync(join(options.runsDir, "p1-anthropic@pi"))).toBe(false);
   });
+
+  it("a profile imported from pi's own p1, p3 and p4 gives the runtime pi's toolsChars and systemChars, request for request", async () => {
+    const options = places();
+    const names = ["p1", "p3", "p4"];
+    const onPi = [];
+    for (const name of names) onPi.push(await runProbeOnPi(load(name), options, pi));
+    const sources = onPi.map((result) => resolveRun(result.dir, { runsDir: options.runsDir }));
+    const file = join(tempDir("pi-profile-"), "pi.json");
+    writeImportedProfile(importProfile(sources, "pi").profile, file, true);
+    const sizes = (records: RequestRecord[]) => records.map((r) => [r.toolsChars, r.systemChars]);
+    for (const [i, name] of names.entries()) {
+      const probe = load(name);
+      const again = await runProbe({ ...probe, agent: { ...probe.agent, profile: file } }, options);
+      expect(again.failures).toEqual([]);
+      expect(sizes(again.records)).toEqual(sizes(onPi[i]!.records));
+    }
+  }, 180_000);
 });

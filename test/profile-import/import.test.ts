@@ -150,19 +150,33 @@ function rewordP3(body: string): string {
   return JSON.stringify(wire);
 }
 
+interface GatewaySchema {
+  properties: Record<string, { anyOf?: unknown[] }>;
+}
+
 function rewordP1Gateway(body: string): string {
-  const wire = JSON.parse(body) as { tools: { function: { name: string; description: string } }[] };
+  const wire = JSON.parse(body) as {
+    tools: { function: { name: string; description: string; parameters: GatewaySchema } }[];
+  };
   const mcp = wire.tools.find((t) => t.function.name === "mcp")!.function;
   mcp.description = mcp.description
     .replace(/^[^\n]*/, "One tool for every MCP server: look tools up, then call them here.")
     .replace(/\n\n[^\n]*$/, "\n\nOnly one mode runs per call.");
+  // Another adapter version's structure (as pi-mcp-adapter 2.32.1 sends it): each `args` alternative
+  // described, no `target`. The import must keep this schema as sent.
+  const { target: _target, ...properties } = mcp.parameters.properties;
+  properties.args!.anyOf = [
+    { type: "string", description: "The arguments, JSON-encoded" },
+    { type: "object", properties: {}, additionalProperties: true, description: "The arguments as an object" },
+  ];
+  mcp.parameters.properties = properties;
   return JSON.stringify(wire);
 }
 
 describe("profile import from a hand-altered capture reproduces its sizes exactly", () => {
   for (const [name, reword, wording] of [
     ["p3", rewordP3, ["You are an agent", "Tools at hand:", "House rules:", "Skills you may use:", "Your working"]],
-    ["p1", rewordP1Gateway, ["One tool for every MCP server", "Only one mode runs per call."]],
+    ["p1", rewordP1Gateway, ["One tool for every MCP server", "Only one mode runs per call.", "JSON-encoded"]],
   ] as const) {
     it(`${name}: other tool descriptions and prompt wording → the same toolsChars and systemChars per request`, async () => {
       const captured = await run(name, `${name}-altered-capture`);
