@@ -5,6 +5,7 @@ import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
+import { runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe diff <runA> <runB> [options]
@@ -64,11 +65,9 @@ export async function main(argv: string[]): Promise<number> {
     );
   if (values.cost) {
     // Loaded only with --cost, as in report: the pricing table and cost model are no part of a plain diff.
-    const { runCost } = await import("../analysis/run-cost.js");
-    const { loadPricing } = await import("../analysis/pricing.js");
     const { costDiff, writeCostDiff } = await import("../analysis/cost-diff.js");
-    const options = { pricing: loadPricing(values.pricing), model: values.model };
-    await writeCostDiff(costDiff(await runCost(a, options), await runCost(b, options)), labels, out, as);
+    const price = await runPricer(values);
+    await writeCostDiff(costDiff(await price(a), await price(b)), labels, out, as);
   }
   return 0;
 }

@@ -1,8 +1,8 @@
 import { type RunSource, resolveRun, warnOnStderr } from "../analysis/load-run.js";
-import { loadPricing, type PricingTable } from "../analysis/pricing.js";
-import { runCost } from "../analysis/run-cost.js";
+import type { RunCost } from "../analysis/run-cost.js";
 import { parseCommand } from "./args.js";
 import { contentArg, headerArgs, openOtel } from "./otel-flag.js";
+import { runPricer } from "./run-pricer.js";
 
 export const help = `Usage: payload-probe export otel <run...> [options]
 
@@ -58,10 +58,10 @@ export async function main(argv: string[]): Promise<number> {
   const content = contentArg("export", values.content);
   // Every run is found before anything is sent: a typo in the last name should not leave a partial export.
   const sources = runs.map((spec) => resolveRun(spec, { runsDir, warn: warnOnStderr }));
-  const pricing = loadPricing(values.pricing);
+  const price = await runPricer(values);
   const otel = await openOtel({ endpoint: values.endpoint, headers: headerArgs("export", values.header), content });
   for (const source of sources) {
-    const spans = await otel.exportSource(source, await predictedCosts(source, pricing, values.model));
+    const spans = await otel.exportSource(source, await predictedCosts(source, price));
     console.log(`${source.label}: ${spans} spans`);
   }
   const sent = await otel.close();
@@ -70,8 +70,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** Each request's predicted dollars from the cost model (prefix caching per provider), by seq. */
-async function predictedCosts(source: RunSource, pricing: PricingTable, model: string | undefined) {
-  const cost = await runCost(source, { pricing, model });
+async function predictedCosts(source: RunSource, price: (source: RunSource) => Promise<RunCost>) {
+  const cost = await price(source);
   const bySeq = new Map(cost.requests.map((r) => [r.seq, r.predictedCost ?? undefined]));
   return (record: { seq: number }) => bySeq.get(record.seq);
 }

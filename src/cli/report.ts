@@ -5,6 +5,7 @@ import { tokenLedger } from "../analysis/segments.js";
 import { sideRequestNote } from "../analysis/side-requests.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
+import { runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe report <run> [options]
@@ -62,11 +63,8 @@ export async function main(argv: string[]): Promise<number> {
   const out = new LineWriter(process.stdout);
   const look = tableLook(values.wide ?? false);
   if (values.cost) {
-    // Loaded only here: the pricing table's validation and the cost model are no part of a plain report.
-    const { runCost } = await import("../analysis/run-cost.js");
-    const { loadPricing } = await import("../analysis/pricing.js");
     const { writeCostReport } = await import("../analysis/cost-render.js");
-    const cost = await runCost(source, { pricing: loadPricing(values.pricing), model: values.model });
+    const cost = await (await runPricer(values))(source);
     await writeCostReport(cost, out, format, look);
   } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
   else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes", look });

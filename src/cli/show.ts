@@ -4,6 +4,7 @@ import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show
 import { decodeRequest } from "../analysis/show-request.js";
 import { UserError } from "../errors.js";
 import { parseCommand } from "./args.js";
+import { type PriceFlags, runPricer } from "./run-pricer.js";
 
 export const help = `Usage: payload-probe show <run> <seq> [options]
 
@@ -28,10 +29,8 @@ loop request ends.
 Exit: 0 printed, 2 bad usage, a run that cannot be found or read, or a seq the run does not have.`;
 
 /** The request's cost needs the run up to it: a cache read depends on the requests before. */
-async function requestCost(source: RunSource, seq: number, values: { model?: string; pricing?: string }) {
-  const { runCost } = await import("../analysis/run-cost.js");
-  const { loadPricing } = await import("../analysis/pricing.js");
-  const cost = await runCost(source, { pricing: loadPricing(values.pricing), model: values.model });
+async function requestCost(source: RunSource, seq: number, flags: PriceFlags) {
+  const cost = await (await runPricer(flags))(source);
   return cost.requests.find((r) => r.seq === seq)!;
 }
 

@@ -11,6 +11,7 @@ import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { isRunName, isSafeName } from "../safe-path.js";
 import { parseCommand } from "./args.js";
+import { type PriceFlags, runPricer } from "./run-pricer.js";
 
 export const help = `Usage: payload-probe view <run> [options]
 
@@ -79,14 +80,12 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** Each run's requests in money, the lines `show --cost` prints, for the page's request details. */
-async function costLinesOf(sources: RunSource[], values: { model?: string; pricing?: string }) {
-  const { runCost } = await import("../analysis/run-cost.js");
-  const { loadPricing } = await import("../analysis/pricing.js");
+async function costLinesOf(sources: RunSource[], flags: PriceFlags) {
   const { requestCostLines } = await import("../analysis/cost-render.js");
-  const pricing = loadPricing(values.pricing);
+  const price = await runPricer(flags);
   const maps: Map<number, string[]>[] = [];
   for (const source of sources) {
-    const cost = await runCost(source, { pricing, model: values.model });
+    const cost = await price(source);
     maps.push(new Map(cost.requests.map((r) => [r.seq, requestCostLines(r)])));
   }
   return maps;
