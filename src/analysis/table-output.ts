@@ -15,15 +15,13 @@
  * output is byte for byte one compact cli-table3 table of all rows with the same column widths
  * (test/analysis/table-output.test.ts holds it against cli-table3).
  */
-import { createRequire } from "node:module";
 import Table from "cli-table3";
+// cli-table3 sizes a column by strlen (display width, colour codes left out); measuring with the same
+// one keeps every column exactly as wide as the library alone would make it.
+import { strlen } from "cli-table3/src/utils.js";
 import type { LineWriter } from "./output.js";
 import { fitWidths } from "./table-fit.js";
 import { PLAIN_LOOK, paint, type TableLook, type Tone } from "./table-style.js";
-
-// cli-table3 sizes a column by this function (display width, colour codes left out); measuring
-// with the same one keeps every column exactly as wide as the library alone would make it.
-const { strlen } = createRequire(import.meta.url)("cli-table3/src/utils.js") as { strlen(text: string): number };
 
 export type TableCell = string | number;
 export type Align = "left" | "right";

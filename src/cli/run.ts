@@ -8,11 +8,11 @@ import { UserError } from "../errors.js";
 import { inOrderPool, PROBE_CONCURRENCY } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
-import { requirePi, runProbeOnPi } from "../probes/pi-runner.js";
 import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
 import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
+import { piRunName } from "../safe-path.js";
 import { defaultRunsDir, positiveIntegerArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
@@ -68,7 +68,7 @@ async function printResult(result: RunResult, look: TableLook, runsDir: string):
 
 /** Where to look next: the run by its probe's name, or by its folder when --runs moved it. */
 function seeItLine(result: RunResult, runsDir: string): string {
-  const name = result.agent === "pi" ? `${result.probe.name}@pi` : result.probe.name;
+  const name = result.agent === "pi" ? piRunName(result.probe.name) : result.probe.name;
   const run = runsDir === defaultRunsDir() ? name : result.dir;
   const first = result.records[0]?.seq ?? 1;
   return `see it: payload-probe report ${run} · show ${run} ${first} · view ${run}`;
@@ -119,7 +119,11 @@ export async function main(argv: string[]): Promise<number> {
     .map((probe) => (profile ? { ...probe, agent: { ...probe.agent, profile } } : probe));
   const chosen = agentArg(values.agent);
   const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
-  const pi = probes.some((probe) => agentsOf(probe).includes("pi")) ? requirePi() : undefined;
+  // pi-runner (with the mock server and node:http) loads only for pi, keeping it out of the start-up snapshot.
+  const onPi = probes.some((probe) => agentsOf(probe).includes("pi"))
+    ? await import("../probes/pi-runner.js")
+    : undefined;
+  const pi = onPi?.requirePi();
   interruptRunsOnSignal();
   const tasks = probes.flatMap((probe) => agentsOf(probe).map((agent) => ({ probe, agent })));
   // The exporter loads while the first probe runs; its settings were checked already.
@@ -131,7 +135,7 @@ export async function main(argv: string[]): Promise<number> {
       if (tasks.length > 1 && !values.json)
         process.stderr.write(`[${i + 1}/${tasks.length}] ${probe.name}${agent === "pi" ? " on pi" : ""} …\n`);
       const options = { database: !values["no-db"], runsDir, limits };
-      return agent === "pi" ? runProbeOnPi(probe, options, pi) : runProbe(probe, options);
+      return agent === "pi" && onPi ? onPi.runProbeOnPi(probe, options, pi) : runProbe(probe, options);
     },
     async (result) => {
       await (await otel)?.exportProbeRun(result.dir, result.records);

@@ -18,9 +18,9 @@ import {
   writeBaseline,
 } from "../analysis/check.js";
 import { CheckFailed, UserError } from "../errors.js";
+import { piRunName } from "../safe-path.js";
 import { inOrderPool, PROBE_CONCURRENCY } from "./in-order-pool.js";
 import { loadProbeFile, resolveProbePath } from "./load.js";
-import { piRunName, runProbeOnPi } from "./pi-runner.js";
 import { allProbeNames } from "./probe-names.js";
 import { type RunResult, runProbe } from "./runner.js";
 
@@ -68,7 +68,10 @@ async function checkProbe(
       workspaceRoot: options.workspaceRoot,
       database: options.database,
     };
-    result = onPi ? await runProbeOnPi(probe, runOptions) : await runProbe(probe, runOptions);
+    // pi-runner (with the mock server and node:http) loads only for pi, keeping it out of the start-up snapshot.
+    result = onPi
+      ? await (await import("./pi-runner.js")).runProbeOnPi(probe, runOptions)
+      : await runProbe(probe, runOptions);
   } catch (error) {
     if (error instanceof CheckFailed) return failedWhileRunning(name, error);
     return unusableInput(name, error);

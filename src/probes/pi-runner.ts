@@ -13,6 +13,7 @@ import { UserError } from "../errors.js";
 import { countJsonlRows, JsonlWriter } from "../jsonl.js";
 import { initEmptyCache } from "../mcp/cache.js";
 import { codecFor } from "../providers/codecs.js";
+import { piRunName } from "../safe-path.js";
 import { discoverSkills } from "../skills/discover.js";
 import { WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations } from "./expect.js";
@@ -49,7 +50,6 @@ export function piCannotRun(probe: Probe): string | undefined {
 }
 
 /** The run folder of a probe on pi. */
-export const piRunName = (probe: string) => `${probe}@pi`;
 
 /** pi's command line for the probe: print mode, JSON events, no session, no context files, the probe's flags. */
 function piArguments(probe: Probe, install: PiInstall, skillPaths: string[]): string[] {
