@@ -26,15 +26,30 @@ model:
 
 type RunRow = { status: string; request_count: number; pid: number; finished_at: string | null };
 
-/** Starts the slow probe and resolves once its first request is captured (the tool call is then sleeping). */
+/** Whether the first request is in requests.jsonl and in the database (written one after the other). */
+function firstRequestCaptured(runs: string): boolean {
+  const records = join(runs, "slow", "requests.jsonl");
+  if (!(existsSync(records) && readFileSync(records, "utf8").includes("\n"))) return false;
+  const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM requests`).get() as { n: number }).n > 0;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Starts the slow probe and resolves once its first request is captured (the tool call is then sleeping).
+ * The file's line alone is not enough: a kill landing between it and the database row (a busy machine
+ * can pause the run there) would leave a run that captured nothing in the database.
+ */
 async function startSlowRun(scratch: string) {
   const probe = join(scratch, "slow.yaml");
   writeFileSync(probe, SLOW_PROBE);
   const runs = join(scratch, "runs");
   const started = startCliIn(scratch, ["run", probe, "--runs", runs]);
-  const records = join(runs, "slow", "requests.jsonl");
   const deadline = Date.now() + 60_000;
-  while (!(existsSync(records) && readFileSync(records, "utf8").includes("\n"))) {
+  while (!firstRequestCaptured(runs)) {
     if (Date.now() > deadline) throw new Error("the run never captured its first request");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
