@@ -13,7 +13,7 @@ function assertBuildIsCurrent(dir = join(PROJECT_ROOT, "src")): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) assertBuildIsCurrent(path);
-    else if (entry.name.endsWith(".ts")) {
+    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
       const built = join(PROJECT_ROOT, "dist", relative(join(PROJECT_ROOT, "src"), path)).replace(/\.ts$/, ".js");
       let stale: boolean;
       try {
