@@ -2,7 +2,12 @@
 /**
  * The whole `./run.sh <probe>` process, as a user starts it: wall time and peak resident memory.
  *
- *   node scripts/bench-probe.mjs [--probe p1|all] [--rounds 5] [--baseline=<other checkout>]
+ *   node scripts/bench-probe.mjs [--probe p1|all] [--rounds 5] [--baseline=<other checkout>] [--no-pi]
+ *
+ * When the real pi is installed (`./run.sh agents install pi`), its run of the same probe
+ * (`./run.sh <probe> --agent pi`: pi in print mode against our mock, as the fidelity table runs it)
+ * is a side of its own in the same rounds, and the ratio pi / this is the "times faster than the
+ * real agent" figure.
  *
  * Each round runs every side once, in an order that alternates between rounds, so load from other
  * work on the machine falls on all sides alike; the figures are medians over the rounds. Peak RSS is
@@ -35,8 +40,14 @@ if (!existsSync(TIME)) {
   process.exit(2);
 }
 
-const sides = [{ label: "this", dir: here }];
-if (baseline) sides.unshift({ label: "baseline", dir: resolve(baseline) });
+const sides = [{ label: "this", dir: here, extra: [] }];
+if (baseline) sides.unshift({ label: "baseline", dir: resolve(baseline), extra: [] });
+if (!process.argv.includes("--no-pi")) {
+  // tsc's output of this checkout (run.sh builds it); it only looks, it never installs.
+  const { findPi } = await import(join(here, "dist/agents/pi-install.js"));
+  if (findPi()) sides.push({ label: "pi", dir: here, extra: ["--agent", "pi"] });
+  else console.error("bench-probe: the real pi is not installed (./run.sh agents install pi); timing without it");
+}
 for (const side of sides) {
   side.scratch = mkdtempSync(join(tmpdir(), `bench-${side.label}-`));
   side.walls = [];
@@ -48,7 +59,7 @@ for (const side of sides) {
 function runOnce(side) {
   const env = { ...process.env, PAYLOAD_PROBE_WORKSPACE: join(side.scratch, "ws") };
   const command = probe === "all" ? ["run", "all"] : [probe];
-  const args = ["-f", "BENCH %e %M", "./run.sh", ...command, "--runs", join(side.scratch, "runs")];
+  const args = ["-f", "BENCH %e %M", "./run.sh", ...command, ...side.extra, "--runs", join(side.scratch, "runs")];
   const started = process.hrtime.bigint();
   const result = spawnSync(TIME, args, { cwd: side.dir, env, encoding: "utf8" });
   const wall = Number(process.hrtime.bigint() - started) / 1e9;
@@ -86,10 +97,10 @@ for (const side of sides) {
     `${side.label.padEnd(9)} wall ${format(median(side.walls), 3)} s  peak RSS ${format(median(side.rss), 1)} MB  ${side.dir}${waits}`,
   );
 }
-if (sides.length === 2) {
-  const [base, mine] = sides;
-  console.log(
-    `ratio     wall ${format(median(base.walls) / median(mine.walls), 2)}×  RSS ${format(median(base.rss) / median(mine.rss), 2)}× (baseline / this)`,
-  );
+const mine = sides.find((side) => side.label === "this");
+for (const other of sides.filter((side) => side !== mine)) {
+  const wall = format(median(other.walls) / median(mine.walls), 2);
+  const rss = format(median(other.rss) / median(mine.rss), 2);
+  console.log(`ratio     wall ${wall}×  RSS ${rss}× (${other.label} / this)`);
 }
 for (const side of sides) rmSync(side.scratch, { recursive: true, force: true });

@@ -3,15 +3,20 @@
  * Bundles the CLI and each stub MCP server entry (run by `./run.sh`'s build step, after tsc).
  *
  * Unbundled, one `run p1` resolves, reads and compiles about 120 ES modules before its first
- * request, and every stub server another hundred; a bundle is a handful of files. The bundles
- * overwrite tsc's output at the same paths (`dist/cli/main.js`, `dist/stub-mcp/<stub>.js`), so the
- * command lines in probe fixtures, the package's `bin` and the tests keep working and the MCP
- * cache's configHash (which hashes the server's command line) is unchanged. Code shared by the entry
- * points, and each command `main.ts` loads on demand, goes into `dist/chunks/`: a command still
- * loads only what it uses. better-sqlite3 stays external (a native addon found at run time).
+ * request, and every stub server another hundred. Each entry becomes one CommonJS file,
+ * `dist/bundles/<name>.cjs`, which src/bundle-loader.ts starts from V8's code cache (Node 20 has no
+ * compile cache for ES modules). The entry paths stay as they were — `dist/cli/main.js` and
+ * `dist/stub-mcp/<stub>.js` become two-line ES modules that hand their bundle to the loader — so
+ * the command lines in probe fixtures, the package's `bin` and the tests keep working, and the MCP
+ * cache's configHash (which hashes the server's command line) is unchanged.
+ *
+ * Left outside the bundles and loaded where they are used: better-sqlite3 (a native addon found at
+ * run time) and gpt-tokenizer (megabytes of encoding data, needed only for a text whose count is not
+ * cached). A command's modules are in the CLI bundle but run only when the command does.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
+import { basename, dirname, relative } from "node:path";
 import { build } from "esbuild";
 
 const ENTRIES = [
@@ -20,46 +25,69 @@ const ENTRIES = [
   "src/stub-mcp/configurable-stub.ts",
   "src/stub-mcp/minimal-stub.ts",
 ];
+const LOADER = "dist/bundle-loader.js";
+/** What src/bundle-loader.ts expects a bundle to be: a function of Node's five CommonJS arguments. */
+const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) {";
 
-const result = await build({
-  entryPoints: ENTRIES,
-  outbase: "src",
-  outdir: "dist",
-  chunkNames: "chunks/[name]-[hash]",
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  external: ["better-sqlite3"],
-  // CommonJS dependencies bundled into ES modules call require() for Node's built-ins.
-  banner: {
-    js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);',
-  },
-  sourcemap: true,
-  metafile: true,
-  logLevel: "warning",
-});
+const bundleOf = (entry) => `dist/bundles/${entry === "src/cli/main.ts" ? "cli" : basename(entry, ".ts")}.cjs`;
+const launcherOf = (entry) => entry.replace(/^src\//, "dist/").replace(/\.ts$/, ".js");
+
+for (const entry of ENTRIES) {
+  await build({
+    entryPoints: [entry],
+    outfile: bundleOf(entry),
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    external: ["better-sqlite3", "gpt-tokenizer", "undici", "@opentelemetry/*"],
+    // import() of a package left outside becomes require(): a script run through node:vm has no
+    // module loader of its own for import() (Node 20 offers one only as an experiment, with a warning).
+    supported: { "dynamic-import": false },
+    // Each bundle is a CommonJS module body already wrapped as Node wraps one, so the loader compiles
+    // the file's own text, not a copy with the wrapper joined on (megabytes more heap at every start).
+    // The sources are ES modules, strict by definition: the body says so before esbuild's own
+    // "use strict" (which the banner's line stops being a directive). import.meta.url is the bundle's
+    // own URL, as each module's was the file it came from.
+    banner: {
+      js: `${WRAPPER_START}"use strict";\nvar __bundleUrl = require("node:url").pathToFileURL(__filename).href;`,
+    },
+    footer: { js: "})" },
+    define: { "import.meta.url": "__bundleUrl" },
+    sourcemap: true,
+    logLevel: "warning",
+  });
+  writeFileSync(launcherOf(entry), launcher(entry));
+}
+
+/** The entry as users and fixtures start it: hands its bundle to the loader (the CLI with its command). */
+function launcher(entry) {
+  const from = dirname(launcherOf(entry));
+  const specifier = (path) => (path.startsWith(".") ? path : `./${path}`);
+  const loader = specifier(relative(from, LOADER));
+  const bundle = specifier(relative(from, bundleOf(entry)));
+  const variant = entry === "src/cli/main.ts" ? ", process.argv[2]" : "";
+  return [
+    "#!/usr/bin/env node",
+    `// Written by scripts/bundle.mjs: runs ${bundleOf(entry)} from V8's code cache (src/bundle-loader.ts).`,
+    `import { runBundle } from "${loader}";`,
+    `runBundle(new URL("${bundle}", import.meta.url)${variant});`,
+    "",
+  ].join("\n");
+}
 
 /**
- * dist/build-id.json: for each entry (the CLI and each stub), the sha256 of its own bytes and of
- * everything it loads (its chunks, followed through every import). A primed MCP cache is reused
- * only for the same build of the client and the stub (src/probes/prime-memo.ts); an entry's own
- * hash tells a bundle from a file tsc wrote over it later.
+ * dist/build-id.json: for each entry, the sha256 of its own bytes and of everything that runs when
+ * it starts (the entry, the loader, the bundle). A primed MCP cache is reused only for the same build
+ * of the client and the stub (src/probes/prime-memo.ts); an entry's own hash tells a launcher from
+ * a file tsc wrote over it later.
  */
-const outputs = result.metafile.outputs;
 const sha256 = (data) => createHash("sha256").update(data).digest("hex");
-function loaded(file, seen = new Set()) {
-  if (seen.has(file)) return seen;
-  seen.add(file);
-  for (const { path, external } of outputs[file].imports) if (!external && outputs[path]) loaded(path, seen);
-  return seen;
-}
 const builds = {};
-for (const [file, output] of Object.entries(outputs)) {
-  if (!ENTRIES.includes(output.entryPoint)) continue;
-  const build = createHash("sha256");
-  for (const part of [...loaded(file)].sort()) build.update(`${part}\n`).update(readFileSync(part));
-  builds[file] = { entry: sha256(readFileSync(file)), build: build.digest("hex") };
+for (const entry of ENTRIES) {
+  const parts = [launcherOf(entry), LOADER, bundleOf(entry)];
+  const whole = createHash("sha256");
+  for (const part of parts) whole.update(`${part}\n`).update(readFileSync(part));
+  builds[launcherOf(entry)] = { entry: sha256(readFileSync(launcherOf(entry))), build: whole.digest("hex") };
 }
 writeFileSync("dist/build-id.json", `${JSON.stringify(builds, null, 2)}\n`);

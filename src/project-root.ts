@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 /**
  * The checkout this code runs from (the folder holding `package.json`, `probes/`, `profiles/`,
  * `runs/`): the nearest folder above this module that holds `package.json`. This module may be
- * `src/project-root.ts`, `dist/project-root.js` or part of a bundle chunk under `dist/chunks/`, so
+ * `src/project-root.ts`, `dist/project-root.js` or part of a bundle under `dist/bundles/`, so
  * its depth below the root is not fixed; the answer does not depend on the cwd.
  */
 function findRoot(from: string): string {

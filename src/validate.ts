@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { inputError, type UserError } from "./errors.js";
+import "./zod-jitless.js";
 
 /**
  * One way to validate input files (probes, stub fixtures, MCP configs, profiles): a zod schema

@@ -31,13 +31,13 @@ type BuildIds = Record<string, { entry: string; build: string }>;
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 const isFile = (path: string) => existsSync(path) && statSync(path).isFile();
 
-/** The build ids when this code is itself part of the bundle under `<root>/dist/chunks/`, else null. */
+/** The build ids when this code is itself part of a bundle under `<root>/dist/bundles/`, else null. */
 function bundleBuildIds(root: string): BuildIds | null {
   const here = relative(root, fileURLToPath(import.meta.url))
     .split(sep)
     .join("/");
   const ids = join(root, "dist", "build-id.json");
-  if (!here.startsWith("dist/chunks/") || !isFile(ids)) return null;
+  if (!here.startsWith("dist/bundles/") || !isFile(ids)) return null;
   return JSON.parse(readFileSync(ids, "utf8")) as BuildIds;
 }
 

@@ -16,6 +16,7 @@ import { WireLoggedTransport } from "./logged-transport.js";
 import { parseStubArgs, runStub } from "./stub-cli.js";
 import { GARBAGE_LINE } from "./tool-results.js";
 import { openWireLog } from "./wire-log.js";
+import "../zod-jitless.js";
 
 runStub(async () => {
   const args = parseStubArgs(process.argv.slice(2), ["fixture", "name", "fault", "http", "http-fail", "sse"]);

@@ -12,6 +12,7 @@ import { callProbeTool, PROBE_TOOLS } from "./probe-tools.js";
 import { parseStubArgs, runStub } from "./stub-cli.js";
 import { unknownToolMessage } from "./tool-results.js";
 import { openWireLog } from "./wire-log.js";
+import "../zod-jitless.js";
 
 runStub(async () => {
   const name = parseStubArgs(process.argv.slice(2), ["name"]).name ?? "probe-stub";

@@ -13,7 +13,6 @@ function assertBuildIsCurrent(dir = join(PROJECT_ROOT, "src")): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) assertBuildIsCurrent(path);
-    // A declaration file (`*.d.ts`) compiles to nothing, so it has no build to be stale against.
     else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
       const built = join(PROJECT_ROOT, "dist", relative(join(PROJECT_ROOT, "src"), path)).replace(/\.ts$/, ".js");
       let stale: boolean;

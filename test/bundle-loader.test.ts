@@ -1,0 +1,99 @@
+/**
+ * src/bundle-loader.ts, as the built entries use it: a real Node process starts a wrapped CommonJS
+ * bundle through dist/bundle-loader.js, writes V8's code cache as it exits, and the next start
+ * takes it. Whether V8 took the cache shows in the file: a refused cache is written anew.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../src/project-root.js";
+import { removeTempDirs, tempDir } from "./runtime/harness.js";
+
+afterEach(removeTempDirs);
+
+const LOADER = pathToFileURL(join(PROJECT_ROOT, "dist/bundle-loader.js")).href;
+
+/** A bundle as scripts/bundle.mjs writes one, reporting what the module body was given. */
+const BUNDLE = `(function (exports, require, module, __filename, __dirname) {"use strict";
+const os = require("node:os");
+const strict = (function () { return this === undefined; })();
+console.log(JSON.stringify({ file: __filename, dir: __dirname, strict, exportsIsModules: exports === module.exports, cpus: os.cpus().length > 0 }));
+if (process.env.BUNDLE_EXIT) process.exitCode = Number(process.env.BUNDLE_EXIT);
+})`;
+
+type Start = (exitCode?: number) => { status: number | null; stdout: string; stderr: string };
+
+function setUp(variant?: string): { dir: string; start: Start } {
+  const dir = tempDir("bundle-loader-");
+  mkdirSync(join(dir, "bundles"));
+  writeFileSync(join(dir, "bundles", "probe.cjs"), BUNDLE);
+  const args = variant === undefined ? "" : `, ${JSON.stringify(variant)}`;
+  const launcher = `import { runBundle } from ${JSON.stringify(LOADER)};\nrunBundle(new URL("./bundles/probe.cjs", import.meta.url)${args});\n`;
+  writeFileSync(join(dir, "main.mjs"), launcher);
+  const start: Start = (exitCode) =>
+    spawnSync(process.execPath, [join(dir, "main.mjs")], {
+      encoding: "utf8",
+      env: { ...process.env, BUNDLE_EXIT: exitCode === undefined ? "" : String(exitCode) },
+    });
+  return { dir, start };
+}
+
+const cacheFiles = (dir: string) =>
+  existsSync(join(dir, "bundles", ".code-cache")) ? readdirSync(join(dir, "bundles", ".code-cache")) : [];
+
+describe("bundle loader", () => {
+  it("runs the body as Node runs a CommonJS module, strict, and keeps V8's code cache per variant and Node", () => {
+    const { dir, start } = setUp("run");
+    const failed = start(2);
+    expect(failed.status).toBe(2);
+    expect(cacheFiles(dir)).toEqual([]); // only a start that succeeded leaves a cache
+    const first = start();
+    expect(first.stderr).toBe("");
+    expect(first.status).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({
+      file: join(dir, "bundles", "probe.cjs"),
+      dir: join(dir, "bundles"),
+      strict: true,
+      exportsIsModules: true,
+      cpus: true,
+    });
+    const name = `probe.run.${process.version}-${process.platform}-${process.arch}.bin`;
+    expect(cacheFiles(dir)).toEqual([name]);
+    const cache = join(dir, "bundles", ".code-cache", name);
+    const written = statSync(cache).mtimeMs;
+    const bytes = readFileSync(cache);
+
+    const second = start();
+    expect(second.stdout).toBe(first.stdout);
+    // Taken, not refused: a refused cache would have been written again.
+    expect(statSync(cache).mtimeMs).toBe(written);
+    expect(readFileSync(cache).equals(bytes)).toBe(true);
+  });
+
+  it("writes a cache V8 refuses anew, with the same output, and names a variant that is not a plain word other", () => {
+    const { dir, start } = setUp("--help");
+    const first = start();
+    const [name] = cacheFiles(dir);
+    expect(name).toMatch(/^probe\.other\./);
+    const cache = join(dir, "bundles", ".code-cache", name as string);
+    writeFileSync(cache, "not a code cache");
+    const again = start();
+    expect(again.stdout).toBe(first.stdout);
+    expect(again.stderr).toBe("");
+    expect(readFileSync(cache).subarray(0, 16).toString()).not.toBe("not a code cache");
+    expect(readFileSync(cache).length).toBeGreaterThan(100);
+  });
+
+  it("runs without a cache where none can be written, saying nothing", () => {
+    const { dir, start } = setUp();
+    // A file where the cache folder would go: no one can write there, root included.
+    writeFileSync(join(dir, "bundles", ".code-cache"), "not a folder");
+    const run = start();
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout).strict).toBe(true);
+    expect(readdirSync(join(dir, "bundles")).sort()).toEqual([".code-cache", "probe.cjs"]);
+  });
+});
