@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // A temp folder for probe runs that test files share (test/fixtures/shared-runs.ts).
+    globalSetup: ["test/global-setup.ts"],
     // Stub MCP servers are real child processes; give slow CI machines room.
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -7,9 +7,7 @@ import { type DiffSummary, diffItems, diffRuns, type RequestDiff } from "../../s
 import { writeDiff } from "../../src/analysis/diff-render.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { LineWriter } from "../../src/analysis/output.js";
-import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
-import { runProbe } from "../../src/probes/runner.js";
-import { PROJECT_ROOT } from "../../src/project-root.js";
+import { copySharedRuns } from "../fixtures/shared-runs.js";
 
 /** The committed probes, run into a temp folder, diffed as experiments.md says they must read. */
 let dir: string;
@@ -39,10 +37,7 @@ async function diff(a: string, b: string): Promise<{ requests: RequestDiff[]; su
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pp-experiments-"));
-  for (const name of ["seq-namespace", "seq-search", "p2-direct", "p2-proxy"]) {
-    const probe = loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT);
-    await runProbe(probe, { runsDir: join(dir, "runs"), workspaceRoot: join(dir, "ws"), database: false });
-  }
+  await copySharedRuns(["seq-namespace", "seq-search", "p2-direct", "p2-proxy"], join(dir, "runs"));
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,27 +1,11 @@
-import { join } from "node:path";
 import { Writable } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentSide, fidelityRow, writeFidelityTable } from "../../src/analysis/fidelity.js";
 import { LineWriter } from "../../src/analysis/output.js";
-import type { RequestRecord } from "../../src/capture/types.js";
-import { loadProbeFile } from "../../src/probes/load.js";
-import { runProbe } from "../../src/probes/runner.js";
-import { PROJECT_ROOT } from "../../src/project-root.js";
-import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { sharedRecords } from "../fixtures/shared-runs.js";
 
-afterEach(removeTempDirs);
-
-/** Real records: p1 and seq-search on the runtime, in their own folders. */
-async function records(name: string): Promise<RequestRecord[]> {
-  const base = tempDir("fidelity-");
-  const probe = loadProbeFile(join(PROJECT_ROOT, "probes", `${name}.yaml`), PROJECT_ROOT);
-  const result = await runProbe(probe, {
-    runsDir: join(base, "runs"),
-    workspaceRoot: join(base, "ws"),
-    database: false,
-  });
-  return result.records;
-}
+/** Real records: p1 and seq-search on the runtime (the suite's shared runs). */
+const records = sharedRecords;
 
 /** A real LineWriter over a stream that keeps what it is given. */
 function collect(): { text: () => string; out: LineWriter } {

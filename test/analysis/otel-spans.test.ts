@@ -15,12 +15,10 @@ import { planRunTrace } from "../../src/analysis/otel/run-trace.js";
 import type { PlanOptions, SpanPlan } from "../../src/analysis/otel/span-plan.js";
 import { openCaptureRun } from "../../src/capture/capture-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
-import { runProbe } from "../../src/probes/runner.js";
-import { PROJECT_ROOT } from "../../src/project-root.js";
 import { codecFor } from "../../src/providers/codecs.js";
 import { resolveModel } from "../../src/providers/models.js";
 import type { WireApi } from "../../src/providers/types.js";
+import { sharedRecords, sharedRun } from "../fixtures/shared-runs.js";
 
 const base = mkdtempSync(join(tmpdir(), "pp-otel-spans-"));
 
@@ -231,14 +229,9 @@ describe("a chat span per request (GenAI conventions, in-memory exporter)", asyn
 
 describe("a run's trace", () => {
   it("p7: the sampling request is a child of the tool whose MCP server asked for it, inside its window", async () => {
-    const probe = loadProbeFile(resolveProbePath("p7", PROJECT_ROOT), PROJECT_ROOT);
-    const result = await runProbe(probe, {
-      runsDir: join(base, "runs"),
-      workspaceRoot: join(base, "ws"),
-      database: false,
-    });
+    const { dir } = await sharedRun("p7");
     const spans = await throughSdk(
-      planRunTrace(traceInputFromFolder(result.dir, result.records, "p7"), { content: "hashes" }),
+      planRunTrace(traceInputFromFolder(dir, await sharedRecords("p7"), "p7"), { content: "hashes" }),
     );
     const byName = (name: string) => spans.filter((s) => s.name === name);
     const [agent] = byName("invoke_agent p7");

@@ -11,6 +11,7 @@ import { writeImportedProfile } from "../../src/profile-import/write.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { codecFor } from "../../src/providers/codecs.js";
 import type { WireApi } from "../../src/providers/types.js";
+import { copySharedRuns, type SharedRun, sharedRun } from "../fixtures/shared-runs.js";
 import { userErrorOf } from "../fixtures/user-error.js";
 
 const base = mkdtempSync(join(tmpdir(), "pp-profile-import-"));
@@ -64,11 +65,11 @@ describe("profile import round trip: the imported profile sends the same bodies 
   // p1: tools and the MCP gateway; p3: a skills block; p4: skill expansion; the other two: the other wire APIs.
   for (const name of ["p1", "p3", "p4", "p1-anthropic", "p1-responses"]) {
     it(`${name}: every request body is identical, also in another workspace (no path is frozen)`, async () => {
-      const first = await run(name, `${name}-default`);
+      const { dir: first, workspaceRoot: rootA } = await sharedRun(name);
       const { file, summary } = importFrom(first, `${name}.json`);
       expect(summary.requests).toBe(requestsOf(first).length);
       const again = await run(name, `${name}-imported`, file);
-      const [rootA, rootB] = [join(base, `${name}-default`, "ws"), join(base, `${name}-imported`, "ws")];
+      const rootB = join(base, `${name}-imported`, "ws");
       const bodies = (dir: string, root: string) => requestsOf(dir).map((r) => r.body.replaceAll(root, "<ws>"));
       expect(bodies(again, rootB)).toEqual(bodies(first, rootA));
       expect(bodies(first, rootA).length).toBeGreaterThan(0);
@@ -103,10 +104,10 @@ describe("profile import from a capture the mock made (an agent outside this pro
 describe("profile import from several runs of one agent", () => {
   it("p1 (tools, gateway), p3 (skills block) and p4 imported together: one profile sends all three runs' bodies", async () => {
     const names = ["p1", "p3", "p4"];
-    const first: string[] = [];
-    for (const name of names) first.push(await run(name, "trio-default"));
+    const first: SharedRun[] = [];
+    for (const name of names) first.push(await sharedRun(name));
     const { profile, summary } = importProfile(
-      first.map((dir) => resolveRun(dir, { runsDir: join(base, "none") })),
+      first.map(({ dir }) => resolveRun(dir, { runsDir: join(base, "none") })),
       "trio",
     );
     expect(summary.skillsPreamble).toBe(true);
@@ -114,9 +115,8 @@ describe("profile import from several runs of one agent", () => {
     writeImportedProfile(profile, file, true);
     for (const [i, name] of names.entries()) {
       const again = await run(name, "trio-imported", file);
-      const bodies = (dir: string, label: string) =>
-        requestsOf(dir).map((r) => r.body.replaceAll(join(base, label, "ws"), "<ws>"));
-      expect(bodies(again, "trio-imported")).toEqual(bodies(first[i]!, "trio-default"));
+      const bodies = (dir: string, root: string) => requestsOf(dir).map((r) => r.body.replaceAll(root, "<ws>"));
+      expect(bodies(again, join(base, "trio-imported", "ws"))).toEqual(bodies(first[i]!.dir, first[i]!.workspaceRoot));
     }
   });
 });
@@ -189,7 +189,7 @@ describe("profile import from a hand-altered capture reproduces its sizes exactl
       writeFileSync(path, `${rows.map((row) => JSON.stringify(row)).join("\n")}\n`);
       const altered = requestsOf(captured);
       for (const text of wording) expect(altered.every((r) => r.body.includes(text))).toBe(true);
-      expect(altered.map((r) => r.body)).not.toEqual(requestsOf(await run(name, `${name}-plain`)).map((r) => r.body));
+      expect(altered.map((r) => r.body)).not.toEqual(requestsOf((await sharedRun(name)).dir).map((r) => r.body));
 
       const { file } = importFrom(captured, `${name}-altered.json`);
       // The capture's own workspace, so the paths in the bodies are the capture's too.
@@ -207,7 +207,7 @@ describe("profile import refuses input it cannot use", () => {
   });
 
   it("a run with no agent requests names the run", async () => {
-    await run("p1", "empty-source");
+    await copySharedRuns(["p1"], join(base, "empty-source", "runs"));
     const source = join(base, "empty-source", "runs", "p1");
     writeFileSync(join(source, "payloads.jsonl"), "");
     const error = userErrorOf(() => importProfile([resolveRun(source, { runsDir: join(base, "none") })], "x"));
