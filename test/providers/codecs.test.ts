@@ -1,18 +1,18 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { tokenLedger } from "../../src/analysis/segments.js";
 import { openCaptureRun } from "../../src/capture/capture-run.js";
 import { UserError } from "../../src/errors.js";
-import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
-import { type RunResult, runProbe } from "../../src/probes/runner.js";
+import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { codecFor } from "../../src/providers/codecs.js";
 import { resolveModel } from "../../src/providers/models.js";
 import type { WireApi } from "../../src/providers/types.js";
 import { WIRE_APIS } from "../../src/providers/types.js";
+import { sharedRecords, sharedRun } from "../fixtures/shared-runs.js";
 
 describe("the codec registry", () => {
   it("has one codec per wire API, each answering for its own API", () => {
@@ -65,20 +65,9 @@ describe("provider usage in records", () => {
 });
 
 describe("p1 on every wire API, end to end through runProbe", () => {
-  const base = mkdtempSync(join(tmpdir(), "pp-codecs-runs-"));
-  const runsDir = join(base, "runs");
-  const run = (name: string) =>
-    runProbe(loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT), {
-      runsDir,
-      workspaceRoot: join(base, "ws"),
-      database: false,
-    });
-  // One after another, so the three runs do not compete for the few cores a test machine has.
-  const runs: Promise<RunResult[]> = (async () => [
-    await run("p1"),
-    await run("p1-anthropic"),
-    await run("p1-responses"),
-  ])();
+  // The suite's shared runs (test/fixtures/shared-runs.ts): each made by runProbe, in temp folders.
+  const read = async (name: string) => ({ name, ...(await sharedRun(name)), records: await sharedRecords(name) });
+  const runs = (async () => [await read("p1"), await read("p1-anthropic"), await read("p1-responses")])();
 
   it("the same conversation holds p1's expectations on each API: roles, markers, constant tools, no prefix break", async () => {
     const [p1, anthropic, responses] = await runs;
@@ -104,8 +93,8 @@ describe("p1 on every wire API, end to end through runProbe", () => {
       "p1-responses": { url: /\/v1\/responses$/, firstKeys: ["model", "input", "stream", "prompt_cache_key"] },
     };
     for (const result of await runs) {
-      const want = expected[result.probe.name]!;
-      const payloads = [...resolveRun(result.dir, { runsDir }).payloads()];
+      const want = expected[result.name]!;
+      const payloads = [...resolveRun(result.dir, { runsDir: dirname(result.dir) }).payloads()];
       expect(payloads.map((p) => Object.keys(JSON.parse(p.body) as object).slice(0, want.firstKeys.length))).toEqual(
         Array(4).fill(want.firstKeys),
       );
