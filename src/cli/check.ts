@@ -3,11 +3,14 @@ import { join, resolve } from "node:path";
 import { checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check.js";
 import { checkCapturedRun } from "../analysis/check-captured.js";
 import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check-render.js";
+import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { loadPricing } from "../analysis/pricing.js";
 import { UserError } from "../errors.js";
 import { runCheck } from "../probes/check-run.js";
+import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
+import type { RunResult } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { parseCommand } from "./args.js";
 import { interruptRunsOnSignal } from "./signals.js";
@@ -37,16 +40,18 @@ as a saving, not a failure.
   --update            rewrite the baselines of the probes run from this run (exit 0 unless a probe fails to run)
   --markdown FILE     also write a markdown report (for a CI job summary)
   --junit FILE        also write JUnit XML (regressions as failures, errors as errors)
-  --agent A           runtime or pi (default: each probe's agent.kind); pi runs the real pi and holds it
-                      against probes/baselines/<probe>@pi.json (probes pi cannot express are skipped,
-                      saying why; see 'payload-probe agents install pi')
+  --agent A           runtime, pi or both (default: each probe's agent.kind); pi runs the real pi and
+                      holds it against probes/baselines/<probe>@pi.json as check <probe>@pi (probes pi
+                      cannot express are skipped, saying why; see 'payload-probe agents install pi');
+                      both runs each probe on each, checks both, then prints the fidelity table of
+                      'run --agent both' (a difference no probe records as a finding is exit 1)
   --json              print the results as JSON
   --wide              the table's cells whole (otherwise fitted to the terminal or COLUMNS)
   --runs DIR          where run folders and payload-probe.db go (default: runs/)
   -h, --help          show this help
 
 Exit: 0 every request within its baseline, 1 a regression (probe, request, metric, baseline, actual
-and tolerance are printed), 2 could not evaluate (a probe, config or skill file that cannot be used, a baseline missing or
+and tolerance are printed) or, with --agent both, an unexplained difference, 2 could not evaluate (a probe, config or skill file that cannot be used, a baseline missing or
 corrupt), 3 internal error (a bug; its stack is printed).`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -72,8 +77,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
-  if (values.agent !== undefined && values.agent !== "runtime" && values.agent !== "pi")
-    throw new UserError(`check: --agent expected runtime or pi, got ${JSON.stringify(values.agent)}`);
+  const agent = agentArg(values.agent);
   const root = PROJECT_ROOT;
   const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
   if (values.run !== undefined) {
@@ -99,6 +103,7 @@ export async function main(argv: string[]): Promise<number> {
     return report([check], values);
   }
   interruptRunsOnSignal();
+  const results: RunResult[] = [];
   const checks = await runCheck({
     root,
     probes: positionals,
@@ -106,27 +111,36 @@ export async function main(argv: string[]): Promise<number> {
     tolerancesPath,
     update: values.update ?? false,
     runsDir,
-    agent: values.agent,
+    agent,
+    onResult: (result) => results.push(result),
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
-  return report(checks, values);
+  return report(checks, values, agent === "both" ? fidelityRows(results) : undefined);
 }
 
+function agentArg(value: string | undefined): "runtime" | "pi" | "both" | undefined {
+  if (value === undefined || value === "runtime" || value === "pi" || value === "both") return value;
+  throw new UserError(`check: --agent expected runtime, pi or both, got ${JSON.stringify(value)}`);
+}
+
+/** The checks (and with --agent both the fidelity table) on stdout and in the report files; the exit code. */
 async function report(
   checks: ProbeCheck[],
   values: { markdown?: string; junit?: string; json?: boolean; wide?: boolean; verbose?: boolean },
+  fidelity?: FidelityRow[],
 ): Promise<number> {
   if (values.markdown) writeFileSync(values.markdown, renderCheckMarkdown(checks));
   if (values.junit) writeFileSync(values.junit, renderCheckJunit(checks));
-  if (values.json) console.log(JSON.stringify(checks, null, 2));
-  else
-    await writeCheckText(
-      checks,
-      new LineWriter(process.stdout),
-      tableLook(values.wide ?? false),
-      values.verbose ?? false,
-    );
-  return checkExitCode(checks);
+  const look = tableLook(values.wide ?? false);
+  const out = new LineWriter(process.stdout);
+  if (values.json) console.log(JSON.stringify(fidelity ? { checks, fidelity } : checks, null, 2));
+  else await writeCheckText(checks, out, look, values.verbose ?? false);
+  if (fidelity && !values.json) {
+    await out.line("fidelity: each probe on the runtime and on the real pi");
+    await writeFidelityTable(fidelity, out, look);
+  }
+  const code = checkExitCode(checks);
+  return code === 0 && fidelity && unexplainedDifference(fidelity) ? 1 : code;
 }
 
 /** A budget: a number of at least 0 (tokens or dollars). */

@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
-import { type FidelityRow, fidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
+import { writeFidelityTable } from "../analysis/fidelity.js";
 import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
 import type { TableLook } from "../analysis/table-style.js";
 import { UserError } from "../errors.js";
+import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { inOrderPool, PROBE_CONCURRENCY } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
@@ -119,29 +120,40 @@ export async function main(argv: string[]): Promise<number> {
     .map((probe) => (profile ? { ...probe, agent: { ...probe.agent, profile } } : probe));
   const chosen = agentArg(values.agent);
   const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
-  // pi-runner (with the mock server and node:http) loads only for pi, keeping it out of the start-up snapshot.
+  // pi-runner (with the mock server and node:http) loads only for pi, keeping node:http out of a runtime start.
   const onPi = probes.some((probe) => agentsOf(probe).includes("pi"))
     ? await import("../probes/pi-runner.js")
     : undefined;
   const pi = onPi?.requirePi();
   interruptRunsOnSignal();
   const tasks = probes.flatMap((probe) => agentsOf(probe).map((agent) => ({ probe, agent })));
+  const options = { database: !values["no-db"], runsDir, limits };
   // The exporter loads while the first probe runs; its settings were checked already.
   const otel = otelFlag(values.otel);
-  const results = await inOrderPool(
-    tasks,
+  // One pool task per probe, its agents one after the other: a probe's run on pi shares its
+  // workspace with its runtime run, so two tasks of one probe side by side would only wait.
+  const groups = await inOrderPool(
+    probes,
     PROBE_CONCURRENCY,
-    ({ probe, agent }, i) => {
-      if (tasks.length > 1 && !values.json)
-        process.stderr.write(`[${i + 1}/${tasks.length}] ${probe.name}${agent === "pi" ? " on pi" : ""} …\n`);
-      const options = { database: !values["no-db"], runsDir, limits };
-      return agent === "pi" && onPi ? onPi.runProbeOnPi(probe, options, pi) : runProbe(probe, options);
+    async (probe) => {
+      const group: RunResult[] = [];
+      for (const agent of agentsOf(probe)) {
+        if (tasks.length > 1 && !values.json) {
+          const n = tasks.findIndex((task) => task.probe === probe && task.agent === agent) + 1;
+          process.stderr.write(`[${n}/${tasks.length}] ${probe.name}${agent === "pi" ? " on pi" : ""} …\n`);
+        }
+        group.push(await (agent === "pi" && onPi ? onPi.runProbeOnPi(probe, options, pi) : runProbe(probe, options)));
+      }
+      return group;
     },
-    async (result) => {
-      await (await otel)?.exportProbeRun(result.dir, result.records);
-      if (!values.json) await printResult(result, look, runsDir);
+    async (group) => {
+      for (const result of group) {
+        await (await otel)?.exportProbeRun(result.dir, result.records);
+        if (!values.json) await printResult(result, look, runsDir);
+      }
     },
   );
+  const results = groups.flat();
   const fidelity = chosen?.length === 2 ? fidelityRows(results) : undefined;
   if (values.json) {
     const runs = results.map(resultJson);
@@ -151,9 +163,8 @@ export async function main(argv: string[]): Promise<number> {
     await out.line("fidelity: each probe on the runtime and on the real pi");
     await writeFidelityTable(fidelity, out, look);
   } else if (results.length > 1) await printSummary(results, look);
-  // A difference between the runtime and pi that no probe records as a finding fails the run too.
   await (await otel)?.close();
-  const unexplained = fidelity?.some((row) => row.verdict === "differs") ?? false;
+  const unexplained = fidelity !== undefined && unexplainedDifference(fidelity);
   return results.every((r) => r.failures.length === 0) && !unexplained ? 0 : 1;
 }
 
@@ -168,21 +179,6 @@ function resultJson(r: RunResult) {
     failures: r.failures,
     records: r.records,
   };
-}
-
-/**
- * The runtime's and pi's results of each probe side by side; a difference in a probe that states its
- * pi expectations apart is a recorded finding.
- */
-function fidelityRows(results: RunResult[]): FidelityRow[] {
-  const rows: FidelityRow[] = [];
-  for (const runtime of results.filter((r) => r.agent !== "pi")) {
-    const pi = results.find((r) => r.agent === "pi" && r.probe === runtime.probe);
-    if (!pi) continue;
-    const side = pi.skipped ? { skipped: pi.skipped } : pi.records;
-    rows.push(fidelityRow(runtime.probe.name, runtime.records, side, runtime.probe.pi?.expect !== undefined));
-  }
-  return rows;
 }
 
 /** `--agent`: which agents run each probe, in order; without it, each probe's `agent.kind`. */

@@ -36,17 +36,33 @@ export interface CheckOptions {
   workspaceRoot?: string;
   database?: boolean;
   progress?: (line: string) => void;
-  /** Which agent runs the probes (default: each probe's agent.kind); pi is held against `<probe>@pi.json`. */
-  agent?: "runtime" | "pi";
+  /**
+   * Which agent runs the probes (default: each probe's agent.kind); pi is held against
+   * `<probe>@pi.json`, and its checks are named `<probe>@pi`. `both` runs each probe on each.
+   */
+  agent?: "runtime" | "pi" | "both";
+  /** Each probe's run as it finishes (`check --agent both` sets the two side by side). */
+  onResult?: (result: RunResult) => void;
 }
+
+type Agent = "runtime" | "pi" | undefined;
 
 export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
   const tolerances = loadTolerances(options.tolerancesPath);
   const names = options.probes.length > 0 ? options.probes : allProbeNames(options.root);
-  const checks = await inOrderPool(names, PROBE_CONCURRENCY, (name, i) => {
-    options.progress?.(`[${i + 1}/${names.length}] ${name} …`);
-    return checkProbe(name, options, tolerances);
+  const agents: Agent[] = options.agent === "both" ? ["runtime", "pi"] : [options.agent];
+  const total = names.length * agents.length;
+  // One pool task per probe, its agents one after the other: a probe's run on pi shares its
+  // workspace with its runtime run, so two tasks of one probe side by side would only wait.
+  const groups = await inOrderPool(names, PROBE_CONCURRENCY, async (name, i) => {
+    const group: (ProbeCheck | undefined)[] = [];
+    for (const [j, agent] of agents.entries()) {
+      options.progress?.(`[${i * agents.length + j + 1}/${total}] ${name}${agent === "pi" ? " on pi" : ""} …`);
+      group.push(await checkProbe(name, agent, options, tolerances));
+    }
+    return group;
   });
+  const checks = groups.flat();
   // A probe pi cannot express has no check (its progress line said why).
   return checks.filter((check): check is ProbeCheck => check !== undefined);
 }
@@ -54,32 +70,56 @@ export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
 /** One probe against its baseline; undefined for a probe pi cannot express (said on the progress line). */
 async function checkProbe(
   name: string,
+  agent: Agent,
   options: CheckOptions,
   tolerances: Tolerances,
 ): Promise<ProbeCheck | undefined> {
   let result: RunResult;
-  let onPi = false;
+  let onPi = agent === "pi";
   try {
     const probe = loadProbeFile(resolveProbePath(name, options.root), options.root);
-    onPi = (options.agent ?? probe.agent.kind) === "pi";
+    onPi = (agent ?? probe.agent.kind) === "pi";
     const runOptions = {
       root: options.root,
       runsDir: options.runsDir,
       workspaceRoot: options.workspaceRoot,
       database: options.database,
     };
-    // pi-runner (with the mock server and node:http) loads only for pi, keeping it out of the start-up snapshot.
+    // pi-runner (with the mock server and node:http) loads only for pi, keeping node:http out of a runtime start.
     result = onPi
       ? await (await import("./pi-runner.js")).runProbeOnPi(probe, runOptions)
       : await runProbe(probe, runOptions);
   } catch (error) {
-    if (error instanceof CheckFailed) return failedWhileRunning(name, error);
-    return unusableInput(name, error);
+    return namedFor(onPi, error instanceof CheckFailed ? failedWhileRunning(name, error) : unusableInput(name, error));
   }
+  options.onResult?.(result);
   if (result.skipped) {
     options.progress?.(`  skipped on pi: ${result.skipped}`);
     return undefined;
   }
+  return namedFor(onPi, compareRun(name, result, onPi, options, tolerances));
+}
+
+/** A check of pi's run is named as its run and baseline are, `<probe>@pi`, findings included. */
+function namedFor(onPi: boolean, check: ProbeCheck): ProbeCheck {
+  if (!onPi) return check;
+  const named = (finding: Finding) => ({ ...finding, probe: piRunName(finding.probe) });
+  return {
+    ...check,
+    probe: piRunName(check.probe),
+    regressions: check.regressions.map(named),
+    savings: check.savings.map(named),
+  };
+}
+
+/** The run held against its baseline (or written as it, with --update). */
+function compareRun(
+  name: string,
+  result: RunResult,
+  onPi: boolean,
+  options: CheckOptions,
+  tolerances: Tolerances,
+): ProbeCheck {
   // Named by the probe's checked name, not the argument: a path argument would reach outside the folder.
   const baselinePath = join(options.baselineDir, `${onPi ? piRunName(result.probe.name) : result.probe.name}.json`);
   if (options.update) {

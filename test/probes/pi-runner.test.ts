@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findPi, INSTALL_HINT } from "../../src/agents/pi-install.js";
@@ -128,6 +129,45 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     } finally {
       delete process.env.PAYLOAD_PROBE_TEST_SECRET;
     }
+  }, 180_000);
+
+  it("check --agent both: each probe on each agent against its own baseline, pi's named <probe>@pi, then the fidelity table", () => {
+    const base = tempDir("pi-check-");
+    const baselines = join(base, "baselines");
+    mkdirSync(baselines);
+    copyFileSync(join(PROJECT_ROOT, "probes/baselines/p4.json"), join(baselines, "p4.json"));
+    // pi's baseline says its tool definitions were 100 bytes smaller: pi's run is now a regression.
+    const piBaseline = JSON.parse(readFileSync(join(PROJECT_ROOT, "probes/baselines/p4@pi.json"), "utf8"));
+    piBaseline.requests[0].bytes.tools -= 100;
+    writeFileSync(join(baselines, "p4@pi.json"), JSON.stringify(piBaseline));
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(PROJECT_ROOT, "dist/cli/main.js"),
+        "check",
+        "p4",
+        "--agent",
+        "both",
+        "--baseline",
+        baselines,
+        "--runs",
+        join(base, "runs"),
+        "--json",
+      ],
+      // The default workspace root: the baselines hold prompts that name it (a run waits for another's lock).
+      { cwd: PROJECT_ROOT, encoding: "utf8" },
+    );
+    expect(run.status).toBe(1);
+    const { checks, fidelity } = JSON.parse(run.stdout) as {
+      checks: { probe: string; status: string; regressions: { probe: string; metric: string }[] }[];
+      fidelity: { probe: string; verdict: string }[];
+    };
+    expect(checks.map((c) => [c.probe, c.status])).toEqual([
+      ["p4", "pass"],
+      ["p4@pi", "regression"],
+    ]);
+    expect(checks[1]!.regressions).toEqual([expect.objectContaining({ probe: "p4@pi", metric: "bytes.tools" })]);
+    expect(fidelity.map((row) => [row.probe, row.verdict])).toEqual([["p4", "match"]]);
   }, 180_000);
 
   it("a probe pi cannot express is skipped with its reason and leaves no run folder", async () => {
