@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { findPi, INSTALL_HINT } from "../../src/agents/pi-install.js";
 import { fidelityRow } from "../../src/analysis/fidelity.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
@@ -9,7 +10,7 @@ import type { RequestRecord } from "../../src/capture/types.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { modelsJson, piMcpConfig } from "../../src/probes/pi-agent-dir.js";
 import { piCannotRun, piExpect, runProbeOnPi } from "../../src/probes/pi-runner.js";
-import { runProbe } from "../../src/probes/runner.js";
+import { type RunResult, runProbe } from "../../src/probes/runner.js";
 import { importProfile } from "../../src/profile-import/import-run.js";
 import { writeImportedProfile } from "../../src/profile-import/write.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -76,10 +77,23 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     const base = tempDir("pi-run-");
     return { runsDir: join(base, "runs"), workspaceRoot: join(base, "ws"), database: false };
   };
+  // pi's runs of committed probes, made once for the tests that only read them (a pi run costs seconds);
+  // their folder outlives each test's temp folders and goes with the last test.
+  let sharedBase: string | undefined;
+  const sharedRuns = new Map<string, Promise<RunResult>>();
+  const onPiOnce = (name: string) => {
+    sharedBase ??= mkdtempSync(join(tmpdir(), "pi-shared-"));
+    const options = { runsDir: join(sharedBase, "runs"), workspaceRoot: join(sharedBase, "ws"), database: false };
+    if (!sharedRuns.has(name)) sharedRuns.set(name, runProbeOnPi(load(name), options, pi));
+    return { options, result: sharedRuns.get(name)! };
+  };
+  afterAll(() => {
+    if (sharedBase) rmSync(sharedBase, { recursive: true, force: true });
+  });
 
   it("p1: 4 requests with [read, mcp] each, every expectation holds, and the structure matches the runtime's", async () => {
-    const options = places();
-    const onPi = await runProbeOnPi(load("p1"), options, pi);
+    const { options, result } = onPiOnce("p1");
+    const onPi = await result;
     expect(onPi.failures).toEqual([]);
     expect(onPi.dir).toBe(join(options.runsDir, "p1@pi"));
     const records = jsonlObjects<RequestRecord>(join(onPi.dir, "requests.jsonl"));
@@ -179,10 +193,10 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
   });
 
   it("a profile imported from pi's own p1, p3 and p4 gives the runtime pi's toolsChars and systemChars, request for request", async () => {
-    const options = places();
     const names = ["p1", "p3", "p4"];
     const onPi = [];
-    for (const name of names) onPi.push(await runProbeOnPi(load(name), options, pi));
+    for (const name of names) onPi.push(await onPiOnce(name).result);
+    const options = onPiOnce("p1").options;
     const sources = onPi.map((result) => resolveRun(result.dir, { runsDir: options.runsDir }));
     const file = join(tempDir("pi-profile-"), "pi.json");
     writeImportedProfile(importProfile(sources, "pi").profile, file, true);
