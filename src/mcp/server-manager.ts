@@ -1,7 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { buildCacheEntry, computeConfigHash, isEntryValid, writeCacheEntry } from "./cache.js";
@@ -60,6 +58,19 @@ const DEFAULT_IDLE_MINUTES = 10;
 const STDERR_LINES_KEPT = 3;
 /** HTTP statuses to a first POST that mean "not Streamable HTTP": the legacy SSE transport is tried next. */
 const SSE_FALLBACK_STATUSES: readonly number[] = [404, 405, 406, 415];
+
+/**
+ * The HTTP transports load only for a server with a URL: they bring web streams and an SSE parser
+ * that a run of stdio servers never uses, and would cost every probe run's start-up.
+ */
+const httpTransport = () => import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+
+/** The status of a first POST answered as by a server that is not Streamable HTTP (try SSE), else undefined. */
+async function notStreamableStatus(error: unknown): Promise<number | undefined> {
+  const { StreamableHTTPError } = await httpTransport();
+  if (!(error instanceof StreamableHTTPError) || !SSE_FALLBACK_STATUSES.includes(error.code ?? 0)) return undefined;
+  return error.code;
+}
 
 /**
  * An error's text without the SDK's `MCP error <code>: ` prefix: the model reads what went wrong
@@ -181,9 +192,10 @@ export class ServerManager {
     return state.connecting;
   }
 
-  private createTransport(state: ManagedServer): Transport {
+  private async createTransport(state: ManagedServer): Promise<Transport> {
     const { entry } = state;
     if (entry.url) {
+      const { StreamableHTTPClientTransport } = await httpTransport();
       return new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers ?? {} } });
     }
     if (!entry.command) throw new Error("the server entry has neither command nor url");
@@ -229,14 +241,16 @@ export class ServerManager {
   private async connectClient(state: ManagedServer): Promise<Client> {
     const client = this.createClient(state);
     try {
-      await client.connect(this.createTransport(state), { timeout: INIT_TIMEOUT_MS });
+      await client.connect(await this.createTransport(state), { timeout: INIT_TIMEOUT_MS });
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
-      if (!(error instanceof StreamableHTTPError) || !SSE_FALLBACK_STATUSES.includes(error.code ?? 0)) throw error;
-      this.options.log("mcp_sse_fallback", { server: state.name, status: error.code });
+      const status = state.entry.url ? await notStreamableStatus(error) : undefined;
+      if (status === undefined) throw error;
+      this.options.log("mcp_sse_fallback", { server: state.name, status });
     }
     // A second client: the first one's closing may still be under way and would detach the new transport.
+    const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
     const sse = this.createClient(state);
     try {
       await sse.connect(
