@@ -83,6 +83,9 @@ export class KeepAlive {
     try {
       await this.hooks.ping(server);
     } catch (error) {
+      // A ping still in flight when shutdown closed its connection failed because of the shutdown,
+      // not the server: it must not log a failed check and a second disconnect after it.
+      if (this.stopped) return;
       await this.hooks.drop(server, error);
       this.lost(server);
     } finally {
