@@ -6,7 +6,7 @@ import { TableOutput } from "../analysis/table-output.js";
 import type { TableLook } from "../analysis/table-style.js";
 import { UserError } from "../errors.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
-import { inOrderPool, PROBE_CONCURRENCY } from "../probes/in-order-pool.js";
+import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { allProbeNames } from "../probes/probe-names.js";
@@ -126,34 +126,21 @@ export async function main(argv: string[]): Promise<number> {
     : undefined;
   const pi = onPi?.requirePi();
   interruptRunsOnSignal();
-  const tasks = probes.flatMap((probe) => agentsOf(probe).map((agent) => ({ probe, agent })));
   const options = { database: !values["no-db"], runsDir, limits };
   // The exporter loads while the first probe runs; its settings were checked already.
   const otel = otelFlag(values.otel);
-  // One pool task per probe, its agents one after the other: a probe's run on pi shares its
-  // workspace with its runtime run, so two tasks of one probe side by side would only wait.
-  const groups = await inOrderPool(
+  const results = await poolPerProbe(
     probes,
-    PROBE_CONCURRENCY,
-    async (probe) => {
-      const group: RunResult[] = [];
-      for (const agent of agentsOf(probe)) {
-        if (tasks.length > 1 && !values.json) {
-          const n = tasks.findIndex((task) => task.probe === probe && task.agent === agent) + 1;
-          process.stderr.write(`[${n}/${tasks.length}] ${probe.name}${agent === "pi" ? " on pi" : ""} …\n`);
-        }
-        group.push(await (agent === "pi" && onPi ? onPi.runProbeOnPi(probe, options, pi) : runProbe(probe, options)));
-      }
-      return group;
+    agentsOf,
+    (probe, agent, n, total) => {
+      if (total > 1 && !values.json) process.stderr.write(`${runProgressLine(n, total, probe.name, agent)}\n`);
+      return agent === "pi" && onPi ? onPi.runProbeOnPi(probe, options, pi) : runProbe(probe, options);
     },
-    async (group) => {
-      for (const result of group) {
-        await (await otel)?.exportProbeRun(result.dir, result.records);
-        if (!values.json) await printResult(result, look, runsDir);
-      }
+    async (result) => {
+      await (await otel)?.exportProbeRun(result.dir, result.records);
+      if (!values.json) await printResult(result, look, runsDir);
     },
   );
-  const results = groups.flat();
   const fidelity = chosen?.length === 2 ? fidelityRows(results) : undefined;
   if (values.json) {
     const runs = results.map(resultJson);

@@ -19,7 +19,7 @@ import {
 } from "../analysis/check.js";
 import { CheckFailed, UserError } from "../errors.js";
 import { piRunName } from "../safe-path.js";
-import { inOrderPool, PROBE_CONCURRENCY } from "./in-order-pool.js";
+import { poolPerProbe, runProgressLine } from "./in-order-pool.js";
 import { loadProbeFile, resolveProbePath } from "./load.js";
 import { allProbeNames } from "./probe-names.js";
 import { type RunResult, runProbe } from "./runner.js";
@@ -51,18 +51,14 @@ export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
   const tolerances = loadTolerances(options.tolerancesPath);
   const names = options.probes.length > 0 ? options.probes : allProbeNames(options.root);
   const agents: Agent[] = options.agent === "both" ? ["runtime", "pi"] : [options.agent];
-  const total = names.length * agents.length;
-  // One pool task per probe, its agents one after the other: a probe's run on pi shares its
-  // workspace with its runtime run, so two tasks of one probe side by side would only wait.
-  const groups = await inOrderPool(names, PROBE_CONCURRENCY, async (name, i) => {
-    const group: (ProbeCheck | undefined)[] = [];
-    for (const [j, agent] of agents.entries()) {
-      options.progress?.(`[${i * agents.length + j + 1}/${total}] ${name}${agent === "pi" ? " on pi" : ""} …`);
-      group.push(await checkProbe(name, agent, options, tolerances));
-    }
-    return group;
-  });
-  const checks = groups.flat();
+  const checks = await poolPerProbe(
+    names,
+    () => agents,
+    (name, agent, n, total) => {
+      options.progress?.(runProgressLine(n, total, name, agent));
+      return checkProbe(name, agent, options, tolerances);
+    },
+  );
   // A probe pi cannot express has no check (its progress line said why).
   return checks.filter((check): check is ProbeCheck => check !== undefined);
 }

@@ -47,3 +47,40 @@ export async function inOrderPool<T, R>(
   if (failures.length > 0) throw failures.sort((a, b) => a.index - b.index)[0]!.error;
   return results;
 }
+
+/**
+ * Runs each probe on each of its agents through `inOrderPool`: one pool task per probe, its agents
+ * one after the other, since a probe's run on pi shares its workspace with its runtime run and two
+ * tasks of one probe side by side would only wait for each other's lock. `work` gets the run's
+ * number among all runs (from 1) and their total; `done` gets each result in probe, then agent, order.
+ */
+export async function poolPerProbe<P, A, R>(
+  probes: readonly P[],
+  agentsOf: (probe: P) => readonly A[],
+  work: (probe: P, agent: A, n: number, total: number) => Promise<R>,
+  done: (result: R) => void | Promise<void> = () => undefined,
+): Promise<R[]> {
+  const firsts: number[] = [];
+  let total = 0;
+  for (const probe of probes) {
+    firsts.push(total + 1);
+    total += agentsOf(probe).length;
+  }
+  const groups = await inOrderPool(
+    probes,
+    PROBE_CONCURRENCY,
+    async (probe, i) => {
+      const group: R[] = [];
+      for (const [j, agent] of agentsOf(probe).entries()) group.push(await work(probe, agent, firsts[i]! + j, total));
+      return group;
+    },
+    async (group) => {
+      for (const result of group) await done(result);
+    },
+  );
+  return groups.flat();
+}
+
+/** The progress line of one run: `[3/36] p1 on pi …`. */
+export const runProgressLine = (n: number, total: number, probe: string, agent: string | undefined) =>
+  `[${n}/${total}] ${probe}${agent === "pi" ? " on pi" : ""} …`;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { inOrderPool } from "../../src/probes/in-order-pool.js";
+import { inOrderPool, poolPerProbe } from "../../src/probes/in-order-pool.js";
 
 describe("inOrderPool", () => {
   it("runs at most `width` at once and hands results over in the items' order", async () => {
@@ -50,5 +50,35 @@ describe("inOrderPool", () => {
     await expect(run).rejects.toThrow("item 1 failed");
     expect(started).toEqual([0, 1]);
     expect(handed).toEqual([0]);
+  });
+});
+
+describe("poolPerProbe", () => {
+  it("never runs two agents of one probe at once, numbers every run and hands results over in order", async () => {
+    const probes = ["a", "b", "c"];
+    const agentsOf = (probe: string) => (probe === "b" ? ["runtime"] : ["runtime", "pi"]);
+    const running = new Set<string>();
+    let overlap = false;
+    const numbers: string[] = [];
+    const handed: string[] = [];
+    const results = await poolPerProbe(
+      probes,
+      agentsOf,
+      async (probe, agent, n, total) => {
+        if (running.has(probe)) overlap = true;
+        running.add(probe);
+        numbers.push(`${n}/${total} ${probe} ${agent}`);
+        await sleep(probe === "a" ? 20 : 5);
+        running.delete(probe);
+        return `${probe}@${agent}`;
+      },
+      (result) => {
+        handed.push(result);
+      },
+    );
+    expect(overlap).toBe(false);
+    expect(numbers.sort()).toEqual(["1/5 a runtime", "2/5 a pi", "3/5 b runtime", "4/5 c runtime", "5/5 c pi"]);
+    expect(results).toEqual(["a@runtime", "a@pi", "b@runtime", "c@runtime", "c@pi"]);
+    expect(handed).toEqual(results);
   });
 });
