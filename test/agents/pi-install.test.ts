@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findPi, PI_PINS } from "../../src/agents/pi-install.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { closedPort } from "../fixtures/closed-port.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
@@ -19,15 +19,6 @@ function cli(args: string[], env: NodeJS.ProcessEnv) {
     timeout: 120_000,
   });
   return { code: child.status, stdout: child.stdout, stderr: child.stderr };
-}
-
-/** A port nothing listens on: one the OS handed out and that was closed again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A `pi` on PATH that answers `--version`, inside a package folder named as pi's. */

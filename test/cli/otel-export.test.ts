@@ -5,13 +5,13 @@
  * links, attributes against the run's own files. Then an endpoint that is down, and a mock that
  * streams its requests as they are captured.
  */
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { type OtlpReceiver, type ReceivedSpan, SPAN_KIND, startOtlpReceiver } from "../analysis/otlp-receiver.js";
 import { chatBody, jsonl, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
+import { closedPort } from "../fixtures/closed-port.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, startCliIn } from "./scratch-cli.js";
 
@@ -240,15 +240,6 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
     expect(bare.some((s) => "payload_probe.cost.predicted_usd" in s.attributes)).toBe(false);
   });
 });
-
-/** A port nothing listens on: one the OS handed out and that was closed again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("an endpoint that is down", () => {
   it("run --otel still passes, printing one warning; export otel exits 1 with one warning", async () => {
