@@ -31,3 +31,11 @@ export function positiveIntegerArg(command: string, flag: string, value: string 
     throw new UserError(`${command}: --${flag} expected a whole number of at least 1, got ${JSON.stringify(value)}`);
   return number;
 }
+
+/** `--agent runtime|pi|both`: the agents that run each probe, in order; undefined runs each on its `agent.kind`. */
+export function agentsArg(command: string, value: string | undefined): ("runtime" | "pi")[] | undefined {
+  if (value === undefined) return undefined;
+  if (value === "runtime" || value === "pi") return [value];
+  if (value === "both") return ["runtime", "pi"];
+  throw new UserError(`${command}: --agent expected runtime, pi or both, got ${JSON.stringify(value)}`);
+}

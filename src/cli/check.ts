@@ -12,6 +12,7 @@ import { runCheck } from "../probes/check-run.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import type { RunResult } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../project-root.js";
+import { agentsArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { interruptRunsOnSignal } from "./signals.js";
 import { tableLook } from "./terminal.js";
@@ -77,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
-  const agent = agentArg(values.agent);
+  const agents = agentsArg("check", values.agent);
   const root = PROJECT_ROOT;
   const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
   if (values.run !== undefined) {
@@ -111,16 +112,11 @@ export async function main(argv: string[]): Promise<number> {
     tolerancesPath,
     update: values.update ?? false,
     runsDir,
-    agent,
+    agents,
     onResult: (result) => results.push(result),
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
-  return report(checks, values, agent === "both" ? fidelityRows(results) : undefined);
-}
-
-function agentArg(value: string | undefined): "runtime" | "pi" | "both" | undefined {
-  if (value === undefined || value === "runtime" || value === "pi" || value === "both") return value;
-  throw new UserError(`check: --agent expected runtime, pi or both, got ${JSON.stringify(value)}`);
+  return report(checks, values, agents?.length === 2 ? fidelityRows(results) : undefined);
 }
 
 /** The checks (and with --agent both the fidelity table) on stdout and in the report files; the exit code. */

@@ -4,7 +4,6 @@ import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
 import type { TableLook } from "../analysis/table-style.js";
-import { UserError } from "../errors.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
@@ -14,7 +13,7 @@ import { type RunResult, runProbe } from "../probes/runner.js";
 import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { piRunName } from "../safe-path.js";
-import { defaultRunsDir, positiveIntegerArg } from "./arg-values.js";
+import { agentsArg, defaultRunsDir, positiveIntegerArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { interruptRunsOnSignal } from "./signals.js";
@@ -118,7 +117,7 @@ export async function main(argv: string[]): Promise<number> {
   const probes = names
     .map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT))
     .map((probe) => (profile ? { ...probe, agent: { ...probe.agent, profile } } : probe));
-  const chosen = agentArg(values.agent);
+  const chosen = agentsArg("run", values.agent);
   const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
   // pi-runner (with the mock server and node:http) loads only for pi, keeping node:http out of a runtime start.
   const onPi = probes.some((probe) => agentsOf(probe).includes("pi"))
@@ -166,13 +165,4 @@ function resultJson(r: RunResult) {
     failures: r.failures,
     records: r.records,
   };
-}
-
-/** `--agent`: which agents run each probe, in order; without it, each probe's `agent.kind`. */
-function agentArg(value: string | undefined): ("runtime" | "pi")[] | undefined {
-  if (value === undefined) return undefined;
-  if (value === "runtime") return ["runtime"];
-  if (value === "pi") return ["pi"];
-  if (value === "both") return ["runtime", "pi"];
-  throw new UserError(`run: --agent expected runtime, pi or both, got ${JSON.stringify(value)}`);
 }

@@ -37,10 +37,10 @@ export interface CheckOptions {
   database?: boolean;
   progress?: (line: string) => void;
   /**
-   * Which agent runs the probes (default: each probe's agent.kind); pi is held against
-   * `<probe>@pi.json`, and its checks are named `<probe>@pi`. `both` runs each probe on each.
+   * The agents that run each probe, in order (default: each probe's agent.kind); pi is held against
+   * `<probe>@pi.json`, and its checks are named `<probe>@pi`.
    */
-  agent?: "runtime" | "pi" | "both";
+  agents?: readonly ("runtime" | "pi")[];
   /** Each probe's run as it finishes (`check --agent both` sets the two side by side). */
   onResult?: (result: RunResult) => void;
 }
@@ -50,7 +50,7 @@ type Agent = "runtime" | "pi" | undefined;
 export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
   const tolerances = loadTolerances(options.tolerancesPath);
   const names = options.probes.length > 0 ? options.probes : allProbeNames(options.root);
-  const agents: Agent[] = options.agent === "both" ? ["runtime", "pi"] : [options.agent];
+  const agents: readonly Agent[] = options.agents ?? [undefined];
   const checks = await poolPerProbe(
     names,
     () => agents,
