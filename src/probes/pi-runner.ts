@@ -19,6 +19,7 @@ import { WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations } from "./expect.js";
 import { checkProbeLimits } from "./limits.js";
 import { providerAndModel, writePiAgentDir } from "./pi-agent-dir.js";
+import { probeEnvironment } from "./probe-env.js";
 import {
   announceWait,
   lockProbeFolders,
@@ -69,15 +70,12 @@ function piArguments(probe: Probe, install: PiInstall, skillPaths: string[]): st
 }
 
 /**
- * pi sees only what it needs: PATH (the stub servers start with `node`), a throwaway HOME, its agent and
- * package dirs, no network start-up work; nothing else of the caller's environment (no keys, no config).
+ * pi sees only what it needs: the probe's environment (PATH for the stub servers' `node`, a throwaway
+ * HOME), its agent and package dirs, no network start-up work; nothing else of the caller's environment.
  */
 function piEnvironment(workspace: Workspace, wirePath: string, exclusive: boolean): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: workspace.home,
-    LANG: "C.UTF-8",
-    TZ: "UTC",
+    ...probeEnvironment(workspace.home),
     PI_CODING_AGENT_DIR: workspace.agentDir,
     PI_PACKAGE_DIR: workspace.packageDir,
     PI_OFFLINE: "1",
@@ -178,9 +176,7 @@ export function piExpect(probe: Probe): ProbeExpect {
 async function prepareMcp(probe: Probe, workspace: Workspace, root: string, mcpConfig: string): Promise<void> {
   const cachePath = join(workspace.agentDir, "mcp-cache.json");
   const mcp = probe.agent.mcp!;
-  const env = { ...process.env };
-  delete env[WIRE_LOG_ENV];
-  if (mcp.cache === "valid") await primeCache(mcpConfig, cachePath, workspace, root, env);
+  if (mcp.cache === "valid") await primeCache(mcpConfig, cachePath, workspace, root, probeEnvironment(workspace.home));
   if (mcp.cache === "empty-file") initEmptyCache(cachePath);
 }
 

@@ -42,12 +42,11 @@ function bundleBuildIds(root: string): BuildIds | null {
 }
 
 /**
- * The key of the entries priming `config`'s enabled servers would write, or null when they
- * cannot be vouched for. Relative paths on a command line are resolved as the spawned server sees
- * them: from this process's cwd, unless the entry names a cwd.
+ * The key of the entries priming `config`'s enabled servers (started with `env`) would write, or
+ * null when they cannot be vouched for. Relative paths on a command line are resolved as the spawned
+ * server sees them: from this process's cwd, unless the entry names a cwd.
  */
 export function primeMemoKey(config: McpConfig, root: string, env: NodeJS.ProcessEnv, baseDir: string): string | null {
-  if (env[PRIME_MEMO_ENV] === "off") return null;
   const builds = bundleBuildIds(root);
   const client = builds?.["dist/cli/main.js"];
   if (!builds || !client) return null;

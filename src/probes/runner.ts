@@ -33,7 +33,8 @@ import type { SkillDiagnostic } from "../skills/types.js";
 import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
 import { checkProbeLimits, DEFAULT_LIMITS, limitTransport, REQUESTS_PER_PROMPT, type RunLimits } from "./limits.js";
-import { primeMemoKey, readPrimeMemo, savePrimeMemo } from "./prime-memo.js";
+import { PRIME_MEMO_ENV, primeMemoKey, readPrimeMemo, savePrimeMemo } from "./prime-memo.js";
+import { probeEnvironment } from "./probe-env.js";
 import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe } from "./types.js";
 
@@ -122,6 +123,7 @@ export function stageSkills(paths: string[], root: string, base: string): string
  * Fill the metadata cache from each server before the measured run; nothing of it reaches the wire
  * log. Entries primed before from the same builds and command lines are written again without
  * starting the servers (prime-memo.ts says why that is the same); others come from a connection.
+ * `env` is the servers' environment; the memo's place and switch are the user's (this process's).
  */
 export async function primeCache(
   configPath: string,
@@ -139,14 +141,14 @@ export async function primeCache(
     exclusive: true,
     env,
   });
-  const key = primeMemoKey(config, root, env, root);
-  const primed = key && readPrimeMemo(key, env);
+  const key = process.env[PRIME_MEMO_ENV] === "off" ? null : primeMemoKey(config, root, env, root);
+  const primed = key && readPrimeMemo(key, process.env);
   if (primed) {
     for (const [name, entry] of primed) writeCacheEntry(cachePath, name, { ...entry, cachedAt: Date.now() });
     return;
   }
   await primeByConnecting(config, configPath, cachePath, root, env);
-  if (key) savePrimeMemo(key, env, Object.entries(readCache(cachePath).file.servers));
+  if (key) savePrimeMemo(key, process.env, Object.entries(readCache(cachePath).file.servers));
 }
 
 async function primeByConnecting(
@@ -325,10 +327,9 @@ async function mcpExtensions(
 ): Promise<Extension[]> {
   const mcp = probe.agent.mcp;
   if (!mcp) return [];
-  const baseEnv = { ...process.env };
-  delete baseEnv[WIRE_LOG_ENV];
+  const serverEnv = probeEnvironment(workspace.home);
   const cachePath = join(workspace.agentDir, "mcp-cache.json");
-  if (mcp.cache === "valid") await primeCache(mcp.config, cachePath, workspace, root, baseEnv);
+  if (mcp.cache === "valid") await primeCache(mcp.config, cachePath, workspace, root, serverEnv);
   if (mcp.cache === "empty-file") initEmptyCache(cachePath);
   return [
     mcpExtension({
@@ -337,7 +338,7 @@ async function mcpExtensions(
       exclusive: mcp.exclusive,
       cachePath,
       home: workspace.home,
-      env: { ...baseEnv, [WIRE_LOG_ENV]: wirePath },
+      env: { ...serverEnv, [WIRE_LOG_ENV]: wirePath },
       baseDir: root,
     }),
   ];

@@ -1,0 +1,53 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadProbeFile } from "../../src/probes/load.js";
+import { probeEnvironment } from "../../src/probes/probe-env.js";
+import { runProbe } from "../../src/probes/runner.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+const CANARY = "PAYLOAD_PROBE_TEST_CANARY";
+/** What the SDK's stdio transport adds of the parent's environment to every server it starts. */
+const SDK_DEFAULTS = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+afterEach(() => {
+  delete process.env[CANARY];
+  removeTempDirs();
+});
+
+describe("a probe's MCP servers start in the probe environment, not the user's", () => {
+  it("hands p1's stub, primed and lazily connected, only the probe environment and its wire log", async () => {
+    const base = tempDir("probe-env-");
+    const seen = join(base, "env.jsonl");
+    const config = join(base, "mcp.json");
+    const stub = join(PROJECT_ROOT, "test/fixtures/env-recording-stub.mjs");
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { "probe-stub": { command: "node", args: [stub, seen], lifecycle: "lazy" } } }),
+    );
+    process.env[CANARY] = "a secret of the user's shell";
+    const probe = loadProbeFile(join(PROJECT_ROOT, "probes/p1.yaml"), PROJECT_ROOT);
+    probe.agent.mcp!.config = config;
+
+    const result = await runProbe(probe, { runsDir: join(base, "runs"), workspaceRoot: join(base, "ws") });
+    expect(result.failures).toEqual([]);
+
+    const envs = readFileSync(seen, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, string>);
+    // Once to prime the cache (no wire log), once for the lazy connection before request 4.
+    expect(envs).toHaveLength(2);
+    const expected = probeEnvironment(join(base, "ws", "p1", "home"));
+    for (const env of envs) {
+      expect(env[CANARY]).toBeUndefined();
+      expect(env).toMatchObject(expected);
+      const allowed = new Set([...Object.keys(expected), ...SDK_DEFAULTS, WIRE_LOG_ENV]);
+      expect(Object.keys(env).filter((name) => !allowed.has(name))).toEqual([]);
+    }
+    expect(envs[0]![WIRE_LOG_ENV]).toBeUndefined();
+    expect(envs[1]![WIRE_LOG_ENV]).toBe(join(result.dir, "mcp-wire.jsonl"));
+  });
+});
