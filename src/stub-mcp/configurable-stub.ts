@@ -7,6 +7,8 @@
  *
  * With --http or --sse the first stdout line is `LISTENING <port>`.
  */
+// First, so the SDK's schemas are made after zod is told not to compile (zod reads it per schema).
+import "../zod-jitless.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { inputError } from "../errors.js";
 import { loadFixture } from "./fixture.js";
@@ -16,7 +18,6 @@ import { WireLoggedTransport } from "./logged-transport.js";
 import { parseStubArgs, runStub } from "./stub-cli.js";
 import { GARBAGE_LINE } from "./tool-results.js";
 import { openWireLog } from "./wire-log.js";
-import "../zod-jitless.js";
 
 runStub(async () => {
   const args = parseStubArgs(process.argv.slice(2), ["fixture", "name", "fault", "http", "http-fail", "sse"]);

@@ -4,6 +4,8 @@
  *
  *   node dist/stub-mcp/probe-stub.js [--name <server name>]
  */
+// First, so the SDK's schemas are made after zod is told not to compile (zod reads it per schema).
+import "../zod-jitless.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -12,7 +14,6 @@ import { callProbeTool, PROBE_TOOLS } from "./probe-tools.js";
 import { parseStubArgs, runStub } from "./stub-cli.js";
 import { unknownToolMessage } from "./tool-results.js";
 import { openWireLog } from "./wire-log.js";
-import "../zod-jitless.js";
 
 runStub(async () => {
   const name = parseStubArgs(process.argv.slice(2), ["name"]).name ?? "probe-stub";
