@@ -57,7 +57,25 @@ for (const entry of ENTRIES) {
     sourcemap: true,
     logLevel: "warning",
   });
+  asciiOnly(bundleOf(entry));
   writeFileSync(launcherOf(entry), launcher(entry));
+}
+
+/**
+ * The loader reads a bundle as Latin-1: V8 keeps it one byte per character and Node copies it without
+ * a UTF-8 pass (about 8 ms of the CLI's start, for 2.4 MB). esbuild writes code as ASCII (it escapes
+ * strings, templates, regular expressions and names) but leaves comments as they were written, so a
+ * character past ASCII in a comment becomes "?", one per UTF-16 unit so the source map's columns
+ * still hold. One outside a comment stops the build rather than be misread.
+ */
+function asciiOnly(file) {
+  const text = readFileSync(file, "utf8");
+  for (const [index, line] of text.split("\n").entries()) {
+    const at = line.search(/[\u0080-\uffff]/);
+    if (at >= 0 && !/^\s*(\*|\/\*)/.test(line) && !line.slice(0, at).includes("//"))
+      throw new Error(`${file}:${index + 1}: a character past ASCII outside a comment`);
+  }
+  writeFileSync(file, text.replace(/[\u0080-\uffff]/g, "?"));
 }
 
 /** The entry as users and fixtures start it: hands its bundle to the loader (the CLI with its command). */

@@ -28,7 +28,8 @@ export function runBundle(bundleUrl: URL, variant = "main"): void {
   const file = fileURLToPath(bundleUrl);
   const cacheFile = codeCachePath(file, /^[a-z]{1,16}$/.test(variant) ? variant : "other");
   const cachedData = readIfPresent(cacheFile);
-  const script = new Script(readFileSync(file, "utf8"), {
+  // ASCII by construction (scripts/bundle.mjs), so Latin-1 reads it without decoding UTF-8.
+  const script = new Script(readFileSync(file, "latin1"), {
     filename: file,
     cachedData,
   });
