@@ -6,13 +6,14 @@ cd "$(dirname "$0")"
 
 log() { printf 'run.sh: %s\n' "$*" >&2; }
 
+NODE_MAJOR=0
 need_node() {
   if ! command -v node >/dev/null 2>&1; then
     log "Node.js 20 or newer is required and was not found on PATH"; exit 2
   fi
   # `node --version` answers before the runtime boots; `node -p` would cost a whole Node start-up.
-  local major; major=$(node --version); major=${major#v}; major=${major%%.*}
-  if [ "$major" -lt 20 ]; then log "Node.js 20 or newer is required (found $(node --version))"; exit 2; fi
+  NODE_MAJOR=$(node --version); NODE_MAJOR=${NODE_MAJOR#v}; NODE_MAJOR=${NODE_MAJOR%%.*}
+  if [ "$NODE_MAJOR" -lt 20 ]; then log "Node.js 20 or newer is required (found $(node --version))"; exit 2; fi
 }
 
 # Reinstall when the lockfile changed since the last install (npm writes its own copy into node_modules).
@@ -50,9 +51,21 @@ build() {
   fi
 }
 
+# Node before 22 parses the NODE_EXTRA_CA_CERTS file while it starts (about 80 ms, at every start),
+# whether or not the process opens a TLS connection. Past the install (npm may need it), the CLI and
+# the tests start with it under another name; the CLI puts it back for what it starts and trusts it
+# itself on its first https connection (src/extra-ca-certs.ts).
+defer_extra_ca_certs() {
+  if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ "$NODE_MAJOR" -lt 22 ]; then
+    export PAYLOAD_PROBE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"
+    unset NODE_EXTRA_CA_CERTS
+  fi
+}
+
 need_node
 install_deps
 build
+defer_extra_ca_certs
 
 case "${1:-}" in
   test)

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { request as upstreamRequest } from "undici";
+import { trustExtraCasFor } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { WireApi } from "../providers/types.js";
 import type { FinishedExchange, LoggedRequest, ResponseOutcome } from "./capture.js";
@@ -183,6 +184,7 @@ async function relay(
  */
 export async function startCaptureProxy(options: CaptureProxyOptions): Promise<CaptureProxy> {
   const upstream = new URL(options.upstream);
+  await trustExtraCasFor(upstream.href);
   const authorization = upstreamAuthorization(upstream);
   upstream.username = "";
   upstream.password = "";

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 import { CheckFailed, UserError } from "../errors.js";
+import { restoreExtraCaCerts } from "../extra-ca-certs.js";
+
+restoreExtraCaCerts();
 
 interface Command {
   main(argv: string[]): Promise<number>;

@@ -1,4 +1,5 @@
 import { CheckFailed, UserError } from "../errors.js";
+import { trustExtraCasFor } from "../extra-ca-certs.js";
 import type { Transport } from "./types.js";
 
 /**
@@ -18,6 +19,7 @@ const ERROR_BODY_LIMIT = 500;
 export function httpTransport(headers: Record<string, string> = {}): Transport {
   return async (request) => {
     let response: Response;
+    await trustExtraCasFor(request.url);
     try {
       response = await fetch(request.url, {
         method: "POST",

@@ -5,7 +5,8 @@
  * opentelemetry-proto, installed as the dev dependency `otlp-proto-generated`), not by hand.
  */
 
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 
@@ -141,10 +142,10 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1 on a port the OS picks; every decoded export is kept in order. */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/** Listens on 127.0.0.1 on a port the OS picks (over TLS when given a key and certificate); every decoded export is kept in order. */
+export async function startOtlpReceiver(tls?: { key: string; cert: string }): Promise<OtlpReceiver> {
   const exports: ReceivedExport[] = [];
-  const server: Server = createServer((request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -163,12 +164,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         response.writeHead(400).end((error as Error).message);
       }
     });
-  });
+  };
+  const server: Server = tls ? createHttpsServer(tls, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const spans = () => exports.flatMap((e) => e.spans);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? "https" : "http"}://127.0.0.1:${port}`,
     exports,
     spans,
     async waitForSpans(count, timeoutMs = 20_000) {

@@ -90,8 +90,8 @@ export interface CliServer {
 }
 
 /** Starts `payload-probe <args>` and waits (bounded) for its LISTENING line. */
-export function startCli(args: string[]): Promise<CliServer> {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+export function startCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliServer> {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: PROJECT_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -29,6 +29,7 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
+import { trustedCas } from "../../extra-ca-certs.js";
 import { type OtlpTarget, resolveOtlpTarget } from "./otlp-config.js";
 import type { Attributes, SpanPlan } from "./span-plan.js";
 
@@ -134,7 +135,13 @@ function buildProvider(
   target: OtlpTarget,
 ): { provider: BasicTracerProvider; processor: SpanProcessor } {
   const { url } = target;
-  const options = { url, headers: settings.headers, timeoutMillis: target.timeoutMs };
+  const ca = url.startsWith("https:") ? trustedCas(settings.warn) : undefined;
+  const options = {
+    url,
+    headers: settings.headers,
+    timeoutMillis: target.timeoutMs,
+    ...(ca !== undefined && { httpAgentOptions: { ca } }),
+  };
   const otlp =
     settings.exporter ?? (target.protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options));
   const exporter = settings.exporter ? otlp : guarded(otlp, url, settings.warn, reachable(url));
