@@ -6,7 +6,7 @@
  * request, and every stub server another hundred. Each entry becomes one CommonJS file,
  * `dist/bundles/<name>.cjs`, which src/bundle-loader.ts starts from V8's code cache (Node 20 has no
  * compile cache for ES modules). The entry paths stay as they were — `dist/cli/main.js` and
- * `dist/stub-mcp/<stub>.js` become two-line ES modules that hand their bundle to the loader — so
+ * `dist/stub-mcp/<stub>.js` become small CommonJS launchers that hand their bundle to the loader — so
  * the command lines in probe fixtures, the package's `bin` and the tests keep working, and the MCP
  * cache's configHash (which hashes the server's command line) is unchanged.
  *
@@ -16,7 +16,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { basename, dirname, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 
 const ENTRIES = [
@@ -25,7 +25,6 @@ const ENTRIES = [
   "src/stub-mcp/configurable-stub.ts",
   "src/stub-mcp/minimal-stub.ts",
 ];
-const LOADER = "dist/bundle-loader.js";
 /** What src/bundle-loader.ts expects a bundle to be: a function of Node's five CommonJS arguments. */
 const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) {";
 
@@ -58,7 +57,7 @@ for (const entry of ENTRIES) {
     logLevel: "warning",
   });
   asciiOnly(bundleOf(entry));
-  writeFileSync(launcherOf(entry), launcher(entry));
+  await writeLauncher(entry);
 }
 
 /**
@@ -78,32 +77,45 @@ function asciiOnly(file) {
   writeFileSync(file, text.replace(/[\u0080-\uffff]/g, "?"));
 }
 
-/** The entry as users and fixtures start it: hands its bundle to the loader (the CLI with its command). */
-function launcher(entry) {
-  const from = dirname(launcherOf(entry));
-  const specifier = (path) => (path.startsWith(".") ? path : `./${path}`);
-  const loader = specifier(relative(from, LOADER));
-  const bundle = specifier(relative(from, bundleOf(entry)));
+/**
+ * The entry as users and fixtures start it: hands its bundle to the loader (the CLI with its command).
+ * A CommonJS file with the loader built in, in a folder whose package.json says so: an ES module entry
+ * made Node set up its module loader first, about 7 ms of every start (the stub's included). tsc's
+ * own output beside the launchers is no longer loadable as ES modules; nothing loads it (the bundles
+ * are built from src/).
+ */
+async function writeLauncher(entry) {
+  const bundle = relative(dirname(launcherOf(entry)), bundleOf(entry));
   const variant = entry === "src/cli/main.ts" ? ", process.argv[2]" : "";
-  return [
-    "#!/usr/bin/env node",
-    `// Written by scripts/bundle.mjs: runs ${bundleOf(entry)} from V8's code cache (src/bundle-loader.ts).`,
-    `import { runBundle } from "${loader}";`,
-    `runBundle(new URL("${bundle}", import.meta.url)${variant});`,
-    "",
-  ].join("\n");
+  await build({
+    stdin: {
+      contents: `import { runBundle } from "./src/bundle-loader.ts";\nrunBundle(require("node:path").join(__dirname, ${JSON.stringify(bundle)})${variant});\n`,
+      resolveDir: ".",
+      loader: "ts",
+    },
+    outfile: launcherOf(entry),
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    banner: {
+      js: `#!/usr/bin/env node\n// Written by scripts/bundle.mjs: runs ${bundleOf(entry)} from V8's code cache (src/bundle-loader.ts).`,
+    },
+    logLevel: "warning",
+  });
+  writeFileSync(join(dirname(launcherOf(entry)), "package.json"), '{ "type": "commonjs" }\n');
 }
 
 /**
  * dist/build-id.json: for each entry, the sha256 of its own bytes and of everything that runs when
- * it starts (the entry, the loader, the bundle). A primed MCP cache is reused only for the same build
+ * it starts (the entry, with the loader in it, and the bundle). A primed MCP cache is reused only for the same build
  * of the client and the stub (src/probes/prime-memo.ts); an entry's own hash tells a launcher from
  * a file tsc wrote over it later.
  */
 const sha256 = (data) => createHash("sha256").update(data).digest("hex");
 const builds = {};
 for (const entry of ENTRIES) {
-  const parts = [launcherOf(entry), LOADER, bundleOf(entry)];
+  const parts = [launcherOf(entry), bundleOf(entry)];
   const whole = createHash("sha256");
   for (const part of parts) whole.update(`${part}\n`).update(readFileSync(part));
   builds[launcherOf(entry)] = { entry: sha256(readFileSync(launcherOf(entry))), build: whole.digest("hex") };

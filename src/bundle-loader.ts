@@ -1,6 +1,6 @@
 /**
  * Starts a CommonJS bundle (`dist/bundles/<name>.cjs`, written by scripts/bundle.mjs) from V8's code
- * cache: the small ES module entries `dist/cli/main.js` and `dist/stub-mcp/<stub>.js` call this.
+ * cache: the small entries `dist/cli/main.js` and `dist/stub-mcp/<stub>.js` carry a copy of this and call it.
  *
  * Node 20 compiles every ES module from its source at every start (a compile cache for modules came
  * only with Node 22), and a probe run starts the CLI and then each stub server: both spent about a
@@ -13,19 +13,17 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 
 type ModuleBody = (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
 
 /**
- * Runs the bundle at `bundleUrl`: a CommonJS module's body that scripts/bundle.mjs wrapped as Node
- * wraps one, `(function (exports, require, module, __filename, __dirname) {…})`. `variant` names what this start will mostly run (the CLI's
- * command), so each command keeps a cache of the functions it compiles rather than the first
- * command's; it must be a plain word.
+ * Runs the bundle at path `file`: a CommonJS module's body that scripts/bundle.mjs wrapped as Node
+ * wraps one, `(function (exports, require, module, __filename, __dirname) {…})`. `variant` names
+ * what this start will mostly run (the CLI's command), so each command keeps a cache of the
+ * functions it compiles rather than the first command's; it must be a plain word.
  */
-export function runBundle(bundleUrl: URL, variant = "main"): void {
-  const file = fileURLToPath(bundleUrl);
+export function runBundle(file: string, variant = "main"): void {
   const cacheFile = codeCachePath(file, /^[a-z]{1,16}$/.test(variant) ? variant : "other");
   const cachedData = readIfPresent(cacheFile);
   // ASCII by construction (scripts/bundle.mjs), so Latin-1 reads it without decoding UTF-8.

@@ -30,7 +30,7 @@ function setUp(variant?: string): { dir: string; start: Start } {
   mkdirSync(join(dir, "bundles"));
   writeFileSync(join(dir, "bundles", "probe.cjs"), BUNDLE);
   const args = variant === undefined ? "" : `, ${JSON.stringify(variant)}`;
-  const launcher = `import { runBundle } from ${JSON.stringify(LOADER)};\nrunBundle(new URL("./bundles/probe.cjs", import.meta.url)${args});\n`;
+  const launcher = `import { runBundle } from ${JSON.stringify(LOADER)};\nrunBundle(new URL("./bundles/probe.cjs", import.meta.url).pathname${args});\n`;
   writeFileSync(join(dir, "main.mjs"), launcher);
   const start: Start = (exitCode) =>
     spawnSync(process.execPath, [join(dir, "main.mjs")], {
