@@ -55,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
-  const probe = loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
+  const probe = await loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
   const otel = await otelFlag(values.otel);
   const live = otel?.live(`${probe.name}-mock`);
   const server = await startMockServer(

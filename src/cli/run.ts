@@ -114,9 +114,11 @@ export async function main(argv: string[]): Promise<number> {
   const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
   // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
   const profile = values.profile === undefined ? undefined : resolve(values.profile);
-  const probes = names
-    .map((name) => loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT))
-    .map((probe) => (profile ? { ...probe, agent: { ...probe.agent, profile } } : probe));
+  const probes: Probe[] = [];
+  for (const name of names) {
+    const probe = await loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT);
+    probes.push(profile ? { ...probe, agent: { ...probe.agent, profile } } : probe);
+  }
   const chosen = agentsArg("run", values.agent);
   const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
   // pi-runner (with the mock server and node:http) loads only for pi, keeping node:http out of a runtime start.

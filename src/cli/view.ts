@@ -70,7 +70,7 @@ export async function main(argv: string[]): Promise<number> {
     : null;
   const bytes = writeViewPage(out, sources, pairs, {
     counter: await loadTokenCounter(),
-    markers: markersOf(sources),
+    markers: await markersOf(sources),
     rawBytes: sources.reduce((n, s) => n + runFileBytes(s), 0),
     ...(values.cost ? { costLines: await costLinesOf(sources, values) } : {}),
   });
@@ -106,7 +106,7 @@ function defaultOut(a: RunSource, b: RunSource | null, runsDir: string): string 
 }
 
 /** The marker patterns of each run's probe file, when the probe has one (a proxy or mock run may not). */
-function markersOf(sources: RunSource[]): Record<string, MarkerSpec> {
+async function markersOf(sources: RunSource[]): Promise<Record<string, MarkerSpec>> {
   const markers: Record<string, MarkerSpec> = {};
   for (const source of sources) {
     const probe = firstProbeName(source);
@@ -114,7 +114,7 @@ function markersOf(sources: RunSource[]): Record<string, MarkerSpec> {
     const file = resolveProbePath(probe, PROJECT_ROOT);
     if (!existsSync(file)) continue;
     try {
-      Object.assign(markers, loadProbeFile(file, PROJECT_ROOT).markers);
+      Object.assign(markers, (await loadProbeFile(file, PROJECT_ROOT)).markers);
     } catch (error) {
       // A probe file that no longer loads only costs the highlighting; the page is still right.
       if (!(error instanceof UserError)) throw error;

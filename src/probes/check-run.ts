@@ -73,7 +73,7 @@ async function checkProbe(
   let result: RunResult;
   let onPi = agent === "pi";
   try {
-    const probe = loadProbeFile(resolveProbePath(name, options.root), options.root);
+    const probe = await loadProbeFile(resolveProbePath(name, options.root), options.root);
     onPi = (agent ?? probe.agent.kind) === "pi";
     const runOptions = {
       root: options.root,

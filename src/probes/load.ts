@@ -3,16 +3,27 @@ import { isAbsolute, join, resolve } from "node:path";
 import { inputError, UserError } from "../errors.js";
 import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
 import { parseInput } from "../validate.js";
-import { readProbeYaml } from "./probe-yaml.js";
-import { probeSchema } from "./schema.js";
+import { recalledProbeFields, rememberProbeFields } from "./probe-memo.js";
+import { readProbeText } from "./probe-yaml.js";
 import type { Probe, ProbeAgent } from "./types.js";
 
 /** Parse and validate a probe file; every problem names the file and the field. */
-export function loadProbeFile(file: string, root: string): Probe {
-  const { value, fieldName } = readProbeYaml(file, root);
-  const { agent, ...fields } = parseInput(probeSchema, value, file, fieldName);
+export async function loadProbeFile(file: string, root: string): Promise<Probe> {
+  const text = readProbeText(file);
+  const { agent, ...fields } = recalledProbeFields<ProbeFields>(text, root) ?? (await validateProbe(file, text, root));
   checkSkillLayers(file, agent.skillLayers, root);
   return { file, ...fields, agent: { ...agent, mcp: mcpSetup(file, agent.mcp, root) } };
+}
+
+type ProbeFields = Omit<Probe, "file">;
+
+/** YAML, then the schema, both loaded only here: a probe the memo knows needs neither. */
+async function validateProbe(file: string, text: string, root: string): Promise<ProbeFields> {
+  const [{ parseProbeYaml }, { probeSchema }] = await Promise.all([import("./probe-yaml.js"), import("./schema.js")]);
+  const { value, fieldName } = parseProbeYaml(file, text, root);
+  const fields: ProbeFields = parseInput(probeSchema, value, file, fieldName);
+  rememberProbeFields(text, root, fields);
+  return fields;
 }
 
 /** load_skill catalog layers: each an existing folder, relative to the checkout. */

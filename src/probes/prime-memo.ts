@@ -14,32 +14,15 @@
  * a stub tsc wrote over, or the CLI running from tsc's output (as in unit tests) is primed by a
  * connection every time. `PAYLOAD_PROBE_PRIME_MEMO=off` primes by a connection always.
  */
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { relative, resolve, sep } from "node:path";
 import { computeConfigHash } from "../mcp/cache.js";
 import type { CacheEntry, McpConfig } from "../mcp/types.js";
-import { userCacheDir } from "../user-cache.js";
+import { bundleBuildIds, isFile, memoPath, sha256, storeMemo } from "./build-memo.js";
 
 export const PRIME_MEMO_ENV = "PAYLOAD_PROBE_PRIME_MEMO";
 /** Raised when the key or the stored file's form changes. */
 const MEMO_FORMAT = 1;
-
-type BuildIds = Record<string, { entry: string; build: string }>;
-
-const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
-const isFile = (path: string) => existsSync(path) && statSync(path).isFile();
-
-/** The build ids when this code is itself part of a bundle under `<root>/dist/bundles/`, else null. */
-function bundleBuildIds(root: string): BuildIds | null {
-  const here = relative(root, fileURLToPath(import.meta.url))
-    .split(sep)
-    .join("/");
-  const ids = join(root, "dist", "build-id.json");
-  if (!here.startsWith("dist/bundles/") || !isFile(ids)) return null;
-  return JSON.parse(readFileSync(ids, "utf8")) as BuildIds;
-}
 
 /**
  * The key of the entries priming `config`'s enabled servers (started with `env`) would write, or
@@ -66,11 +49,11 @@ export function primeMemoKey(config: McpConfig, root: string, env: NodeJS.Proces
   return sha256(JSON.stringify({ format: MEMO_FORMAT, client: client.build, servers }));
 }
 
-const memoPath = (key: string, env: NodeJS.ProcessEnv) => join(userCacheDir(env), "mcp-primed", `${key}.json`);
+const primedPath = (key: string, env: NodeJS.ProcessEnv) => memoPath("mcp-primed", `${key}.json`, env);
 
 /** The entries stored under `key`, in the order priming wrote them, or null. */
 export function readPrimeMemo(key: string, env: NodeJS.ProcessEnv): [string, CacheEntry][] | null {
-  const path = memoPath(key, env);
+  const path = primedPath(key, env);
   if (!isFile(path)) return null;
   try {
     const stored = JSON.parse(readFileSync(path, "utf8")) as { format?: number; servers?: [string, CacheEntry][] };
@@ -80,11 +63,7 @@ export function readPrimeMemo(key: string, env: NodeJS.ProcessEnv): [string, Cac
   }
 }
 
-/** Stores what a real priming wrote; through a temp file and a rename, as two runs may store at once. */
+/** Stores what a real priming wrote. */
 export function savePrimeMemo(key: string, env: NodeJS.ProcessEnv, servers: [string, CacheEntry][]): void {
-  const path = memoPath(key, env);
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify({ format: MEMO_FORMAT, servers }));
-  renameSync(temp, path);
+  storeMemo(primedPath(key, env), JSON.stringify({ format: MEMO_FORMAT, servers }));
 }

@@ -17,13 +17,12 @@ const MAX_ERROR_LINE = 200;
 const PLAIN_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
- * Reads a probe file as YAML text. Its content appears in error messages only when the file lies
+ * Parses a probe file's text (`readProbeText`) as YAML. Its content appears in error messages only when the file lies
  * inside the project root (`root`): a file elsewhere may be anything the user can point at
  * (`run /etc/shadow`), so its YAML errors give reason and position only, and keys that are not
  * plain names are shown by their line.
  */
-export function readProbeYaml(file: string, root: string): ProbeYaml {
-  const text = readText(file);
+export function parseProbeYaml(file: string, text: string, root: string): ProbeYaml {
   const quotesContent = isInside(root, file);
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
@@ -62,7 +61,7 @@ export function readProbeYaml(file: string, root: string): ProbeYaml {
 }
 
 /** The file as text; a file that is not UTF-8 text (an image, an archive) is named, never echoed. */
-function readText(file: string): string {
+export function readProbeText(file: string): string {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);

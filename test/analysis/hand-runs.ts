@@ -9,7 +9,7 @@ export async function runHandProbe(dir: string, name: string, yaml: string, root
   mkdirSync(join(dir, "probes"), { recursive: true });
   const file = join(dir, "probes", `${name}.yaml`);
   writeFileSync(file, yaml);
-  return runProbe(loadProbeFile(file, root), {
+  return runProbe(await loadProbeFile(file, root), {
     root,
     runsDir: join(dir, "runs"),
     workspaceRoot: join(dir, "ws"),

@@ -30,7 +30,7 @@ afterEach(async () => {
 
 async function mockBehindProxy(): Promise<{ mock: MockServer; proxy: CaptureProxy; runs: string }> {
   const runs = tempDir("proxy-test-");
-  const mock = await startMockServer(writeTinyProbe(runs).model, { runsDir: runs });
+  const mock = await startMockServer((await writeTinyProbe(runs)).model, { runsDir: runs });
   const proxy = await startCaptureProxy({
     upstream: mock.baseUrl.replace(/\/v1$/, ""),
     runsDir: runs,
@@ -161,7 +161,7 @@ describe("capture proxy", () => {
 
   it("the CLI in front of the mock prints LISTENING, forwards, records, and exits 0 on SIGTERM; --help 0; no --upstream 2", async () => {
     const runs = tempDir("proxy-cli-");
-    const mock = await startMockServer(writeTinyProbe(runs).model, { runsDir: runs, database: false });
+    const mock = await startMockServer((await writeTinyProbe(runs)).model, { runsDir: runs, database: false });
     closers.push(() => mock.close());
     const cli: CliServer = await startCli([
       "proxy",

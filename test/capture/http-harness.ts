@@ -12,7 +12,7 @@ import type { ModelResponse } from "../../src/providers/types.js";
 export const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
 
 /** A two-turn probe file in `dir`: a tool call, then text; `model` is what the mock serves of it. */
-export function writeTinyProbe(dir: string): { file: string; probe: Probe; model: MockModel } {
+export async function writeTinyProbe(dir: string): Promise<{ file: string; probe: Probe; model: MockModel }> {
   const file = join(dir, "tiny.yaml");
   writeFileSync(
     file,
@@ -27,7 +27,7 @@ markers:
   notes: { in: messages, match: notes.txt }
 `,
   );
-  const probe = loadProbeFile(file, PROJECT_ROOT);
+  const probe = await loadProbeFile(file, PROJECT_ROOT);
   return { file, probe, model: { name: probe.name, markers: probe.markers, script: probe.model.script } };
 }
 

@@ -27,7 +27,7 @@ afterEach(async () => {
 
 async function mock(): Promise<{ server: MockServer; runs: string }> {
   const runs = tempDir("mock-test-");
-  const server = await startMockServer(writeTinyProbe(runs).model, { runsDir: runs });
+  const server = await startMockServer((await writeTinyProbe(runs)).model, { runsDir: runs });
   servers.push(server);
   return { server, runs };
 }
@@ -132,7 +132,7 @@ describe("mock server", () => {
 
   it("a second mock on a port in use exits 2 and leaves the live mock's run folder untouched", async () => {
     const runs = tempDir("mock-busy-");
-    const { file } = writeTinyProbe(runs);
+    const { file } = await writeTinyProbe(runs);
     const cli = await startCli(["mock", file, "--runs", runs]);
     clis.push(cli);
     expect((await postChat(`${cli.url}/chat/completions`, chatBody("one"))).status).toBe(200);
@@ -153,7 +153,7 @@ describe("mock server", () => {
 
   it("the CLI prints LISTENING first, serves and records, and finishes the run on SIGTERM (exit 0)", async () => {
     const runs = tempDir("mock-cli-");
-    const { file } = writeTinyProbe(runs);
+    const { file } = await writeTinyProbe(runs);
     const cli = await startCli(["mock", file, "--runs", runs, "--port", "0"]);
     expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     const reply = await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("read notes.txt")));

@@ -42,7 +42,7 @@ const SYSTEM = Array.from(
 
 /** Two requests through the proxy, as an agent makes them: the prompt, then the tool result. */
 async function captureAgentSession(options: { extraTool?: string; extraLine?: string }): Promise<void> {
-  const mock = await startMockServer(writeTinyProbe(scratch).model, {
+  const mock = await startMockServer((await writeTinyProbe(scratch)).model, {
     runsDir: join(scratch, "mock-runs"),
     database: false,
   });

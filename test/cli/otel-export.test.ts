@@ -269,7 +269,7 @@ describe("an endpoint that is down", () => {
 describe("mock --otel", () => {
   it("sends each request as it is captured, under the run's invoke_agent span ended on SIGTERM", async () => {
     const dir = tempDir("otel-mock-");
-    const { file } = writeTinyProbe(dir);
+    const { file } = await writeTinyProbe(dir);
     const mock = await startCli(["mock", file, "--runs", dir, "--no-db", "--otel", receiver.url]);
     await parseReply(await postChat(`${mock.url}/chat/completions`, chatBody("read notes.txt")));
     const [chat] = await receiver.waitForSpans(1);

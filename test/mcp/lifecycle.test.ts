@@ -77,7 +77,7 @@ describe("notifications/tools/list_changed", () => {
         "  toolResults: { 1: { equals: GROWING_GREW } }",
       ].join("\n"),
     );
-    const result = await runProbe(loadProbeFile(probeFile, ROOT), {
+    const result = await runProbe(await loadProbeFile(probeFile, ROOT), {
       root: ROOT,
       runsDir: join(dir, "runs"),
       workspaceRoot: join(dir, "ws"),

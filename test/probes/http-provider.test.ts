@@ -36,7 +36,7 @@ describe("the runtime's provider over HTTP", () => {
     async (name) => {
       const base = tempDir("http-provider-");
       const runsDir = join(base, "runs");
-      const probe = loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT);
+      const probe = await loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT);
       const options = { runsDir, workspaceRoot: join(base, "ws"), database: false };
       const local = await runProbe(probe, options);
 

@@ -28,7 +28,7 @@ function writeProbe(dir: string, prompts: string[], steps: string[]): string {
 }
 
 async function runLimited(file: string, dir: string, limits: { requests: number; payloadBytes: number }) {
-  return runProbe(loadProbeFile(file, PROJECT_ROOT), {
+  return runProbe(await loadProbeFile(file, PROJECT_ROOT), {
     runsDir: join(dir, "runs"),
     workspaceRoot: join(dir, "ws"),
     limits,

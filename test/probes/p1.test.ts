@@ -13,7 +13,7 @@ import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 
-const loadP1 = (): Probe => loadProbeFile(join(PROJECT_ROOT, "probes/p1.yaml"), PROJECT_ROOT);
+const loadP1 = (): Promise<Probe> => loadProbeFile(join(PROJECT_ROOT, "probes/p1.yaml"), PROJECT_ROOT);
 /** p1 in its own runs folder and workspace, so it collides with nothing; the stub is a real child process. */
 const runIsolated = (probe: Probe) => {
   const base = tempDir("p1-test-");
@@ -27,7 +27,7 @@ interface WireMessage {
 
 describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
   it("reproduces the documented run and every expectation holds", async () => {
-    const result = await runIsolated(loadP1());
+    const result = await runIsolated(await loadP1());
     expect(result.failures).toEqual([]);
 
     const records = jsonlObjects<RequestRecord>(join(result.dir, "requests.jsonl"));
@@ -81,7 +81,7 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
 
   it("without a database, events.jsonl still numbers its events 0, 1, 2, … (idx once advanced only with one)", async () => {
     const base = tempDir("p1-nodb-");
-    const result = await runProbe(loadP1(), {
+    const result = await runProbe(await loadP1(), {
       runsDir: join(base, "runs"),
       workspaceRoot: join(base, "ws"),
       database: false,
@@ -92,7 +92,7 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
   });
 
   it("an expectation that disagrees with the run fails, naming the request and the field", async () => {
-    const probe = loadP1();
+    const probe = await loadP1();
     probe.expect.each["markers.schema"] = [0, 0, 1, 1];
     probe.expect.wire["probe-stub"]!.firstMessageBefore = 3;
     const result = await runIsolated(probe);
@@ -103,7 +103,7 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
   });
 
   it("a server command that does not exist is an input error naming the server and the config file", async () => {
-    const probe = loadProbeFile(join(PROJECT_ROOT, "fixtures/bad/missing-command.yaml"), PROJECT_ROOT);
+    const probe = await loadProbeFile(join(PROJECT_ROOT, "fixtures/bad/missing-command.yaml"), PROJECT_ROOT);
     const failure = await runIsolated(probe).then(
       () => undefined,
       (error: unknown) => error,

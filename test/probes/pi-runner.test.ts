@@ -23,15 +23,15 @@ afterEach(removeTempDirs);
 const load = (name: string) => loadProbeFile(join(PROJECT_ROOT, "probes", `${name}.yaml`), PROJECT_ROOT);
 
 describe("what pi can run, and the expect block it is held to (no pi needed)", () => {
-  it("skips probes the real pi cannot express, saying why", () => {
-    expect(piCannotRun(load("p1"))).toBeUndefined();
-    expect(piCannotRun(load("p1-anthropic"))).toMatch(/anthropic-messages.*chat completions/);
-    expect(piCannotRun(load("p6"))).toMatch(/load_skill/);
-    expect(piCannotRun(load("p7"))).toMatch(/sampling/);
+  it("skips probes the real pi cannot express, saying why", async () => {
+    expect(piCannotRun(await load("p1"))).toBeUndefined();
+    expect(piCannotRun(await load("p1-anthropic"))).toMatch(/anthropic-messages.*chat completions/);
+    expect(piCannotRun(await load("p6"))).toMatch(/load_skill/);
+    expect(piCannotRun(await load("p7"))).toMatch(/sampling/);
   });
 
-  it("pi.expect replaces what it states; registry and skill-discovery checks are dropped", () => {
-    const base = load("seq-search");
+  it("pi.expect replaces what it states; registry and skill-discovery checks are dropped", async () => {
+    const base = await load("seq-search");
     const merged = piExpect(base);
     expect(merged.each.tools).toEqual({ all: ["mcp", "mcp__a", "mcp__b"] });
     expect(merged.each.roles).toEqual(base.expect.each.roles);
@@ -41,15 +41,15 @@ describe("what pi can run, and the expect block it is held to (no pi needed)", (
       b: expect.objectContaining({ silent: true }),
     });
     expect(merged.surface).toEqual({});
-    expect(piExpect(load("p5")).skills).toBeUndefined();
+    expect(piExpect(await load("p5")).skills).toBeUndefined();
     // A probe without a pi section keeps its own expectations.
-    expect(piExpect(load("p1")).toolResults).toEqual(load("p1").expect.toolResults);
+    expect(piExpect(await load("p1")).toolResults).toEqual((await load("p1")).expect.toolResults);
   });
 });
 
 describe("pi's agent dir (no pi needed)", () => {
-  it("models.json names the probe's provider and model at the mock, with the runtime's limits", () => {
-    const models = modelsJson(load("p1"), "http://127.0.0.1:9/v1") as {
+  it("models.json names the probe's provider and model at the mock, with the runtime's limits", async () => {
+    const models = modelsJson(await load("p1"), "http://127.0.0.1:9/v1") as {
       providers: Record<string, { baseUrl: string; api: string; compat?: unknown; models: unknown[] }>;
     };
     const provider = models.providers["token-plan"]!;
@@ -60,7 +60,7 @@ describe("pi's agent dir (no pi needed)", () => {
     ]);
   });
 
-  it("stdio servers start in the checkout, its path written resolved (the adapter hashes cwd as written)", () => {
+  it("stdio servers start in the checkout, its path written resolved (the adapter hashes cwd as written)", async () => {
     const config = piMcpConfig(join(PROJECT_ROOT, "fixtures/mcp-proxy.json"), PROJECT_ROOT) as {
       mcpServers: Record<string, { cwd?: string }>;
     };
@@ -84,7 +84,11 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
   const onPiOnce = (name: string) => {
     sharedBase ??= mkdtempSync(join(tmpdir(), "pi-shared-"));
     const options = { runsDir: join(sharedBase, "runs"), workspaceRoot: join(sharedBase, "ws"), database: false };
-    if (!sharedRuns.has(name)) sharedRuns.set(name, runProbeOnPi(load(name), options, pi));
+    if (!sharedRuns.has(name))
+      sharedRuns.set(
+        name,
+        load(name).then((probe) => runProbeOnPi(probe, options, pi)),
+      );
     return { options, result: sharedRuns.get(name)! };
   };
   afterAll(() => {
@@ -112,7 +116,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     // `p1@pi` is a run name the analysis commands find.
     expect(resolveRun("p1@pi", { runsDir: options.runsDir }).count()).toBe(4);
 
-    const onRuntime = await runProbe(load("p1"), options);
+    const onRuntime = await runProbe(await load("p1"), options);
     const row = fidelityRow("p1", onRuntime.records, onPi.records);
     expect(row.differs).toEqual([]);
     expect(row.verdict).toBe("match");
@@ -135,7 +139,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     );
     process.env.PAYLOAD_PROBE_TEST_SECRET = "must-not-leak-4711";
     try {
-      const result = await runProbeOnPi(loadProbeFile(file, PROJECT_ROOT), places(), pi);
+      const result = await runProbeOnPi(await loadProbeFile(file, PROJECT_ROOT), places(), pi);
       expect(result.failures).toEqual([]);
       const payloads = readFileSync(join(result.dir, "payloads.jsonl"), "utf8");
       expect(payloads).toContain("PI_CODING_AGENT_DIR");
@@ -145,7 +149,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     }
   }, 180_000);
 
-  it("check --agent both: each probe on each agent against its own baseline, pi's named <probe>@pi, then the fidelity table", () => {
+  it("check --agent both: each probe on each agent against its own baseline, pi's named <probe>@pi, then the fidelity table", async () => {
     const base = tempDir("pi-check-");
     const baselines = join(base, "baselines");
     mkdirSync(baselines);
@@ -186,7 +190,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
 
   it("a probe pi cannot express is skipped with its reason and leaves no run folder", async () => {
     const options = places();
-    const result = await runProbeOnPi(load("p1-anthropic"), options, pi);
+    const result = await runProbeOnPi(await load("p1-anthropic"), options, pi);
     expect(result.skipped).toMatch(/anthropic-messages/);
     expect(result.records).toEqual([]);
     expect(existsSync(join(options.runsDir, "p1-anthropic@pi"))).toBe(false);
@@ -202,7 +206,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     writeImportedProfile(importProfile(sources, "pi").profile, file, true);
     const sizes = (records: RequestRecord[]) => records.map((r) => [r.toolsChars, r.systemChars]);
     for (const [i, name] of names.entries()) {
-      const probe = load(name);
+      const probe = await load(name);
       const again = await runProbe({ ...probe, agent: { ...probe.agent, profile: file } }, options);
       expect(again.failures).toEqual([]);
       expect(sizes(again.records)).toEqual(sizes(onPi[i]!.records));

@@ -28,7 +28,7 @@ describe("a probe's MCP servers start in the probe environment, not the user's",
       JSON.stringify({ mcpServers: { "probe-stub": { command: "node", args: [stub, seen], lifecycle: "lazy" } } }),
     );
     process.env[CANARY] = "a secret of the user's shell";
-    const probe = loadProbeFile(join(PROJECT_ROOT, "probes/p1.yaml"), PROJECT_ROOT);
+    const probe = await loadProbeFile(join(PROJECT_ROOT, "probes/p1.yaml"), PROJECT_ROOT);
     probe.agent.mcp!.config = config;
 
     const result = await runProbe(probe, { runsDir: join(base, "runs"), workspaceRoot: join(base, "ws") });

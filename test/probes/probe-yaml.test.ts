@@ -1,10 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readProbeYaml } from "../../src/probes/probe-yaml.js";
+import { parseProbeYaml, readProbeText } from "../../src/probes/probe-yaml.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { userErrorOf } from "../fixtures/user-error.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+/** A probe file read and parsed, as the loader does for a text it has not validated before. */
+const readProbeYaml = (file: string, root: string) => parseProbeYaml(file, readProbeText(file), root);
 
 afterEach(removeTempDirs);
 

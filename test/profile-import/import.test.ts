@@ -22,7 +22,7 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
  * own; its workspace is `<base>/<workspace>/ws`.
  */
 async function run(name: string, label: string, profile?: string, workspace = label): Promise<string> {
-  const probe = loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT);
+  const probe = await loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT);
   const result = await runProbe(profile ? { ...probe, agent: { ...probe.agent, profile } } : probe, {
     runsDir: join(base, label, "runs"),
     workspaceRoot: join(base, workspace, "ws"),
@@ -80,7 +80,7 @@ describe("profile import round trip: the imported profile sends the same bodies 
 describe("profile import from a capture the mock made (an agent outside this process)", () => {
   it("p1's bodies sent to `mock` over HTTP, imported from the mock's run, are sent again unchanged", async () => {
     const sent = requestsOf(await run("p1", "mock-agent"));
-    const probe = loadProbeFile(resolveProbePath("p1", PROJECT_ROOT), PROJECT_ROOT);
+    const probe = await loadProbeFile(resolveProbePath("p1", PROJECT_ROOT), PROJECT_ROOT);
     const runsDir = join(base, "mock-capture");
     const mock = await startMockServer(
       { name: probe.name, markers: probe.markers, script: probe.model.script },

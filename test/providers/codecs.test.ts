@@ -25,11 +25,11 @@ describe("the codec registry", () => {
     expect(() => codecFor("gemini" as WireApi)).toThrow(/known APIs are openai-completions, anthropic-messages/);
   });
 
-  it("a probe's model.api must name one of them", () => {
+  it("a probe's model.api must name one of them", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "pp-codecs-")), "bad.yaml");
     writeFileSync(file, "name: bad\nmodel:\n  api: gemini\n  script: [{ text: hi }]\nprompts: [hi]\n");
-    expect(() => loadProbeFile(file, PROJECT_ROOT)).toThrow(UserError);
-    expect(() => loadProbeFile(file, PROJECT_ROOT)).toThrow(/model\.api/);
+    await expect(loadProbeFile(file, PROJECT_ROOT)).rejects.toThrow(UserError);
+    await expect(loadProbeFile(file, PROJECT_ROOT)).rejects.toThrow(/model\.api/);
   });
 });
 

@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from "../../src/project-root.js";
 export async function runCheckedInProbe(name: string): Promise<RunResult> {
   const tmp = mkdtempSync(join(tmpdir(), `payload-probe-${name}-`));
   try {
-    const probe = loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT);
+    const probe = await loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT);
     return await runProbe(probe, { runsDir: join(tmp, "runs"), workspaceRoot: join(tmp, "ws"), database: false });
   } finally {
     rmSync(tmp, { recursive: true, force: true });

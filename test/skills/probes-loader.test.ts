@@ -38,8 +38,8 @@ describe("expect.skills", () => {
     return loadProbeFile(file, dir);
   }
 
-  it("reports a loaded list or a diagnostic that differs", () => {
-    const probe = probeWith(
+  it("reports a loaded list or a diagnostic that differs", async () => {
+    const probe = await probeWith(
       "    loaded: [a, b]\n    diagnostics:\n      - {type: collision, message: 'name \"a\" collision', path: x, winner: w, loser: x}",
     );
     const observation = { records: [], systemTexts: [], toolResults: [], surfaces: [], wire: [], wireLinesBefore: [] };
@@ -56,9 +56,9 @@ describe("expect.skills", () => {
     expect(failed[0]).toBe('skills: loaded expected ["a","b"], got ["b"]');
   });
 
-  it("rejects an unknown diagnostic type, naming the field", () => {
-    expect(() => probeWith("    diagnostics: [{type: fatal, message: m, path: p}]")).toThrow(UserError);
-    expect(() => probeWith("    diagnostics: [{type: fatal, message: m, path: p}]")).toThrow(
+  it("rejects an unknown diagnostic type, naming the field", async () => {
+    await expect(probeWith("    diagnostics: [{type: fatal, message: m, path: p}]")).rejects.toThrow(UserError);
+    await expect(probeWith("    diagnostics: [{type: fatal, message: m, path: p}]")).rejects.toThrow(
       'field "expect.skills.diagnostics[0].type"',
     );
   });
