@@ -2,10 +2,11 @@
  * The token ledger: what each tool definition, system part and message adds to a request.
  *
  * Records carry only part totals; the per-segment counts need the wire bodies (payloads.jsonl),
- * taken apart by the request's codec and counted with the capture's own tokenizer, so the ledger
- * of a request always sums to the total in its record.
+ * taken apart by the request's codec and counted as the capture counts, so the ledger of a request
+ * always sums to the total in its record. The counts come from the token cache, which holds every
+ * segment of a run captured on this machine; the tokenizer loads only for a text it lacks.
  */
-import { loadTokenCounter } from "../capture/tokens.js";
+import { defaultTokenCachePath, TokenCountCache } from "../capture/token-count-cache.js";
 import { codecFor } from "../providers/codecs.js";
 import type { RequestPayload } from "./load-run.js";
 
@@ -29,13 +30,15 @@ export interface RequestLedger {
 
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
-export async function* tokenLedger(payloads: Iterable<RequestPayload>): AsyncIterable<RequestLedger> {
-  const counter = await loadTokenCounter();
+export async function* tokenLedger(
+  payloads: Iterable<RequestPayload>,
+  cache = new TokenCountCache(defaultTokenCachePath()),
+): AsyncIterable<RequestLedger> {
   for (const payload of payloads) {
     // A pass-through request no codec reads has no segments to count (and no record either).
     if (payload.api === null) continue;
     const d = codecFor(payload.api).dissect(payload.body);
-    const counts = counter.countRequestTokens(d);
+    const counts = await cache.measure((measure) => measure.countRequestTokens(d));
     const segments: LedgerSegment[] = [
       ...d.tools.map((t, i) => ({
         segment: `tools[${i}]`,

@@ -29,7 +29,7 @@
  */
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
-import type { TokenCounter } from "../capture/tokens.js";
+import type { TokenMeasure } from "../capture/tokens.js";
 import type { MarkerSpec, RequestRecord } from "../capture/types.js";
 import { codecFor } from "../providers/codecs.js";
 import type { WireDissection } from "../providers/types.js";
@@ -165,7 +165,7 @@ class ItemTable {
   private next = 0;
   constructor(
     private readonly sink: FileSink,
-    private readonly counter: TokenCounter,
+    private readonly counter: TokenMeasure,
   ) {}
 
   close(): void {
@@ -308,7 +308,8 @@ function* withPayloads(source: RunSource): Generator<[RequestRecord, RequestPayl
 }
 
 export interface ViewDataOptions {
-  counter: TokenCounter;
+  /** Counts each segment the page shows (view.ts makes sure it knows every one). */
+  counter: TokenMeasure;
   markers: Record<string, MarkerSpec>;
   /** Bytes of the run files, for the page's size ratio. */
   rawBytes: number;

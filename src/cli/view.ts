@@ -4,11 +4,13 @@ import { basename, join, resolve } from "node:path";
 import { diffItems, diffRuns } from "../analysis/diff.js";
 import { type RunSource, resolveRun } from "../analysis/load-run.js";
 import { writeViewPage } from "../analysis/view-page.js";
-import { loadTokenCounter } from "../capture/tokens.js";
+import { defaultTokenCachePath, TokenCountCache } from "../capture/token-count-cache.js";
+import type { TokenMeasure } from "../capture/tokens.js";
 import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
+import { codecFor } from "../providers/codecs.js";
 import { isRunName, isSafeName } from "../safe-path.js";
 import { parseCommand } from "./args.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
@@ -69,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
       })
     : null;
   const bytes = writeViewPage(out, sources, pairs, {
-    counter: await loadTokenCounter(),
+    counter: await segmentMeasure(sources),
     markers: await markersOf(sources),
     rawBytes: sources.reduce((n, s) => n + runFileBytes(s), 0),
     ...(values.cost ? { costLines: await costLinesOf(sources, values) } : {}),
@@ -103,6 +105,23 @@ function defaultOut(a: RunSource, b: RunSource | null, runsDir: string): string 
   if (!existsSync(folder))
     throw new UserError(`view: ${folder} does not exist (run ${a.label} is only in the database); give --out`);
   return join(folder, other === null ? "view.html" : `view-diff-${other}.html`);
+}
+
+/**
+ * Token figures for every segment the page shows, from the token cache when it knows them all (a run
+ * captured on this machine), so the tokenizer (half a second) loads only for texts never counted.
+ * The pass asks for each segment of each request, as the page will; the measure it returns then
+ * knows every one.
+ */
+async function segmentMeasure(sources: RunSource[]): Promise<TokenMeasure> {
+  return new TokenCountCache(defaultTokenCachePath()).measure((measure) => {
+    for (const source of sources) {
+      if (!source.hasPayloads) continue;
+      for (const payload of source.payloads())
+        if (payload.api !== null) measure.countRequestTokens(codecFor(payload.api).dissect(payload.body));
+    }
+    return measure;
+  });
 }
 
 /** The marker patterns of each run's probe file, when the probe has one (a proxy or mock run may not). */
