@@ -15,8 +15,9 @@
  * cached). A command's modules are in the CLI bundle but run only when the command does.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
+import { serialize } from "node:v8";
 import { build } from "esbuild";
 
 const ENTRIES = [
@@ -105,6 +106,16 @@ async function writeLauncher(entry) {
   });
   writeFileSync(join(dirname(launcherOf(entry)), "package.json"), '{ "type": "commonjs" }\n');
 }
+
+/**
+ * gpt-tokenizer's o200k_base ranks as a V8 structured clone, for src/capture/tokens.ts: its module
+ * spells the 200,000 ranks as one array literal that Node parses at every load. Named after the
+ * installed version, so a tokenizer update is never read with another version's ranks.
+ */
+const { default: ranks } = await import("gpt-tokenizer/bpeRanks/o200k_base");
+const { version: tokenizerVersion } = JSON.parse(readFileSync("node_modules/gpt-tokenizer/package.json", "utf8"));
+mkdirSync("dist/tokenizer", { recursive: true });
+writeFileSync(`dist/tokenizer/o200k_base-${tokenizerVersion}.v8`, serialize(ranks));
 
 /**
  * dist/build-id.json: for each entry, the sha256 of its own bytes and of everything that runs when
