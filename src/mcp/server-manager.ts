@@ -411,25 +411,37 @@ export class ServerManager {
   }
 
   /** Stops keep-alive, writes each connected server's metadata to the cache once more, and closes everything. */
+  /**
+   * Closes every server at once; their `mcp_disconnect` events follow in config order, not in the
+   * order the processes happened to exit, so a run's events are the same every time.
+   */
   async closeAll(): Promise<void> {
     this.keepAlive.stop();
-    await Promise.all(
-      this.all().map(async (state) => {
+    const servers = this.all();
+    const closed = await Promise.all(
+      servers.map(async (state) => {
         await state.refreshing;
         if (state.client && state.live) this.writeCache(state);
-        await this.disconnect(state.name, "shutdown");
+        return this.close(state);
       }),
     );
+    for (const [i, state] of servers.entries())
+      if (closed[i]) this.options.log("mcp_disconnect", { server: state.name, reason: "shutdown" });
   }
 
   async disconnect(name: string, reason: string): Promise<void> {
     const state = this.states.get(name);
-    if (!state?.client) return;
+    if (state && (await this.close(state))) this.options.log("mcp_disconnect", { server: name, reason });
+  }
+
+  /** Closes the server's connection; false when it had none. */
+  private async close(state: ManagedServer): Promise<boolean> {
+    if (!state.client) return false;
     clearTimeout(state.idleTimer);
     const client = state.client;
     state.client = undefined;
     await client.close().catch(() => undefined);
-    this.options.log("mcp_disconnect", { server: name, reason });
+    return true;
   }
 }
 

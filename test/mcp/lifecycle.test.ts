@@ -232,6 +232,20 @@ describe("keep-alive", () => {
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
   }, 30_000);
 
+  it("reports the shutdown's disconnects in config order, whichever server exits first", async () => {
+    const slow = {
+      command: "node",
+      args: ["test/fixtures/slow-exit-stub.mjs", "--fixture", "fixtures/stub-servers/a.json"],
+    };
+    const adapter = await startAdapter({ servers: { first: slow, second: stubServer("b") } });
+    await until(() => ofType(adapter, "mcp_connect").length === 2);
+    await adapter.shutdown();
+    expect(ofType(adapter, "mcp_disconnect")).toEqual([
+      { server: "first", reason: "shutdown" },
+      { server: "second", reason: "shutdown" },
+    ]);
+  }, 20_000);
+
   it("stops checking and reconnecting at shutdown", async () => {
     const adapter = await startAdapter({
       servers: { faults: stubServer("faults", { lifecycle: "keep-alive" }) },
