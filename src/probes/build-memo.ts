@@ -5,7 +5,17 @@
  * sources (unit tests), nothing is remembered and every result is worked out again.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { userCacheDir } from "../user-cache.js";
@@ -25,14 +35,50 @@ export function bundleBuildIds(root: string): BuildIds | null {
   return JSON.parse(readFileSync(ids, "utf8")) as BuildIds;
 }
 
-/** Where the memo `kind` keeps the entry `file`: in the user's cache, outside any checkout. */
-export const memoPath = (kind: string, file: string, env: NodeJS.ProcessEnv = process.env) =>
-  join(userCacheDir(env), kind, file);
+/** A memo entry's key: the build it belongs to, and the sha256 of what it was made from. */
+export const memoKey = (build: string, made: string) => `${build}/${sha256(made)}`;
 
-/** Through a temp file and a rename, as two runs may store the same entry at once. */
+/**
+ * Where the memo `kind` keeps the entry `key` (`<build>/<hash>`): in the user's cache, outside any
+ * checkout, one folder per build, so a build's entries go together.
+ */
+export const memoPath = (kind: string, key: string, ext: string, env: NodeJS.ProcessEnv = process.env) =>
+  join(userCacheDir(env), kind, `${key}.${ext}`);
+
+/** How many builds a memo keeps entries for: this checkout's, and a few of other clones and branches. */
+const BUILDS_KEPT = 8;
+const BUILD_ID = /^[0-9a-f]{64}$/;
+
+/**
+ * Through a temp file and a rename, as two runs may store the same entry at once. The first entry of a
+ * build drops the entries of all but the newest BUILDS_KEPT builds (each build made a folder of its
+ * own, which would otherwise pile up with every rebuild). A memo that cannot be stored is no error:
+ * the next run works its entry out again.
+ */
 export function storeMemo(path: string, data: string | Buffer): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, data);
-  renameSync(temp, path);
+  const buildDir = dirname(path);
+  try {
+    if (!existsSync(buildDir)) {
+      mkdirSync(buildDir, { recursive: true });
+      dropOldBuilds(dirname(buildDir));
+    }
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, data);
+    renameSync(temp, path);
+  } catch {
+    // A read-only cache, or another run dropping this build's folder at the same moment.
+  }
+}
+
+/** Only folders named as a build id, and only where they resolve to inside the memo's own folder. */
+function dropOldBuilds(memoDir: string): void {
+  const home = realpathSync(memoDir);
+  const builds = readdirSync(home, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && BUILD_ID.test(entry.name))
+    .map((entry) => ({ path: join(home, entry.name), at: statSync(join(home, entry.name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const { path } of builds.slice(BUILDS_KEPT)) {
+    const target = realpathSync(path);
+    if (dirname(target) === home) rmSync(target, { recursive: true, force: true });
+  }
 }

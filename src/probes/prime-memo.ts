@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import { computeConfigHash } from "../mcp/cache.js";
 import type { CacheEntry, McpConfig } from "../mcp/types.js";
-import { bundleBuildIds, isFile, memoPath, sha256, storeMemo } from "./build-memo.js";
+import { bundleBuildIds, isFile, memoKey, memoPath, sha256, storeMemo } from "./build-memo.js";
 
 export const PRIME_MEMO_ENV = "PAYLOAD_PROBE_PRIME_MEMO";
 /** Raised when the key or the stored file's form changes. */
@@ -46,10 +46,10 @@ export function primeMemoKey(config: McpConfig, root: string, env: NodeJS.Proces
     const files = rest.filter((arg) => isFile(resolve(arg))).map((arg) => [arg, sha256(readFileSync(resolve(arg)))]);
     servers.push({ name, configHash: computeConfigHash(entry, env, baseDir), stub: built.build, files });
   }
-  return sha256(JSON.stringify({ format: MEMO_FORMAT, client: client.build, servers }));
+  return memoKey(client.build, JSON.stringify({ format: MEMO_FORMAT, servers }));
 }
 
-const primedPath = (key: string, env: NodeJS.ProcessEnv) => memoPath("mcp-primed", `${key}.json`, env);
+const primedPath = (key: string, env: NodeJS.ProcessEnv) => memoPath("mcp-primed", key, "json", env);
 
 /** The entries stored under `key`, in the order priming wrote them, or null. */
 export function readPrimeMemo(key: string, env: NodeJS.ProcessEnv): [string, CacheEntry][] | null {

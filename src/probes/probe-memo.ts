@@ -11,22 +11,22 @@
  */
 import { readFileSync } from "node:fs";
 import { deserialize, serialize } from "node:v8";
-import { bundleBuildIds, isFile, memoPath, sha256, storeMemo } from "./build-memo.js";
+import { bundleBuildIds, isFile, memoKey, memoPath, storeMemo } from "./build-memo.js";
 
 /** Raised when the key or the stored form changes. */
 const MEMO_FORMAT = 1;
 
 /** The key for `text` under this build, or null when not run from the bundle. */
-function memoKey(text: string, root: string): string | null {
+function textKey(text: string, root: string): string | null {
   const cli = bundleBuildIds(root)?.["dist/cli/main.js"];
-  return cli ? sha256(`${MEMO_FORMAT}\0${cli.build}\0${text}`) : null;
+  return cli ? memoKey(cli.build, `${MEMO_FORMAT}\0${text}`) : null;
 }
 
-const entryPath = (key: string) => memoPath("probe-memo", `${key}.v8`);
+const entryPath = (key: string) => memoPath("probe-memo", key, "v8");
 
 /** The fields validation made of `text` before, under this build, or null. */
 export function recalledProbeFields<T>(text: string, root: string): T | null {
-  const key = memoKey(text, root);
+  const key = textKey(text, root);
   if (key === null || !isFile(entryPath(key))) return null;
   try {
     return deserialize(readFileSync(entryPath(key))) as T;
@@ -35,13 +35,8 @@ export function recalledProbeFields<T>(text: string, root: string): T | null {
   }
 }
 
-/** Keeps what validation made of `text`; a cache that cannot be written only means validating again. */
+/** Keeps what validation made of `text`. */
 export function rememberProbeFields(text: string, root: string, fields: unknown): void {
-  const key = memoKey(text, root);
-  if (key === null) return;
-  try {
-    storeMemo(entryPath(key), serialize(fields));
-  } catch {
-    // A read-only cache folder: nothing is remembered.
-  }
+  const key = textKey(text, root);
+  if (key !== null) storeMemo(entryPath(key), serialize(fields));
 }

@@ -14,6 +14,9 @@ const scratch = mkdtempSync(join(tmpdir(), "prime-memo-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const memoDir = join(scratch, "cache", "payload-probe", "mcp-primed");
+/** The memo's entries, `<build>/<hash>.json`. */
+const entries = () =>
+  readdirSync(memoDir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".json"));
 
 /** Runs p1 from the checkout (its MCP config names the stub by a relative path) into `runs/<label>`. */
 function runP1(label: string, extraEnv: Record<string, string> = {}): { code: number | null; dir: string } {
@@ -55,7 +58,7 @@ describe("priming `cache: valid` from the memo", () => {
   it("stores what a connection writes, and a run primed from it sends the same requests", { timeout: 180_000 }, () => {
     const connected = runP1("connected");
     expect(connected.code).toBe(0);
-    const [file] = readdirSync(memoDir);
+    const [file] = entries();
     const memoPath = join(memoDir, file!);
     const memo = JSON.parse(readFileSync(memoPath, "utf8")) as { servers: [string, Record<string, unknown>][] };
     // p1's agent connects the server lazily, and that connection rewrites the cache entry: the same.
@@ -69,7 +72,7 @@ describe("priming `cache: valid` from the memo", () => {
       expect(read(run.dir, "payloads.jsonl")).toBe(read(connected.dir, "payloads.jsonl"));
       expect(recordsWithoutTimes(run.dir)).toEqual(recordsWithoutTimes(connected.dir));
     }
-    expect(readdirSync(memoDir)).toEqual([file]);
+    expect(entries()).toEqual([file]);
 
     // A tampered memo reaches the model's search result, so the memo run did not connect to prime.
     writeFileSync(memoPath, JSON.stringify(memo).replace("Echo the given value back.", "Tampered description."));

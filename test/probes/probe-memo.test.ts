@@ -4,8 +4,17 @@
  * and never for another text. Real CLI processes from the bundle, a cache folder of the test's own.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultTokenCachePath } from "../../src/capture/token-count-cache.js";
@@ -34,8 +43,11 @@ function setUp() {
       timeout: 60_000,
     });
   const memoDir = join(cache, "payload-probe", "probe-memo");
-  const entries = () => readdirSync(memoDir).map((name) => join(memoDir, name));
-  return { base, run, entries };
+  const entries = () =>
+    readdirSync(memoDir, { recursive: true, encoding: "utf8" })
+      .filter((name) => name.endsWith(".v8"))
+      .map((name) => join(memoDir, name));
+  return { base, run, entries, memoDir };
 }
 
 describe("a probe file validated once is not validated again", () => {
@@ -73,5 +85,31 @@ describe("a probe file validated once is not validated again", () => {
     writeFileSync(entry!, readFileSync(entry!).subarray(0, 20));
     expect(run("p1").status).toBe(0);
     expect(deserialize(readFileSync(entry!))).toMatchObject({ name: "p1" });
+  });
+
+  it("keeps the entries of the newest eight builds, and touches nothing else in its folder", () => {
+    const { base, run, memoDir } = setUp();
+    const builds = Array.from({ length: 9 }, (_, i) => join(memoDir, String(i).repeat(64)));
+    for (const [i, dir] of builds.entries()) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "entry.v8"), "");
+      utimesSync(dir, 1_000_000 + i, 1_000_000 + i);
+    }
+    mkdirSync(join(memoDir, "not-a-build"));
+    writeFileSync(join(memoDir, "a-file"), "");
+    // Named as a build, but a link to a folder elsewhere: neither it nor what it points at goes.
+    const elsewhere = join(base, "elsewhere");
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, "keep"), "");
+    symlinkSync(elsewhere, join(memoDir, "f".repeat(64)));
+    expect(run("p1").status).toBe(0);
+    // This build's folder is the newest: the two oldest of the nine go.
+    const left = readdirSync(memoDir).sort();
+    expect(left).toHaveLength(11);
+    const kept = ["a-file", "not-a-build", "f".repeat(64), ...builds.slice(2).map((dir) => basename(dir))];
+    expect(left).toEqual(expect.arrayContaining(kept));
+    expect(existsSync(join(elsewhere, "keep"))).toBe(true);
+    expect(existsSync(builds[0]!)).toBe(false);
+    expect(existsSync(builds[1]!)).toBe(false);
   });
 });
