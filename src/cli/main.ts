@@ -1,6 +1,9 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { CheckFailed, UserError } from "../errors.js";
 import { restoreExtraCaCerts } from "../extra-ca-certs.js";
+import { PROJECT_ROOT } from "../project-root.js";
 
 restoreExtraCaCerts();
 
@@ -65,7 +68,7 @@ ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
   .join("\n")}
 
-Run 'payload-probe <command> --help' for a command's options.
+Run 'payload-probe <command> --help' for a command's options, 'payload-probe --version' for the version.
 Exit codes: 0 ok, 1 a check did not hold, 2 bad usage or input, 3 internal error.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -73,6 +76,11 @@ async function main(argv: string[]): Promise<number> {
   if (!name || name === "--help" || name === "-h" || name === "help") {
     console.log(USAGE);
     return name ? 0 : 2;
+  }
+  if (name === "--version" || name === "-V") {
+    const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
+    console.log(`payload-probe ${version}`);
+    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {

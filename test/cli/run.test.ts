@@ -212,6 +212,15 @@ describe("help and usage", () => {
     expect(stdout).toContain("--no-db");
   });
 
+  it("--version (or -V) prints the package's version and exits 0", () => {
+    const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
+    for (const flag of ["--version", "-V"]) {
+      const result = cli(flag);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(`payload-probe ${version}\n`);
+    }
+  });
+
   it("no command, an unknown command or an unknown flag is a usage error (exit 2)", () => {
     expect(cli().code).toBe(2);
     const unknown = cli("frobnicate");
