@@ -34,11 +34,12 @@ export class ProcessTimedOut extends Error {
 export function runProcess(
   program: string,
   args: string[],
-  options: { cwd: string; input?: string; timeoutMs?: number },
+  options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
       cwd: options.cwd,
+      env: options.env,
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: true,
     });

@@ -406,6 +406,8 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
     agent = await Agent.create({
       profile: c.profile,
       cwd: probe.agent.cwd ? join(place.root, probe.agent.cwd) : c.workspace.cwd,
+      // What pi's tools see too (pi-runner): the probe's environment, not the user's shell.
+      env: probeEnvironment(c.workspace.home),
       agentDir: c.workspace.agentDir,
       packageDir: c.workspace.packageDir,
       model: resolveModel(

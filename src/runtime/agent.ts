@@ -21,6 +21,8 @@ export interface SkillsHook {
 export interface AgentOptions {
   profile: Profile;
   cwd: string;
+  /** The agent's process environment, as its tools see it (default: this process's). */
+  env?: NodeJS.ProcessEnv;
   agentDir: string;
   packageDir: string;
   model: ModelSpec;
@@ -231,7 +233,10 @@ export class Agent {
     const tool = (snapshot ?? this.registry.activeTools()).find((t) => t.name === name);
     if (!tool) return { content: `Tool ${name} not found`, isError: true };
     try {
-      const result = await tool.execute(parseArguments(argsText), { cwd: this.options.cwd });
+      const result = await tool.execute(parseArguments(argsText), {
+        cwd: this.options.cwd,
+        env: this.options.env ?? process.env,
+      });
       await this.settle();
       return { content: result.content, isError: result.isError ?? false };
     } catch (error) {

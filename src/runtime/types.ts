@@ -9,6 +9,8 @@ export interface ToolResult {
 
 export interface ToolContext {
   cwd: string;
+  /** The agent's process environment: what a tool's programs inherit, and the HOME `~/` stands for. */
+  env: NodeJS.ProcessEnv;
   signal?: AbortSignal;
 }
 

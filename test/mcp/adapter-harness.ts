@@ -157,7 +157,7 @@ export async function startAdapter(options: AdapterOptions): Promise<Adapter & {
       const tool = registry.get(name);
       if (!tool) throw new Error(`no tool ${name}`);
       try {
-        return await tool.execute(args, { cwd: dir });
+        return await tool.execute(args, { cwd: dir, env: process.env });
       } catch (error) {
         return { content: (error as Error).message, isError: true };
       }

@@ -50,4 +50,41 @@ describe("a probe's MCP servers start in the probe environment, not the user's",
     expect(envs[0]![WIRE_LOG_ENV]).toBeUndefined();
     expect(envs[1]![WIRE_LOG_ENV]).toBe(join(result.dir, "mcp-wire.jsonl"));
   });
+
+  it("runs the runtime's tools in it too: a shell command sees it, and ~/ is the workspace's home", async () => {
+    const base = tempDir("tool-env-");
+    const file = join(base, "tool-env.yaml");
+    const command =
+      'echo "HOME=$HOME CANARY=${PAYLOAD_PROBE_TEST_CANARY:-none} LANG=$LANG TZ=$TZ"; echo kept > ~/note.txt';
+    writeFileSync(
+      file,
+      [
+        "name: tool-env",
+        "agent: { tools: [bash, read], noSkills: true }",
+        "model:",
+        "  script:",
+        `    - call: bash`,
+        `      args: { command: ${JSON.stringify(command)} }`,
+        "    - call: read",
+        '      args: { path: "~/note.txt" }',
+        "    - text: DONE",
+        'prompts: ["go"]',
+        "",
+      ].join("\n"),
+    );
+    process.env[CANARY] = "a secret of the user's shell";
+    const probe = await loadProbeFile(file, PROJECT_ROOT);
+    const result = await runProbe(probe, { runsDir: join(base, "runs"), workspaceRoot: join(base, "ws") });
+    expect(result.failures).toEqual([]);
+
+    const home = join(base, "ws", "tool-env", "home");
+    const payloads = readFileSync(join(result.dir, "payloads.jsonl"), "utf8").trim().split("\n");
+    const last = JSON.parse(JSON.parse(payloads.filter((line) => line.includes('"type":"request"')).at(-1)!).body) as {
+      messages: { role: string; content: string }[];
+    };
+    const results = last.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(results[0]).toBe(`HOME=${home} CANARY=none LANG=C.UTF-8 TZ=UTC`);
+    expect(results[1]).toContain("kept");
+    expect(readFileSync(join(home, "note.txt"), "utf8")).toBe("kept\n");
+  });
 });

@@ -8,7 +8,7 @@ import { profile, removeTempDirs, tempDir } from "./harness.js";
 const builtins = createBuiltinTools(profile);
 let cwd: string;
 const run = async (name: string, args: Record<string, unknown>) =>
-  (await builtins.find((t) => t.name === name)!.execute(args, { cwd })).content;
+  (await builtins.find((t) => t.name === name)!.execute(args, { cwd, env: process.env })).content;
 
 const PATHS = ["a.js", "a.ts", "a.cs", "src/b.ts", "src/deep/c.js", "src/deep/c.md", "docs/d.md", ".env"];
 const matching = (glob: string) => PATHS.filter(globMatcher(glob));

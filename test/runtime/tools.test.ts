@@ -14,7 +14,8 @@ beforeEach(() => {
 });
 afterEach(removeTempDirs);
 
-const run = async (name: string, args: Record<string, unknown>) => (await tool(name).execute(args, { cwd })).content;
+const run = async (name: string, args: Record<string, unknown>) =>
+  (await tool(name).execute(args, { cwd, env: process.env })).content;
 /** Whether a process still runs; a killed child whose parent died may linger as an unreaped zombie. */
 function isRunning(pid: number): boolean {
   try {

@@ -146,18 +146,18 @@ describe("activation", () => {
       texts,
       registerTool: () => true,
     });
-    const unknown = await tool.execute({ name: "nope" }, { cwd: tmp.dir });
+    const unknown = await tool.execute({ name: "nope" }, { cwd: tmp.dir, env: process.env });
     expect(unknown).toEqual({
       isError: true,
       content: '{"ok":false,"tool":"load_skill","code":"unknown_skill","message":"unknown skill \\"nope\\""}',
     });
 
     writeFileSync(path, md("s", "d", "edited"));
-    await tool.execute({ name: "s" }, { cwd: tmp.dir });
+    await tool.execute({ name: "s" }, { cwd: tmp.dir, env: process.env });
     expect(active.entries()).toEqual([{ name: "s", rendered: "edited" }]);
 
     writeFileSync(path, "---\nname: s\n---\n"); // unusable now: the start-up copy is used
-    await tool.execute({ name: "s" }, { cwd: tmp.dir });
+    await tool.execute({ name: "s" }, { cwd: tmp.dir, env: process.env });
     expect(active.entries()).toEqual([{ name: "s", rendered: "first" }]);
   });
 });
@@ -179,24 +179,29 @@ describe("skill command tools", () => {
 
   it("runs in the skill root with the arguments as JSON on stdin; stdout is the result", async () => {
     const t = tool('let s="";for await (const c of process.stdin) s+=c;console.log(process.cwd()+" "+s);');
-    expect(await t.execute({ a: 1 }, { cwd: "/" })).toEqual({ content: `${join(tmp.dir, "skill")} {"a":1}` });
+    expect(await t.execute({ a: 1 }, { cwd: "/", env: process.env })).toEqual({
+      content: `${join(tmp.dir, "skill")} {"a":1}`,
+    });
   });
 
   it("stops a command at its timeout and cuts output at the limit", async () => {
     await expect(
-      tool("setTimeout(() => {}, 10000);", { timeoutMs: 200, maxOutputBytes: 100 }).execute({}, { cwd: "/" }),
+      tool("setTimeout(() => {}, 10000);", { timeoutMs: 200, maxOutputBytes: 100 }).execute(
+        {},
+        { cwd: "/", env: process.env },
+      ),
     ).rejects.toThrow("t timed out after 200 ms");
     const long = await tool('console.log("x".repeat(50)); console.log("y".repeat(50)); console.log("z");', {
       timeoutMs: 5000,
       maxOutputBytes: 60,
-    }).execute({}, { cwd: "/" });
+    }).execute({}, { cwd: "/", env: process.env });
     expect(long.content).toBe(`${"x".repeat(50)}\n\n[output cut at 60 bytes]`);
   });
 
   it("a non-zero exit is a failed tool result carrying stderr", async () => {
-    await expect(tool('console.error("bad input"); process.exit(3);').execute({}, { cwd: "/" })).rejects.toThrow(
-      "bad input\n\nt exited with code 3",
-    );
+    await expect(
+      tool('console.error("bad input"); process.exit(3);').execute({}, { cwd: "/", env: process.env }),
+    ).rejects.toThrow("bad input\n\nt exited with code 3");
   });
 });
 

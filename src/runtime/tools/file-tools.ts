@@ -21,7 +21,7 @@ export function readTool(texts: Texts): RuntimeTool {
       ["path"],
     ),
     async execute(args, ctx) {
-      const path = resolvePath(ctx.cwd, args.path);
+      const path = resolvePath(ctx, args.path);
       const offset = optionalNumber(args.offset, "offset") ?? 1;
       const limit = optionalNumber(args.limit, "limit");
       const lines = (await readFile(path, "utf8")).split("\n");
@@ -49,7 +49,7 @@ export function writeTool(texts: Texts): RuntimeTool {
       ["path", "content"],
     ),
     async execute(args, ctx) {
-      const path = resolvePath(ctx.cwd, args.path);
+      const path = resolvePath(ctx, args.path);
       if (typeof args.content !== "string") throw new Error("content must be a string");
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, args.content);
@@ -117,7 +117,7 @@ export function editTool(texts: Texts): RuntimeTool {
       ["path", "edits"],
     ),
     async execute(args, ctx) {
-      const path = resolvePath(ctx.cwd, args.path);
+      const path = resolvePath(ctx, args.path);
       const edits = parseEdits(args.edits);
       const original = await readFile(path, "utf8");
       await writeFile(path, applyEdits(original, edits, String(args.path)));

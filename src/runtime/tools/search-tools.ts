@@ -36,7 +36,7 @@ export function grepTool(texts: Texts): RuntimeTool {
     async execute(args, ctx) {
       if (typeof args.pattern !== "string" || args.pattern === "")
         throw new Error("pattern must be a non-empty string");
-      const root = args.path === undefined ? ctx.cwd : resolvePath(ctx.cwd, args.path);
+      const root = args.path === undefined ? ctx.cwd : resolvePath(ctx, args.path);
       const limit = optionalNumber(args.limit, "limit") ?? 100;
       const context = optionalNumber(args.context, "context") ?? 0;
       const source = args.literal === true ? escapeRegExp(args.pattern) : args.pattern;
@@ -85,7 +85,7 @@ export function findTool(texts: Texts): RuntimeTool {
     async execute(args, ctx) {
       if (typeof args.pattern !== "string" || args.pattern === "")
         throw new Error("pattern must be a non-empty string");
-      const root = args.path === undefined ? ctx.cwd : resolvePath(ctx.cwd, args.path);
+      const root = args.path === undefined ? ctx.cwd : resolvePath(ctx, args.path);
       const limit = optionalNumber(args.limit, "limit") ?? 1000;
       const matches = globMatcher(args.pattern);
       // A pattern without a slash matches a file name at any depth, as `find -name` would.
@@ -110,7 +110,7 @@ export function lsTool(texts: Texts): RuntimeTool {
       [],
     ),
     async execute(args, ctx) {
-      const dir = args.path === undefined ? ctx.cwd : resolvePath(ctx.cwd, args.path);
+      const dir = args.path === undefined ? ctx.cwd : resolvePath(ctx, args.path);
       const limit = optionalNumber(args.limit, "limit") ?? 500;
       const names = readdirSync(dir, { withFileTypes: true })
         .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))

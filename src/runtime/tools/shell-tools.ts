@@ -1,7 +1,7 @@
 import { keepTail, saveFullOutput } from "../../output-limit.js";
 import { ProcessTimedOut, runProcess } from "../../run-process.js";
 import type { ToolTexts } from "../profile.js";
-import type { RuntimeTool } from "../types.js";
+import type { RuntimeTool, ToolContext } from "../types.js";
 import { optionalNumber } from "./paths.js";
 import { objectSchema, prop, toolHeader } from "./schema.js";
 
@@ -20,12 +20,13 @@ const SHELLS: Record<Shell["name"], Shell> = {
 async function runCommand(
   shell: Shell,
   command: string,
-  cwd: string,
+  ctx: ToolContext,
   timeoutSec?: number,
 ): Promise<{ output: string; code: number | null }> {
   try {
     const result = await runProcess(shell.program, shell.argsFor(command), {
-      cwd,
+      cwd: ctx.cwd,
+      env: ctx.env,
       timeoutMs: timeoutSec === undefined ? undefined : timeoutSec * 1000,
     });
     return { output: result.combined, code: result.code };
@@ -49,7 +50,7 @@ function shellTool(shell: Shell, t: ToolTexts): RuntimeTool {
     async execute(args, ctx) {
       if (typeof args.command !== "string" || args.command === "")
         throw new Error("command must be a non-empty string");
-      const { output, code } = await runCommand(shell, args.command, ctx.cwd, optionalNumber(args.timeout, "timeout"));
+      const { output, code } = await runCommand(shell, args.command, ctx, optionalNumber(args.timeout, "timeout"));
       const cut = keepTail(output.replace(/\n$/, ""));
       let text = cut.text === "" ? "(no output)" : cut.text;
       if (cut.truncated) {

@@ -22,8 +22,8 @@ export function createSkillTool(spec: SkillToolSpec, limits: SkillToolLimits = D
     label: spec.name,
     description: spec.description,
     parameters: spec.inputSchema,
-    async execute(args) {
-      const { stdout, stderr, code } = await runSkillCommand(spec, JSON.stringify(args), limits.timeoutMs);
+    async execute(args, ctx) {
+      const { stdout, stderr, code } = await runSkillCommand(spec, JSON.stringify(args), ctx.env, limits.timeoutMs);
       const cut = keepHead(stdout.replace(/\n$/, ""), MAX_LINES, limits.maxOutputBytes);
       const text = cut.truncated ? `${cut.text}\n\n[output cut at ${limits.maxOutputBytes} bytes]` : cut.text;
       if (code !== 0)
@@ -38,11 +38,12 @@ export function createSkillTool(spec: SkillToolSpec, limits: SkillToolLimits = D
 async function runSkillCommand(
   spec: SkillToolSpec,
   input: string,
+  env: NodeJS.ProcessEnv,
   timeoutMs: number,
 ): Promise<{ stdout: string; stderr: string; code: number | null }> {
   const [program, ...args] = spec.command as [string, ...string[]];
   try {
-    return await runProcess(program, args, { cwd: spec.root, input, timeoutMs });
+    return await runProcess(program, args, { cwd: spec.root, env, input, timeoutMs });
   } catch (error) {
     if (error instanceof ProcessTimedOut) throw new Error(`${spec.name} timed out after ${timeoutMs} ms`);
     throw new Error(`${spec.name} could not be started: ${(error as Error).message}`);
