@@ -4,7 +4,8 @@
  * with an invalid-params error naming the fields, rather than answered as if it had been honoured.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { type CreateMessageRequest, CreateMessageRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import type { CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientSdk } from "./client-sdk.js";
 
 export type SamplingHandler = (request: {
   systemPrompt?: string;
@@ -17,6 +18,7 @@ const SAMPLING_MODEL = "payload-probe";
 
 export function installSamplingHandler(
   client: Client,
+  { CreateMessageRequestSchema, ErrorCode }: ClientSdk,
   server: string,
   handler: SamplingHandler,
   log: (type: string, data: Record<string, unknown>) => void,

@@ -1,8 +1,8 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildCacheEntry, computeConfigHash, isEntryValid, writeCacheEntry } from "./cache.js";
+import { type ClientSdk, clientSdk } from "./client-sdk.js";
 import { KEEP_ALIVE_TIMINGS, KeepAlive, type KeepAliveTimings } from "./keep-alive.js";
 import { serverUnavailableText } from "./render.js";
 import { installSamplingHandler, type SamplingHandler } from "./sampling.js";
@@ -192,7 +192,7 @@ export class ServerManager {
     return state.connecting;
   }
 
-  private async createTransport(state: ManagedServer): Promise<Transport> {
+  private async createTransport(state: ManagedServer, sdk: ClientSdk): Promise<Transport> {
     const { entry } = state;
     if (entry.url) {
       const { StreamableHTTPClientTransport } = await httpTransport();
@@ -203,7 +203,7 @@ export class ServerManager {
     const env = Object.fromEntries(
       Object.entries({ ...inherited, ...entry.env }).filter(([, v]) => v !== undefined),
     ) as Record<string, string>;
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: entry.command,
       args: entry.args ?? [],
       env,
@@ -222,8 +222,8 @@ export class ServerManager {
   }
 
   /** A client that declares our capabilities and handles what servers may send it. */
-  private createClient(state: ManagedServer): Client {
-    const client = new Client(
+  private createClient(state: ManagedServer, sdk: ClientSdk): Client {
+    const client = new sdk.Client(
       { name: `pi-mcp-${state.name}`, version: "1.0.0" },
       {
         capabilities: {
@@ -232,16 +232,17 @@ export class ServerManager {
         } as never,
       },
     );
-    if (this.options.sampling) installSamplingHandler(client, state.name, this.options.sampling, this.options.log);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolListChanged(state, client));
+    if (this.options.sampling) installSamplingHandler(client, sdk, state.name, this.options.sampling, this.options.log);
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.toolListChanged(state, client));
     return client;
   }
 
   /** Connects a fresh client; a URL that answers the first POST as a non-Streamable server gets a second try over SSE. */
   private async connectClient(state: ManagedServer): Promise<Client> {
-    const client = this.createClient(state);
+    const sdk = await clientSdk();
+    const client = this.createClient(state, sdk);
     try {
-      await client.connect(await this.createTransport(state), { timeout: INIT_TIMEOUT_MS });
+      await client.connect(await this.createTransport(state, sdk), { timeout: INIT_TIMEOUT_MS });
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -251,7 +252,7 @@ export class ServerManager {
     }
     // A second client: the first one's closing may still be under way and would detach the new transport.
     const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-    const sse = this.createClient(state);
+    const sse = this.createClient(state, sdk);
     try {
       await sse.connect(
         new SSEClientTransport(new URL(state.entry.url!), { requestInit: { headers: state.entry.headers ?? {} } }),
