@@ -18,6 +18,7 @@
 // every doubling). Target: 160,000 requests under 5 s in any form. `--segments` reads the wire
 // bodies, which a synthetic session makes about 25 KB each (4 GB at 160k), so its sizes are given
 // apart; its runs are generated with payloads.jsonl.
+import "./help.mjs";
 import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

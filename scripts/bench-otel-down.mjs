@@ -11,6 +11,7 @@
  * the CPU time much less), the medians side by side with their ratios (the target is at most 1.10),
  * and how many OpenTelemetry warnings each down run printed (the target is exactly one).
  */
+import "./help.mjs";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";

@@ -18,6 +18,7 @@
  * Both checkouts must be built (`./run.sh` once) before timing starts; the first round warms the disk
  * cache and is dropped.
  */
+import "./help.mjs";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -18,6 +18,7 @@
  * after the last, and at its peak (Linux /proc VmHWM). Flat memory means the last-response figure
  * stays near the first-response one however large N is.
  */
+import "./help.mjs";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request as httpRequest } from "node:http";

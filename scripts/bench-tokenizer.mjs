@@ -3,6 +3,7 @@
 // Reads the built code: run `npm run build` (or ./run.sh once) first.
 //   node --expose-gc scripts/bench-tokenizer.mjs [requests=100000]
 // With --expose-gc the garbage of building each run is collected off the clock.
+import "./help.mjs";
 import { locatePrefixBreak } from "../dist/capture/prefix.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
 

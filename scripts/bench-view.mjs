@@ -13,6 +13,7 @@
 // are about 2.5 GB of run files and take a few minutes to generate and to turn into a page. Targets:
 // first render under 2 s; scrolling without freezing (no frame and no long task over 200 ms while
 // the timeline is scrolled from top to bottom in 100 steps).
+import "./help.mjs";
 import { spawnSync } from "node:child_process";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -14,6 +14,7 @@
  * run time) and gpt-tokenizer (megabytes of encoding data, needed only for a text whose count is not
  * cached). A command's modules are in the CLI bundle but run only when the command does.
  */
+import "./help.mjs";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";

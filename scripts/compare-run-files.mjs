@@ -10,6 +10,7 @@
  *
  * With no probe names, every run folder present in A is compared. Exit 0 when all match, 1 otherwise.
  */
+import "./help.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 

@@ -8,6 +8,7 @@
 //
 // The schema describes what a file may hold (zod's input side): defaults are filled in by the
 // loader, and checks that need the file system (an MCP config that exists) stay in the loader.
+import "./help.mjs";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

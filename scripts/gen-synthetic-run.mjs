@@ -10,6 +10,7 @@
 //
 // Variant b is the same sessions with one more tool appended from each session's third request
 // on — a configuration change whose cache breaks `diff` must find at every session.
+import "./help.mjs";
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { RUN_FOLDER_FILES } from "../dist/capture/capture-run.js";
