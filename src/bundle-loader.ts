@@ -10,10 +10,11 @@
  * checks the cache against the source and its own version and flags, and one it refuses is written anew.
  * The cache only saves compiling: the same code runs either way.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { replaceFile } from "./replace-file.js";
 
 type ModuleBody = (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
 
@@ -56,21 +57,11 @@ function readIfPresent(path: string): Buffer | undefined {
   }
 }
 
-/**
- * Through a temp file and a rename, as two processes may write at once. A folder that cannot be
- * written (a read-only install) only means the next start compiles again.
- */
+/** Whole or not at all, as two processes may write at once. */
 function writeCodeCache(path: string, data: Buffer): void {
-  const temp = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(temp, data);
+    replaceFile(path, data);
   } catch {
-    return;
-  }
-  try {
-    renameSync(temp, path);
-  } catch {
-    rmSync(temp, { force: true });
+    // A folder that cannot be written (a read-only install) only means the next start compiles again.
   }
 }

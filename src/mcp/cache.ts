@@ -5,9 +5,10 @@
  */
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { replaceFile } from "../replace-file.js";
 import { interpolateEnvRecord, interpolateEnvVars } from "./config.js";
 import type { CacheEntry, CacheFile, McpServerEntry } from "./types.js";
 
@@ -183,12 +184,9 @@ export function removeCacheEntry(path: string, server: string): void {
   writeCacheFile(path, { version: CACHE_VERSION, servers });
 }
 
-/** Through a per-process temp file and a rename, so a reader never sees a half-written cache. */
+/** Whole or not at all, so a reader never sees a half-written cache. */
 function writeCacheFile(path: string, file: CacheFile): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmpPath = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmpPath, JSON.stringify(file), "utf8");
-  renameSync(tmpPath, path);
+  replaceFile(path, JSON.stringify(file));
 }
 
 /** Drops undefined-valued keys, so an entry in memory has exactly the keys the file will hold. */

@@ -5,19 +5,10 @@
  * sources (unit tests), nothing is remembered and every result is worked out again.
  */
 import { createHash } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { replaceFile } from "../replace-file.js";
 import { userCacheDir } from "../user-cache.js";
 
 export type BuildIds = Record<string, { entry: string; build: string }>;
@@ -50,7 +41,7 @@ const BUILDS_KEPT = 8;
 const BUILD_ID = /^[0-9a-f]{64}$/;
 
 /**
- * Through a temp file and a rename, as two runs may store the same entry at once. The first entry of a
+ * Whole or not at all, as two runs may store the same entry at once. The first entry of a
  * build drops the entries of all but the newest BUILDS_KEPT builds (each build made a folder of its
  * own, which would otherwise pile up with every rebuild). A memo that cannot be stored is no error:
  * the next run works its entry out again.
@@ -62,9 +53,7 @@ export function storeMemo(path: string, data: string | Buffer): void {
       mkdirSync(buildDir, { recursive: true });
       dropOldBuilds(dirname(buildDir));
     }
-    const temp = `${path}.${process.pid}.tmp`;
-    writeFileSync(temp, data);
-    renameSync(temp, path);
+    replaceFile(path, data);
   } catch {
     // A read-only cache, or another run dropping this build's folder at the same moment.
   }
