@@ -24,12 +24,12 @@ export function isSafeName(name: unknown): name is string {
 const AGENT_RUN_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}@[a-z]{1,16}$/;
 
 /** A run folder's name: a safe name, or a safe name with an agent suffix (`p1@pi`). */
-/** The run folder of a probe run on the real pi: `<probe>@pi`, beside the runtime's `<probe>`. */
-export const piRunName = (probe: string) => `${probe}@pi`;
-
 export function isRunName(name: unknown): name is string {
   return isSafeName(name) || (typeof name === "string" && AGENT_RUN_NAME.test(name));
 }
+
+/** The run folder of a probe run on the real pi: `<probe>@pi`, beside the runtime's `<probe>`. */
+export const piRunName = (probe: string) => `${probe}@pi`;
 
 /** The real path of a folder that may not exist yet: its existing ancestor resolved, the rest appended. */
 function realPathOf(path: string): string {
