@@ -4,7 +4,7 @@ import { inputError, UserError } from "../errors.js";
 import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
 import { parseInput } from "../validate.js";
 import { recalledProbeFields, rememberProbeFields } from "./probe-memo.js";
-import { readProbeText } from "./probe-yaml.js";
+import { parseProbeYaml, readProbeText } from "./probe-yaml.js";
 import type { Probe, ProbeAgent } from "./types.js";
 
 /** Parse and validate a probe file; every problem names the file and the field. */
@@ -17,9 +17,9 @@ export async function loadProbeFile(file: string, root: string): Promise<Probe> 
 
 type ProbeFields = Omit<Probe, "file">;
 
-/** YAML, then the schema, both loaded only here: a probe the memo knows needs neither. */
+/** Parsed as YAML and checked by the schema, which is made only here: a probe the memo knows needs neither. */
 async function validateProbe(file: string, text: string, root: string): Promise<ProbeFields> {
-  const [{ parseProbeYaml }, { probeSchema }] = await Promise.all([import("./probe-yaml.js"), import("./schema.js")]);
+  const { probeSchema } = await import("./schema.js");
   const { value, fieldName } = parseProbeYaml(file, text, root);
   const fields: ProbeFields = parseInput(probeSchema, value, file, fieldName);
   rememberProbeFields(text, root, fields);
