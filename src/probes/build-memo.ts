@@ -16,8 +16,20 @@ export type BuildIds = Record<string, { entry: string; build: string }>;
 export const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 export const isFile = (path: string) => existsSync(path) && statSync(path).isFile();
 
+/** Read once per process: a build does not change under the process running it. */
+const buildIdsByRoot = new Map<string, BuildIds | null>();
+
 /** The build ids when this code is itself part of a bundle under `<root>/dist/bundles/`, else null. */
 export function bundleBuildIds(root: string): BuildIds | null {
+  let ids = buildIdsByRoot.get(root);
+  if (ids === undefined) {
+    ids = readBuildIds(root);
+    buildIdsByRoot.set(root, ids);
+  }
+  return ids;
+}
+
+function readBuildIds(root: string): BuildIds | null {
   const here = relative(root, fileURLToPath(import.meta.url))
     .split(sep)
     .join("/");
@@ -33,8 +45,7 @@ export const memoKey = (build: string, made: string) => `${build}/${sha256(made)
  * Where the memo `kind` keeps the entry `key` (`<build>/<hash>`): in the user's cache, outside any
  * checkout, one folder per build, so a build's entries go together.
  */
-export const memoPath = (kind: string, key: string, ext: string, env: NodeJS.ProcessEnv = process.env) =>
-  join(userCacheDir(env), kind, `${key}.${ext}`);
+export const memoPath = (kind: string, key: string, ext: string) => join(userCacheDir(), kind, `${key}.${ext}`);
 
 /** How many builds a memo keeps entries for: this checkout's, and a few of other clones and branches. */
 const BUILDS_KEPT = 8;

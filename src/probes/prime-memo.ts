@@ -49,21 +49,22 @@ export function primeMemoKey(config: McpConfig, root: string, env: NodeJS.Proces
   return memoKey(client.build, JSON.stringify({ format: MEMO_FORMAT, servers }));
 }
 
-const primedPath = (key: string, env: NodeJS.ProcessEnv) => memoPath("mcp-primed", key, "json", env);
+const primedPath = (key: string) => memoPath("mcp-primed", key, "json");
 
 /** The entries stored under `key`, in the order priming wrote them, or null. */
-export function readPrimeMemo(key: string, env: NodeJS.ProcessEnv): [string, CacheEntry][] | null {
-  const path = primedPath(key, env);
-  if (!isFile(path)) return null;
+export function readPrimeMemo(key: string): [string, CacheEntry][] | null {
   try {
-    const stored = JSON.parse(readFileSync(path, "utf8")) as { format?: number; servers?: [string, CacheEntry][] };
+    const stored = JSON.parse(readFileSync(primedPath(key), "utf8")) as {
+      format?: number;
+      servers?: [string, CacheEntry][];
+    };
     return stored.format === MEMO_FORMAT && Array.isArray(stored.servers) ? stored.servers : null;
   } catch {
-    return null; // cut short by a crash: prime by a connection and store it again
+    return null; // not stored yet, or cut short by a crash: prime by a connection and store it
   }
 }
 
 /** Stores what a real priming wrote. */
-export function savePrimeMemo(key: string, env: NodeJS.ProcessEnv, servers: [string, CacheEntry][]): void {
-  storeMemo(primedPath(key, env), JSON.stringify({ format: MEMO_FORMAT, servers }));
+export function savePrimeMemo(key: string, servers: [string, CacheEntry][]): void {
+  storeMemo(primedPath(key), JSON.stringify({ format: MEMO_FORMAT, servers }));
 }

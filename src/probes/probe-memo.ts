@@ -11,7 +11,7 @@
  */
 import { readFileSync } from "node:fs";
 import { deserialize, serialize } from "node:v8";
-import { bundleBuildIds, isFile, memoKey, memoPath, storeMemo } from "./build-memo.js";
+import { bundleBuildIds, memoKey, memoPath, storeMemo } from "./build-memo.js";
 
 /** Raised when the key or the stored form changes. */
 const MEMO_FORMAT = 1;
@@ -27,11 +27,11 @@ const entryPath = (key: string) => memoPath("probe-memo", key, "v8");
 /** The fields validation made of `text` before, under this build, or null. */
 export function recalledProbeFields<T>(text: string, root: string): T | null {
   const key = textKey(text, root);
-  if (key === null || !isFile(entryPath(key))) return null;
+  if (key === null) return null;
   try {
     return deserialize(readFileSync(entryPath(key))) as T;
   } catch {
-    return null; // cut short by a crash: validate, and store it again
+    return null; // not there yet, or cut short by a crash: validate, and store it
   }
 }
 

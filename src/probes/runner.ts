@@ -142,13 +142,13 @@ export async function primeCache(
     env,
   });
   const key = process.env[PRIME_MEMO_ENV] === "off" ? null : primeMemoKey(config, root, env, root);
-  const primed = key && readPrimeMemo(key, process.env);
+  const primed = key && readPrimeMemo(key);
   if (primed) {
     for (const [name, entry] of primed) writeCacheEntry(cachePath, name, { ...entry, cachedAt: Date.now() });
     return;
   }
   await primeByConnecting(config, configPath, cachePath, root, env);
-  if (key) savePrimeMemo(key, process.env, Object.entries(readCache(cachePath).file.servers));
+  if (key) savePrimeMemo(key, Object.entries(readCache(cachePath).file.servers));
 }
 
 async function primeByConnecting(
