@@ -15,11 +15,17 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { appendJsonl } from "../jsonl.js";
 import { userCacheDir } from "../user-cache.js";
-import { loadTokenCounter, measureTokens, TOKEN_ENCODING, type TokenFacts, type TokenMeasure } from "./tokens.js";
+import {
+  loadTokenCounter,
+  measureTokens,
+  TOKEN_ENCODING,
+  type TokenFacts,
+  type TokenMeasure,
+  tokenizerVersion,
+} from "./tokens.js";
 import type { CacheSegment } from "./types.js";
 
 export const TOKEN_CACHE_ENV = "PAYLOAD_PROBE_TOKEN_CACHE";
@@ -32,8 +38,7 @@ export function defaultTokenCachePath(env: NodeJS.ProcessEnv = process.env): str
   const chosen = env[TOKEN_CACHE_ENV];
   if (chosen === "off") return null;
   if (chosen) return chosen;
-  const version = (createRequire(import.meta.url)("gpt-tokenizer/package.json") as { version: string }).version;
-  return join(userCacheDir(env), `tokens-${TOKEN_ENCODING}-gpt-tokenizer-${version}.jsonl`);
+  return join(userCacheDir(env), `tokens-${TOKEN_ENCODING}-gpt-tokenizer-${tokenizerVersion()}.jsonl`);
 }
 
 /**

@@ -75,8 +75,12 @@ export function loadTokenCounter(): Promise<TokenCounter> {
  * as a V8 structured clone, named after the installed gpt-tokenizer's version.
  */
 export function builtRanksPath(): string {
-  const version = (createRequire(import.meta.url)("gpt-tokenizer/package.json") as { version: string }).version;
-  return join(PROJECT_ROOT, "dist", "tokenizer", `${TOKEN_ENCODING}-${version}.v8`);
+  return join(PROJECT_ROOT, "dist", "tokenizer", `${TOKEN_ENCODING}-${tokenizerVersion()}.v8`);
+}
+
+/** The installed gpt-tokenizer's version: what counted a fact, and whose ranks the build wrote. */
+export function tokenizerVersion(): string {
+  return (createRequire(import.meta.url)("gpt-tokenizer/package.json") as { version: string }).version;
 }
 
 /**
