@@ -3,11 +3,11 @@ import { request as upstreamRequest } from "undici";
 import { trustExtraCasFor } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { WireApi } from "../providers/types.js";
-import type { FinishedExchange, LoggedRequest, ResponseOutcome } from "./capture.js";
-import { type CaptureRun, openCaptureRun } from "./capture-run.js";
+import type { FinishedExchange, ResponseOutcome } from "./capture.js";
+import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
-import { bodyRedactor, credentialQueryName, redactUrl } from "./redact.js";
-import { apiForPath, requestProblem, streamReachedEnd } from "./wire-request.js";
+import { credentialQueryName, redactUrl } from "./redact.js";
+import { apiForPath, streamReachedEnd } from "./wire-request.js";
 
 export interface CaptureProxyOptions {
   /** The provider's base URL; a request for `/v1/chat/completions` goes to `<upstream>/v1/chat/completions`. */
@@ -24,6 +24,8 @@ export interface CaptureProxyOptions {
   redactBody?: RegExp[];
   /** Told once each exchange is written (the CLI's live line). */
   onFinished?: (exchange: FinishedExchange) => void;
+  /** The capture queue's bounds, the shutdown's drain time and where capture notices go (capture-thread.ts). */
+  capture?: Pick<CaptureThreadOptions, "queueLimit" | "drainMs" | "notice">;
 }
 
 export interface CaptureProxy {
@@ -65,14 +67,6 @@ function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[
     if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
   }
   return kept;
-}
-
-/** How the capture logs a request: a chat body it can take apart is a `loop` request, anything else a side payload. */
-function loggedRequest(api: WireApi | null, url: string, body: string): LoggedRequest {
-  if (api === null) return { kind: "side", api: null, url, body };
-  const problem = requestProblem(api, body);
-  if (problem) return { kind: "side", api: null, url, body, unreadable: problem.message };
-  return { kind: "loop", api, url, body };
 }
 
 /**
@@ -189,40 +183,42 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   upstream.username = "";
   upstream.password = "";
   const isCredential = credentialQueryName(options.redactQuery);
-  let run: CaptureRun;
+  let thread: Promise<CaptureThread> | undefined;
 
   const basePath = upstream.pathname.replace(/\/$/, "");
   async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const capture = await thread!;
     const incoming = new URL(request.url ?? "/", "http://proxy");
     // The proxy's base URL carries the upstream's path; a path outside it is taken as relative to the upstream.
     const path = incoming.pathname.startsWith(`${basePath}/`) ? incoming.pathname : basePath + incoming.pathname;
     const target = new URL(upstream.origin + path + incoming.search);
+    // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
+    await capture.room();
+    const ts = new Date().toISOString();
+    const started = performance.now();
     const bytes = await readBody(request);
     const api = apiForPath(incoming.pathname);
-    const exchange = run.capture.open(() =>
-      loggedRequest(api, redactUrl(target, isCredential), bytes.toString("utf8")),
-    );
-    await exchange.finish(await relay(target, authorization, request, bytes, response, api));
+    const outcome = await relay(target, authorization, request, bytes, response, api);
+    capture.handLater({ api, url: redactUrl(target, isCredential), bytes }, outcome, ts, performance.now() - started);
   }
 
   const host = options.host ?? "127.0.0.1";
   const failure = (error: Error) => ({ status: 502, message: `proxy: ${error.message}` });
   // Listening comes first: a port in use must fail before the run folder of a proxy already on it is replaced.
   const service = await serveHttp(forward, failure, options.port ?? 0, host);
-  // No request can reach `forward` before this line: the server's first connection is handled on a
-  // later turn of the event loop, and nothing here yields to it.
+  // A request that reaches `forward` before the capture worker has opened the run (and loaded the
+  // tokenizer) waits for it: the proxy is announced only after that.
+  thread = CaptureThread.start({
+    name: options.name ?? "proxy",
+    runsDir: options.runsDir,
+    database: options.database,
+    redactBody: options.redactBody,
+    onFinished: options.onFinished,
+    ...options.capture,
+  });
+  let capture: CaptureThread;
   try {
-    run = openCaptureRun({
-      name: options.name ?? "proxy",
-      runsDir: options.runsDir,
-      database: options.database,
-      keepRecords: false,
-      redactBody: bodyRedactor(options.redactBody ?? []),
-      offPath: true,
-      onFinished: options.onFinished,
-    });
-    // The tokenizer loads before the proxy is announced, so no request waits for it.
-    await run.capture.ready();
+    capture = await thread;
   } catch (error) {
     await service.close();
     throw error;
@@ -231,10 +227,10 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   return {
     url: `http://${host}:${service.port}${basePath}`,
     upstream: redactUrl(new URL(options.upstream), isCredential),
-    runId: run.id,
-    dir: run.dir,
+    runId: capture.id,
+    dir: capture.dir,
     close() {
-      closing ??= service.close().then(() => run.close());
+      closing ??= capture.close(service.close());
       return closing;
     },
   };

@@ -36,8 +36,6 @@ export interface CaptureRunOptions {
   /** See CaptureOptions: the mock and the proxy keep no records in memory. */
   keepRecords?: boolean;
   redactBody?: (text: string) => string;
-  /** See CaptureOptions: the proxy's capture work waits until its responses are relayed. */
-  offPath?: boolean;
   onFinished?: CaptureOptions["onFinished"];
 }
 
@@ -47,8 +45,8 @@ export interface CaptureRun {
   capture: Capture;
   /** The run database, when the run is recorded there too (the probe runner adds its events). */
   db: RunDatabase | null;
-  /** Closes the files, records how the run ended in the database and closes it. */
-  close(status?: RunStatus): void;
+  /** Closes the files, records how the run ended (and how many exchanges were `lost`) in the database and closes it. */
+  close(status?: RunStatus, lost?: number): void;
 }
 
 /** Runs open in this process, so a signal can mark them interrupted before the process exits. */
@@ -59,7 +57,21 @@ export function interruptOpenRuns(): void {
   for (const run of [...openRuns]) run.close("interrupted");
 }
 
-function takeFolderLock(options: CaptureRunOptions): { lock: PidLock; ownLock: boolean } {
+/** A name that can name a run folder, else bad input. */
+export function checkRunName(name: string): void {
+  if (!isRunName(name))
+    throw new UserError(
+      `run name "${name}": expected ${SAFE_NAME_RULE}, optionally followed by @ and an agent name`,
+      undefined,
+      "name",
+    );
+}
+
+/** The run folder's lock: the caller's, else taken here (a folder another live run writes is refused). */
+export function takeFolderLock(options: Pick<CaptureRunOptions, "folderLock" | "runsDir" | "name">): {
+  lock: PidLock;
+  ownLock: boolean;
+} {
   if (options.folderLock) return { lock: options.folderLock, ownLock: false };
   const attempt = tryLock(runFolderLockPath(options.runsDir, options.name));
   if ("heldBy" in attempt)
@@ -71,12 +83,7 @@ function takeFolderLock(options: CaptureRunOptions): { lock: PidLock; ownLock: b
 
 /** A run's folder, id, database row and capture: for probe runs, the mock server and the capture proxy alike. */
 export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
-  if (!isRunName(options.name))
-    throw new UserError(
-      `run name "${options.name}": expected ${SAFE_NAME_RULE}, optionally followed by @ and an agent name`,
-      undefined,
-      "name",
-    );
+  checkRunName(options.name);
   const dir = join(options.runsDir, options.name);
   const { lock, ownLock } = takeFolderLock(options);
   try {
@@ -98,7 +105,6 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     codecFor,
     keepRecords: options.keepRecords,
     redactBody: options.redactBody,
-    offPath: options.offPath,
     onFinished: options.onFinished,
   });
   const run: CaptureRun = {
@@ -106,10 +112,10 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     dir,
     capture,
     db,
-    close(status = "captured") {
+    close(status = "captured", lost = 0) {
       if (!openRuns.delete(run)) return;
       capture.close();
-      db?.finishRun(id, status);
+      db?.finishRun(id, status, lost);
       db?.close();
       if (ownLock) lock.release();
     },

@@ -5,7 +5,7 @@ import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import type { RunDatabase } from "./sqlite.js";
 import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
-import { loadTokenCounter, TOKEN_ENCODING } from "./tokens.js";
+import { loadTokenCounter, TOKEN_ENCODING, type TokenMeasure } from "./tokens.js";
 import type { MarkerSpec, RequestRecord, ResponseEnding } from "./types.js";
 
 export interface CaptureOptions {
@@ -27,11 +27,6 @@ export interface CaptureOptions {
   keepRecords?: boolean;
   /** Applied to every body text before it is stored (`--redact-body`); sizes, tokens and hashes describe the wire body. */
   redactBody?: (text: string) => string;
-  /**
-   * Do the capture's writes later, in order, each after the event loop has had a turn (the proxy):
-   * the request goes upstream and the response back without waiting on files, SQLite or the tokenizer.
-   */
-  offPath?: boolean;
   /** Told once an exchange is fully written (the proxy's live line per request). */
   onFinished?: (exchange: FinishedExchange) => void;
 }
@@ -63,7 +58,7 @@ export interface ResponseOutcome {
 export interface OpenExchange {
   seq: number;
   /** Writes the response payload and, for a readable request, its record; never throws on odd responses. */
-  finish(outcome: ResponseOutcome): Promise<void>;
+  finish(outcome: ResponseOutcome): Promise<FinishedExchange>;
 }
 
 /** The request as the capture logs it: `kind: "side"` with `api: null` for a body no codec reads. */
@@ -96,8 +91,6 @@ export class Capture {
   private readonly payloads: JsonlWriter;
   private readonly tokens: TokenCountCache | null;
   private readonly redact: (text: string) => string;
-  /** The end of the queue of deferred writes (`offPath`). */
-  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: CaptureOptions) {
     this.requests = new JsonlWriter(join(options.dir, "requests.jsonl"));
@@ -113,6 +106,13 @@ export class Capture {
   /** Resolves once the tokenizer has loaded (when tokens are counted), so no request waits for it. */
   async ready(): Promise<void> {
     if (this.tokens) await loadTokenCounter();
+  }
+
+  /** A request's token total by our count (the mock's usage estimate), through the token cache as records are. */
+  async countRequestTokens(api: WireRequest["api"], body: string): Promise<number> {
+    const dissection = this.options.codecFor(api).dissect(body);
+    const count = (counter: TokenMeasure) => counter.countRequestTokens(dissection).total;
+    return this.tokens ? this.tokens.measure(count) : count(await loadTokenCounter());
   }
 
   /** The seq the next request will get; events logged now precede it. */
@@ -146,33 +146,32 @@ export class Capture {
   /**
    * Logs a request as it leaves; `finish` logs its response and, unless the request is a side
    * payload (`api: null`), writes its record. The body is taken apart only then, so nothing stands
-   * between the request and the provider. Given a function, the request is described only when it
-   * is logged (with `offPath`, after the response has been relayed): reading a body is capture work too.
+   * between the request and the provider.
    */
-  open(described: LoggedRequest | (() => LoggedRequest)): OpenExchange {
+  open(request: LoggedRequest): OpenExchange {
     const ts = new Date().toISOString();
     const started = performance.now();
     const seq = ++this.seq;
-    let request: LoggedRequest;
-    void this.inTurn(() => {
-      request = typeof described === "function" ? described() : described;
-      this.logRequest(seq, request);
-    });
+    this.logRequest(seq, request);
     return {
       seq,
-      finish: (outcome) => {
-        const durationMs = performance.now() - started;
-        return this.inTurn(() => this.finishExchange(seq, request, ts, durationMs, outcome));
-      },
+      finish: (outcome) => this.finishExchange(seq, request, ts, performance.now() - started, outcome),
     };
   }
 
-  /** Runs capture work now, or (`offPath`) queued behind earlier work, after the event loop's next I/O turn. */
-  private inTurn(work: () => void | Promise<void>): Promise<void> {
-    if (!this.options.offPath) return Promise.resolve(work());
-    const next = this.tail.then(() => new Promise((resolve) => setImmediate(resolve))).then(work);
-    this.tail = next.catch(() => undefined);
-    return next;
+  /**
+   * Logs a whole exchange that happened elsewhere (the mock's or the proxy's main thread, while this
+   * capture runs on the capture worker): `ts` and `durationMs` are as that thread measured them.
+   */
+  async recordExchange(
+    request: LoggedRequest,
+    outcome: ResponseOutcome,
+    ts: string,
+    durationMs: number,
+  ): Promise<FinishedExchange> {
+    const seq = ++this.seq;
+    this.logRequest(seq, request);
+    return this.finishExchange(seq, request, ts, durationMs, outcome);
   }
 
   private async finishExchange(
@@ -181,7 +180,7 @@ export class Capture {
     ts: string,
     durationMs: number,
     outcome: ResponseOutcome,
-  ): Promise<void> {
+  ): Promise<FinishedExchange> {
     this.logResponse(seq, outcome.body);
     let record: RequestRecord | null = null;
     if (request.api !== null) {
@@ -189,11 +188,11 @@ export class Capture {
       const dissection = this.options.codecFor(request.api).dissect(request.body);
       record = await this.record(wire, dissection, seq, ts, durationMs, outcome);
     }
-    if (this.options.onFinished) {
-      const { body: _request, ...logged } = request;
-      const { body: _response, ...how } = outcome;
-      this.options.onFinished({ seq, request: logged, outcome: how, record });
-    }
+    const { body: _request, ...logged } = request;
+    const { body: _response, ...how } = outcome;
+    const finished = { seq, request: logged, outcome: how, record };
+    this.options.onFinished?.(finished);
+    return finished;
   }
 
   private logRequest(seq: number, request: LoggedRequest): void {

@@ -7,7 +7,7 @@ import { createScriptedModel, ScriptExhausted, type ScriptStep } from "../provid
 import type { ScriptedReply, Transport, WireApi, WireRequest } from "../providers/types.js";
 import { requestedReply } from "../providers/wire-json.js";
 import type { CaptureOptions } from "./capture.js";
-import { type CaptureRun, openCaptureRun } from "./capture-run.js";
+import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
 import type { RunStatus } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
@@ -42,6 +42,8 @@ export interface MockServerOptions {
   onRequest?: (body: string) => void;
   /** Told once each exchange is written (`--otel` sends its record on as a span). */
   onFinished?: CaptureOptions["onFinished"];
+  /** The capture queue's bounds, the shutdown's drain time and where capture notices go (capture-thread.ts). */
+  capture?: Pick<CaptureThreadOptions, "queueLimit" | "drainMs" | "notice">;
 }
 
 export interface MockServer {
@@ -61,9 +63,12 @@ export interface MockServer {
 
 const ENDPOINTS = [...Object.values(API_PATHS).map((path) => `POST /v1${path}`), "GET /v1/models"].join(", ");
 
-/** Token figures the mock answers with: our offline count of the request, and of the reply it sends. */
-function estimateUsage(counter: TokenCounter, request: WireRequest, reply: ScriptedReply): ScriptedReply["usage"] {
-  const inputTokens = counter.countRequestTokens(codecFor(request.api).dissect(request.body)).total;
+/**
+ * Token figures the mock answers with: our offline count of the request (counted on the capture
+ * worker before the request reaches the script, so a huge body never holds this thread), and of the
+ * reply it sends (the probe's own scripted text).
+ */
+function estimateUsage(counter: TokenCounter, inputTokens: number, reply: ScriptedReply): ScriptedReply["usage"] {
   const replyText =
     reply.kind === "text" ? reply.text : reply.calls.map((call) => `${call.name} ${call.arguments}`).join("\n");
   return { inputTokens, outputTokens: counter.countText(replyText) };
@@ -85,8 +90,10 @@ function requestedApi(request: IncomingMessage, path: string): WireApi | null {
 /** What a running mock answers with: its model, its run, the scripted transport and where it listens. */
 interface MockState {
   model: MockModel;
-  run: CaptureRun;
+  capture: CaptureThread;
   transport: Transport;
+  /** Each request's token count, from the worker, for the scripted model's usage. */
+  inputTokens: WeakMap<WireRequest, number>;
   origin: string;
   delayMs: number;
   onRequest?: (body: string) => void;
@@ -108,7 +115,7 @@ async function sendReply(response: ServerResponse, body: string, chunks: string[
 }
 
 async function answer(state: MockState, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const { run, model } = state;
+  const { capture, model } = state;
   const path = new URL(request.url ?? "/", "http://mock").pathname;
   if (request.method === "GET" && path === "/v1/models")
     return sendJson(response, 200, modelList(model.modelId ?? "scripted"));
@@ -117,21 +124,33 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     const message = `no such endpoint: ${request.method} ${path} (the mock serves ${ENDPOINTS})`;
     return sendJson(response, 404, errorBody(apiForPath(path) ?? "openai-completions", 404, message));
   }
-  const body = (await readBody(request)).toString("utf8");
+  // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
+  await capture.room();
+  const ts = new Date().toISOString();
+  const started = performance.now();
+  const bytes = await readBody(request);
+  const body = bytes.toString("utf8");
   const url = `${state.origin}${path}`;
   const problem = requestProblem(api, body);
   if (problem) {
     // Kept as a side payload, so the capture shows what the agent sent; the script is not touched.
-    const exchange = run.capture.open({ kind: "side", api: null, url, body, unreadable: problem.message });
     const error = errorBody(api, 400, problem.message, problem);
     sendJson(response, 400, error);
-    await exchange.finish({ body: JSON.stringify(error), status: 400, firstByteMs: null, ending: "complete" });
+    const outcome = { body: JSON.stringify(error), status: 400, firstByteMs: null, ending: "complete" } as const;
+    await capture.hand(
+      { api: null, url, bytes, unreadable: problem.message },
+      outcome,
+      ts,
+      performance.now() - started,
+    );
     return;
   }
   state.onRequest?.(body);
+  const wire: WireRequest = { api, url, body, kind: "loop" };
+  state.inputTokens.set(wire, await capture.countRequestTokens(api, body));
   let stream: AsyncIterable<string>;
   try {
-    stream = await state.transport({ api, url, body, kind: "loop" });
+    stream = await state.transport(wire);
   } catch (error) {
     if (!(error instanceof ScriptExhausted)) throw error;
     return sendJson(response, 500, errorBody(api, 500, error.message));
@@ -139,14 +158,14 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
   const chunks: string[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   // The record is written before the reply is sent: a client that reads the run right after a reply finds its record.
-  const exchange = run.capture.open({ kind: "loop", api, url, body });
-  await exchange.finish({
+  const outcome = {
     body: chunks.join(""),
     status: 200,
     firstByteMs: 0,
     ending: "complete",
     usageEstimated: true,
-  });
+  } as const;
+  await capture.hand({ api, url, bytes }, outcome, ts, performance.now() - started);
   await sendReply(response, body, chunks, state.delayMs);
 }
 
@@ -158,49 +177,64 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
  * like a probe run's. An invalid body gets a 400 in its API's error shape and takes no step.
  */
 export async function startMockServer(model: MockModel, options: MockServerOptions): Promise<MockServer> {
-  let state: MockState | undefined;
+  // A request that arrives while the capture worker starts waits for it: the mock is announced only after that.
+  let ready!: { resolve(state: MockState): void; reject(error: unknown): void };
+  const state = new Promise<MockState>((resolve, reject) => {
+    ready = { resolve, reject };
+  });
+  state.catch(() => undefined);
   // Loaded before listening, so the first request does not wait for it.
   const counter = await loadTokenCounter();
   const host = options.host ?? "127.0.0.1";
   // Listening comes first: a port in use must fail before the run folder of a mock already on it is replaced.
   const service = await serveHttp(
-    (request, response) => answer(state!, request, response),
+    async (request, response) => answer(await state, request, response),
     (error) => ({ status: 500, message: `mock: ${error.message}` }),
     options.port ?? 0,
     host,
   );
-  // No request can reach `answer` before the state is set: the first connection is handled on a later
-  // turn of the event loop, and nothing here yields to it.
-  let run: CaptureRun;
+  const thread = CaptureThread.start({
+    name: options.runName ?? `${model.name}-mock`,
+    runsDir: options.runsDir,
+    database: options.database,
+    markers: model.markers,
+    keepRecords: options.keepRecords ?? false,
+    folderLock: options.folderLock,
+    onFinished: options.onFinished,
+    ...options.capture,
+  });
+  let capture: CaptureThread;
   try {
-    run = openCaptureRun({
-      name: options.runName ?? `${model.name}-mock`,
-      runsDir: options.runsDir,
-      database: options.database,
-      markers: model.markers,
-      keepRecords: options.keepRecords ?? false,
-      folderLock: options.folderLock,
-      onFinished: options.onFinished,
-    });
+    capture = await thread;
   } catch (error) {
+    ready.reject(error);
     await service.close();
     throw error;
   }
+  const inputTokens = new WeakMap<WireRequest, number>();
   const transport = createScriptedModel(
     codecFor,
     { loop: model.script },
-    { usage: (scripted, reply) => estimateUsage(counter, scripted, reply) },
+    { usage: (scripted, reply) => estimateUsage(counter, inputTokens.get(scripted) ?? 0, reply) },
   );
   const origin = `http://${host}:${service.port}`;
-  state = { model, run, transport, origin, delayMs: options.chunkDelayMs ?? 0, onRequest: options.onRequest };
+  ready.resolve({
+    model,
+    capture,
+    transport,
+    inputTokens,
+    origin,
+    delayMs: options.chunkDelayMs ?? 0,
+    onRequest: options.onRequest,
+  });
   let closing: Promise<void> | undefined;
   return {
     baseUrl: `${origin}/v1`,
-    runId: run.id,
-    dir: run.dir,
-    records: run.capture.records,
+    runId: capture.id,
+    dir: capture.dir,
+    records: capture.records,
     close(status) {
-      closing ??= service.close().then(() => run.close(status));
+      closing ??= capture.close(service.close(), status);
       return closing;
     },
   };

@@ -14,7 +14,8 @@ CREATE TABLE IF NOT EXISTS runs (
   status TEXT NOT NULL,
   request_count INTEGER NOT NULL DEFAULT 0,
   dir TEXT,
-  pid INTEGER
+  pid INTEGER,
+  lost INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS requests (
   run_id TEXT NOT NULL REFERENCES runs(id),
@@ -103,6 +104,8 @@ export class RunDatabase {
     this.db.exec(SCHEMA);
     const columns = this.db.prepare(`PRAGMA table_info(runs)`).all() as { name: string }[];
     if (!columns.some((column) => column.name === "pid")) this.db.exec(`ALTER TABLE runs ADD COLUMN pid INTEGER`);
+    if (!columns.some((column) => column.name === "lost"))
+      this.db.exec(`ALTER TABLE runs ADD COLUMN lost INTEGER NOT NULL DEFAULT 0`);
     this.addRequestColumns();
   }
 
@@ -137,12 +140,13 @@ export class RunDatabase {
       .run(id, probe, new Date().toISOString(), dir, process.pid);
   }
 
-  finishRun(id: string, status: RunStatus): void {
+  /** `lost`: exchanges the server accepted whose capture could not be written before it stopped (see capture-thread.ts). */
+  finishRun(id: string, status: RunStatus, lost = 0): void {
     this.db
       .prepare(
-        `UPDATE runs SET finished_at = ?, status = ?, request_count = (SELECT count(*) FROM requests WHERE run_id = ?) WHERE id = ?`,
+        `UPDATE runs SET finished_at = ?, status = ?, lost = ?, request_count = (SELECT count(*) FROM requests WHERE run_id = ?) WHERE id = ?`,
       )
-      .run(new Date().toISOString(), status, id, id);
+      .run(new Date().toISOString(), status, lost, id, id);
   }
 
   addRequest(record: RequestRecord): void {

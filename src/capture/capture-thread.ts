@@ -1,0 +1,277 @@
+/**
+ * The main thread's side of the capture worker (capture-worker.ts) for `mock` and `proxy`. Each
+ * finished exchange is handed over as it is — the request's bytes transferred, not copied — and its
+ * record comes back by message. The queue between the two is bounded: while it is full, `room()`
+ * holds new requests before their bodies are read (the client's upload waits in TCP), says so once
+ * on stderr, and drops nothing. Closing gives the worker a bounded time to write what is queued;
+ * what it could not write is counted as lost in the run's row, and the process moves on.
+ */
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { UserError } from "../errors.js";
+import { PROJECT_ROOT } from "../project-root.js";
+import type { WireApi } from "../providers/types.js";
+import type { FinishedExchange, ResponseOutcome } from "./capture.js";
+import { type CaptureRunOptions, checkRunName, takeFolderLock } from "./capture-run.js";
+import { RunDatabase, type RunStatus } from "./sqlite.js";
+import type { RequestRecord } from "./types.js";
+
+/** What a server hands over of a request: its exact bytes, the API its path names, the URL to store. */
+export interface HandedRequest {
+  api: WireApi | null;
+  url: string;
+  bytes: Uint8Array;
+  /** Why the server could not read the body (the mock answered it with a 400). */
+  unreadable?: string;
+}
+
+/** The run as the worker opens it: CaptureRunOptions that can cross threads. */
+export interface WorkerRunOptions extends Pick<CaptureRunOptions, "name" | "runsDir" | "database" | "markers"> {
+  keepRecords: false;
+  redactBody: RegExp[];
+}
+
+export interface WorkerError {
+  name: string;
+  message: string;
+  stack?: string;
+  file?: string;
+  field?: string;
+}
+
+export type ToWorker =
+  | { type: "open"; options: WorkerRunOptions }
+  | { type: "exchange"; id: number; request: HandedRequest; outcome: ResponseOutcome; ts: string; durationMs: number }
+  | { type: "count"; id: number; api: WireApi; body: string }
+  | { type: "close"; status: RunStatus };
+
+export type FromWorker =
+  | { type: "opened"; id: string; dir: string }
+  | { type: "finished"; id: number; exchange: FinishedExchange }
+  | { type: "counted"; id: number; total: number }
+  | { type: "failed"; id: number | null; error: WorkerError }
+  | { type: "closed" };
+
+/**
+ * The queue's bounds: exchanges handed over and not yet written, and their bodies' size. Capture runs
+ * at about 1,000 records a second on a loaded machine, so 512 is half a second of backlog; 64 MiB
+ * keeps a few large bodies waiting, never dozens.
+ */
+export const CAPTURE_QUEUE_LIMIT = { exchanges: 512, bytes: 64 * 1024 * 1024 };
+/** How long closing waits for the worker to write what is queued before counting the rest as lost. */
+export const CAPTURE_DRAIN_MS = 10_000;
+
+export interface CaptureThreadOptions extends Omit<WorkerRunOptions, "keepRecords" | "redactBody"> {
+  folderLock?: CaptureRunOptions["folderLock"];
+  /** Keep each record in `records` as it comes back (a probe run on pi reads them). */
+  keepRecords?: boolean;
+  redactBody?: RegExp[];
+  onFinished?: (exchange: FinishedExchange) => void;
+  queueLimit?: typeof CAPTURE_QUEUE_LIMIT;
+  drainMs?: number;
+  /** Where the one line saying capture is behind, and a shutdown's losses, are told (default stderr). */
+  notice?: (line: string) => void;
+}
+
+/** The worker's entry: the launcher scripts/bundle.mjs writes beside the other dist entries. */
+const WORKER_ENTRY = join(PROJECT_ROOT, "dist", "workers", "capture-worker.js");
+
+function fromWorker(error: WorkerError): Error {
+  if (error.name === "UserError") return new UserError(error.message, error.file, error.field);
+  return Object.assign(new Error(error.message), { stack: error.stack });
+}
+
+/** Exact bytes, transferable: a Buffer from Node's shared pool is copied out (a few KiB) rather than detach the pool. */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}
+
+interface Waiting<T> {
+  resolve(value: T): void;
+  reject(error: Error): void;
+  bytes: number;
+}
+
+export class CaptureThread {
+  readonly records: RequestRecord[] = [];
+  private readonly waiting = new Map<number, Waiting<never>>();
+  private readonly roomWaiters: (() => void)[] = [];
+  private nextId = 0;
+  private queued = 0;
+  private queuedBytes = 0;
+  private handed = 0;
+  private written = 0;
+  private toldBehind = false;
+  private closing = false;
+  private stopped = false;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly options: CaptureThreadOptions,
+    readonly id: string,
+    readonly dir: string,
+    private readonly releaseLock: () => void,
+  ) {
+    worker.on("message", (message: FromWorker) => this.receive(message));
+    worker.on("error", (error) => this.stop(error));
+  }
+
+  /** Takes the run folder's lock here, then opens the run and loads the tokenizer on a new worker. */
+  static async start(options: CaptureThreadOptions): Promise<CaptureThread> {
+    checkRunName(options.name);
+    const { lock, ownLock } = takeFolderLock(options);
+    const releaseLock = () => ownLock && lock.release();
+    const worker = new Worker(WORKER_ENTRY);
+    try {
+      const { name, runsDir, database, markers, redactBody = [] } = options;
+      const open: ToWorker = {
+        type: "open",
+        options: { name, runsDir, database, markers, redactBody, keepRecords: false },
+      };
+      worker.postMessage(open);
+      const opened = await new Promise<{ id: string; dir: string }>((resolve, reject) => {
+        worker.once("error", reject);
+        worker.once("message", (message: FromWorker) => {
+          if (message.type === "opened") resolve(message);
+          else if (message.type === "failed") reject(fromWorker(message.error));
+        });
+      });
+      return new CaptureThread(worker, options, opened.id, opened.dir, releaseLock);
+    } catch (error) {
+      await worker.terminate();
+      releaseLock();
+      throw error;
+    }
+  }
+
+  private receive(message: FromWorker): void {
+    if (message.type === "opened" || message.type === "closed") return;
+    const waiting = message.id === null ? undefined : this.waiting.get(message.id);
+    if (!waiting) return;
+    this.waiting.delete(message.id!);
+    if (message.type === "failed") return waiting.reject(fromWorker(message.error));
+    if (message.type === "counted") return (waiting as Waiting<number>).resolve(message.total);
+    this.dequeue(waiting.bytes);
+    this.written++;
+    const { exchange } = message;
+    if (this.options.keepRecords && exchange.record) this.records.push(exchange.record);
+    this.options.onFinished?.(exchange);
+    (waiting as Waiting<FinishedExchange>).resolve(exchange);
+  }
+
+  private dequeue(bytes: number): void {
+    this.queued--;
+    this.queuedBytes -= bytes;
+    if (this.hasRoom()) for (const wake of this.roomWaiters.splice(0)) wake();
+  }
+
+  private hasRoom(): boolean {
+    const limit = this.options.queueLimit ?? CAPTURE_QUEUE_LIMIT;
+    return this.closing || (this.queued < limit.exchanges && this.queuedBytes < limit.bytes);
+  }
+
+  /** Resolves once the queue has room for another exchange; a server awaits it before reading a request body. */
+  room(): Promise<void> {
+    if (this.hasRoom()) return Promise.resolve();
+    if (!this.toldBehind) {
+      this.toldBehind = true;
+      const mib = (this.queuedBytes / 1024 / 1024).toFixed(1);
+      this.notice(
+        `capture: behind (${this.queued} exchanges, ${mib} MiB waiting to be written); new requests wait until it catches up, none is dropped`,
+      );
+    }
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Hands a finished exchange to the worker; resolves with what it became once it is written. */
+  hand(request: HandedRequest, outcome: ResponseOutcome, ts: string, durationMs: number): Promise<FinishedExchange> {
+    this.handed++;
+    if (this.stopped) return Promise.reject(new Error("the capture worker has stopped"));
+    const bytes = ownBuffer(request.bytes);
+    const size = bytes.byteLength + outcome.body.length;
+    this.queued++;
+    this.queuedBytes += size;
+    const message: ToWorker = {
+      type: "exchange",
+      id: ++this.nextId,
+      request: { ...request, bytes },
+      outcome,
+      ts,
+      durationMs,
+    };
+    return this.ask(message, size, [bytes.buffer as ArrayBuffer]);
+  }
+
+  /** `hand` for a server that does not wait for the record (the proxy): a capture that fails is told with its stack. */
+  handLater(request: HandedRequest, outcome: ResponseOutcome, ts: string, durationMs: number): void {
+    this.hand(request, outcome, ts, durationMs).catch((error: Error) => {
+      // Past the drain time every exchange still held fails at once; the shutdown notice counts them.
+      if (!this.stopped) this.notice(`capture: an exchange could not be written: ${error.stack ?? error.message}`);
+    });
+  }
+
+  /** The request's token total by our count, counted on the worker (the mock's usage estimate). */
+  countRequestTokens(api: WireApi, body: string): Promise<number> {
+    if (this.stopped) return Promise.reject(new Error("the capture worker has stopped"));
+    return this.ask({ type: "count", id: ++this.nextId, api, body }, 0);
+  }
+
+  private ask<T>(message: ToWorker & { id: number }, bytes: number, transfer: ArrayBuffer[] = []): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(message.id, { resolve, reject, bytes } as Waiting<never>);
+      this.worker.postMessage(message, transfer);
+    });
+  }
+
+  /** The worker is gone (it crashed, or the drain time ran out): whatever it still held fails. */
+  private stop(error: Error): void {
+    this.stopped = true;
+    for (const waiting of this.waiting.values()) waiting.reject(error);
+    this.waiting.clear();
+  }
+
+  private notice(line: string): void {
+    (this.options.notice ?? ((text) => process.stderr.write(`${text}\n`)))(line);
+  }
+
+  /**
+   * Lets waiting requests in, waits for the server to finish its replies (`served`), then gives the
+   * worker until `drainMs` after this call to write the queue and close the run. Past that the worker
+   * is stopped and the run's row is finished here, with what was handed but not written counted as lost.
+   */
+  async close(served: Promise<void>, status: RunStatus = "captured"): Promise<void> {
+    this.closing = true;
+    for (const wake of this.roomWaiters.splice(0)) wake();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.options.drainMs ?? CAPTURE_DRAIN_MS);
+    });
+    const closed = new Promise<true>((resolve) =>
+      this.worker.on("message", (message: FromWorker) => message.type === "closed" && resolve(true)),
+    );
+    const drained = served.then(() => {
+      this.worker.postMessage({ type: "close", status } satisfies ToWorker);
+      return closed;
+    });
+    const inTime = await Promise.race([drained, late]);
+    clearTimeout(timer);
+    await this.worker.terminate();
+    if (!inTime) await this.finishLate(served, status);
+    this.releaseLock();
+  }
+
+  private async finishLate(served: Promise<void>, status: RunStatus): Promise<void> {
+    this.stop(new Error("the capture worker was stopped before it had written this exchange"));
+    await served;
+    const lost = this.handed - this.written;
+    const ms = this.options.drainMs ?? CAPTURE_DRAIN_MS;
+    this.notice(`capture: ${lost} exchange(s) not written within ${ms} ms of stopping; the run counts them as lost`);
+    if (this.options.database === false) return;
+    const db = new RunDatabase(join(this.options.runsDir, "payload-probe.db"));
+    try {
+      db.finishRun(this.id, status, lost);
+    } finally {
+      db.close();
+    }
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The capture worker thread of `mock` and `proxy` (started by capture-thread.ts, bundled by
+ * scripts/bundle.mjs): it owns the run's Capture — dissection, token counts, prefix, JSONL and SQLite
+ * writes — so however long a body takes to count, the thread that relays and answers signals never waits.
+ * Messages are handled one at a time, in the order they came: records keep the order of their exchanges.
+ */
+import { parentPort } from "node:worker_threads";
+import type { LoggedRequest } from "./capture.js";
+import { type CaptureRun, openCaptureRun, runFolderLockPath } from "./capture-run.js";
+import type { FromWorker, HandedRequest, ToWorker, WorkerError } from "./capture-thread.js";
+import { bodyRedactor } from "./redact.js";
+import { requestProblem } from "./wire-request.js";
+
+/** How the capture logs a request: a chat body it can take apart is a `loop` request, anything else a side payload. */
+function loggedRequest(handed: HandedRequest): LoggedRequest {
+  const { api, url, unreadable } = handed;
+  // A view of the transferred bytes: decoded once, never copied as bytes.
+  const body = Buffer.from(handed.bytes.buffer, handed.bytes.byteOffset, handed.bytes.byteLength).toString("utf8");
+  if (api === null || unreadable) return { kind: "side", api: null, url, body, ...(unreadable && { unreadable }) };
+  const problem = requestProblem(api, body);
+  if (problem) return { kind: "side", api: null, url, body, unreadable: problem.message };
+  return { kind: "loop", api, url, body };
+}
+
+function workerError(error: unknown): WorkerError {
+  const { name, message, stack, file, field } = error as Error & { file?: string; field?: string };
+  return { name, message, stack, file, field };
+}
+
+let run: CaptureRun | undefined;
+const post = (message: FromWorker) => parentPort!.postMessage(message);
+
+async function handle(message: ToWorker): Promise<void> {
+  if (message.type === "open") {
+    const { redactBody, ...options } = message.options;
+    // The main thread holds the folder's lock for as long as the server runs (and releases it).
+    const folderLock = { path: runFolderLockPath(options.runsDir, options.name), release() {} };
+    run = openCaptureRun({ ...options, folderLock, redactBody: bodyRedactor(redactBody) });
+    await run.capture.ready();
+    return post({ type: "opened", id: run.id, dir: run.dir });
+  }
+  if (message.type === "exchange") {
+    const { request, outcome, ts, durationMs } = message;
+    const exchange = await run!.capture.recordExchange(loggedRequest(request), outcome, ts, durationMs);
+    return post({ type: "finished", id: message.id, exchange });
+  }
+  if (message.type === "count") {
+    const total = await run!.capture.countRequestTokens(message.api, message.body);
+    return post({ type: "counted", id: message.id, total });
+  }
+  run?.close(message.status, failedExchanges);
+  post({ type: "closed" });
+  parentPort!.close();
+}
+
+let tail = Promise.resolve();
+/** Exchanges whose capture failed (a bug, reported with its stack): the run counts them as lost. */
+let failedExchanges = 0;
+parentPort!.on("message", (message: ToWorker) => {
+  tail = tail.then(() =>
+    handle(message).catch((error: unknown) => {
+      if (message.type === "exchange") failedExchanges++;
+      post({ type: "failed", id: "id" in message ? message.id : null, error: workerError(error) });
+    }),
+  );
+});
