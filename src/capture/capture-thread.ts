@@ -89,6 +89,8 @@ function ownBuffer(bytes: Uint8Array): Uint8Array {
 interface Waiting<T> {
   resolve(value: T): void;
   reject(error: Error): void;
+  /** An exchange in the queue (with its bytes), or a token count. */
+  exchange: boolean;
   bytes: number;
 }
 
@@ -149,14 +151,19 @@ export class CaptureThread {
     const waiting = message.id === null ? undefined : this.waiting.get(message.id);
     if (!waiting) return;
     this.waiting.delete(message.id!);
-    if (message.type === "failed") return waiting.reject(fromWorker(message.error));
-    if (message.type === "counted") return (waiting as Waiting<number>).resolve(message.total);
-    this.dequeue(waiting.bytes);
-    this.written++;
-    const { exchange } = message;
-    if (this.options.keepRecords && exchange.record) this.records.push(exchange.record);
-    this.options.onFinished?.(exchange);
-    (waiting as Waiting<FinishedExchange>).resolve(exchange);
+    // An exchange leaves the queue whether it was written or failed (it will not be written).
+    if (waiting.exchange) this.dequeue(waiting.bytes);
+    if (message.type === "failed") {
+      waiting.reject(fromWorker(message.error));
+    } else if (message.type === "counted") {
+      waiting.resolve(message.total as never);
+    } else {
+      this.written++;
+      const { exchange } = message;
+      if (this.options.keepRecords && exchange.record) this.records.push(exchange.record);
+      this.options.onFinished?.(exchange);
+      waiting.resolve(exchange as never);
+    }
   }
 
   private dequeue(bytes: number): void {
@@ -218,7 +225,7 @@ export class CaptureThread {
 
   private ask<T>(message: ToWorker & { id: number }, bytes: number, transfer: ArrayBuffer[] = []): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.set(message.id, { resolve, reject, bytes } as Waiting<never>);
+      this.waiting.set(message.id, { resolve, reject, exchange: message.type === "exchange", bytes } as Waiting<never>);
       this.worker.postMessage(message, transfer);
     });
   }

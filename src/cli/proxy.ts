@@ -21,8 +21,9 @@ inside request bodies are content the agent chose to send: they are stored unles
 matches them. The first line printed is LISTENING <base URL>: the proxy's address with the upstream's
 path (--upstream http://host/v1 prints http://127.0.0.1:N/v1, the form mock prints); point an OpenAI
 client's base URL at it (an Anthropic client's at it without /v1, as Anthropic's base URL has none).
-Capture work waits until a response has been relayed. The run folder is replaced only once the port
-is listening.
+Capture work runs on a worker thread once a response has been relayed; while its queue is full, new
+requests wait (one stderr line says so). On stop, what is queued gets 10 s to be written; the rest is
+counted as lost in the run's row. The run folder is replaced only once the port is listening.
 Stops on Ctrl-C.
 
   --upstream URL  the provider to forward to (http or https)

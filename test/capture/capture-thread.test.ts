@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import type { FinishedExchange } from "../../src/capture/capture.js";
+import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
+import { serveHttp } from "../../src/capture/http.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { chatBody, jsonl, postChat, startCli } from "./http-harness.js";
+
+const closers: (() => Promise<unknown>)[] = [];
+const tokenCache = process.env.PAYLOAD_PROBE_TOKEN_CACHE;
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  removeTempDirs();
+  if (tokenCache === undefined) delete process.env.PAYLOAD_PROBE_TOKEN_CACHE;
+  else process.env.PAYLOAD_PROBE_TOKEN_CACHE = tokenCache;
+});
+
+/** An upstream that answers every chat request at once with one short completion. */
+async function quickUpstream(): Promise<string> {
+  const upstream = await serveHttp(
+    async (request, response) => {
+      for await (const _ of request) {
+        // Read to the end; the reply does not depend on it.
+      }
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+        }),
+      );
+    },
+    (error) => ({ status: 500, message: error.message }),
+    0,
+    "127.0.0.1",
+  );
+  closers.push(() => upstream.close());
+  return `http://127.0.0.1:${upstream.port}`;
+}
+
+/** A body whose token count no cache holds: one letter repeated (the tokenizer's slowest input), then a fresh id. */
+const slowBody = (letters: number) => chatBody(`${"a".repeat(letters)} ${randomUUID()}`, { stream: false });
+
+function runRow(runs: string, id: string): { status: string; request_count: number; lost: number } {
+  const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+  try {
+    return db.prepare(`SELECT status, request_count, lost FROM runs WHERE id = ?`).get(id) as never;
+  } finally {
+    db.close();
+  }
+}
+
+describe("capture worker", () => {
+  it("relays another client's request while a huge body is being captured, and counts what shutdown could not write", async () => {
+    process.env.PAYLOAD_PROBE_TOKEN_CACHE = "off";
+    const runs = tempDir("capture-thread-");
+    const events: string[] = [];
+    const proxy = await startCaptureProxy({
+      upstream: await quickUpstream(),
+      runsDir: runs,
+      onFinished: (exchange: FinishedExchange) => events.push(`record ${exchange.seq}`),
+      capture: { drainMs: 2_000, notice: (line) => events.push(line) },
+    });
+    closers.push(() => proxy.close());
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, slowBody(2_000_000))).status).toBe(200);
+    events.push("first replied");
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi", { stream: false }))).status).toBe(200);
+    events.push("second replied");
+    // The second reply came while the first exchange was still on the worker: the relay never waited for it.
+    expect(events.slice(0, 2)).toEqual(["first replied", "second replied"]);
+    await proxy.close();
+    const row = runRow(runs, proxy.runId);
+    expect(row.status).toBe("captured");
+    // Every exchange the proxy accepted is either written or counted as lost.
+    expect(row.request_count + row.lost).toBe(2);
+    expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toHaveLength(row.request_count);
+    if (row.lost > 0)
+      expect(events.at(-1)).toMatch(/not written within 2000 ms of stopping; the run counts them as lost/);
+  });
+
+  it("a flood beyond the queue's bound holds new requests, says so once, and records every request", async () => {
+    const runs = tempDir("capture-flood-");
+    process.env.PAYLOAD_PROBE_TOKEN_CACHE = join(runs, "tokens.jsonl");
+    const notices: string[] = [];
+    const proxy = await startCaptureProxy({
+      upstream: await quickUpstream(),
+      runsDir: runs,
+      // A drain time no loaded machine reaches: this test is about every request being written.
+      capture: {
+        queueLimit: { exchanges: 2, bytes: 64 * 1024 * 1024 },
+        drainMs: 600_000,
+        notice: (line) => notices.push(line),
+      },
+    });
+    closers.push(() => proxy.close());
+    // Ordinary text that takes the worker a while to count (new words every time, so no cache answers).
+    const text = () => Array.from({ length: 2_000 }, () => randomUUID().slice(0, 8)).join(" ");
+    const post = () =>
+      postChat(`${proxy.url}/v1/chat/completions`, chatBody(text(), { stream: false })).then((r) => r.status);
+    // The second wave leaves as the first reply arrives, while the first wave's captures fill the queue.
+    const first = Array.from({ length: 20 }, post);
+    await Promise.race(first);
+    const second = Array.from({ length: 20 }, post);
+    expect(await Promise.all([...first, ...second])).toEqual(Array(40).fill(200));
+    await proxy.close();
+    expect(notices, notices.join("\n")).toHaveLength(1);
+    expect(notices[0]).toMatch(
+      /^capture: behind \(\d+ exchanges, [\d.]+ MiB waiting to be written\); new requests wait/,
+    );
+    const seqs = jsonl<{ seq: number }>(join(runs, "proxy", "requests.jsonl")).map((record) => record.seq);
+    expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(runRow(runs, proxy.runId)).toMatchObject({ request_count: 40, lost: 0 });
+  }, 300_000);
+
+  it("the proxy CLI exits on SIGTERM during a long capture, within its drain bound, with the run's row finished", async () => {
+    const runs = tempDir("capture-sigterm-");
+    const cli = await startCli(["proxy", "--upstream", await quickUpstream(), "--runs", runs], {
+      ...process.env,
+      PAYLOAD_PROBE_TOKEN_CACHE: "off",
+    });
+    closers.push(async () => cli.child.exitCode === null && cli.child.kill("SIGKILL"));
+    expect((await postChat(`${cli.url}/chat/completions`, slowBody(4_000_000))).status).toBe(200);
+    expect(await cli.stop()).toBe(0);
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    const row = db.prepare(`SELECT status, request_count, lost FROM runs`).get() as ReturnType<typeof runRow>;
+    db.close();
+    expect(row.status).toBe("captured");
+    expect(row.request_count + row.lost).toBe(1);
+  }, 60_000);
+});
