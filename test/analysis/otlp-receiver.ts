@@ -137,14 +137,17 @@ export interface OtlpReceiver {
   url: string;
   exports: ReceivedExport[];
   spans(): ReceivedSpan[];
-  /** Resolves once at least `count` spans have arrived. */
-  waitForSpans(count: number, timeoutMs?: number): Promise<ReceivedSpan[]>;
+  /** Resolves once at least `count` spans have arrived (no deadline of its own: the test's timeout bounds it). */
+  waitForSpans(count: number): Promise<ReceivedSpan[]>;
   close(): Promise<void>;
 }
 
 /** Listens on 127.0.0.1 on a port the OS picks (over TLS when given a key and certificate); every decoded export is kept in order. */
 export async function startOtlpReceiver(tls?: { key: string; cert: string }): Promise<OtlpReceiver> {
   const exports: ReceivedExport[] = [];
+  const spans = () => exports.flatMap((e) => e.spans);
+  // Each waiter is told on every export that arrives, and drops out once its count is reached.
+  let waiters: (() => boolean)[] = [];
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -157,6 +160,7 @@ export async function startOtlpReceiver(tls?: { key: string; cert: string }): Pr
           ? decodeJson(body.toString("utf8"))
           : ExportTraceServiceRequest.decode(body);
         exports.push({ contentType, headers: request.headers, spans: spansOf(message) });
+        waiters = waiters.filter((satisfied) => !satisfied());
         response
           .writeHead(200, { "content-type": contentType })
           .end(contentType.startsWith("application/json") ? "{}" : "");
@@ -168,15 +172,15 @@ export async function startOtlpReceiver(tls?: { key: string; cert: string }): Pr
   const server: Server = tls ? createHttpsServer(tls, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const spans = () => exports.flatMap((e) => e.spans);
   return {
     url: `${tls ? "https" : "http"}://127.0.0.1:${port}`,
     exports,
     spans,
-    async waitForSpans(count, timeoutMs = 20_000) {
-      const until = Date.now() + timeoutMs;
-      while (spans().length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-      return spans();
+    waitForSpans(count) {
+      return new Promise((resolve) => {
+        const satisfied = () => spans().length >= count && (resolve(spans()), true);
+        if (!satisfied()) waiters.push(satisfied);
+      });
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
