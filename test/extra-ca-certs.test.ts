@@ -109,7 +109,7 @@ describe("NODE_EXTRA_CA_CERTS held back from the CLI's start", () => {
         DUMPS: dumps,
       },
       encoding: "utf8",
-      timeout: 60_000,
+      timeout: 120_000,
     });
     expect(result.stderr).toContain("npm install for pi failed (exit 1)");
     const npmEnv = readFileSync(join(dumps, "npm.env"), "utf8").split("\n");

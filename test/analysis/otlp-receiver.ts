@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from "node:https";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { conditionWaiters } from "../fixtures/condition-waiters.js";
 
 interface ProtoMessage {
   resourceSpans: Array<{
@@ -146,8 +147,7 @@ export interface OtlpReceiver {
 export async function startOtlpReceiver(tls?: { key: string; cert: string }): Promise<OtlpReceiver> {
   const exports: ReceivedExport[] = [];
   const spans = () => exports.flatMap((e) => e.spans);
-  // Each waiter is told on every export that arrives, and drops out once its count is reached.
-  let waiters: (() => boolean)[] = [];
+  const arrivals = conditionWaiters();
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -160,7 +160,7 @@ export async function startOtlpReceiver(tls?: { key: string; cert: string }): Pr
           ? decodeJson(body.toString("utf8"))
           : ExportTraceServiceRequest.decode(body);
         exports.push({ contentType, headers: request.headers, spans: spansOf(message) });
-        waiters = waiters.filter((satisfied) => !satisfied());
+        arrivals.changed();
         response
           .writeHead(200, { "content-type": contentType })
           .end(contentType.startsWith("application/json") ? "{}" : "");
@@ -176,12 +176,7 @@ export async function startOtlpReceiver(tls?: { key: string; cert: string }): Pr
     url: `${tls ? "https" : "http"}://127.0.0.1:${port}`,
     exports,
     spans,
-    waitForSpans(count) {
-      return new Promise((resolve) => {
-        const satisfied = () => spans().length >= count && (resolve(spans()), true);
-        if (!satisfied()) waiters.push(satisfied);
-      });
-    },
+    waitForSpans: (count) => arrivals.until(() => spans().length >= count).then(spans),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

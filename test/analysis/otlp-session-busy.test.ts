@@ -27,7 +27,15 @@ it("spans reach an endpoint that is up although the event loop was held past the
   holdThread(2_500);
   const now = Date.now();
   await session.emit([
-    { id: "agent", parent: null, name: "invoke_agent busy", kind: "internal", startMs: now, endMs: now + 1, attributes: {} },
+    {
+      id: "agent",
+      parent: null,
+      name: "invoke_agent busy",
+      kind: "internal",
+      startMs: now,
+      endMs: now + 1,
+      attributes: {},
+    },
   ]);
   await session.close();
   expect(warnings).toEqual([]);

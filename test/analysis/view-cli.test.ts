@@ -17,7 +17,7 @@ let base: string;
 let runs: string;
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["p7"]));
-}, 60_000);
+});
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("payload-probe view on the command line", () => {

@@ -179,7 +179,7 @@ describe("capture proxy", () => {
     expect(jsonl(join(runs, "cli-proxy", "requests.jsonl"))).toHaveLength(1);
 
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, [MAIN, "proxy", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 20_000 });
+      spawnSync(process.execPath, [MAIN, "proxy", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 120_000 });
     const help = run("--help");
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: payload-probe proxy --upstream URL/);

@@ -32,7 +32,7 @@ beforeAll(async () => {
   cpSync(join(runs, "two"), join(dir, "blank"), { recursive: true });
   const records = readFileSync(join(runs, "two", "requests.jsonl"), "utf8");
   writeFileSync(join(dir, "blank", "requests.jsonl"), `\n${records.replaceAll("\n", "\n\n")}  \n\n`);
-}, 60_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("payload-probe report / diff / check on the command line", () => {

@@ -21,7 +21,7 @@ const rows = (file: string) =>
 
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["seq-search"]));
-}, 60_000);
+});
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("payload-probe show <run> <seq>", () => {

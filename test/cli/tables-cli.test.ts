@@ -36,7 +36,7 @@ beforeAll(async () => {
   runs = join(dir, "runs");
   await runHandProbe(dir, "one", twoTurnProbe("one", "read"));
   await runHandProbe(dir, "two", twoTurnProbe("two", "read,bash,edit,write,grep,find,ls"));
-}, 60_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("tables on the command line", () => {

@@ -24,7 +24,7 @@ describe("faults reach the model as the adapter's texts", () => {
     expect(crash).toMatchObject({ content: `Failed to call tool: Connection closed${NO_PARAMETERS}`, isError: true });
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
     expect(adapter.events.filter((e) => e.type === "mcp_connect")).toHaveLength(2);
-  }, 20_000);
+  });
 
   it("a server that hangs: Request timed out after requestTimeoutMs, and the server stays usable", async () => {
     const adapter = await startAdapter({ servers: { faults: stubServer("faults", { requestTimeoutMs: 300 }) } });
@@ -32,14 +32,14 @@ describe("faults reach the model as the adapter's texts", () => {
     expect(value).toMatchObject({ content: `Failed to call tool: Request timed out${NO_PARAMETERS}`, isError: true });
     expect(ms).toBeLessThan(3_000);
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
-  }, 20_000);
+  });
 
   it("garbage on stdout, before initialize and during a call, is skipped", async () => {
     const adapter = await startAdapter({
       servers: { faults: stubServer("faults", {}, ["--fault", "garbage-on-start"]) },
     });
     expect((await adapter.call("mcp", { tool: "faults_garbage", args: {} })).content).toBe("FAULTS_AFTER_GARBAGE");
-  }, 20_000);
+  });
 
   it("a server's own tool error keeps its text and gains the expected parameters", async () => {
     const adapter = await startAdapter({ servers: { faults: stubServer("faults") } });
@@ -47,7 +47,7 @@ describe("faults reach the model as the adapter's texts", () => {
       content: `Error: FAULTS_TOOL_ERROR${NO_PARAMETERS}`,
       isError: true,
     });
-  }, 20_000);
+  });
 
   it("a command that does not exist fails to connect, then sits in backoff; other servers keep working", async () => {
     const adapter = await startAdapter({
@@ -67,7 +67,7 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("mcp", {})).content).toMatch(
       /^MCP: 1\/2 servers, 2 tools\n\n✗ ghost \(failed \ds ago\)\n✓ a \(2 tools, legacy notification path\)\n\nmcp\(\{ server: "name" \}\) to list tools, mcp\(\{ search: "\.\.\." \}\) to search$/,
     );
-  }, 20_000);
+  });
 
   it("a failed first-run bootstrap leaves the server in backoff without holding up start-up", async () => {
     const { value: adapter, ms } = await timed(() =>
@@ -77,7 +77,7 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("mcp", { search: "x", server: "ghost" })).content).toBe(
       'Server "ghost" not available (last failed 0s ago)',
     );
-  }, 20_000);
+  });
 
   it("an HTTP server answering 500 fails to connect with the server's text", async () => {
     const url = await httpStub("a", ["--http-fail", "500"]);
@@ -88,7 +88,7 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("mcp", { tool: "web_tool1", args: {} })).content).toBe(
       'Server "web" not available (last failed 0s ago)',
     );
-  }, 20_000);
+  });
 
   it("a direct tool whose server cannot start: the connect failure, then the direct tool's backoff text", async () => {
     const dir = tempDir();
@@ -121,7 +121,7 @@ describe("transports", () => {
     const adapter = await startAdapter({ servers: { web: { url } } });
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__web"]);
     expect((await adapter.call("mcp__web", { tool: "tool1", args: { value: "h" } })).content).toBe("A_TOOL1:h");
-  }, 20_000);
+  });
 
   it("a URL that answers the first POST with 405 is spoken to over the legacy SSE transport", async () => {
     const url = await httpStub("a", [], "--sse");
@@ -131,7 +131,7 @@ describe("transports", () => {
     ]);
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__web"]);
     expect((await adapter.call("mcp__web", { tool: "tool1", args: { value: "s" } })).content).toBe("A_TOOL1:s");
-  }, 20_000);
+  });
 
   it("a server that answers 405 and does not speak SSE either fails with the SSE attempt's error", async () => {
     const url = await httpStub("a", ["--http-fail", "405"]);
@@ -142,14 +142,14 @@ describe("transports", () => {
     expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback").map((e) => e.data)).toEqual([
       { server: "web", status: 405 },
     ]);
-  }, 20_000);
+  });
 
   it("a 500 is not a reason to try SSE", async () => {
     const url = await httpStub("a", ["--http-fail", "500"]);
     const adapter = await startAdapter({ servers: { web: { url } }, cache: "empty-file" });
     await adapter.call("mcp", { connect: "web" });
     expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback")).toEqual([]);
-  }, 20_000);
+  });
 });
 
 describe("sampling requests the adapter refuses", () => {
@@ -186,5 +186,5 @@ describe("sampling requests the adapter refuses", () => {
       expect(errors.at(-1)!.error).toEqual({ code: -32602, message });
     }
     expect((await adapter.call("mcp", { tool: "s_none", args: {} })).content).toBe("SAMPLED:SAMPLED-BY-TEST(1)");
-  }, 20_000);
+  });
 });
