@@ -142,7 +142,9 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
 
   it("a long run keeps only the rows on screen in the DOM and draws the end when scrolled there", async () => {
     const dir = join(base, "long");
-    spawnSync(process.execPath, [join(PROJECT_ROOT, "scripts/gen-synthetic-run.mjs"), dir, "600", "--payloads"]);
+    spawnSync(process.execPath, [join(PROJECT_ROOT, "scripts/gen-synthetic-run.mjs"), dir, "600", "--payloads"], {
+      timeout: 120_000,
+    });
     cli("view", dir, "--runs", runs);
     await open(join(dir, "view.html"));
     const rows = await page.locator(".row.req").count();

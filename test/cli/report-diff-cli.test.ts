@@ -8,7 +8,10 @@ import { runHandProbe, twoTurnProbe } from "../analysis/hand-runs.js";
 
 /** The built CLI as a user runs it: exit codes and what reaches stdout and stderr. */
 function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], { encoding: "utf8" });
+  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   return { code: child.status, out: child.stdout, err: child.stderr };
 }
 

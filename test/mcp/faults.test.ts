@@ -2,8 +2,10 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildCacheEntry, computeConfigHash, writeCacheEntry } from "../../src/mcp/cache.js";
+import { KEEP_ALIVE_TIMINGS } from "../../src/mcp/keep-alive.js";
 import { readWireLog, WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
 import { cleanupAdapters, httpStub, ROOT, startAdapter, stubServer, tempDir } from "./adapter-harness.js";
 
@@ -30,7 +32,8 @@ describe("faults reach the model as the adapter's texts", () => {
     const adapter = await startAdapter({ servers: { faults: stubServer("faults", { requestTimeoutMs: 300 }) } });
     const { value, ms } = await timed(() => adapter.call("mcp", { tool: "faults_hang", args: {} }));
     expect(value).toMatchObject({ content: `Failed to call tool: Request timed out${NO_PARAMETERS}`, isError: true });
-    expect(ms).toBeLessThan(3_000);
+    // requestTimeoutMs took effect, not the SDK's default: a bound a busy machine cannot reach by slowness alone.
+    expect(ms).toBeLessThan(DEFAULT_REQUEST_TIMEOUT_MSEC);
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
   });
 
@@ -57,15 +60,15 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe(
       'Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT',
     );
-    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe(
-      'Server "ghost" not available (last failed 0s ago)',
+    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toMatch(
+      /^Server "ghost" not available \(last failed \d+s ago\)$/,
     );
     expect((await adapter.call("mcp", { connect: "ghost" })).content).toBe(
       'Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT',
     );
     expect((await adapter.call("mcp", { tool: "a_tool1", args: { value: "v" } })).content).toBe("A_TOOL1:v");
     expect((await adapter.call("mcp", {})).content).toMatch(
-      /^MCP: 1\/2 servers, 2 tools\n\n✗ ghost \(failed \ds ago\)\n✓ a \(2 tools, legacy notification path\)\n\nmcp\(\{ server: "name" \}\) to list tools, mcp\(\{ search: "\.\.\." \}\) to search$/,
+      /^MCP: 1\/2 servers, 2 tools\n\n✗ ghost \(failed \d+s ago\)\n✓ a \(2 tools, legacy notification path\)\n\nmcp\(\{ server: "name" \}\) to list tools, mcp\(\{ search: "\.\.\." \}\) to search$/,
     );
   });
 
@@ -73,9 +76,10 @@ describe("faults reach the model as the adapter's texts", () => {
     const { value: adapter, ms } = await timed(() =>
       startAdapter({ servers: { ghost: { command: "no-such-command-payload-probe" } } }),
     );
-    expect(ms).toBeLessThan(5_000);
-    expect((await adapter.call("mcp", { search: "x", server: "ghost" })).content).toBe(
-      'Server "ghost" not available (last failed 0s ago)',
+    // Not held until the first reconnect: start-up took less than the backoff's first delay.
+    expect(ms).toBeLessThan(KEEP_ALIVE_TIMINGS.reconnectMinMs);
+    expect((await adapter.call("mcp", { search: "x", server: "ghost" })).content).toMatch(
+      /^Server "ghost" not available \(last failed \d+s ago\)$/,
     );
   });
 
@@ -85,8 +89,8 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("mcp", { connect: "web" })).content).toBe(
       'Failed to connect to "web": Streamable HTTP error: Error POSTing to endpoint: stub-mcp: failing every request with 500',
     );
-    expect((await adapter.call("mcp", { tool: "web_tool1", args: {} })).content).toBe(
-      'Server "web" not available (last failed 0s ago)',
+    expect((await adapter.call("mcp", { tool: "web_tool1", args: {} })).content).toMatch(
+      /^Server "web" not available \(last failed \d+s ago\)$/,
     );
   });
 
@@ -111,7 +115,9 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("ghost_x", {})).content).toBe(
       'Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT',
     );
-    expect((await adapter.call("ghost_x", {})).content).toBe('MCP server "ghost" not available (failed 0s ago)');
+    expect((await adapter.call("ghost_x", {})).content).toMatch(
+      /^MCP server "ghost" not available \(failed \d+s ago\)$/,
+    );
   });
 });
 
