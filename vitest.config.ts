@@ -4,8 +4,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // A temp folder for probe runs that test files share (test/fixtures/shared-runs.ts).
-    // …and fails the run when a test left a process running (test/fixtures/suite-processes.ts).
+    // A temp folder for probe runs that test files share (test/fixtures/shared-runs.ts), and at the end
+    // the check that fails the run when a test left a process running (test/fixtures/suite-processes.ts).
     globalSetup: ["test/global-setup.ts"],
     // Children started through the test harnesses are stopped after each test, whatever its outcome.
     setupFiles: ["test/fixtures/stop-children.ts"],
