@@ -4,11 +4,16 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // A temp folder for probe runs that test files share (test/fixtures/shared-runs.ts).
+    // A temp folder for probe runs that test files share (test/fixtures/shared-runs.ts), and at the end
+    // the check that fails the run when a test left a process running (test/fixtures/suite-processes.ts).
     globalSetup: ["test/global-setup.ts"],
-    // Stub MCP servers are real child processes; give slow CI machines room.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Children started through the test harnesses are stopped after each test, whatever its outcome.
+    setupFiles: ["test/fixtures/stop-children.ts"],
+    // A bound for a test that hangs, not a measure of speed: tests wait for events, never for a clock,
+    // and a machine loaded by other builds and suites (load average 15 on two cores) runs them several
+    // times slower. Tests set no shorter limit of their own; spawnSync calls take the same bound.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: "forks",
     // One worker process runs many files: no test file mocks modules or leaves process state behind
     // (env changes are restored, no chdir), and a fresh fork per file cost ~0.5 s each in start-up and

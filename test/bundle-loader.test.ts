@@ -35,6 +35,7 @@ function setUp(variant?: string): { dir: string; start: Start } {
   const start: Start = (exitCode) =>
     spawnSync(process.execPath, [join(dir, "main.mjs")], {
       encoding: "utf8",
+      timeout: 120_000,
       env: { ...process.env, BUNDLE_EXIT: exitCode === undefined ? "" : String(exitCode) },
     });
   return { dir, start };

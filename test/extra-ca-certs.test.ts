@@ -17,6 +17,7 @@ import { PROJECT_ROOT } from "../src/project-root.js";
 import { startOtlpReceiver } from "./analysis/otlp-receiver.js";
 import { chatBody, postChat, startCli } from "./capture/http-harness.js";
 import { MAIN } from "./cli/scratch-cli.js";
+import { stopAfterTest } from "./fixtures/children.js";
 import { copySharedRuns } from "./fixtures/shared-runs.js";
 import { removeTempDirs, tempDir } from "./runtime/harness.js";
 
@@ -82,10 +83,12 @@ describe("NODE_EXTRA_CA_CERTS held back from the CLI's start", () => {
     try {
       await copySharedRuns(["p1"], runs);
       // Not spawnSync: the receiver answers from this process's event loop.
-      const child = spawn(
-        process.execPath,
-        [MAIN, "export", "otel", "p1", "--runs", runs, "--endpoint", receiver.url, "--content", "none"],
-        { cwd: PROJECT_ROOT, env: heldBack(), stdio: ["ignore", "ignore", "pipe"] },
+      const child = stopAfterTest(
+        spawn(
+          process.execPath,
+          [MAIN, "export", "otel", "p1", "--runs", runs, "--endpoint", receiver.url, "--content", "none"],
+          { cwd: PROJECT_ROOT, env: heldBack(), stdio: ["ignore", "ignore", "pipe"] },
+        ),
       );
       let stderr = "";
       child.stderr.on("data", (chunk) => (stderr += chunk));
@@ -109,7 +112,7 @@ describe("NODE_EXTRA_CA_CERTS held back from the CLI's start", () => {
         DUMPS: dumps,
       },
       encoding: "utf8",
-      timeout: 60_000,
+      timeout: 120_000,
     });
     expect(result.stderr).toContain("npm install for pi failed (exit 1)");
     const npmEnv = readFileSync(join(dumps, "npm.env"), "utf8").split("\n");

@@ -15,7 +15,7 @@ const scripts = readdirSync(join(PROJECT_ROOT, "scripts")).filter(
 describe("scripts/*.mjs --help", () => {
   it.each(scripts)("%s prints its opening comment and exits 0", (name) => {
     const file = join(PROJECT_ROOT, "scripts", name);
-    const result = spawnSync(process.execPath, [file, "--help"], { encoding: "utf8", timeout: 15_000 });
+    const result = spawnSync(process.execPath, [file, "--help"], { encoding: "utf8", timeout: 120_000 });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     const firstLine = result.stdout.split("\n")[0]!;

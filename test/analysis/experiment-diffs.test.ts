@@ -59,7 +59,7 @@ describe("diff seq-namespace seq-search", () => {
       "mcp,a_tool1,b_tool2",
       "mcp,a_tool1,b_tool2",
     ]);
-  }, 30_000);
+  });
 
   it("seq-search breaks at requests 2 and 5 in tools, with the shared prefix before each; seq-namespace never breaks", async () => {
     const { summary, text } = await diff("seq-namespace", "seq-search");
@@ -72,7 +72,7 @@ describe("diff seq-namespace seq-search", () => {
     expect(text).toMatch(/B breaks in tools: tools\[1\] added: a_tool1 \(shared \d+ B\/\d+ tok\)/);
     expect(text).toMatch(/prefix breaks\s+│\s+0 │\s+2 │\s+\+2 │/);
     expect(text).toContain("prefix breaks A: none");
-  }, 30_000);
+  });
 });
 
 describe("diff p2-direct p2-proxy", () => {
@@ -93,5 +93,5 @@ describe("diff p2-direct p2-proxy", () => {
       expect(d.systemLines!.added[0]).toMatch(/^- mcp__probe_stub: /);
     }
     expect(text).toContain('system + "- mcp__probe_stub: ');
-  }, 30_000);
+  });
 });

@@ -26,7 +26,7 @@ describe("fidelity rows", () => {
     expect(side.tools).toBe("[mcp] → [mcp, a_tool1]×3 → [mcp, a_tool1, b_tool2]×2");
     expect(side.toolsSize).toBe("changes at #2, #5");
     expect(side.systemSize).toBe("changes at #2, #5");
-  }, 60_000);
+  });
 
   it("a run against itself matches; sizes alone never break a match but show as deltas", async () => {
     const p1 = await records("p1");
@@ -35,7 +35,7 @@ describe("fidelity rows", () => {
     const row = fidelityRow("p1", p1, longer);
     expect(row.verdict).toBe("match");
     expect(row.deltas).toEqual({ toolsChars: [7, 7, 7, 7], systemChars: [-3, -3, -3, -3] });
-  }, 60_000);
+  });
 
   it("names each aspect that differs; a recorded divergence reads as a finding", async () => {
     const p1 = await records("p1");
@@ -50,7 +50,7 @@ describe("fidelity rows", () => {
     expect(row.verdict).toBe("differs");
     expect(fidelityRow("p1", p1, other, true).verdict).toBe("finding");
     expect(fidelityRow("p1", p1, p1.slice(0, 3)).deltas).toBeUndefined();
-  }, 60_000);
+  });
 
   it("the table puts both sides in a cell only where they differ, and names a skipped probe's reason", async () => {
     const p1 = await records("p1");
@@ -69,5 +69,5 @@ describe("fidelity rows", () => {
     expect(text).toContain("pi: [read, mcp]×2");
     expect(text).toContain("finding: requests, tools, roles, markers");
     expect(text).toContain("skipped on pi: no way");
-  }, 60_000);
+  });
 });

@@ -34,6 +34,7 @@ describe("segment figures come from the token cache", () => {
           cwd: scratch,
           env: { ...process.env, [TOKEN_CACHE_ENV]: facts },
           encoding: "utf8",
+          timeout: 120_000,
         });
         expect(result.stderr).toBe("");
         expect(result.status).toBe(0);

@@ -17,7 +17,7 @@ describe("resolveRun", () => {
     dir = mkdtempSync(join(tmpdir(), "pp-load-"));
     runsDir = join(dir, "runs");
     await runHandProbe(dir, "hand", twoTurnProbe("hand", "read"));
-  }, 60_000);
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("reads a run folder by path and by probe name, one record per request", async () => {

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from "node:https";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { conditionWaiters } from "../fixtures/condition-waiters.js";
 
 interface ProtoMessage {
   resourceSpans: Array<{
@@ -137,14 +138,16 @@ export interface OtlpReceiver {
   url: string;
   exports: ReceivedExport[];
   spans(): ReceivedSpan[];
-  /** Resolves once at least `count` spans have arrived. */
-  waitForSpans(count: number, timeoutMs?: number): Promise<ReceivedSpan[]>;
+  /** Resolves once at least `count` spans have arrived (no deadline of its own: the test's timeout bounds it). */
+  waitForSpans(count: number): Promise<ReceivedSpan[]>;
   close(): Promise<void>;
 }
 
 /** Listens on 127.0.0.1 on a port the OS picks (over TLS when given a key and certificate); every decoded export is kept in order. */
 export async function startOtlpReceiver(tls?: { key: string; cert: string }): Promise<OtlpReceiver> {
   const exports: ReceivedExport[] = [];
+  const spans = () => exports.flatMap((e) => e.spans);
+  const arrivals = conditionWaiters();
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -157,6 +160,7 @@ export async function startOtlpReceiver(tls?: { key: string; cert: string }): Pr
           ? decodeJson(body.toString("utf8"))
           : ExportTraceServiceRequest.decode(body);
         exports.push({ contentType, headers: request.headers, spans: spansOf(message) });
+        arrivals.changed();
         response
           .writeHead(200, { "content-type": contentType })
           .end(contentType.startsWith("application/json") ? "{}" : "");
@@ -168,16 +172,11 @@ export async function startOtlpReceiver(tls?: { key: string; cert: string }): Pr
   const server: Server = tls ? createHttpsServer(tls, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const spans = () => exports.flatMap((e) => e.spans);
   return {
     url: `${tls ? "https" : "http"}://127.0.0.1:${port}`,
     exports,
     spans,
-    async waitForSpans(count, timeoutMs = 20_000) {
-      const until = Date.now() + timeoutMs;
-      while (spans().length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-      return spans();
-    },
+    waitForSpans: (count) => arrivals.until(() => spans().length >= count).then(spans),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

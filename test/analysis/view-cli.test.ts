@@ -3,11 +3,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { untilInFolder } from "../fixtures/watch-until.js";
 import { runProbesInto } from "./view-runs.js";
 
 function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
   const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
     encoding: "utf8",
+    timeout: 120_000,
     env,
   });
   return { code: child.status, out: child.stdout, err: child.stderr };
@@ -17,7 +19,7 @@ let base: string;
 let runs: string;
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["p7"]));
-}, 60_000);
+});
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("payload-probe view on the command line", () => {
@@ -45,11 +47,15 @@ describe("payload-probe view on the command line", () => {
     expect(existsSync(out)).toBe(true);
   });
 
-  it("--open hands the page to xdg-open when there is one, else prints the path to open", () => {
+  it("--open hands the page to xdg-open when there is one, else prints the path to open", async () => {
     const bin = join(base, "bin");
     mkdirSync(bin);
     const opened = join(base, "opened.txt");
-    writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > ${opened}\n`);
+    // Written whole (a rename), so that the file appearing is the event to wait for.
+    writeFileSync(
+      join(bin, "xdg-open"),
+      `#!/bin/sh\nprintf '%s' "$1" > ${opened}.part && mv ${opened}.part ${opened}\n`,
+    );
     chmodSync(join(bin, "xdg-open"), 0o755);
     const page = join(base, "open.html");
     const withOpener = cli(["view", "p7", "--out", page, "--open", "--runs", runs], {
@@ -57,7 +63,8 @@ describe("payload-probe view on the command line", () => {
       PATH: `${bin}:/usr/bin:/bin`,
     });
     expect(withOpener.code).toBe(0);
-    for (let i = 0; i < 50 && !existsSync(opened); i++) spawnSync("sleep", ["0.1"]);
+    // The CLI leaves the opener running on its own (detached), as a desktop's would.
+    await untilInFolder(base, () => existsSync(opened));
     expect(readFileSync(opened, "utf8")).toBe(page);
     const without = cli(["view", "p7", "--out", page, "--open", "--runs", runs], {
       ...process.env,

@@ -26,7 +26,7 @@ prompts:
   - "second"
 `,
   );
-}, 60_000);
+});
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** The two data documents of a page, the request index and the item table, parsed whole. */

@@ -8,6 +8,7 @@ import type { Probe } from "../../src/probes/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import type { ModelResponse } from "../../src/providers/types.js";
+import { stopAfterTest } from "../fixtures/children.js";
 
 export const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
 
@@ -41,13 +42,9 @@ export function chatBody(text: string, extra: Record<string, unknown> = {}): str
   });
 }
 
+/** No time limit of its own: the server answering is the event, and the test's timeout bounds a hang. */
 export async function postChat(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: "POST",
-    body,
-    headers: { "content-type": "application/json", ...headers },
-    signal: AbortSignal.timeout(10_000),
-  });
+  return fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
 }
 
 /** The reply read the way the runtime reads a provider's stream. */
@@ -89,20 +86,21 @@ export interface CliServer {
   stderr(): string;
 }
 
-/** Starts `payload-probe <args>` and waits (bounded) for its LISTENING line. */
+/**
+ * Starts `payload-probe <args>` and waits for its LISTENING line, or its exit. No clock of its own: a
+ * loaded machine may take long over the start-up (the tokenizer's load), and the test's timeout bounds
+ * it; the child is stopped after the test whatever happens (test/fixtures/children.ts).
+ */
 export function startCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliServer> {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: PROJECT_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = stopAfterTest(
+    spawn(process.execPath, [MAIN, ...args], { cwd: PROJECT_ROOT, env, stdio: ["ignore", "pipe", "pipe"] }),
+  );
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`no LISTENING line within 10 s; stderr: ${stderr}`));
-    }, 10_000);
     const lines = createInterface({ input: child.stdout! });
     lines.once("line", (line) => {
-      clearTimeout(timer);
       const match = /^LISTENING (\S+)$/.exec(line);
       if (!match) {
         child.kill("SIGKILL");

@@ -140,7 +140,7 @@ describe("mock server", () => {
     const second = spawnSync(process.execPath, [MAIN, "mock", file, "--runs", runs, "--port", port], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
-      timeout: 20_000,
+      timeout: 120_000,
     });
     expect(second.status).toBe(2);
     expect(second.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
@@ -167,7 +167,7 @@ describe("mock server", () => {
 
   it("--help exits 0; a missing probe exits 2 naming the file; a bad port exits 2", () => {
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, [MAIN, "mock", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 20_000 });
+      spawnSync(process.execPath, [MAIN, "mock", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 120_000 });
     const help = run("--help");
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: payload-probe mock <probe>/);

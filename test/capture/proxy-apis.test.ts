@@ -117,6 +117,7 @@ describe("proxy CLI on all three APIs", () => {
     const report = spawnSync(process.execPath, [MAIN, "report", join(runs, "proxy"), "--json"], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
+      timeout: 120_000,
     });
     expect(report.status).toBe(0);
     expect((JSON.parse(report.stdout) as unknown[]).length).toBe(4);

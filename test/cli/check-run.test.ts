@@ -153,7 +153,7 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     const noPrice = checkAs("nobody-1", "--budget-dollars", "1");
     expect(noPrice.code).toBe(2);
     expect(noPrice.stderr).toContain("a dollar budget needs a priced model");
-  }, 60_000);
+  });
 
   it("--run without --baseline, or with probe names, is a usage error (exit 2)", () => {
     expect(cliIn(scratch, "check", "--run", join(runs, "agent")).code).toBe(2);

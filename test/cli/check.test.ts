@@ -29,7 +29,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function check(extraEnv: Record<string, string> = {}) {
   const args = [MAIN, "check", "p5-none", "--runs", join(scratch, "runs"), "--baseline", join(scratch, "baselines")];
   const env = { ...process.env, PAYLOAD_PROBE_WORKSPACE: join(scratch, "ws"), ...extraEnv };
-  const child = spawnSync(process.execPath, args, { cwd: PROJECT_ROOT, env, encoding: "utf8", timeout: 60_000 });
+  const child = spawnSync(process.execPath, args, { cwd: PROJECT_ROOT, env, encoding: "utf8", timeout: 120_000 });
   return { code: child.status, stdout: child.stdout, stderr: child.stderr };
 }
 

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { stopAfterTest } from "../fixtures/children.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, cliIn, MAIN, startCliIn } from "./scratch-cli.js";
 
@@ -60,10 +61,9 @@ describe("two runs of one probe at once (issue 8)", () => {
     delete env.PAYLOAD_PROBE_WORKSPACE;
     const checkInto = (runs: string) =>
       new Promise<CliResult>((resolve) => {
-        const child = spawn(process.execPath, [MAIN, "check", "p0", "p0-cold", "p1", "--runs", runs], {
-          cwd: PROJECT_ROOT,
-          env,
-        });
+        const child = stopAfterTest(
+          spawn(process.execPath, [MAIN, "check", "p0", "p0-cold", "p1", "--runs", runs], { cwd: PROJECT_ROOT, env }),
+        );
         let stdout = "";
         let stderr = "";
         child.stdout.on("data", (chunk) => (stdout += chunk));

@@ -13,6 +13,7 @@ import { runProbesInto } from "../analysis/view-runs.js";
 function cli(...args: string[]) {
   const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
     encoding: "utf8",
+    timeout: 120_000,
     env: { ...process.env, PAYLOAD_PROBE_PRICING: "" },
   });
   return { code: child.status, out: child.stdout, err: child.stderr };
@@ -117,6 +118,7 @@ describe("report --cost", () => {
       [join(PROJECT_ROOT, "dist/cli/main.js"), "report", "seq-search", "--cost", "--runs", runs],
       {
         encoding: "utf8",
+        timeout: 120_000,
         env: { ...process.env, PAYLOAD_PROBE_PRICING: file },
       },
     );

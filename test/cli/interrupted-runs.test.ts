@@ -3,24 +3,37 @@
  * `interrupted` (with the requests it captured) when the database is next opened; a run stopped by
  * SIGTERM marks itself before it exits. Real child processes, stopped while a tool call sleeps.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { RunDatabase } from "../../src/capture/sqlite.js";
 import { tryLock } from "../../src/pid-lock.js";
+import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { startCliIn } from "./scratch-cli.js";
 
-afterEach(removeTempDirs);
+/** The tool's sleep runs in a process group of its own and outlives a killed run: each test stops it. */
+const toolPids: string[] = [];
+afterEach(() => {
+  for (const file of toolPids.splice(0)) {
+    try {
+      process.kill(Number(readFileSync(file, "utf8")), "SIGKILL");
+    } catch {
+      // Never started, or gone already.
+    }
+  }
+  removeTempDirs();
+});
 
-const SLOW_PROBE = `name: slow
+/** A probe whose tool call writes its pid to `pidFile` (whole, by a rename) and then sleeps far longer than any test. */
+const slowProbe = (pidFile: string) => `name: slow
 agent: { tools: bash, noSkills: true }
 prompts: ["go"]
 model:
   script:
     - call: bash
-      args: { command: "sleep 30" }
+      args: { command: ${JSON.stringify(`echo $$ > '${pidFile}.part' && mv '${pidFile}.part' '${pidFile}' && exec sleep 300`)} }
     - text: done
 `;
 
@@ -39,20 +52,20 @@ function firstRequestCaptured(runs: string): boolean {
 }
 
 /**
- * Starts the slow probe and resolves once its first request is captured (the tool call is then sleeping).
+ * Starts the slow probe and resolves once its first request is captured and its tool call sleeps.
  * The file's line alone is not enough: a kill landing between it and the database row (a busy machine
  * can pause the run there) would leave a run that captured nothing in the database.
  */
 async function startSlowRun(scratch: string) {
-  const probe = join(scratch, "slow.yaml");
-  writeFileSync(probe, SLOW_PROBE);
   const runs = join(scratch, "runs");
+  const probe = join(scratch, "slow.yaml");
+  const toolPid = join(runs, "tool.pid");
+  toolPids.push(toolPid);
+  writeFileSync(probe, slowProbe(toolPid));
+  // Made here so that it can be watched from before the run writes anything.
+  mkdirSync(runs);
   const started = startCliIn(scratch, ["run", probe, "--runs", runs]);
-  const deadline = Date.now() + 60_000;
-  while (!firstRequestCaptured(runs)) {
-    if (Date.now() > deadline) throw new Error("the run never captured its first request");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await untilInFolder(runs, () => existsSync(toolPid) && firstRequestCaptured(runs));
   return { ...started, runs };
 }
 
@@ -89,11 +102,6 @@ describe("runs that die (issue 8)", () => {
     const { child, done, runs } = await startSlowRun(scratch);
     process.kill(child.pid!, "SIGTERM");
     const result = await done;
-    try {
-      process.kill(-child.pid!, "SIGKILL"); // the sleeping tool process, if it outlived its parent
-    } catch {
-      // Already gone.
-    }
     expect(result.code).toBe(143);
     expect(readRows(runs)).toMatchObject([{ status: "interrupted", request_count: 1, pid: child.pid }]);
     expect(existsSync(join(runs, "slow.lock"))).toBe(false);

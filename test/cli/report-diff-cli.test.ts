@@ -8,7 +8,10 @@ import { runHandProbe, twoTurnProbe } from "../analysis/hand-runs.js";
 
 /** The built CLI as a user runs it: exit codes and what reaches stdout and stderr. */
 function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], { encoding: "utf8" });
+  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   return { code: child.status, out: child.stdout, err: child.stderr };
 }
 
@@ -32,7 +35,7 @@ beforeAll(async () => {
   cpSync(join(runs, "two"), join(dir, "blank"), { recursive: true });
   const records = readFileSync(join(runs, "two", "requests.jsonl"), "utf8");
   writeFileSync(join(dir, "blank", "requests.jsonl"), `\n${records.replaceAll("\n", "\n\n")}  \n\n`);
-}, 60_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("payload-probe report / diff / check on the command line", () => {

@@ -38,7 +38,7 @@ function cli(...args: string[]): { code: number | null; stdout: string; stderr: 
     cwd: PROJECT_ROOT,
     env: { ...process.env, TMPDIR: base, PAYLOAD_PROBE_WORKSPACE: join(base, "workspace") },
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: 120_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { stopAfterTest } from "../fixtures/children.js";
 
 export const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
 
@@ -33,7 +34,8 @@ export function cliIn(scratch: string, ...args: string[]): CliResult {
 }
 
 /**
- * Starts `payload-probe <args>` in its own process group (so a test can kill it with its children).
+ * Starts `payload-probe <args>` in its own process group (so a test can kill it with its children);
+ * the group is killed after the test if anything of it is left (test/fixtures/children.ts).
  * Probes with stub MCP servers need cwd at the checkout: their configs name the stubs by relative path.
  */
 export function startCliIn(
@@ -41,12 +43,15 @@ export function startCliIn(
   args: string[],
   cwd = scratch,
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    cwd,
-    env: scratchEnv(scratch),
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = stopAfterTest(
+    spawn(process.execPath, [MAIN, ...args], {
+      cwd,
+      env: scratchEnv(scratch),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+    true,
+  );
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (chunk) => (stdout += chunk));

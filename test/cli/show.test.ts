@@ -7,7 +7,10 @@ import { PROJECT_ROOT } from "../../src/project-root.js";
 import { runProbesInto } from "../analysis/view-runs.js";
 
 function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], { encoding: "utf8" });
+  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   return { code: child.status, out: child.stdout, err: child.stderr };
 }
 
@@ -21,7 +24,7 @@ const rows = (file: string) =>
 
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["seq-search"]));
-}, 60_000);
+});
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("payload-probe show <run> <seq>", () => {

@@ -29,6 +29,7 @@ afterEach(() => tmp.cleanup());
 function skills(...args: string[]) {
   const run = spawnSync(process.execPath, [CLI, "skills", ...args, "--cwd", cwd, "--agent-dir", agentDir], {
     encoding: "utf8",
+    timeout: 120_000,
     env: { ...process.env, HOME: join(tmp.dir, "home") },
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };

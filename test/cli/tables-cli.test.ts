@@ -18,6 +18,7 @@ function cli(env: Record<string, string>, ...args: string[]) {
   const base = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" };
   const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
     encoding: "utf8",
+    timeout: 120_000,
     env: { ...base, ...env },
   });
   // check reports its progress on stderr, and with a workspace of its own (whose path is in the system
@@ -36,7 +37,7 @@ beforeAll(async () => {
   runs = join(dir, "runs");
   await runHandProbe(dir, "one", twoTurnProbe("one", "read"));
   await runHandProbe(dir, "two", twoTurnProbe("two", "read,bash,edit,write,grep,find,ls"));
-}, 60_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("tables on the command line", () => {

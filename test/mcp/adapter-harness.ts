@@ -21,6 +21,7 @@ import type {
   ToolResult,
 } from "../../src/runtime/types.js";
 import { WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
+import { conditionWaiters } from "../fixtures/condition-waiters.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const texts = extensionTexts(loadProfile(), "mcp", mcpTextsSchema);
@@ -85,6 +86,8 @@ export interface Adapter {
   call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   cachePath: string;
   events: { type: string; data: Record<string, unknown> }[];
+  /** Resolves once `holds` is true, checked now and after each event the adapter emits (no clock: the test's timeout bounds it). */
+  until(holds: () => boolean): Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -112,6 +115,7 @@ export async function startAdapter(options: AdapterOptions): Promise<Adapter & {
   const registry = new ToolRegistry([], []);
   const commands = new Map<string, SlashCommand>();
   const events: Adapter["events"] = [];
+  const emitted = conditionWaiters();
   const shutdownHandlers: (() => void | Promise<void>)[] = [];
   const api: ExtensionAPI = {
     cwd: dir,
@@ -131,7 +135,10 @@ export async function startAdapter(options: AdapterOptions): Promise<Adapter & {
     on: <K extends RuntimeEventName>(event: K, handler: EventHandler<K>) => {
       if (event === "session_shutdown") shutdownHandlers.push(() => (handler as EventHandler<"session_shutdown">)({}));
     },
-    emit: (type, data) => void events.push({ type, data }),
+    emit: (type, data) => {
+      events.push({ type, data });
+      emitted.changed();
+    },
     complete: async (request) => `SAMPLED-BY-TEST(${request.messages.length})`,
     getSystemPrompt: () => "",
   };
@@ -153,6 +160,7 @@ export async function startAdapter(options: AdapterOptions): Promise<Adapter & {
     commands,
     cachePath,
     events,
+    until: emitted.until,
     call: async (name: string, args: Record<string, unknown>): Promise<ToolResult> => {
       const tool = registry.get(name);
       if (!tool) throw new Error(`no tool ${name}`);

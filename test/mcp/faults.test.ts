@@ -2,8 +2,10 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildCacheEntry, computeConfigHash, writeCacheEntry } from "../../src/mcp/cache.js";
+import { KEEP_ALIVE_TIMINGS } from "../../src/mcp/keep-alive.js";
 import { readWireLog, WIRE_LOG_ENV } from "../../src/stub-mcp/wire-log.js";
 import { cleanupAdapters, httpStub, ROOT, startAdapter, stubServer, tempDir } from "./adapter-harness.js";
 
@@ -24,22 +26,23 @@ describe("faults reach the model as the adapter's texts", () => {
     expect(crash).toMatchObject({ content: `Failed to call tool: Connection closed${NO_PARAMETERS}`, isError: true });
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
     expect(adapter.events.filter((e) => e.type === "mcp_connect")).toHaveLength(2);
-  }, 20_000);
+  });
 
   it("a server that hangs: Request timed out after requestTimeoutMs, and the server stays usable", async () => {
     const adapter = await startAdapter({ servers: { faults: stubServer("faults", { requestTimeoutMs: 300 }) } });
     const { value, ms } = await timed(() => adapter.call("mcp", { tool: "faults_hang", args: {} }));
     expect(value).toMatchObject({ content: `Failed to call tool: Request timed out${NO_PARAMETERS}`, isError: true });
-    expect(ms).toBeLessThan(3_000);
+    // requestTimeoutMs took effect, not the SDK's default: a bound a busy machine cannot reach by slowness alone.
+    expect(ms).toBeLessThan(DEFAULT_REQUEST_TIMEOUT_MSEC);
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
-  }, 20_000);
+  });
 
   it("garbage on stdout, before initialize and during a call, is skipped", async () => {
     const adapter = await startAdapter({
       servers: { faults: stubServer("faults", {}, ["--fault", "garbage-on-start"]) },
     });
     expect((await adapter.call("mcp", { tool: "faults_garbage", args: {} })).content).toBe("FAULTS_AFTER_GARBAGE");
-  }, 20_000);
+  });
 
   it("a server's own tool error keeps its text and gains the expected parameters", async () => {
     const adapter = await startAdapter({ servers: { faults: stubServer("faults") } });
@@ -47,7 +50,7 @@ describe("faults reach the model as the adapter's texts", () => {
       content: `Error: FAULTS_TOOL_ERROR${NO_PARAMETERS}`,
       isError: true,
     });
-  }, 20_000);
+  });
 
   it("a command that does not exist fails to connect, then sits in backoff; other servers keep working", async () => {
     const adapter = await startAdapter({
@@ -57,27 +60,28 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe(
       'Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT',
     );
-    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toBe(
-      'Server "ghost" not available (last failed 0s ago)',
+    expect((await adapter.call("mcp", { tool: "ghost_x", args: {} })).content).toMatch(
+      /^Server "ghost" not available \(last failed \d+s ago\)$/,
     );
     expect((await adapter.call("mcp", { connect: "ghost" })).content).toBe(
       'Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT',
     );
     expect((await adapter.call("mcp", { tool: "a_tool1", args: { value: "v" } })).content).toBe("A_TOOL1:v");
     expect((await adapter.call("mcp", {})).content).toMatch(
-      /^MCP: 1\/2 servers, 2 tools\n\n✗ ghost \(failed \ds ago\)\n✓ a \(2 tools, legacy notification path\)\n\nmcp\(\{ server: "name" \}\) to list tools, mcp\(\{ search: "\.\.\." \}\) to search$/,
+      /^MCP: 1\/2 servers, 2 tools\n\n✗ ghost \(failed \d+s ago\)\n✓ a \(2 tools, legacy notification path\)\n\nmcp\(\{ server: "name" \}\) to list tools, mcp\(\{ search: "\.\.\." \}\) to search$/,
     );
-  }, 20_000);
+  });
 
   it("a failed first-run bootstrap leaves the server in backoff without holding up start-up", async () => {
     const { value: adapter, ms } = await timed(() =>
       startAdapter({ servers: { ghost: { command: "no-such-command-payload-probe" } } }),
     );
-    expect(ms).toBeLessThan(5_000);
-    expect((await adapter.call("mcp", { search: "x", server: "ghost" })).content).toBe(
-      'Server "ghost" not available (last failed 0s ago)',
+    // Not held until the first reconnect: start-up took less than the backoff's first delay.
+    expect(ms).toBeLessThan(KEEP_ALIVE_TIMINGS.reconnectMinMs);
+    expect((await adapter.call("mcp", { search: "x", server: "ghost" })).content).toMatch(
+      /^Server "ghost" not available \(last failed \d+s ago\)$/,
     );
-  }, 20_000);
+  });
 
   it("an HTTP server answering 500 fails to connect with the server's text", async () => {
     const url = await httpStub("a", ["--http-fail", "500"]);
@@ -85,10 +89,10 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("mcp", { connect: "web" })).content).toBe(
       'Failed to connect to "web": Streamable HTTP error: Error POSTing to endpoint: stub-mcp: failing every request with 500',
     );
-    expect((await adapter.call("mcp", { tool: "web_tool1", args: {} })).content).toBe(
-      'Server "web" not available (last failed 0s ago)',
+    expect((await adapter.call("mcp", { tool: "web_tool1", args: {} })).content).toMatch(
+      /^Server "web" not available \(last failed \d+s ago\)$/,
     );
-  }, 20_000);
+  });
 
   it("a direct tool whose server cannot start: the connect failure, then the direct tool's backoff text", async () => {
     const dir = tempDir();
@@ -111,7 +115,9 @@ describe("faults reach the model as the adapter's texts", () => {
     expect((await adapter.call("ghost_x", {})).content).toBe(
       'Failed to connect to "ghost": spawn no-such-command-payload-probe ENOENT',
     );
-    expect((await adapter.call("ghost_x", {})).content).toBe('MCP server "ghost" not available (failed 0s ago)');
+    expect((await adapter.call("ghost_x", {})).content).toMatch(
+      /^MCP server "ghost" not available \(failed \d+s ago\)$/,
+    );
   });
 });
 
@@ -121,7 +127,7 @@ describe("transports", () => {
     const adapter = await startAdapter({ servers: { web: { url } } });
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__web"]);
     expect((await adapter.call("mcp__web", { tool: "tool1", args: { value: "h" } })).content).toBe("A_TOOL1:h");
-  }, 20_000);
+  });
 
   it("a URL that answers the first POST with 405 is spoken to over the legacy SSE transport", async () => {
     const url = await httpStub("a", [], "--sse");
@@ -131,7 +137,7 @@ describe("transports", () => {
     ]);
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__web"]);
     expect((await adapter.call("mcp__web", { tool: "tool1", args: { value: "s" } })).content).toBe("A_TOOL1:s");
-  }, 20_000);
+  });
 
   it("a server that answers 405 and does not speak SSE either fails with the SSE attempt's error", async () => {
     const url = await httpStub("a", ["--http-fail", "405"]);
@@ -142,14 +148,14 @@ describe("transports", () => {
     expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback").map((e) => e.data)).toEqual([
       { server: "web", status: 405 },
     ]);
-  }, 20_000);
+  });
 
   it("a 500 is not a reason to try SSE", async () => {
     const url = await httpStub("a", ["--http-fail", "500"]);
     const adapter = await startAdapter({ servers: { web: { url } }, cache: "empty-file" });
     await adapter.call("mcp", { connect: "web" });
     expect(adapter.events.filter((e) => e.type === "mcp_sse_fallback")).toEqual([]);
-  }, 20_000);
+  });
 });
 
 describe("sampling requests the adapter refuses", () => {
@@ -186,5 +192,5 @@ describe("sampling requests the adapter refuses", () => {
       expect(errors.at(-1)!.error).toEqual({ code: -32602, message });
     }
     expect((await adapter.call("mcp", { tool: "s_none", args: {} })).content).toBe("SAMPLED:SAMPLED-BY-TEST(1)");
-  }, 20_000);
+  });
 });

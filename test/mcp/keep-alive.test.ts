@@ -4,35 +4,35 @@
  */
 import { describe, expect, it } from "vitest";
 import { KeepAlive, type KeepAliveHooks } from "../../src/mcp/keep-alive.js";
+import { conditionWaiters } from "../fixtures/condition-waiters.js";
 
-/** Hooks whose pings stay open until the test settles them; every call is recorded. */
+/** Hooks whose pings stay open until the test settles them; every call is recorded, and `until` waits for one. */
 function recordingHooks() {
   const calls: string[] = [];
   const pending: { reject(error: Error): void }[] = [];
-  const hooks: KeepAliveHooks = {
-    ping: (server) => {
-      calls.push(`ping ${server}`);
-      return new Promise((_, reject) => pending.push({ reject }));
-    },
-    drop: async (server) => {
-      calls.push(`drop ${server}`);
-    },
-    reconnect: async (server) => {
-      calls.push(`reconnect ${server}`);
-    },
-    log: (type, data) => calls.push(`${type} ${String(data.server)}`),
+  const recorded = conditionWaiters();
+  const record = (call: string) => {
+    calls.push(call);
+    recorded.changed();
   };
-  return { hooks, calls, pending };
+  const hooks: KeepAliveHooks = {
+    ping: (server) =>
+      new Promise((_, reject) => {
+        pending.push({ reject });
+        record(`ping ${server}`);
+      }),
+    drop: async (server) => record(`drop ${server}`),
+    reconnect: async (server) => record(`reconnect ${server}`),
+    log: (type, data) => record(`${type} ${String(data.server)}`),
+  };
+  return { hooks, calls, pending, until: recorded.until };
 }
 
 const TIMINGS = { healthCheckMs: 5, reconnectMinMs: 60_000, reconnectMaxMs: 60_000 };
-const until = async (holds: () => boolean) => {
-  for (let i = 0; i < 200 && !holds(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-};
 
 describe("keep-alive health checks", () => {
   it("a ping that fails while running drops the server and schedules a reconnect", async () => {
-    const { hooks, calls, pending } = recordingHooks();
+    const { hooks, calls, pending, until } = recordingHooks();
     const keepAlive = new KeepAlive(TIMINGS, hooks);
     keepAlive.connected("a");
     await until(() => pending.length > 0);
@@ -43,7 +43,7 @@ describe("keep-alive health checks", () => {
   });
 
   it("a ping still in flight at shutdown that then fails is not a failed check", async () => {
-    const { hooks, calls, pending } = recordingHooks();
+    const { hooks, calls, pending, until } = recordingHooks();
     const keepAlive = new KeepAlive(TIMINGS, hooks);
     keepAlive.connected("a");
     await until(() => pending.length > 0);

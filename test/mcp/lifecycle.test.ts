@@ -13,19 +13,6 @@ import { type Adapter, cleanupAdapters, ROOT, startAdapter, stubServer, tempDir 
 
 afterEach(cleanupAdapters);
 
-/**
- * Resolves once `done` holds, checking every 20 ms; fails the test after `timeoutMs`. The wait covers a
- * new server process starting beside a busy-looping one while the rest of the suite runs on two
- * cores (5 s ran out once in CI), so it is generous; the tests' own limit is 20 s.
- */
-async function until(done: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const start = Date.now();
-  while (!done()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`condition not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const ofType = (adapter: Adapter, type: string) => adapter.events.filter((e) => e.type === type).map((e) => e.data);
 
 /** A stub server on a fixture written into a temp folder. */
@@ -53,7 +40,7 @@ describe("notifications/tools/list_changed", () => {
     expect(readCache(adapter.cachePath).file.servers.growing!.tools.map((t) => t.name)).toEqual(["grow", "added"]);
     expect((await adapter.call("growing_added", { value: "v" })).content).toBe("GROWING_ADDED:v");
     expect(ofType(adapter, "mcp_connect")).toHaveLength(1);
-  }, 20_000);
+  });
 
   it("through the agent loop: the request after the call's result carries the added tool", async () => {
     const dir = tempDir();
@@ -84,7 +71,7 @@ describe("notifications/tools/list_changed", () => {
       database: false,
     });
     expect(result.failures).toEqual([]);
-  }, 30_000);
+  });
 
   it("a direct tool the server removes during a call leaves the active set when the call returns", async () => {
     const fixture = {
@@ -101,16 +88,16 @@ describe("notifications/tools/list_changed", () => {
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "shrinking_shrink"]);
     expect(adapter.registry.registeredNames()).toContain("shrinking_gone");
     expect(readCache(adapter.cachePath).file.servers.shrinking!.tools.map((t) => t.name)).toEqual(["shrink"]);
-  }, 20_000);
+  });
 
   it("a proxy server that starts with no tools gets its namespace tool when the first one arrives", async () => {
     const adapter = await startAdapter({ servers: { late: stubServer("late") } });
     expect(ofType(adapter, "mcp_connect")).toEqual([{ server: "late", tools: [] }]);
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp"]);
-    await until(() => ofType(adapter, "mcp_tools_changed").length > 0);
+    await adapter.until(() => ofType(adapter, "mcp_tools_changed").length > 0);
     expect(adapter.registry.activeNames()).toEqual(["mcpScript", "mcp", "mcp__late"]);
     expect((await adapter.call("mcp__late", { tool: "arrived" })).content).toBe("LATE_ARRIVED");
-  }, 20_000);
+  });
 });
 
 describe("the metadata cache", () => {
@@ -128,7 +115,7 @@ describe("the metadata cache", () => {
     expect(Object.keys(servers)).toEqual(["a"]);
     expect(servers.a!.tools.map((t) => t.name)).toEqual(["tool1", "tool2"]);
     expect(servers.a!.cachedAt).toBeGreaterThanOrEqual(beforeShutdown);
-  }, 20_000);
+  });
 
   it("keeps the ttlMs and cacheScope of the first tools/list page, in the entry's key order", async () => {
     const fixture = {
@@ -143,7 +130,7 @@ describe("the metadata cache", () => {
     // The declared lifetime runs from the listing: writing the entry at shutdown does not renew it.
     await adapter.shutdown();
     expect(readCache(adapter.cachePath).file.servers.hinted!.cachedAt).toBe(entry.cachedAt);
-  }, 20_000);
+  });
 
   it("a server declaring ttlMs 0 is connected again on the next start instead of served from the cache", async () => {
     const server = inlineServer({
@@ -157,7 +144,7 @@ describe("the metadata cache", () => {
     const second = await startAdapter({ servers: { never: server }, dir: first.dir, cache: "keep" });
     expect(second.registry.activeNames()).toEqual(["mcpScript", "mcp"]);
     expect((await second.call("mcp", { search: "t" })).content).toBe('No tools matching "t"');
-  }, 20_000);
+  });
 });
 
 describe("keep-alive", () => {
@@ -174,7 +161,7 @@ describe("keep-alive", () => {
     expect((await adapter.call("mcp", { tool: "faults_crash", args: {} })).content).toMatch(
       /^Failed to call tool: Connection closed/,
     );
-    await until(() => ofType(adapter, "mcp_connect").length === 2);
+    await adapter.until(() => ofType(adapter, "mcp_connect").length === 2);
     expect(
       adapter.events
         .map((e) => e.type)
@@ -184,7 +171,7 @@ describe("keep-alive", () => {
     expect(ofType(adapter, "mcp_reconnect_scheduled")).toEqual([{ server: "faults", inMs: 200 }]);
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
     expect(ofType(adapter, "mcp_connect")).toHaveLength(2);
-  }, 20_000);
+  });
 
   it("a server that stops answering fails its health check, is closed and replaced by a new process", async () => {
     const adapter = await startAdapter({
@@ -196,11 +183,11 @@ describe("keep-alive", () => {
     expect((await adapter.call("mcp", { tool: "faults_block", args: {} })).content).toMatch(
       /^Failed to call tool: Request timed out/,
     );
-    await until(() => ofType(adapter, "mcp_connect").length === 2);
+    await adapter.until(() => ofType(adapter, "mcp_connect").length === 2);
     expect(ofType(adapter, "mcp_health_check_failed")).toEqual([{ server: "faults", error: "Request timed out" }]);
     expect(ofType(adapter, "mcp_disconnect")).toEqual([{ server: "faults", reason: "health check failed" }]);
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
-  }, 20_000);
+  });
 
   it("reconnect attempts that fail double their delay up to the ceiling, and the server returns when it can start", async () => {
     const dir = tempDir();
@@ -220,7 +207,7 @@ describe("keep-alive", () => {
     renameSync(fixture, `${fixture}.away`);
     await adapter.call("mcp", { tool: "faults_crash", args: {} });
     // Each failed attempt is a Node process that starts and exits: on a busy machine that can take seconds.
-    await until(() => ofType(adapter, "mcp_reconnect_scheduled").length >= 5);
+    await adapter.until(() => ofType(adapter, "mcp_reconnect_scheduled").length >= 5);
     expect(
       ofType(adapter, "mcp_reconnect_scheduled")
         .slice(0, 5)
@@ -228,9 +215,9 @@ describe("keep-alive", () => {
     ).toEqual([100, 200, 400, 400, 400]);
     expect(ofType(adapter, "mcp_connect_failed")[0]!.error).toMatch(/expected a readable JSON file/);
     renameSync(`${fixture}.away`, fixture);
-    await until(() => ofType(adapter, "mcp_connect").length === 2);
+    await adapter.until(() => ofType(adapter, "mcp_connect").length === 2);
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");
-  }, 30_000);
+  });
 
   it("reports the shutdown's disconnects in config order, whichever server exits first", async () => {
     const slow = {
@@ -238,13 +225,13 @@ describe("keep-alive", () => {
       args: ["test/fixtures/slow-exit-stub.mjs", "--fixture", "fixtures/stub-servers/a.json"],
     };
     const adapter = await startAdapter({ servers: { first: slow, second: stubServer("b") } });
-    await until(() => ofType(adapter, "mcp_connect").length === 2);
+    await adapter.until(() => ofType(adapter, "mcp_connect").length === 2);
     await adapter.shutdown();
     expect(ofType(adapter, "mcp_disconnect")).toEqual([
       { server: "first", reason: "shutdown" },
       { server: "second", reason: "shutdown" },
     ]);
-  }, 20_000);
+  });
 
   it("stops checking and reconnecting at shutdown", async () => {
     const adapter = await startAdapter({
@@ -256,5 +243,5 @@ describe("keep-alive", () => {
     expect(ofType(adapter, "mcp_disconnect")).toEqual([{ server: "faults", reason: "shutdown" }]);
     expect(ofType(adapter, "mcp_reconnect_scheduled")).toEqual([]);
     expect(ofType(adapter, "mcp_connect")).toHaveLength(1);
-  }, 20_000);
+  });
 });

@@ -76,7 +76,7 @@ describe("check", () => {
     expect(updated.map((c) => c.status)).toEqual(["updated"]);
     expect(JSON.parse(readFileSync(join(root, "baselines", "tiny.json"), "utf8")).requests).toHaveLength(2);
     expect(checkExitCode(await runCheck(options))).toBe(0);
-  }, 60_000);
+  });
 
   it("--update of a probe given by a path writes the baseline under the probe's name, inside the baselines folder", async () => {
     // A relative path climbing out of the cwd: joined to the baselines folder it would climb out of that too.
@@ -86,7 +86,7 @@ describe("check", () => {
     const [updated] = await runCheck({ ...options, probes: [climbing], baselineDir, update: true });
     expect(updated!.status).toBe("updated");
     expect(readdirSync(baselineDir)).toEqual(["tiny.json"]);
-  }, 60_000);
+  });
 
   it("a tool description that grows is a regression naming probe, request, metric, baseline, actual and tolerance", async () => {
     growReadDescription(
@@ -118,7 +118,7 @@ describe("check", () => {
       .filter((e) => e.name === "failure");
     expect(failures).toHaveLength(checks[0]!.regressions.length);
     expect(xml.attrs.failures).toBe(String(failures.length));
-  }, 60_000);
+  });
 
   it("a corrupt baseline is an error in JUnit and markdown; --update then passes", async () => {
     writeFileSync(join(root, "baselines", "tiny.json"), "{ not json");
@@ -131,7 +131,7 @@ describe("check", () => {
     expect(renderCheckMarkdown(checks)).toMatch(/### Could not evaluate\n\n.*\n.*\n\| tiny \| .*tiny\.json/);
     await runCheck({ ...options, update: true });
     expect(checkExitCode(await runCheck(options))).toBe(0);
-  }, 60_000);
+  });
 
   it("a script that runs out while the probe runs is a regression (exit 1), and --update writes no baseline for it", async () => {
     writeProbe("short", `model:\n  script:\n    - text: ONE\nprompts: ["first", "second"]\n`);
@@ -148,7 +148,7 @@ describe("check", () => {
     } finally {
       rmSync(join(root, "probes", "short.yaml"));
     }
-  }, 60_000);
+  });
 });
 
 describe("parseXml (the test's own well-formedness check)", () => {

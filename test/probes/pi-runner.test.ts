@@ -173,7 +173,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
         "--json",
       ],
       // The default workspace root: the baselines hold prompts that name it (a run waits for another's lock).
-      { cwd: PROJECT_ROOT, encoding: "utf8" },
+      { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 120_000 },
     );
     expect(run.status).toBe(1);
     const { checks, fidelity } = JSON.parse(run.stdout) as {

@@ -32,7 +32,7 @@ function runP1(label: string, extraEnv: Record<string, string> = {}): { code: nu
         ...extraEnv,
       },
       encoding: "utf8",
-      timeout: 60_000,
+      timeout: 120_000,
     },
   );
   return { code: result.status, dir: join(scratch, label, "p1") };

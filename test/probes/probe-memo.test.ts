@@ -40,7 +40,7 @@ function setUp() {
       cwd: PROJECT_ROOT,
       env,
       encoding: "utf8",
-      timeout: 60_000,
+      timeout: 120_000,
     });
   const memoDir = join(cache, "payload-probe", "probe-memo");
   const entries = () =>

@@ -16,6 +16,7 @@ const probeFiles = readdirSync(join(PROJECT_ROOT, "probes")).filter((name) => na
 function checkSchema(file: string) {
   return spawnSync(process.execPath, [join(PROJECT_ROOT, "scripts/gen-probe-schema.mjs"), "--check", file], {
     encoding: "utf8",
+    timeout: 120_000,
   });
 }
 

@@ -81,32 +81,35 @@ export async function connectStdio(
 export interface RawStub {
   child: ChildProcessWithoutNullStreams;
   send: (message: unknown) => void;
-  /** The next stdout line; rejects after `timeoutMs`. */
-  nextLine: (timeoutMs?: number) => Promise<string>;
+  /** The next stdout line; rejects when the stub's output ends first (no clock: the test's timeout bounds a hang). */
+  nextLine: () => Promise<string>;
 }
 
 export function spawnRaw(stub: StubName, args: string[], env: Record<string, string> = {}): RawStub {
   const child = spawn(process.execPath, [stubScript(stub), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   cleanups.push(() => void child.kill("SIGKILL"));
   const lines: string[] = [];
-  const waiters: ((line: string) => void)[] = [];
-  createInterface({ input: child.stdout }).on("line", (line) => {
+  const waiters: { resolve(line: string): void; reject(error: Error): void }[] = [];
+  let ended = false;
+  const output = createInterface({ input: child.stdout });
+  output.on("line", (line) => {
     const waiter = waiters.shift();
-    if (waiter) waiter(line);
+    if (waiter) waiter.resolve(line);
     else lines.push(line);
+  });
+  output.on("close", () => {
+    ended = true;
+    for (const waiter of waiters.splice(0)) waiter.reject(new Error("the stub's stdout ended before another line"));
   });
   return {
     child,
     send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
-    nextLine: (timeoutMs = 5_000) =>
-      new Promise((resolveLine, reject) => {
+    nextLine: () =>
+      new Promise((resolve, reject) => {
         const queued = lines.shift();
-        if (queued !== undefined) return resolveLine(queued);
-        const timer = setTimeout(() => reject(new Error(`no stdout line within ${timeoutMs} ms`)), timeoutMs);
-        waiters.push((line) => {
-          clearTimeout(timer);
-          resolveLine(line);
-        });
+        if (queued !== undefined) return resolve(queued);
+        if (ended) return reject(new Error("the stub's stdout ended before another line"));
+        waiters.push({ resolve, reject });
       }),
   };
 }

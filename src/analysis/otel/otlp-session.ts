@@ -74,9 +74,18 @@ function reachable(url: string): Promise<string | null> {
       host: hostname.replace(/^\[|\]$/g, ""),
       port: Number(port || (protocol === "https:" ? 443 : 80)),
     });
-    const timer = setTimeout(() => done(`no connection within ${REACH_TIMEOUT_MS} ms`), REACH_TIMEOUT_MS);
+    // The verdict waits one turn of the event loop: after the process was held up (a busy machine, a
+    // synchronous start-up step) the timer and a connection that opened meanwhile are due together,
+    // and timers run before I/O, so without the extra turn a reachable endpoint would be declared down.
+    const timer = setTimeout(
+      () => setImmediate(() => done(`no connection within ${REACH_TIMEOUT_MS} ms`)),
+      REACH_TIMEOUT_MS,
+    );
     timer.unref();
+    let decided = false;
     const done = (problem: string | null) => {
+      if (decided) return;
+      decided = true;
       clearTimeout(timer);
       socket.destroy();
       resolve(problem);
