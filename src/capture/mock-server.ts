@@ -48,8 +48,10 @@ export interface MockServer {
   /** The base URL an OpenAI client points at: `http://host:port/v1` (Anthropic clients: without `/v1`). */
   baseUrl: string;
   runId: string;
-  /** `<runsDir>/<name>-mock/`. */
+  /** `<runsDir>/<name>-mock/`, once the mock has closed. */
   dir: string;
+  /** Where the run is written while the mock serves (see CaptureRun). */
+  liveDir: string;
   /** The records captured so far, when `keepRecords` was asked for. */
   records: RequestRecord[];
   /**
@@ -198,6 +200,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     baseUrl: `${origin}/v1`,
     runId: run.id,
     dir: run.dir,
+    liveDir: run.liveDir,
     records: run.capture.records,
     close(status) {
       closing ??= service.close().then(() => run.close(status));

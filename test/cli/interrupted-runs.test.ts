@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { liveRunDir } from "../../src/capture/run-folder.js";
 import { RunDatabase } from "../../src/capture/sqlite.js";
 import { tryLock } from "../../src/pid-lock.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -26,9 +27,12 @@ model:
 
 type RunRow = { status: string; request_count: number; pid: number; finished_at: string | null };
 
-/** Whether the first request is in requests.jsonl and in the database (written one after the other). */
-function firstRequestCaptured(runs: string): boolean {
-  const records = join(runs, "slow", "requests.jsonl");
+/**
+ * Whether the first request is in requests.jsonl and in the database (written one after the other).
+ * An open run writes into its live folder beside `runs/slow` (src/capture/run-folder.ts).
+ */
+function firstRequestCaptured(runs: string, pid: number): boolean {
+  const records = join(liveRunDir(runs, "slow", pid), "requests.jsonl");
   if (!(existsSync(records) && readFileSync(records, "utf8").includes("\n"))) return false;
   const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
   try {
@@ -49,7 +53,7 @@ async function startSlowRun(scratch: string) {
   const runs = join(scratch, "runs");
   const started = startCliIn(scratch, ["run", probe, "--runs", runs]);
   const deadline = Date.now() + 60_000;
-  while (!firstRequestCaptured(runs)) {
+  while (!firstRequestCaptured(runs, started.child.pid!)) {
     if (Date.now() > deadline) throw new Error("the run never captured its first request");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -71,6 +75,9 @@ describe("runs that die (issue 8)", () => {
     process.kill(-child.pid!, "SIGKILL");
     expect((await done).signal).toBe("SIGKILL");
     expect(readRows(runs)).toMatchObject([{ status: "running", request_count: 0, pid: child.pid }]);
+    // Killed before it could swap its folder in: what it captured stays in its live folder.
+    expect(existsSync(join(liveRunDir(runs, "slow", child.pid), "requests.jsonl"))).toBe(true);
+    expect(existsSync(join(runs, "slow"))).toBe(false);
 
     new RunDatabase(join(runs, "payload-probe.db")).close();
     const [row] = readRows(runs);
@@ -97,6 +104,12 @@ describe("runs that die (issue 8)", () => {
     expect(result.code).toBe(143);
     expect(readRows(runs)).toMatchObject([{ status: "interrupted", request_count: 1, pid: child.pid }]);
     expect(existsSync(join(runs, "slow.lock"))).toBe(false);
+    // Closed as interrupted, the run is swapped into its folder like any other.
+    expect(
+      readFileSync(join(runs, "slow", "requests.jsonl"), "utf8")
+        .trim()
+        .split("\n"),
+    ).toHaveLength(1);
     expect(existsSync(join(scratch, "ws", "root", "slow.lock"))).toBe(false);
   });
 });
