@@ -48,7 +48,9 @@ export function storageError(file: string, error: unknown): StorageError | null 
   if (typeof code !== "string") return null;
   const meaning = MEANINGS.find(([known]) => code === known || code.startsWith(`${known}_`))?.[1];
   if (meaning === undefined) return null;
-  return new StorageError(`${file}: ${meaning} (${code}: ${(error as Error).message})`, file);
+  // Node's messages begin with the code already (`EROFS: read-only file system, open …`), SQLite's do not.
+  const message = (error as Error).message;
+  return new StorageError(`${file}: ${meaning} (${message.startsWith(code) ? message : `${code}: ${message}`})`, file);
 }
 
 /** Runs `work`, turning a storage failure into a StorageError naming `file`; anything else is rethrown as it is. */
