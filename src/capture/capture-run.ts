@@ -4,7 +4,7 @@ import { type PidLock, tryLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
 import { isRunName, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture, type CaptureOptions } from "./capture.js";
-import { dropEmptyLiveFolder, prepareRunFolder, swapInRunFolder } from "./run-folder.js";
+import { checkRunFolderReplaceable, dropEmptyLiveFolder, prepareRunFolder, swapInRunFolder } from "./run-folder.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
 
@@ -83,10 +83,11 @@ function takeFolderLock(options: CaptureRunOptions): { lock: PidLock; ownLock: b
 }
 
 /**
- * The database, then the folder: a database that cannot be written is found before any folder is
- * touched, and a folder that cannot be replaced before the run starts. Returns the live folder.
+ * The folder to replace is read, then the database opened, then folders written: a folder that is not
+ * ours or a database that cannot be written is found before any folder is touched. Returns the live folder.
  */
 function openStorage(options: CaptureRunOptions, dir: string, id: string): { db: RunDatabase | null; live: string } {
+  checkRunFolderReplaceable(options.runsDir, options.name);
   const db = options.database === false ? null : new RunDatabase(join(options.runsDir, "payload-probe.db"));
   let live: string | undefined;
   try {

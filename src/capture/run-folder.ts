@@ -63,14 +63,18 @@ function settleLeftovers(runsDir: string, name: string, notice: (message: string
   }
 }
 
+/** Before anything is opened: the folder a run will replace must be one payload-probe made (only read here). */
+export function checkRunFolderReplaceable(runsDir: string, name: string): void {
+  asStorageError(runsDir, () => isOwnRunFolder(join(runsDir, name)));
+}
+
 /**
- * Before a run opens: the folder it will replace must be one payload-probe made, leftovers of runs that
- * died are settled, and the live folder is made (empty). Returns the live folder.
+ * Once the database is open: leftovers of runs that died are settled, and the live folder is made
+ * (empty). Returns the live folder.
  */
 export function prepareRunFolder(runsDir: string, name: string, notice: (message: string) => void): string {
   const live = liveRunDir(runsDir, name);
   asStorageError(runsDir, () => {
-    isOwnRunFolder(join(runsDir, name));
     settleLeftovers(runsDir, name, notice);
     mkdirSync(live, { recursive: true });
   });
