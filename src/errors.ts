@@ -18,6 +18,18 @@ export class UserError extends Error {
   }
 }
 
+/**
+ * A file or database payload-probe must read or write cannot be used: locked, damaged, full or
+ * read-only. Not a bug, and nothing the user typed was wrong, but like bad input it is the user's to
+ * fix, so the CLI says it in one line and exits 2 (`storageError` in src/storage-error.ts builds it).
+ */
+export class StorageError extends UserError {
+  constructor(message: string, file: string) {
+    super(message, file);
+    this.name = "StorageError";
+  }
+}
+
 /** A check that ran and did not hold (a probe's expect block, a token budget). The CLI exits 1. */
 export class CheckFailed extends Error {
   readonly code = "E_CHECK_FAILED";

@@ -1,6 +1,6 @@
 /**
  * JSON Lines, written and read back: every run file (requests, payloads, events, the MCP wire log)
- * goes through this one module. It imports only node and errors.ts, so every layer may use it.
+ * goes through this one module. It imports only node, errors.ts and storage-error.ts, so every layer may use it.
  *
  * Writing: each row is one synchronous append of its JSON and a newline, so what was written
  * before a crash is on disk after it. Reading: a crash can still cut the very last row short. A
@@ -16,15 +16,23 @@
  */
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
 import { dirname } from "node:path";
-import { inputError } from "./errors.js";
+import { inputError, type StorageError } from "./errors.js";
+import { asStorageError, storageError } from "./storage-error.js";
 
-/** An append-only JSON Lines file, open for the life of its writer. */
+/**
+ * An append-only JSON Lines file, open for the life of its writer. A disk that is full or read-only
+ * is a StorageError naming the file; the first failed write stays in `failure`, so its owner knows
+ * the file is incomplete (a row cut short by it reads as a torn last line).
+ */
 export class JsonlWriter {
   private readonly fd: number;
+  failure: StorageError | null = null;
 
   constructor(readonly path: string) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, "a");
+    this.fd = asStorageError(path, () => {
+      mkdirSync(dirname(path), { recursive: true });
+      return openSync(path, "a");
+    });
   }
 
   write(row: unknown): void {
@@ -33,7 +41,14 @@ export class JsonlWriter {
 
   /** A row already serialized (a large payload is serialized once for every sink). */
   writeLine(json: string): void {
-    appendFileSync(this.fd, `${json}\n`);
+    try {
+      appendFileSync(this.fd, `${json}\n`);
+    } catch (error) {
+      const failure = storageError(this.path, error);
+      if (!failure) throw error;
+      this.failure ??= failure;
+      throw failure;
+    }
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { asStorageError } from "./storage-error.js";
 
 /**
  * A lock file holding the pid of its owner. It is taken by creating the file exclusively (a hard link
@@ -36,15 +37,16 @@ function ownerOf(path: string): number | null {
 
 function createExclusively(path: string): boolean {
   const staged = `${path}.${process.pid}.tmp`;
-  writeFileSync(staged, `${process.pid}\n`);
   try {
+    // On a full disk the file can be created and its write fail: it is removed all the same.
+    writeFileSync(staged, `${process.pid}\n`);
     linkSync(staged, path);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;
   } finally {
-    unlinkSync(staged);
+    unlinkQuietly(staged);
   }
 }
 
@@ -90,8 +92,15 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-/** Takes the lock now, or reports the live process that holds it. */
+/**
+ * Takes the lock now, or reports the live process that holds it. A folder where no lock can be made
+ * (read-only, full) is a StorageError naming the lock.
+ */
 export function tryLock(path: string): PidLock | { heldBy: number } {
+  return asStorageError(path, () => takeOrFindOwner(path));
+}
+
+function takeOrFindOwner(path: string): PidLock | { heldBy: number } {
   mkdirSync(dirname(path), { recursive: true });
   for (;;) {
     if (createExclusively(path)) return holdLock(path);

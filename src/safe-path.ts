@@ -66,11 +66,19 @@ export function removeInside(parent: string, target: string): void {
  * folder can never wipe it. Anything else in it is bad input naming the folder and the stranger.
  */
 export function removeOwnFolder(parent: string, target: string, own: readonly string[], what: string): void {
+  if (isOwnFolder(target, own, what)) removeInside(parent, target);
+}
+
+/**
+ * Whether `target` exists, once it is known to hold only entries the code writes there (`own`); a
+ * stranger in it is bad input, as for removeOwnFolder, checked before anything is replaced.
+ */
+export function isOwnFolder(target: string, own: readonly string[], what: string): boolean {
   let entries: string[];
   try {
     entries = readdirSync(target);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw error;
   }
   const stranger = entries.find((entry) => !own.includes(entry));
@@ -81,5 +89,5 @@ export function removeOwnFolder(parent: string, target: string, own: readonly st
       `expected ${what} made by payload-probe (holding only ${own.join(", ")}), but it also holds "${stranger}"; ` +
         "nothing was removed: move that folder away or choose another place",
     );
-  removeInside(parent, target);
+  return true;
 }

@@ -14,8 +14,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import Database from "better-sqlite3";
-import { RunDatabase } from "../capture/sqlite.js";
+import { RunDatabaseReader } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
 import { countJsonlRows, type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
@@ -112,9 +111,12 @@ function databasePath(lookup: RunLookup): string {
   return join(lookup.runsDir, "payload-probe.db");
 }
 
-/** Opening the database never creates one: a lookup in a folder without it simply finds nothing. */
-function openDatabase(lookup: RunLookup): RunDatabase | null {
-  return existsSync(databasePath(lookup)) ? new RunDatabase(databasePath(lookup)) : null;
+/**
+ * Opening the database never creates one (a lookup in a folder without it simply finds nothing) and
+ * never writes to it: a read-only connection reads on a read-only filesystem and beside a writer.
+ */
+function openDatabase(lookup: RunLookup): RunDatabaseReader | null {
+  return existsSync(databasePath(lookup)) ? RunDatabaseReader.open(databasePath(lookup)) : null;
 }
 
 /** The run id in the first record of a folder; null when that line is not a record (the database has it). */
@@ -165,7 +167,7 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
     recordsFile: null,
     hasPayloads: true,
     count() {
-      const db = new RunDatabase(databasePath(lookup));
+      const db = RunDatabaseReader.open(databasePath(lookup));
       try {
         return db.recordsOf(runId).length;
       } finally {
@@ -173,7 +175,7 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       }
     },
     *records() {
-      const db = new RunDatabase(databasePath(lookup));
+      const db = RunDatabaseReader.open(databasePath(lookup));
       try {
         yield* db.recordsOf(runId);
       } finally {
@@ -184,13 +186,9 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       for (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };
     },
     *payloads() {
-      // RunDatabase writes payloads but has no reader for them; a read-only query streams them here.
-      const db = new Database(databasePath(lookup), { readonly: true });
+      const db = RunDatabaseReader.open(databasePath(lookup));
       try {
-        const rows = db
-          .prepare(`SELECT data FROM payloads WHERE run_id = ? AND type = 'request' ORDER BY seq`)
-          .iterate(runId);
-        for (const row of rows as Iterable<{ data: string }>) yield JSON.parse(row.data) as RequestPayload;
+        for (const data of db.requestPayloadsOf(runId)) yield JSON.parse(data) as RequestPayload;
       } finally {
         db.close();
       }

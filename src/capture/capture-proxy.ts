@@ -34,7 +34,9 @@ export interface CaptureProxy {
   /** The upstream as it may be shown: userinfo and credential query values redacted. */
   upstream: string;
   runId: string;
+  /** The run folder once the proxy has closed; `liveDir` while it serves (see CaptureRun). */
   dir: string;
+  liveDir: string;
   /** Stops serving, waits for open replies, then finishes the run; later calls return the same promise. */
   close(): Promise<void>;
 }
@@ -229,6 +231,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     upstream: redactUrl(new URL(options.upstream), isCredential),
     runId: capture.id,
     dir: capture.dir,
+    liveDir: capture.liveDir,
     close() {
       closing ??= capture.close(service.close());
       return closing;

@@ -1,10 +1,10 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../errors.js";
+import { StorageError, UserError } from "../errors.js";
 import { type PidLock, tryLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
-import { isRunName, removeOwnFolder, SAFE_NAME_RULE } from "../safe-path.js";
+import { isRunName, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture, type CaptureOptions } from "./capture.js";
+import { checkRunFolderReplaceable, dropEmptyLiveFolder, prepareRunFolder, swapInRunFolder } from "./run-folder.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
 
@@ -13,16 +13,13 @@ export function newRunId(name: string): string {
   return `${name}-${new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18)}-${process.pid}`;
 }
 
-/** What a run folder holds: the files a capture and the probe runner write, nothing else. */
-export const RUN_FOLDER_FILES = ["requests.jsonl", "payloads.jsonl", "events.jsonl", "mcp-wire.jsonl"] as const;
-
 /** The lock that keeps two runs of one name out of `<runsDir>/<name>/` at once. */
 export function runFolderLockPath(runsDir: string, name: string): string {
   return join(runsDir, `${name}.lock`);
 }
 
 export interface CaptureRunOptions {
-  /** Names the run folder `<runsDir>/<name>/` (replaced) and the run's `probe` column. */
+  /** Names the run folder `<runsDir>/<name>/` (replaced when the run closes) and the run's `probe` column. */
   name: string;
   runsDir: string;
   /** Also append to `<runsDir>/payload-probe.db` (default true). */
@@ -41,12 +38,25 @@ export interface CaptureRunOptions {
 
 export interface CaptureRun {
   id: string;
+  /** The run folder, `<runsDir>/<name>/`, once the run has closed (src/capture/run-folder.ts). */
   dir: string;
+  /** Where the run's files are written while it is open; it becomes `dir` when the run closes. */
+  liveDir: string;
   capture: Capture;
   /** The run database, when the run is recorded there too (the probe runner adds its events). */
   db: RunDatabase | null;
-  /** Closes the files, records how the run ended (and how many exchanges were `lost`) in the database and closes it. */
-  close(status?: RunStatus, lost?: number): void;
+  /**
+   * Closes the files, records how the run ended (and how many exchanges were `lost`) in the database
+   * and swaps the run folder in. When a write failed (`failure`, or one the database or capture files
+   * saw), nothing is swapped: the previous run stays, and a StorageError says where this one is.
+   */
+  close(status?: RunStatus, end?: RunEnd): void;
+}
+
+/** How a run ended besides its status: exchanges it could not write, or the failure that ended it. */
+export interface RunEnd {
+  lost?: number;
+  failure?: unknown;
 }
 
 /** Runs open in this process, so a signal can mark them interrupted before the process exits. */
@@ -54,8 +64,17 @@ const openRuns = new Set<CaptureRun>();
 
 /** Marks every run still open in this process as interrupted (the process is about to exit on a signal). */
 export function interruptOpenRuns(): void {
-  for (const run of [...openRuns]) run.close("interrupted");
+  for (const run of [...openRuns]) {
+    try {
+      run.close("interrupted");
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      announce(error.message);
+    }
+  }
 }
+
+const announce = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
 
 /** A name that can name a run folder, else bad input. */
 export function checkRunName(name: string): void {
@@ -81,25 +100,52 @@ export function takeFolderLock(options: Pick<CaptureRunOptions, "folderLock" | "
   return { lock: attempt, ownLock: true };
 }
 
+/**
+ * The folder to replace is read, then the database opened, then folders written: a folder that is not
+ * ours or a database that cannot be written is found before any folder is touched. Returns the live folder.
+ */
+function openStorage(options: CaptureRunOptions, dir: string, id: string): { db: RunDatabase | null; live: string } {
+  checkRunFolderReplaceable(options.runsDir, options.name);
+  const db = options.database === false ? null : new RunDatabase(join(options.runsDir, "payload-probe.db"));
+  let live: string | undefined;
+  try {
+    live = prepareRunFolder(options.runsDir, options.name, announce);
+    db?.startRun(id, options.name, dir);
+    return { db, live };
+  } catch (error) {
+    if (live) dropEmptyLiveFolder(live);
+    db?.close();
+    throw error;
+  }
+}
+
+/** A run whose files failed still gets its row finished as `error` when the database takes the write. */
+function markErrorIfWritable(db: RunDatabase | null, id: string): void {
+  try {
+    db?.finishRun(id, "error");
+  } catch (error) {
+    if (!(error instanceof StorageError)) throw error;
+  }
+}
+
 /** A run's folder, id, database row and capture: for probe runs, the mock server and the capture proxy alike. */
 export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
   checkRunName(options.name);
   const dir = join(options.runsDir, options.name);
+  const id = newRunId(options.name);
   const { lock, ownLock } = takeFolderLock(options);
+  let storage: { db: RunDatabase | null; live: string };
   try {
-    removeOwnFolder(options.runsDir, dir, RUN_FOLDER_FILES, "a run folder");
-    mkdirSync(dir, { recursive: true });
+    storage = openStorage(options, dir, id);
   } catch (error) {
     if (ownLock) lock.release();
     throw error;
   }
-  const id = newRunId(options.name);
-  const db = options.database === false ? null : new RunDatabase(join(options.runsDir, "payload-probe.db"));
-  db?.startRun(id, options.name, dir);
+  const { db, live } = storage;
   const capture = new Capture({
     run: id,
     probe: options.name,
-    dir,
+    dir: live,
     db,
     markers: options.markers ?? {},
     codecFor,
@@ -107,17 +153,36 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     redactBody: options.redactBody,
     onFinished: options.onFinished,
   });
+  /** Ends the run: the row finished and the folder swapped in, or (a write failed) both left as they are. */
+  const finish = (status: RunStatus, { lost = 0, failure }: RunEnd) => {
+    capture.close();
+    let broken = failure instanceof StorageError ? failure : (db?.failure ?? capture.failure);
+    if (!broken) {
+      try {
+        db?.finishRun(id, status, lost);
+      } catch (error) {
+        if (!(error instanceof StorageError)) throw error;
+        broken = error;
+      }
+    }
+    if (!broken) return swapInRunFolder(options.runsDir, options.name, live);
+    markErrorIfWritable(db, id);
+    throw new StorageError(`${broken.message}; this run stays in ${live}, ${dir} keeps the previous run`, broken.file!);
+  };
   const run: CaptureRun = {
     id,
     dir,
+    liveDir: live,
     capture,
     db,
-    close(status = "captured", lost = 0) {
+    close(status = "captured", end = {}) {
       if (!openRuns.delete(run)) return;
-      capture.close();
-      db?.finishRun(id, status, lost);
-      db?.close();
-      if (ownLock) lock.release();
+      try {
+        finish(status, end);
+      } finally {
+        db?.close();
+        if (ownLock) lock.release();
+      }
     },
   };
   openRuns.add(run);

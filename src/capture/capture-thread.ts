@@ -8,11 +8,12 @@
  */
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { UserError } from "../errors.js";
+import { StorageError, UserError } from "../errors.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { WireApi } from "../providers/types.js";
 import type { FinishedExchange, ResponseOutcome } from "./capture.js";
 import { type CaptureRunOptions, checkRunName, takeFolderLock } from "./capture-run.js";
+import { swapInRunFolder } from "./run-folder.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { RequestRecord } from "./types.js";
 
@@ -46,7 +47,7 @@ export type ToWorker =
   | { type: "close"; status: RunStatus };
 
 export type FromWorker =
-  | { type: "opened"; id: string; dir: string }
+  | { type: "opened"; id: string; dir: string; liveDir: string }
   | { type: "finished"; id: number; exchange: FinishedExchange }
   | { type: "counted"; id: number; total: number }
   | { type: "failed"; id: number | null; error: WorkerError }
@@ -77,6 +78,7 @@ export interface CaptureThreadOptions extends Omit<WorkerRunOptions, "keepRecord
 const WORKER_ENTRY = join(PROJECT_ROOT, "dist", "workers", "capture-worker.js");
 
 function fromWorker(error: WorkerError): Error {
+  if (error.name === "StorageError") return new StorageError(error.message, error.file!);
   if (error.name === "UserError") return new UserError(error.message, error.file, error.field);
   return Object.assign(new Error(error.message), { stack: error.stack });
 }
@@ -106,12 +108,16 @@ export class CaptureThread {
   private toldBehind = false;
   private closing = false;
   private stopped = false;
+  /** Why the worker could not finish the run (its folder was not swapped in), rethrown by `close`. */
+  private closeFailure: Error | undefined;
 
   private constructor(
     private readonly worker: Worker,
     private readonly options: CaptureThreadOptions,
     readonly id: string,
     readonly dir: string,
+    /** Where the run is written until it closes (src/capture/run-folder.ts). */
+    readonly liveDir: string,
     private readonly releaseLock: () => void,
   ) {
     worker.on("message", (message: FromWorker) => this.receive(message));
@@ -131,14 +137,14 @@ export class CaptureThread {
         options: { name, runsDir, database, markers, redactBody, keepRecords: false },
       };
       worker.postMessage(open);
-      const opened = await new Promise<{ id: string; dir: string }>((resolve, reject) => {
+      const opened = await new Promise<{ id: string; dir: string; liveDir: string }>((resolve, reject) => {
         worker.once("error", reject);
         worker.once("message", (message: FromWorker) => {
           if (message.type === "opened") resolve(message);
           else if (message.type === "failed") reject(fromWorker(message.error));
         });
       });
-      return new CaptureThread(worker, options, opened.id, opened.dir, releaseLock);
+      return new CaptureThread(worker, options, opened.id, opened.dir, opened.liveDir, releaseLock);
     } catch (error) {
       await worker.terminate();
       releaseLock();
@@ -148,6 +154,10 @@ export class CaptureThread {
 
   private receive(message: FromWorker): void {
     if (message.type === "opened" || message.type === "closed") return;
+    if (message.type === "failed" && message.id === null) {
+      this.closeFailure ??= fromWorker(message.error);
+      return;
+    }
     const waiting = message.id === null ? undefined : this.waiting.get(message.id);
     if (!waiting) return;
     this.waiting.delete(message.id!);
@@ -263,8 +273,12 @@ export class CaptureThread {
     const inTime = await Promise.race([drained, late]);
     clearTimeout(timer);
     await this.worker.terminate();
-    if (!inTime) await this.finishLate(served, status);
-    this.releaseLock();
+    try {
+      if (!inTime) await this.finishLate(served, status);
+    } finally {
+      this.releaseLock();
+    }
+    if (this.closeFailure) throw this.closeFailure;
   }
 
   private async finishLate(served: Promise<void>, status: RunStatus): Promise<void> {
@@ -273,12 +287,15 @@ export class CaptureThread {
     const lost = this.handed - this.written;
     const ms = this.options.drainMs ?? CAPTURE_DRAIN_MS;
     this.notice(`capture: ${lost} exchange(s) not written within ${ms} ms of stopping; the run counts them as lost`);
-    if (this.options.database === false) return;
-    const db = new RunDatabase(join(this.options.runsDir, "payload-probe.db"));
-    try {
-      db.finishRun(this.id, status, lost);
-    } finally {
-      db.close();
+    if (this.options.database !== false) {
+      const db = new RunDatabase(join(this.options.runsDir, "payload-probe.db"));
+      try {
+        db.finishRun(this.id, status, lost);
+      } finally {
+        db.close();
+      }
     }
+    // What the worker wrote before it stopped is this run's capture: it replaces the previous one.
+    swapInRunFolder(this.options.runsDir, this.options.name, this.liveDir);
   }
 }

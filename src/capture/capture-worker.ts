@@ -37,7 +37,7 @@ async function handle(message: ToWorker): Promise<void> {
     const folderLock = { path: runFolderLockPath(options.runsDir, options.name), release() {} };
     run = openCaptureRun({ ...options, folderLock, redactBody: bodyRedactor(redactBody) });
     await run.capture.ready();
-    return post({ type: "opened", id: run.id, dir: run.dir });
+    return post({ type: "opened", id: run.id, dir: run.dir, liveDir: run.liveDir });
   }
   if (message.type === "exchange") {
     const { request, outcome, ts, durationMs } = message;
@@ -48,7 +48,12 @@ async function handle(message: ToWorker): Promise<void> {
     const total = await run!.capture.countRequestTokens(message.api, message.body);
     return post({ type: "counted", id: message.id, total });
   }
-  run?.close(message.status, failedExchanges);
+  try {
+    run?.close(message.status, { lost: failedExchanges });
+  } catch (error) {
+    // A close that failed (a StorageError: its folder kept where it is) is told before the end of the run.
+    post({ type: "failed", id: null, error: workerError(error) });
+  }
   post({ type: "closed" });
   parentPort!.close();
 }

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { StorageError } from "../errors.js";
 import { JsonlWriter } from "../jsonl.js";
 import type { Codec, Transport, WireDissection, WireRequest } from "../providers/types.js";
 import { PrefixLocator } from "./prefix.js";
@@ -298,6 +299,11 @@ export class Capture {
     } catch (parseError) {
       return { response: null, error: error ?? `the response could not be parsed: ${(parseError as Error).message}` };
     }
+  }
+
+  /** The first write to requests.jsonl or payloads.jsonl that failed (the disk full, read-only): the files are incomplete. */
+  get failure(): StorageError | null {
+    return this.requests.failure ?? this.payloads.failure;
   }
 
   close(): void {

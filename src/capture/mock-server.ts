@@ -50,8 +50,10 @@ export interface MockServer {
   /** The base URL an OpenAI client points at: `http://host:port/v1` (Anthropic clients: without `/v1`). */
   baseUrl: string;
   runId: string;
-  /** `<runsDir>/<name>-mock/`. */
+  /** `<runsDir>/<name>-mock/`, once the mock has closed. */
   dir: string;
+  /** Where the run is written while the mock serves (see CaptureRun). */
+  liveDir: string;
   /** The records captured so far, when `keepRecords` was asked for. */
   records: RequestRecord[];
   /**
@@ -232,6 +234,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     baseUrl: `${origin}/v1`,
     runId: capture.id,
     dir: capture.dir,
+    liveDir: capture.liveDir,
     records: capture.records,
     close(status) {
       closing ??= capture.close(service.close(), status);

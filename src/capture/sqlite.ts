@@ -1,8 +1,9 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { inputError } from "../errors.js";
+import { StorageError } from "../errors.js";
 import { isProcessAlive } from "../pid-lock.js";
+import { asStorageError, storageError } from "../storage-error.js";
 import type { RequestRecord } from "./types.js";
 
 const SCHEMA = `
@@ -60,43 +61,138 @@ CREATE INDEX IF NOT EXISTS runs_by_probe ON runs(probe, started_at);
 export type RunStatus = "passed" | "failed" | "error" | "captured" | "interrupted";
 
 /**
- * How long a statement waits for another process's write to finish. Rows are written one statement
- * at a time, so a lock is held for milliseconds; a generous wait means two runs never fail on it.
+ * How long a statement waits for another process's write to finish. payload-probe writes one row per
+ * statement, so another run holds the lock for milliseconds; a lock held for seconds is someone
+ * else's open transaction (a `sqlite3` shell, a stuck program), which waiting longer does not end.
  */
-const BUSY_TIMEOUT_MS = 30_000;
+const BUSY_TIMEOUT_MS = 5_000;
+
+/** Where SQLite keeps a WAL database's shared index; a read-only connection needs it or must make it. */
+const shmPath = (path: string) => `${path}-shm`;
+
+/**
+ * The run database read without writing a byte to it, for report, diff and the other readers: a
+ * read-only connection, so it reads on a read-only filesystem and while another process writes.
+ */
+export class RunDatabaseReader {
+  protected constructor(
+    readonly path: string,
+    protected readonly db: Database.Database,
+  ) {}
+
+  /** Opens an existing database read-only; one that cannot be read is a StorageError naming the file. */
+  static open(path: string): RunDatabaseReader {
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+      // SQLite opens the file lazily: the first read is where a damaged or unreadable file shows.
+      db.prepare("SELECT count(*) FROM sqlite_master").get();
+      return new RunDatabaseReader(path, db);
+    } catch (error) {
+      db?.close();
+      throw RunDatabaseReader.readFailure(path, error);
+    }
+  }
+
+  /**
+   * A WAL database is read through its -shm file, which SQLite must create when it is missing (a clean
+   * close removes it); in a folder it cannot write to, that is SQLITE_CANTOPEN, said here in words.
+   */
+  private static readFailure(path: string, error: unknown): unknown {
+    if ((error as { code?: string }).code === "SQLITE_CANTOPEN" && existsSync(path) && !existsSync(shmPath(path)))
+      return new StorageError(
+        `${path}: SQLite cannot read this WAL database where its folder is read-only and its -shm file is missing (SQLite must create it); copy the runs folder somewhere writable, or name the run folder (runs/<probe>) instead of <probe>@N`,
+        path,
+      );
+    return storageError(path, error) ?? error;
+  }
+
+  /** Runs a read, a damaged page or a failing disk found there becoming a StorageError naming the file. */
+  protected read<T>(work: () => T): T {
+    return asStorageError(this.path, work);
+  }
+
+  /** Run ids of a probe, newest first. */
+  runsOf(probe: string): { id: string; dir: string | null; status: string }[] {
+    return this.read(
+      () =>
+        this.db
+          .prepare(`SELECT id, dir, status FROM runs WHERE probe = ? ORDER BY started_at DESC, rowid DESC`)
+          .all(probe) as { id: string; dir: string | null; status: string }[],
+    );
+  }
+
+  recordsOf(run: string): RequestRecord[] {
+    const rows = this.read(
+      () =>
+        this.db.prepare(`SELECT record FROM requests WHERE run_id = ? ORDER BY seq`).all(run) as { record: string }[],
+    );
+    return rows.map((row) => JSON.parse(row.record) as RequestRecord);
+  }
+
+  /** The request payload rows of a run, as stored (JSON text), one at a time in seq order. */
+  *requestPayloadsOf(run: string): Iterable<string> {
+    const rows = this.read(() =>
+      this.db.prepare(`SELECT data FROM payloads WHERE run_id = ? AND type = 'request' ORDER BY seq`).iterate(run),
+    );
+    for (;;) {
+      const next = this.read(() => rows.next());
+      if (next.done) return;
+      yield (next.value as { data: string }).data;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
 
 /**
  * The run database: many runs accumulate in one file. WAL with a row written per statement, so a
- * crash keeps every request captured before it.
+ * crash keeps every request captured before it. Opening it proves it can be written (the schema is
+ * checked in a write transaction), so a database that is locked, damaged, full or read-only is found
+ * before a run touches any folder. Every failure is a StorageError naming the file; the first failing
+ * write is kept in `failure`, so the run that owns the database knows its capture is incomplete.
  */
-export class RunDatabase {
-  private readonly db: Database.Database;
+export class RunDatabase extends RunDatabaseReader {
   private readonly insertRequest: Database.Statement;
   private readonly insertPayload: Database.Statement;
   private readonly insertEvent: Database.Statement;
+  failure: StorageError | null = null;
 
-  constructor(readonly path: string) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  constructor(path: string) {
+    const db = asStorageError(dirname(path), () => {
+      mkdirSync(dirname(path), { recursive: true });
+      return asStorageError(path, () => new Database(path, { timeout: BUSY_TIMEOUT_MS }));
+    });
+    super(path, db);
     try {
       this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = NORMAL");
+      this.db.transaction(() => this.migrate()).immediate();
+      this.closeAbandonedRuns();
     } catch (error) {
       this.db.close();
-      // SQLite's result codes for a file that is not a database or is damaged (sqlite.org/rescode.html).
-      const code = (error as { code?: string }).code;
-      if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT")
-        throw inputError(path, undefined, `expected a payload-probe SQLite database (${(error as Error).message})`);
-      throw error;
+      throw storageError(path, error) ?? error;
     }
-    this.db.pragma("synchronous = NORMAL");
-    this.db.transaction(() => this.migrate()).immediate();
-    this.closeAbandonedRuns();
     this.insertRequest = this.db.prepare(
       `INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, tokens_total, prefix_break_at, record, http_status, ending)
        VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record, @status, @ending)`,
     );
     this.insertPayload = this.db.prepare(`INSERT INTO payloads (run_id, seq, type, data) VALUES (?, ?, ?, ?)`);
     this.insertEvent = this.db.prepare(`INSERT INTO events (run_id, idx, seq, type, data) VALUES (?, ?, ?, ?, ?)`);
+  }
+
+  /** One write; a failure is remembered (the first one) and thrown as a StorageError. */
+  private write(work: () => unknown): void {
+    try {
+      work();
+    } catch (error) {
+      const failure = storageError(this.path, error);
+      if (!failure) throw error;
+      this.failure ??= failure;
+      throw failure;
+    }
   }
 
   /** The schema, and the `pid` column databases written before it existed lack (one writer at a time). */
@@ -135,22 +231,26 @@ export class RunDatabase {
   }
 
   startRun(id: string, probe: string, dir: string): void {
-    this.db
-      .prepare(`INSERT INTO runs (id, probe, started_at, status, dir, pid) VALUES (?, ?, ?, 'running', ?, ?)`)
-      .run(id, probe, new Date().toISOString(), dir, process.pid);
+    this.write(() =>
+      this.db
+        .prepare(`INSERT INTO runs (id, probe, started_at, status, dir, pid) VALUES (?, ?, ?, 'running', ?, ?)`)
+        .run(id, probe, new Date().toISOString(), dir, process.pid),
+    );
   }
 
   /** `lost`: exchanges the server accepted whose capture could not be written before it stopped (see capture-thread.ts). */
   finishRun(id: string, status: RunStatus, lost = 0): void {
-    this.db
-      .prepare(
-        `UPDATE runs SET finished_at = ?, status = ?, lost = ?, request_count = (SELECT count(*) FROM requests WHERE run_id = ?) WHERE id = ?`,
-      )
-      .run(new Date().toISOString(), status, lost, id, id);
+    this.write(() =>
+      this.db
+        .prepare(
+          `UPDATE runs SET finished_at = ?, status = ?, lost = ?, request_count = (SELECT count(*) FROM requests WHERE run_id = ?) WHERE id = ?`,
+        )
+        .run(new Date().toISOString(), status, lost, id, id),
+    );
   }
 
   addRequest(record: RequestRecord): void {
-    this.insertRequest.run({
+    const row = {
       run: record.run,
       seq: record.seq,
       kind: record.kind,
@@ -167,37 +267,16 @@ export class RunDatabase {
       record: JSON.stringify(record),
       status: record.status ?? null,
       ending: record.ending ?? null,
-    });
+    };
+    this.write(() => this.insertRequest.run(row));
   }
 
   /** `json`: the payload row already serialized (it is written to payloads.jsonl too). */
   addPayload(run: string, seq: number, type: "request" | "response", json: string): void {
-    this.insertPayload.run(run, seq, type, json);
+    this.write(() => this.insertPayload.run(run, seq, type, json));
   }
 
   addEvent(run: string, idx: number, seq: number | null, type: string, data: unknown): void {
-    this.insertEvent.run(run, idx, seq, type, JSON.stringify(data));
-  }
-
-  /** Run ids of a probe, newest first. */
-  runsOf(probe: string): { id: string; dir: string | null; status: string }[] {
-    return this.db
-      .prepare(`SELECT id, dir, status FROM runs WHERE probe = ? ORDER BY started_at DESC, rowid DESC`)
-      .all(probe) as {
-      id: string;
-      dir: string | null;
-      status: string;
-    }[];
-  }
-
-  recordsOf(run: string): RequestRecord[] {
-    const rows = this.db.prepare(`SELECT record FROM requests WHERE run_id = ? ORDER BY seq`).all(run) as {
-      record: string;
-    }[];
-    return rows.map((row) => JSON.parse(row.record) as RequestRecord);
-  }
-
-  close(): void {
-    this.db.close();
+    this.write(() => this.insertEvent.run(run, idx, seq, type, JSON.stringify(data)));
   }
 }

@@ -70,7 +70,9 @@ export async function main(argv: string[]): Promise<number> {
     },
   );
   console.log(`LISTENING ${server.baseUrl}`);
-  console.log(`capturing to ${server.dir} (run ${server.runId}); ${probe.model.script.length} scripted step(s)`);
+  console.log(
+    `capturing to ${server.liveDir}, moved to ${server.dir} when the mock stops (run ${server.runId}); ${probe.model.script.length} scripted step(s)`,
+  );
   return serveUntilSignal(async () => {
     await server.close();
     live?.end(server.runId);

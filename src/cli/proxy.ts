@@ -102,7 +102,9 @@ export async function main(argv: string[]): Promise<number> {
     },
   });
   console.log(`LISTENING ${proxy.url}`);
-  console.log(`forwarding to ${proxy.upstream}; capturing to ${proxy.dir} (run ${proxy.runId})`);
+  console.log(
+    `forwarding to ${proxy.upstream}; capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the proxy stops (run ${proxy.runId})`,
+  );
   return serveUntilSignal(async () => {
     await proxy.close();
     process.stderr.write(`${tally.summary()}\n`);

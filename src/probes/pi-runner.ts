@@ -9,6 +9,7 @@ import { existsSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { findPi, INSTALL_HINT, type PiInstall } from "../agents/pi-install.js";
 import { type MockServer, startMockServer } from "../capture/mock-server.js";
+import { liveRunDir } from "../capture/run-folder.js";
 import { UserError } from "../errors.js";
 import { countJsonlRows, JsonlWriter } from "../jsonl.js";
 import { initEmptyCache } from "../mcp/cache.js";
@@ -203,10 +204,10 @@ async function conversePi(
   install: PiInstall,
   workspace: Workspace,
   env: NodeJS.ProcessEnv,
-  mock: { dir: string; records: unknown[] },
+  mock: { liveDir: string; records: unknown[] },
   skillPaths: string[],
 ): Promise<{ toolResults: string[]; failure?: string }> {
-  const events = new JsonlWriter(join(mock.dir, "events.jsonl"));
+  const events = new JsonlWriter(join(mock.liveDir, "events.jsonl"));
   const toolResults: string[] = [];
   let index = 0;
   const log = (type: string, data: Record<string, unknown>) =>
@@ -265,7 +266,7 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
     rmSync(workspace.packageDir, { recursive: true });
     symlinkSync(install.packageDir, workspace.packageDir);
     const skillPaths = stageSkills(probe.agent.skills, place.root, workspace.base);
-    const wirePath = join(place.runsDir, runName, "mcp-wire.jsonl");
+    const wirePath = join(liveRunDir(place.runsDir, runName), "mcp-wire.jsonl");
     const seen = { wireLinesBefore: [] as number[], systemTexts: [] as string[] };
     const codec = codecFor(probe.model.api);
     const mock = await startMockServer(

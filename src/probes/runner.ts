@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type CaptureRun, openCaptureRun, runFolderLockPath } from "../capture/capture-run.js";
+import { liveRunDir } from "../capture/run-folder.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
 import { countJsonlRows, JsonlWriter } from "../jsonl.js";
@@ -346,7 +347,7 @@ async function mcpExtensions(
 
 /** events.jsonl and the database's events: each event carries the seq of the request it precedes. */
 function openEventLog(run: CaptureRun): { log(type: string, data: Record<string, unknown>): void; close(): void } {
-  const file = new JsonlWriter(join(run.dir, "events.jsonl"));
+  const file = new JsonlWriter(join(run.liveDir, "events.jsonl"));
   let index = 0;
   return {
     log(type, data) {
@@ -481,7 +482,8 @@ async function buildConversation(
 ): Promise<Conversation> {
   // resolve, not join: `run --profile` hands over an absolute path.
   const profile = loadProfile(probe.agent.profile ? resolve(place.root, probe.agent.profile) : undefined);
-  const wirePath = join(place.runsDir, probe.name, "mcp-wire.jsonl");
+  // Named before the run opens (the MCP servers are configured first): the run's live folder, swapped in at close.
+  const wirePath = join(liveRunDir(place.runsDir, probe.name), "mcp-wire.jsonl");
   const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
   const run = openCaptureRun({ name: probe.name, runsDir: place.runsDir, markers: probe.markers, ...capture });
   const skills = skillsHook(profile, probe, workspace, place.root);
@@ -501,7 +503,8 @@ async function observe(conversation: Conversation): Promise<RunObservation> {
   try {
     await converse(conversation, observation);
   } catch (error) {
-    conversation.run.close("error");
+    // A write that failed keeps the previous run folder; close then says where this run's files are.
+    conversation.run.close("error", { failure: error });
     throw error;
   }
   return observation;

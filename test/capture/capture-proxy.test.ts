@@ -73,7 +73,7 @@ async function stepwiseUpstream(firstSeen: Promise<void>): Promise<{ url: string
 
 describe("capture proxy", () => {
   it("forwards the body bytes exactly, streams the mock's SSE back, and records the request", async () => {
-    const { proxy, runs } = await mockBehindProxy();
+    const { mock, proxy, runs } = await mockBehindProxy();
     // Spacing, key order and non-ASCII text that a re-serializing proxy would change.
     const body = `{"model": "mock-model",  "messages":[{"role":"user","content":"read notes.txt — ünïcode ✓"}], "stream":true}`;
     const response = await postChat(`${proxy.url}/v1/chat/completions?trace=1`, body);
@@ -83,7 +83,7 @@ describe("capture proxy", () => {
     expect(reply.message.toolCalls.map((c) => [c.name, c.arguments])).toEqual([["read", '{"path":"notes.txt"}']]);
     await proxy.close();
 
-    const atMock = jsonl(join(runs, "tiny-mock", "payloads.jsonl")).filter((p) => p.type === "request");
+    const atMock = jsonl(join(mock.liveDir, "payloads.jsonl")).filter((p) => p.type === "request");
     expect(atMock.map((p) => p.body)).toEqual([body]);
     const atProxy = jsonl(join(runs, "via-proxy", "payloads.jsonl"));
     expect(atProxy.map((p) => [p.type, p.seq])).toEqual([

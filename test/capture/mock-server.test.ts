@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
@@ -46,8 +47,9 @@ describe("mock server", () => {
     const second = await parseReply(await postChat(`${server.baseUrl}/chat/completions`, chatBody("again")));
     expect(second.message).toEqual({ role: "assistant", text: "ALL DONE", toolCalls: [] });
 
-    const dir = join(runs, "tiny-mock");
-    expect(server.dir).toBe(dir);
+    // While it serves, the mock writes beside its run folder (src/capture/run-folder.ts).
+    expect(server.dir).toBe(join(runs, "tiny-mock"));
+    const dir = server.liveDir;
     const records = jsonl<RequestRecord>(join(dir, "requests.jsonl"));
     expect(records.map((r) => [r.seq, r.kind, r.model, r.roles.join(">"), r.markers.notes, r.response?.kind])).toEqual([
       [1, "loop", "mock-model", "user", 1, "tool_calls"],
@@ -69,7 +71,7 @@ describe("mock server", () => {
   });
 
   it("an exhausted script answers 500 naming the request, and keeps serving; unknown paths and methods are 404", async () => {
-    const { server, runs } = await mock();
+    const { server } = await mock();
     for (const text of ["one", "two"])
       expect((await postChat(`${server.baseUrl}/chat/completions`, chatBody(text))).status).toBe(200);
     for (const n of [3, 4]) {
@@ -86,7 +88,7 @@ describe("mock server", () => {
     );
     expect((await fetch(`${server.baseUrl}/messages`)).status).toBe(404);
     expect((await postChat(`${server.baseUrl.replace(/\/v1$/, "")}/chat/completions`, chatBody("x"))).status).toBe(404);
-    expect(jsonl(join(runs, "tiny-mock", "requests.jsonl"))).toHaveLength(2);
+    expect(jsonl(join(server.liveDir, "requests.jsonl"))).toHaveLength(2);
   });
 
   it("invalid bodies get a 400 in the OpenAI error shape naming what is wrong, take no script step, and are kept as side payloads", async () => {
@@ -144,7 +146,9 @@ describe("mock server", () => {
     });
     expect(second.status).toBe(2);
     expect(second.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
-    expect(jsonl(join(runs, "tiny-mock", "requests.jsonl"))).toHaveLength(1);
+    // The live mock's folder, beside runs/tiny-mock until it stops.
+    const live = readdirSync(runs).find((entry) => entry.startsWith(".tiny-mock.new-"))!;
+    expect(jsonl(join(runs, live, "requests.jsonl"))).toHaveLength(1);
     expect((await postChat(`${cli.url}/chat/completions`, chatBody("two"))).status).toBe(200);
     expect(await cli.stop()).toBe(0);
     clis.length = 0;

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { liveRunDir } from "../../src/capture/run-folder.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { stopAfterTest } from "../fixtures/children.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -92,12 +93,14 @@ describe("two runs of one probe at once (issue 8)", () => {
     await new Promise<void>((resolve) =>
       first.child.stdout!.on("data", (chunk) => /LISTENING/.test(chunk) && resolve()),
     );
-    writeFileSync(join(runs, "proxy", "requests.jsonl"), "{}\n"); // stands for what the first proxy captured
+    // The first proxy writes beside runs/proxy while it serves; this stands for what it captured.
+    const live = liveRunDir(runs, "proxy", first.child.pid!);
+    writeFileSync(join(live, "requests.jsonl"), "{}\n");
 
     const second = cliIn(scratch, ...args);
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/process \d+ is capturing into it/);
-    expect(readFileSync(join(runs, "proxy", "requests.jsonl"), "utf8")).toBe("{}\n");
+    expect(readFileSync(join(live, "requests.jsonl"), "utf8")).toBe("{}\n");
     first.child.kill("SIGINT");
     expect((await first.done).code).toBe(0);
   });

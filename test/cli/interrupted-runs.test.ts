@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { liveRunDir } from "../../src/capture/run-folder.js";
 import { RunDatabase } from "../../src/capture/sqlite.js";
 import { tryLock } from "../../src/pid-lock.js";
 import { untilInFolder } from "../fixtures/watch-until.js";
@@ -39,9 +40,12 @@ model:
 
 type RunRow = { status: string; request_count: number; pid: number; finished_at: string | null };
 
-/** Whether the first request is in requests.jsonl and in the database (written one after the other). */
-function firstRequestCaptured(runs: string): boolean {
-  const records = join(runs, "slow", "requests.jsonl");
+/**
+ * Whether the first request is in requests.jsonl and in the database (written one after the other).
+ * An open run writes into its live folder beside `runs/slow` (src/capture/run-folder.ts).
+ */
+function firstRequestCaptured(runs: string, pid: number): boolean {
+  const records = join(liveRunDir(runs, "slow", pid), "requests.jsonl");
   if (!(existsSync(records) && readFileSync(records, "utf8").includes("\n"))) return false;
   const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
   try {
@@ -65,7 +69,7 @@ async function startSlowRun(scratch: string) {
   // Made here so that it can be watched from before the run writes anything.
   mkdirSync(runs);
   const started = startCliIn(scratch, ["run", probe, "--runs", runs]);
-  await untilInFolder(runs, () => existsSync(toolPid) && firstRequestCaptured(runs));
+  await untilInFolder(runs, () => existsSync(toolPid) && firstRequestCaptured(runs, started.child.pid!));
   return { ...started, runs };
 }
 
@@ -84,6 +88,9 @@ describe("runs that die (issue 8)", () => {
     process.kill(-child.pid!, "SIGKILL");
     expect((await done).signal).toBe("SIGKILL");
     expect(readRows(runs)).toMatchObject([{ status: "running", request_count: 0, pid: child.pid }]);
+    // Killed before it could swap its folder in: what it captured stays in its live folder.
+    expect(existsSync(join(liveRunDir(runs, "slow", child.pid), "requests.jsonl"))).toBe(true);
+    expect(existsSync(join(runs, "slow"))).toBe(false);
 
     new RunDatabase(join(runs, "payload-probe.db")).close();
     const [row] = readRows(runs);
@@ -105,6 +112,12 @@ describe("runs that die (issue 8)", () => {
     expect(result.code).toBe(143);
     expect(readRows(runs)).toMatchObject([{ status: "interrupted", request_count: 1, pid: child.pid }]);
     expect(existsSync(join(runs, "slow.lock"))).toBe(false);
+    // Closed as interrupted, the run is swapped into its folder like any other.
+    expect(
+      readFileSync(join(runs, "slow", "requests.jsonl"), "utf8")
+        .trim()
+        .split("\n"),
+    ).toHaveLength(1);
     expect(existsSync(join(scratch, "ws", "root", "slow.lock"))).toBe(false);
   });
 });

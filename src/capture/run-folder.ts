@@ -1,0 +1,112 @@
+/**
+ * A run is written beside its folder and swapped in when it closes, so a run that fails or dies never
+ * costs the previous capture. `runs/p1/` keeps the last finished run while `runs/.p1.new-<pid>/` (the
+ * live folder) fills; at close the old folder is renamed aside to `.p1.old-<pid>`, the live one renamed
+ * to `p1`, and the old one removed once it is known to hold only a run's files. Both names begin with a
+ * dot, which no run name may (src/safe-path.ts), so they can never be a user's run folder, and they
+ * carry the name and process they belong to. Every step runs with the run folder's lock held.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../errors.js";
+import { isOwnFolder, removeOwnFolder } from "../safe-path.js";
+import { asStorageError } from "../storage-error.js";
+
+/** What a run folder holds: the files a capture and the probe runner write, nothing else. */
+export const RUN_FOLDER_FILES = ["requests.jsonl", "payloads.jsonl", "events.jsonl", "mcp-wire.jsonl"] as const;
+
+/** Where a run of `name` in this process writes until it closes (the MCP wire log is named before the run opens). */
+export function liveRunDir(runsDir: string, name: string, pid = process.pid): string {
+  return join(runsDir, `.${name}.new-${pid}`);
+}
+
+const asideRunDir = (runsDir: string, name: string, pid = process.pid) => join(runsDir, `.${name}.old-${pid}`);
+
+const isOwnRunFolder = (dir: string) => isOwnFolder(dir, RUN_FOLDER_FILES, "a run folder");
+
+/** The process a leftover of a run of `name` belongs to, when `entry` is one (`.p1.new-123`, `.p1.old-123`). */
+function leftoverPid(entry: string, name: string, kind: "new" | "old"): number | null {
+  const prefix = `.${name}.${kind}-`;
+  const pid = entry.slice(prefix.length);
+  return entry.startsWith(prefix) && /^\d+$/.test(pid) ? Number(pid) : null;
+}
+
+/** A free `<name>.interrupted-<pid>` (a run name `report` reads), numbered on when a name is taken. */
+function interruptedDir(runsDir: string, name: string, pid: number): string {
+  const base = join(runsDir, `${name}.interrupted-${pid}`);
+  let dir = base;
+  for (let n = 2; existsSync(dir); n++) dir = `${base}-${n}`;
+  return dir;
+}
+
+/**
+ * Leftovers of earlier runs of `name` that died (the lock is ours, so no live run owns one): an old
+ * folder set aside by a swap that stopped half-way goes back to `name` when that is missing and is
+ * removed otherwise (the swap had already put its successor in place); a live folder is a run that
+ * never finished, so it is kept as `<name>.interrupted-<pid>`, and the user is told where.
+ */
+function settleLeftovers(runsDir: string, name: string, notice: (message: string) => void): void {
+  const dir = join(runsDir, name);
+  const entries = existsSync(runsDir) ? readdirSync(runsDir) : [];
+  for (const entry of entries) {
+    const pid = leftoverPid(entry, name, "old");
+    if (pid === null) continue;
+    if (existsSync(dir)) removeOwnFolder(runsDir, asideRunDir(runsDir, name, pid), RUN_FOLDER_FILES, "a run folder");
+    else renameSync(asideRunDir(runsDir, name, pid), dir);
+  }
+  for (const entry of entries) {
+    const pid = leftoverPid(entry, name, "new");
+    if (pid === null) continue;
+    const kept = interruptedDir(runsDir, name, pid);
+    renameSync(liveRunDir(runsDir, name, pid), kept);
+    notice(`${join(runsDir, entry)} held a run of ${name} that never finished (process ${pid}); kept as ${kept}`);
+  }
+}
+
+/** Before anything is opened: the folder a run will replace must be one payload-probe made (only read here). */
+export function checkRunFolderReplaceable(runsDir: string, name: string): void {
+  asStorageError(runsDir, () => isOwnRunFolder(join(runsDir, name)));
+}
+
+/**
+ * Once the database is open: leftovers of runs that died are settled, and the live folder is made
+ * (empty). Returns the live folder.
+ */
+export function prepareRunFolder(runsDir: string, name: string, notice: (message: string) => void): string {
+  const live = liveRunDir(runsDir, name);
+  asStorageError(runsDir, () => {
+    settleLeftovers(runsDir, name, notice);
+    mkdirSync(live, { recursive: true });
+  });
+  return live;
+}
+
+/** Undoes prepareRunFolder when the run could not start: the live folder is still empty. */
+export function dropEmptyLiveFolder(live: string): void {
+  rmdirSync(live);
+}
+
+/**
+ * At close: the live folder becomes `<runsDir>/<name>` and the previous run there is removed. A failure
+ * leaves the live folder where it is and says so; the previous run is put back if it was moved.
+ */
+export function swapInRunFolder(runsDir: string, name: string, live: string): void {
+  const dir = join(runsDir, name);
+  const aside = asideRunDir(runsDir, name);
+  try {
+    asStorageError(dir, () => {
+      const hadPrevious = isOwnRunFolder(dir);
+      if (hadPrevious) renameSync(dir, aside);
+      try {
+        renameSync(live, dir);
+      } catch (error) {
+        if (hadPrevious) renameSync(aside, dir);
+        throw error;
+      }
+      if (hadPrevious) removeOwnFolder(runsDir, aside, RUN_FOLDER_FILES, "a run folder");
+    });
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    throw new UserError(`${error.message}; this run stays in ${live}`, error.file, error.field);
+  }
+}
