@@ -13,6 +13,10 @@
  * byte (0x0A is never part of a multi-byte UTF-8 sequence), decoded once and sliced into lines.
  * Chunks stay below V8's large-object size (128 KiB): a longer string is allocated on its own pages,
  * which made decoding five times slower.
+ *
+ * A line may be at most MAX_LINE_BYTES long. A longer one is refused (file and line) as soon as the
+ * bytes looked at for it pass the limit, in chunk-sized reads: a file without newlines costs one
+ * chunk of memory and a scan of the limit, instead of reading on until V8 cannot make the string.
  */
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
 import { dirname } from "node:path";
@@ -71,7 +75,16 @@ export type TornLineHandler = (n: number) => void;
 export interface JsonlReadOptions {
   /** Default: a torn last line is skipped without a word. */
   onTornLine?: TornLineHandler;
+  /** Default MAX_LINE_BYTES; tests make it small (at least 64 KiB, one chunk, counts). */
+  maxLineBytes?: number;
 }
+
+/**
+ * The longest line of a run file, in bytes: 256 MiB, the most payload bytes a probe run may send and
+ * receive in all, so no line of such a run comes near it, while a proxied body of tens of megabytes
+ * reads as before. It keeps the decoded line well below V8's longest string (about 512 MiB).
+ */
+export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 
 /** One line of a JSONL file as JSON; a line that is not JSON names the file and line (1-based). */
 export function parseJsonlLine(path: string, n: number, line: string): unknown {
@@ -98,11 +111,13 @@ export function* jsonlRows<T>(
 
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
+/** Reads that look for a long line's end: larger than a chunk, as nothing is decoded from them. */
+const SCAN_BYTES = 1024 * 1024;
 
 /** Non-blank, whole lines of a file, unparsed, with their 1-based numbers. */
 export function* jsonlLines(path: string, options: JsonlReadOptions = {}): Generator<{ n: number; line: string }> {
   let n = 0;
-  for (const { text, final } of decodedChunks(path)) {
+  for (const { text, final } of decodedChunks(path, options, () => n + 1)) {
     for (let start = 0; start < text.length; ) {
       const stop = text.indexOf("\n", start);
       const line = text.slice(start, stop < 0 ? text.length : stop);
@@ -119,12 +134,14 @@ export function* jsonlLines(path: string, options: JsonlReadOptions = {}): Gener
 }
 
 /** How many rows jsonlLines reads: non-blank lines, a torn last line left out. */
-export function countJsonlRows(path: string): number {
+export function countJsonlRows(path: string, options: JsonlReadOptions = {}): number {
   let rows = 0;
-  for (const { text, final } of decodedChunks(path)) {
+  let lines = 0;
+  for (const { text, final } of decodedChunks(path, options, () => lines + 1)) {
     for (let start = 0; start < text.length; ) {
       const stop = text.indexOf("\n", start);
       const end = stop < 0 ? text.length : stop;
+      lines++;
       if (!isBlankSpan(text, start, end) && !(final && stop < 0 && !isJson(text.slice(start, end)))) rows++;
       start = end + 1;
     }
@@ -134,35 +151,85 @@ export function countJsonlRows(path: string): number {
 
 /**
  * The file decoded in chunks that each end after a newline, the last one with whatever follows
- * the last newline (`final`). A line longer than a chunk grows the buffer.
+ * the last newline (`final`). Each chunk is read from the file offset where the previous one was
+ * cut, so a chunk always starts at a line's start. A chunk without a newline starts a line longer
+ * than a chunk: the reader looks for its end with chunk-sized reads first, and refuses it once the
+ * bytes looked at pass the limit (`lineNumber`, told by the reader who counts, names it); only a line
+ * within the limit is read, once, into a buffer of its own length.
  */
-function* decodedChunks(path: string): Generator<{ text: string; final: boolean }> {
+function* decodedChunks(
+  path: string,
+  options: JsonlReadOptions,
+  lineNumber: () => number,
+): Generator<{ text: string; final: boolean }> {
   if (!existsSync(path)) throw inputError(path, undefined, "file not found");
+  // A line inside one chunk is shorter than a chunk, so only a limit of at least a chunk checks all.
+  const maxLineBytes = Math.max(options.maxLineBytes ?? MAX_LINE_BYTES, CHUNK_BYTES);
   const fd = openSync(path, "r");
-  let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  let carried = 0;
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   try {
-    for (;;) {
-      const read = readSync(fd, buffer, carried, buffer.length - carried, null);
-      const end = carried + read;
-      if (read === 0) {
-        if (end > 0) yield { text: buffer.toString("utf8", 0, end), final: true };
-        return;
-      }
-      const cut = buffer.lastIndexOf(NEWLINE, end - 1);
-      if (cut < 0) {
-        if (end === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
-        carried = end;
+    for (let position = 0; ; ) {
+      const read = readSync(fd, chunk, 0, CHUNK_BYTES, position);
+      if (read === 0) return;
+      const cut = chunk.lastIndexOf(NEWLINE, read - 1);
+      if (cut >= 0) {
+        yield { text: chunk.toString("utf8", 0, cut + 1), final: false };
+        position += cut + 1;
         continue;
       }
-      yield { text: buffer.toString("utf8", 0, cut + 1), final: false };
-      buffer.copy(buffer, 0, cut + 1, end);
-      carried = end - cut - 1;
+      if (read < CHUNK_BYTES) {
+        yield { text: chunk.toString("utf8", 0, read), final: true };
+        return;
+      }
+      const end = lineEnd(fd, position, maxLineBytes);
+      if (end === null) throw lineTooLong(path, lineNumber(), maxLineBytes);
+      const line = readAt(fd, end.bytes, position);
+      yield { text: line.toString("utf8"), final: !end.newline || line.length < end.bytes };
+      position += line.length;
     }
   } finally {
     closeSync(fd);
   }
 }
+
+/**
+ * Where the line starting at `start` ends: its byte count with the newline, and whether it has one
+ * (the file's last line may not); null once more than `maxLineBytes` were looked at without an end.
+ */
+function lineEnd(fd: number, start: number, maxLineBytes: number): { bytes: number; newline: boolean } | null {
+  const scratch = Buffer.allocUnsafe(SCAN_BYTES);
+  for (let offset = start; offset - start <= maxLineBytes; ) {
+    const read = readSync(fd, scratch, 0, scratch.length, offset);
+    if (read === 0) return { bytes: offset - start, newline: false };
+    const at = scratch.subarray(0, read).indexOf(NEWLINE);
+    if (at >= 0) return offset + at - start <= maxLineBytes ? { bytes: offset + at + 1 - start, newline: true } : null;
+    offset += read;
+  }
+  return null;
+}
+
+/** `bytes` bytes of the file from `position`, fewer when the file is shorter now. */
+function readAt(fd: number, bytes: number, position: number): Buffer {
+  const buffer = Buffer.allocUnsafe(bytes);
+  let filled = 0;
+  while (filled < bytes) {
+    const read = readSync(fd, buffer, filled, bytes - filled, position + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
+
+function lineTooLong(path: string, n: number, maxLineBytes: number): Error {
+  return inputError(
+    path,
+    `line ${n}`,
+    `expected a line of at most ${formatMiB(maxLineBytes)}, but it is longer (reading stopped there)`,
+  );
+}
+
+const formatMiB = (bytes: number) =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes.toLocaleString("en-US")} bytes`;
 
 /** A JSON row starts with `{`: only a line that starts with whitespace needs trimming to tell. */
 function isBlank(line: string): boolean {

@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, rmSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, realpathSync, rmSync, type Stats } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { inputError } from "./errors.js";
 
@@ -61,33 +61,50 @@ export function removeInside(parent: string, target: string): void {
 }
 
 /**
- * Replaces a folder the code made earlier (a run folder, a probe workspace): it is removed only when
- * every entry in it is one the code writes there (`own`), so a name that happens to match a user's
- * folder can never wipe it. Anything else in it is bad input naming the folder and the stranger.
+ * The folder at `target`, as lstat sees it: null when there is none; a link or anything that is not a
+ * folder is bad input (`what` names what payload-probe makes there), never followed or replaced.
+ */
+export function ownFolderEntries(target: string, what: string): Dirent[] | null {
+  let stats: Stats;
+  try {
+    stats = lstatSync(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  if (!stats.isDirectory())
+    throw inputError(
+      target,
+      undefined,
+      `expected ${what} made by payload-probe, but it is ${stats.isSymbolicLink() ? "a link" : "not a folder"}; ` +
+        "nothing was removed: move it away or choose another place",
+    );
+  return readdirSync(target, { withFileTypes: true });
+}
+
+/**
+ * Replaces a folder of files the code made earlier (a run folder): it is removed only when every entry
+ * in it is a plain file of a name the code writes there (`own`), so a name that happens to match a
+ * user's folder can never wipe it. Anything else in it is bad input naming the folder and the stranger.
  */
 export function removeOwnFolder(parent: string, target: string, own: readonly string[], what: string): void {
   if (isOwnFolder(target, own, what)) removeInside(parent, target);
 }
 
 /**
- * Whether `target` exists, once it is known to hold only entries the code writes there (`own`); a
+ * Whether `target` exists, once it is known to hold only plain files the code writes there (`own`); a
  * stranger in it is bad input, as for removeOwnFolder, checked before anything is replaced.
  */
 export function isOwnFolder(target: string, own: readonly string[], what: string): boolean {
-  let entries: string[];
-  try {
-    entries = readdirSync(target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw error;
-  }
-  const stranger = entries.find((entry) => !own.includes(entry));
+  const entries = ownFolderEntries(target, what);
+  if (entries === null) return false;
+  const stranger = entries.find((entry) => !(entry.isFile() && own.includes(entry.name)));
   if (stranger !== undefined)
     throw inputError(
       target,
       undefined,
-      `expected ${what} made by payload-probe (holding only ${own.join(", ")}), but it also holds "${stranger}"; ` +
-        "nothing was removed: move that folder away or choose another place",
+      `expected ${what} made by payload-probe (holding only the files ${own.join(", ")}), but it also holds ` +
+        `"${stranger.name}"${stranger.isDirectory() ? " (a folder)" : ""}; nothing was removed: move that folder away or choose another place`,
     );
   return true;
 }

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UserError } from "../src/errors.js";
-import { countJsonlRows, JsonlWriter, jsonlLines, jsonlRows } from "../src/jsonl.js";
+import { countJsonlRows, JsonlWriter, jsonlLines, jsonlRows, MAX_LINE_BYTES } from "../src/jsonl.js";
+import { userErrorOf } from "./fixtures/user-error.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pp-jsonl-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,5 +98,51 @@ describe("a torn last line (what a crash mid-write leaves)", () => {
     // A last line that ends with its newline was written whole: not JSON there is corrupt too.
     const ended = written("corrupt-end.jsonl", '{"ok":true}\n{not json\n');
     expect(() => rows(ended)).toThrow(`${ended}: field "line 2": expected one JSON value per line`);
+  });
+});
+
+describe("a line over the line limit (issue 21: a 1 GB file without a newline)", () => {
+  const limit = 128 * 1024;
+  const lines = (path: string, onTornLine?: (n: number) => void) => [
+    ...jsonlLines(path, { maxLineBytes: limit, onTornLine }),
+  ];
+  const row = (bytes: number) => `{"t":"${"x".repeat(bytes - 8)}"}`;
+
+  it("reads a line of exactly the limit, and refuses one byte more naming file and line", () => {
+    const fits = written("at-limit.jsonl", `{"a":1}\n${row(limit)}\n{"b":2}\n`);
+    expect(lines(fits).map(({ n, line }) => [n, line.length])).toEqual([
+      [1, 7],
+      [2, limit],
+      [3, 7],
+    ]);
+    const over = written("over-limit.jsonl", `{"a":1}\n\n${row(limit + 1)}\n{"b":2}\n`);
+    const error = userErrorOf(() => lines(over));
+    expect(error.message).toBe(
+      `${over}: field "line 3": expected a line of at most 131,072 bytes, but it is longer (reading stopped there)`,
+    );
+    expect(userErrorOf(() => countJsonlRows(over, { maxLineBytes: limit })).field).toBe("line 3");
+  });
+
+  it("refuses an over-long last line without its newline instead of skipping it as torn", () => {
+    const path = written("torn-long.jsonl", `{"a":1}\n${"é".repeat(limit)}`);
+    const torn: number[] = [];
+    expect(userErrorOf(() => lines(path, (n) => torn.push(n))).field).toBe("line 2");
+    expect(torn).toEqual([]);
+  });
+
+  it("stops reading once the limit is passed: /dev/zero, a line without end, is refused", () => {
+    expect(userErrorOf(() => lines("/dev/zero")).field).toBe("line 1");
+  });
+
+  it("holds with the real limit: a sparse file of MAX_LINE_BYTES + 1 bytes without a newline", () => {
+    const path = join(dir, "sparse.jsonl");
+    writeFileSync(path, '{"a":1}\n');
+    truncateSync(path, 8 + MAX_LINE_BYTES + 1); // NUL bytes, no newline: one line one byte too long
+    const error = userErrorOf(() => [...jsonlLines(path)]);
+    expect(error.message).toBe(
+      `${path}: field "line 2": expected a line of at most 256 MiB, but it is longer (reading stopped there)`,
+    );
+    expect(userErrorOf(() => countJsonlRows(path)).field).toBe("line 2");
+    rmSync(path);
   });
 });

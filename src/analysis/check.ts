@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
+import { readInputFile } from "../input-file.js";
 
 export const COUNT_METRICS = [
   "tokens.tools",
@@ -130,9 +131,10 @@ const EXACT: Tolerance = { abs: 0, pct: 0 };
 
 export function loadTolerances(path: string): Tolerances {
   if (!existsSync(path)) return { default: {}, probes: {} };
+  const text = readInputFile(path, "tolerances file").toString("utf8");
   let doc: unknown;
   try {
-    doc = parseYaml(readFileSync(path, "utf8"));
+    doc = parseYaml(text);
   } catch (error) {
     throw inputError(path, undefined, `expected YAML (${(error as Error).message})`);
   }

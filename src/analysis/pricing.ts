@@ -6,11 +6,12 @@
  * replaces them whole. A model found in neither is never priced: callers get null and say "price
  * unknown", so no figure is ever guessed.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { inputError } from "../errors.js";
+import { readInputFile } from "../input-file.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { parseInput, strictMapping } from "../validate.js";
 import type { CacheProvider, CacheSplit } from "./cache-model.js";
@@ -78,9 +79,10 @@ export function loadPricing(userFile: string | undefined = process.env[PRICING_E
 
 function readPricingFile(file: string): ModelPrice[] {
   if (!existsSync(file)) throw inputError(file, undefined, "no such pricing file");
+  const text = readInputFile(file, "pricing file").toString("utf8");
   let doc: unknown;
   try {
-    doc = parseYaml(readFileSync(file, "utf8"));
+    doc = parseYaml(text);
   } catch (error) {
     throw inputError(file, undefined, `expected YAML (${(error as Error).message})`);
   }

@@ -4,10 +4,11 @@
  * so the file closest to the work wins field by field.
  */
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { inputError } from "../errors.js";
+import { readInputFile } from "../input-file.js";
 import { parseInput } from "../validate.js";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.js";
 import type { DirectToolsSetting, McpConfig, McpServerEntry, McpSettings } from "./types.js";
@@ -99,16 +100,7 @@ interface ConfigLayer {
 }
 
 function readLayer(file: string): ConfigLayer {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw inputError(
-      file,
-      undefined,
-      `cannot read MCP config (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
-    );
-  }
+  const text = readInputFile(file, "MCP config").toString("utf8");
   let root: unknown;
   try {
     root = parseJsonc(text);

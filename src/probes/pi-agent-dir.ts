@@ -3,9 +3,10 @@
  * settings, and the probe's MCP config placed where the adapter reads it. Nothing of the user's own
  * pi configuration is seen, since HOME and PI_CODING_AGENT_DIR both point into the probe's workspace.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { inputError } from "../errors.js";
+import { readInputFile } from "../input-file.js";
 import { modelLimits } from "../providers/models.js";
 import type { Probe } from "./types.js";
 
@@ -72,8 +73,9 @@ interface ServerEntry {
  */
 export function piMcpConfig(configPath: string, root: string): Record<string, unknown> {
   let config: { mcpServers?: Record<string, ServerEntry>; [key: string]: unknown };
+  const text = readInputFile(configPath, "MCP config").toString("utf8");
   try {
-    config = JSON.parse(readFileSync(configPath, "utf8"));
+    config = JSON.parse(text);
   } catch (error) {
     throw inputError(configPath, undefined, `expected a JSON MCP config: ${(error as Error).message}`);
   }

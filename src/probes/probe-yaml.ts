@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { inputError } from "../errors.js";
+import { readInputFile } from "../input-file.js";
 import { isInside } from "../safe-path.js";
 import { dottedPath, type FieldNamer } from "../validate.js";
 
@@ -60,16 +60,9 @@ export function parseProbeYaml(file: string, text: string, root: string): ProbeY
   };
 }
 
-/** The file as text; a file that is not UTF-8 text (an image, an archive) is named, never echoed. */
+/** The file as text; a file that is not UTF-8 text (an image, an archive) is named, never echoed, as is one over 1 MiB. */
 export function readProbeText(file: string): string {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw inputError(file, undefined, "probe file not found");
-    throw inputError(file, undefined, `cannot read the probe file (${code ?? String(error)})`);
-  }
+  const bytes = readInputFile(file, "probe file");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

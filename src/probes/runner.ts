@@ -23,7 +23,6 @@ import type { EventBus } from "../runtime/events.js";
 import { extensionTexts, loadProfile } from "../runtime/load-profile.js";
 import type { Profile } from "../runtime/profile.js";
 import type { Extension } from "../runtime/types.js";
-import { removeOwnFolder } from "../safe-path.js";
 import { createDisclosure } from "../skills/disclosure/disclosure.js";
 import { disclosureTextsSchema } from "../skills/disclosure/texts-schema.js";
 import type { CatalogDirs, CatalogLayer } from "../skills/disclosure/types.js";
@@ -38,6 +37,7 @@ import { PRIME_MEMO_ENV, primeMemoKey, readPrimeMemo, savePrimeMemo } from "./pr
 import { probeEnvironment } from "./probe-env.js";
 import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe } from "./types.js";
+import { closeWorkspace, openWorkspace, removeWorkspace } from "./workspace-list.js";
 
 export interface RunOptions {
   root?: string;
@@ -80,9 +80,6 @@ export function defaultWorkspaceRoot(): string {
   return process.env.PAYLOAD_PROBE_WORKSPACE || fixed;
 }
 
-/** What a probe workspace holds at its top: the folders made here and by skill staging, nothing else. */
-export const WORKSPACE_ENTRIES = ["cwd", "agent", "home", "pkg", "staged", "builtin-skills"] as const;
-
 export interface Workspace {
   base: string;
   cwd: string;
@@ -97,7 +94,7 @@ export interface Workspace {
  */
 export function prepareWorkspace(probe: Probe, root: string): Workspace {
   const base = join(root, probe.name);
-  removeOwnFolder(root, base, WORKSPACE_ENTRIES, "a probe workspace");
+  removeWorkspace(root, base);
   const paths = {
     base,
     cwd: join(base, "cwd"),
@@ -106,6 +103,7 @@ export function prepareWorkspace(probe: Probe, root: string): Workspace {
     packageDir: join(base, "pkg"),
   };
   for (const dir of [paths.cwd, paths.agentDir, paths.home, paths.packageDir]) mkdirSync(dir, { recursive: true });
+  openWorkspace(base);
   return paths;
 }
 
@@ -307,6 +305,7 @@ export async function lockProbeFolders(
       runFolder,
       release() {
         runFolder.release();
+        closeWorkspace(join(place.workspaceRoot, name));
         workspace.release();
       },
     };

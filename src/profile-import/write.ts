@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../errors.js";
 import { loadProfile } from "../runtime/load-profile.js";
@@ -19,10 +19,20 @@ export function importedName(runLabel: string): string {
  * what the command promises. A file already there is kept unless `force`: it may be hand-edited.
  */
 export function writeImportedProfile(profile: object, out: string, force: boolean): void {
-  if (existsSync(out) && !force)
+  const there = existsSync(out) ? statSync(out) : null;
+  if (there && !there.isFile())
+    throw new UserError(
+      `${out}: --out expected a file, but ${there.isDirectory() ? "a folder" : "something else"} is there`,
+    );
+  if (there && !force)
     throw new UserError(`${out}: a file is already there; pass --force to replace it, or --out another file`);
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(profile, null, 2)}\n`);
+  try {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(profile, null, 2)}\n`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UserError(`${out}: --out cannot be written (${code ?? String(error)}); --out another file`);
+  }
   try {
     loadProfile(out);
   } catch (error) {

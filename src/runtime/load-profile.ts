@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { inputError } from "../errors.js";
+import { readInputFile } from "../input-file.js";
 import { dottedPath, parseInput } from "../validate.js";
 import { DEFAULT_PROFILE_PATH, type Profile, type SystemPromptTexts, type ToolTexts } from "./profile.js";
 
@@ -59,9 +59,10 @@ const profileSchema = mapping({
 });
 
 export function loadProfile(path = DEFAULT_PROFILE_PATH): Profile {
+  const text = readInputFile(path, "profile").toString("utf8");
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw inputError(path, undefined, `expected a readable JSON profile (${(error as Error).message})`);
   }

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { inputError } from "../errors.js";
+import { readInputFile } from "../input-file.js";
 import { parseInput } from "../validate.js";
 import { type StubFixture, type StubTool, TOOL_FAULTS } from "./types.js";
 
@@ -56,9 +56,10 @@ const fixtureSchema = object({
 
 /** Reads and checks a stub fixture; every problem names the file and the field. Unknown keys (e.g. `transport`) are ignored. */
 export function loadFixture(file: string): StubFixture {
+  const text = readInputFile(file, "stub fixture").toString("utf8");
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(text);
   } catch (error) {
     throw inputError(file, undefined, `expected a readable JSON file (${(error as Error).message})`);
   }

@@ -3,7 +3,7 @@
  * `.`, `a/b`, an absolute path or NUL, exits 2 and deletes nothing. Each case runs the built CLI in a
  * scratch folder whose every file is a sentinel: after each command all of them are still there.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -109,6 +109,50 @@ describe("names that become paths (issue 8)", () => {
     expect(expectRefused("run", probeNamed("ok", "ok.yaml"), "--runs", join(scratch, "keep.txt"))).toContain(
       "--runs expected a folder",
     );
+  });
+
+  it(
+    "a link as a run or workspace folder is refused in one line, exit 2, its target untouched (issue 21)",
+    SPAWNS,
+    () => {
+      symlinkSync(join(scratch, "abs-victim"), join(scratch, "ws", "root", "linked"));
+      expect(expectRefused("run", probeNamed("linked", "linked.yaml"), "--runs", runs)).toContain("but it is a link");
+      symlinkSync(join(scratch, "abs-victim"), join(runs, "linkrun"));
+      expect(expectRefused("run", probeNamed("linkrun", "linkrun.yaml"), "--runs", runs)).toContain("but it is a link");
+      expectRefused("proxy", "--upstream", "http://127.0.0.1:9", "--name", "linkrun", "--runs", runs);
+    },
+  );
+
+  it("a run folder holding a folder named like a run file is never replaced (issue 21)", SPAWNS, () => {
+    plant("runs/inner/nested/requests.jsonl/keep.txt");
+    expect(expectRefused("run", probeNamed("nested", "nested.yaml"), "--runs", runs)).toContain(
+      'holds "requests.jsonl" (a folder)',
+    );
+  });
+
+  it("a workspace is replaced only when a run wrote everything in it, at every depth (issue 21)", SPAWNS, () => {
+    // A user's folder under the workspace root, shaped like a workspace: never a run's.
+    plant("ws/root/deep/cwd/src/precious.ts");
+    expect(expectRefused("run", probeNamed("deep", "deep.yaml"), "--runs", runs)).toContain('holds "cwd"');
+    // A run's own workspace, with what its agent wrote in cwd through a tool: replaced by the next run.
+    const probe = join(scratch, "probes", "writer.yaml");
+    writeFileSync(
+      probe,
+      "name: writer\nprompts: [hi]\nagent:\n  tools: [write]\nmodel:\n  script:\n" +
+        "    - {call: write, args: {path: notes/out.txt, content: mine}}\n    - {text: done}\n",
+    );
+    const written = join(scratch, "ws", "root", "writer", "cwd", "notes", "out.txt");
+    for (let i = 0; i < 2; i++) {
+      const result = cliIn(scratch, "run", probe, "--runs", runs, "--no-db");
+      expect(result.code, result.stderr).toBe(0);
+      expect(readFileSync(written, "utf8")).toBe("mine");
+    }
+    // A file put under that workspace since (at any depth), or one of its files changed, is not the run's.
+    plant("ws/root/writer/cwd/notes/precious.ts");
+    expect(expectRefused("run", probe, "--runs", runs)).toContain('holds "cwd/notes/precious.ts"');
+    rmSync(join(scratch, "ws", "root", "writer", "cwd", "notes", "precious.ts"));
+    writeFileSync(written, "edited by hand");
+    expect(expectRefused("run", probe, "--runs", runs)).toContain('holds "cwd/notes/out.txt"');
   });
 
   it("a folder the name matches but payload-probe did not make is never replaced", SPAWNS, () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -52,6 +52,21 @@ describe("payload-probe profile import", () => {
       `payload-probe: ${out}: a file is already there; pass --force to replace it, or --out another file\n`,
     );
     expect(cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", out, "--force").code).toBe(0);
+  });
+
+  it("a folder at --out, or under a file, is exit 2 in one line, with --force too (issue 21)", () => {
+    const folder = join(scratch, "a-folder");
+    mkdirSync(folder);
+    const refused = cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", folder, "--force");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(`payload-probe: ${folder}: --out expected a file, but a folder is there\n`);
+    const file = join(scratch, "plain.txt");
+    writeFileSync(file, "mine\n");
+    const under = join(file, "p3.json");
+    const unwritable = cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", under);
+    expect(unwritable.code).toBe(2);
+    expect(unwritable.stderr).toBe(`payload-probe: ${under}: --out cannot be written (EEXIST); --out another file\n`);
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
   });
 
   it("not a run → exit 2 naming it, no stack, nothing written", () => {

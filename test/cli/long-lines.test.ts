@@ -1,0 +1,84 @@
+/**
+ * Issue 21: a run file holding one line longer than the line limit (a 1 GB file without a newline
+ * read to exit 3 "Cannot create a string longer than…" after 14-33 s at 2 GB). Every command that
+ * reads run files exits 2 with one line naming the file and the line, with the real limit: the
+ * over-long file is sparse (MAX_LINE_BYTES + 1 NUL bytes, no newline), so it costs no disk.
+ */
+import { cpSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_LINE_BYTES } from "../../src/jsonl.js";
+import { closedPort } from "../fixtures/closed-port.js";
+import { sharedRun } from "../fixtures/shared-runs.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { cliIn } from "./scratch-cli.js";
+
+let scratch: string;
+let runs: string;
+
+/** A copy of p1's run as `runs/<name>`, its `file` replaced by one line one byte over the limit. */
+async function runWithLongLine(name: string, file: string): Promise<string> {
+  const dir = join(runs, name);
+  cpSync((await sharedRun("p1")).dir, dir, { recursive: true });
+  writeFileSync(join(dir, file), "");
+  truncateSync(join(dir, file), MAX_LINE_BYTES + 1);
+  return join(dir, file);
+}
+
+beforeAll(() => {
+  scratch = tempDir("long-lines-");
+  runs = join(scratch, "runs");
+});
+afterAll(removeTempDirs);
+
+function expectRefused(file: string, ...args: string[]): void {
+  const result = cliIn(scratch, ...args, "--runs", runs);
+  expect(result.stderr, args.join(" ")).not.toMatch(/internal error|\n\s+at /);
+  expect(result.code, `${args.join(" ")}\n${result.stderr}`).toBe(2);
+  expect(result.stderr.trim()).toBe(
+    `payload-probe: ${file}: field "line 1": expected a line of at most 256 MiB, but it is longer (reading stopped there)`,
+  );
+}
+
+const SPAWNS = { timeout: 180_000 };
+
+describe("a run file with a line over 256 MiB (issue 21)", () => {
+  it(
+    "in requests.jsonl: report, diff, view, check --run and export otel exit 2 naming file and line",
+    SPAWNS,
+    async () => {
+      const requests = await runWithLongLine("long-requests", "requests.jsonl");
+      cpSync((await sharedRun("p1")).dir, join(runs, "whole"), { recursive: true });
+      expectRefused(requests, "report", "long-requests");
+      expectRefused(requests, "diff", "whole", "long-requests");
+      expectRefused(requests, "view", "long-requests", "--out", join(scratch, "view.html"));
+      const baseline = join(scratch, "baseline.json");
+      expectRefused(requests, "check", "--run", join(runs, "long-requests"), "--baseline", baseline, "--update");
+      expectRefused(
+        requests,
+        "export",
+        "otel",
+        "long-requests",
+        "--endpoint",
+        `http://127.0.0.1:${await closedPort()}`,
+      );
+    },
+  );
+
+  it("in payloads.jsonl: view, report --segments, profile import and export otel --content full", SPAWNS, async () => {
+    const payloads = await runWithLongLine("long-payloads", "payloads.jsonl");
+    expectRefused(payloads, "view", "long-payloads", "--out", join(scratch, "view.html"));
+    expectRefused(payloads, "report", "long-payloads", "--segments");
+    expectRefused(payloads, "profile", "import", "long-payloads", "--out", join(scratch, "profile.json"));
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    expectRefused(payloads, "export", "otel", "long-payloads", "--endpoint", down, "--content", "full");
+  });
+
+  it("in events.jsonl and mcp-wire.jsonl: export otel exits 2", SPAWNS, async () => {
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    for (const file of ["events.jsonl", "mcp-wire.jsonl"]) {
+      const path = await runWithLongLine(`long-${file.split(".")[0]}`, file);
+      expectRefused(path, "export", "otel", `long-${file.split(".")[0]}`, "--endpoint", down);
+    }
+  });
+});
