@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
-import { type PidLock, tryLock } from "../pid-lock.js";
+import { describeProcess, type PidLock, tryLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
 import { isRunName, removeOwnFolder, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture, type CaptureOptions } from "./capture.js";
@@ -64,7 +64,7 @@ function takeFolderLock(options: CaptureRunOptions): { lock: PidLock; ownLock: b
   const attempt = tryLock(runFolderLockPath(options.runsDir, options.name));
   if ("heldBy" in attempt)
     throw new UserError(
-      `${join(options.runsDir, options.name)}: expected a run folder no other run is writing, but process ${attempt.heldBy} is capturing into it; wait for it or choose another name`,
+      `${join(options.runsDir, options.name)}: expected a run folder no other run is writing, but ${describeProcess(attempt.heldBy)} is capturing into it; wait for it or choose another name`,
     );
   return { lock: attempt, ownLock: true };
 }

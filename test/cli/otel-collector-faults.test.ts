@@ -8,7 +8,7 @@
 import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { sharedRun } from "../fixtures/shared-runs.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -67,6 +67,12 @@ async function startCollector(fault: Fault): Promise<FaultyCollector> {
 
 afterAll(() => removeTempDirs());
 
+/** What a test started, stopped after it even when it timed out waiting for the CLI. */
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
 /**
  * The built CLI against a collector with `fault`, the export deadline short, to its exit; the collector is
  * closed and the CLI's process group stopped whatever happens.
@@ -76,11 +82,15 @@ async function cliAgainst(fault: Fault, args: (url: string) => string[]) {
   process.env.OTEL_EXPORTER_OTLP_TIMEOUT = String(DEADLINE_MS);
   const { child, done } = startCliIn(tempDir("otel-faults-"), args(collector.url), PROJECT_ROOT);
   delete process.env.OTEL_EXPORTER_OTLP_TIMEOUT;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGKILL");
+    await collector.close();
+  };
+  stops.push(stop);
   try {
     return { result: await done, requests: collector.requests };
   } finally {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGKILL");
-    await collector.close();
+    await stop();
   }
 }
 
