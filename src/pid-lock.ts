@@ -1,11 +1,16 @@
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { UserError } from "./errors.js";
+import { processCommandLine, processStart } from "./process-identity.js";
 import { asStorageError } from "./storage-error.js";
 
 /**
- * A lock file holding the pid of its owner. It is taken by creating the file exclusively (a hard link
- * of a file already holding the pid, so no reader ever sees it empty) and is stale once that process
- * is gone, so a run killed with SIGKILL never blocks the next one.
+ * A lock file holding the pid of its owner and, on its second line, when that process started
+ * (process-identity.ts; absent where /proc cannot tell, and in locks older versions wrote). It is
+ * taken by creating the file exclusively (a hard link of a file already holding both, so no reader
+ * ever sees it empty) and is stale once that process is gone, or once its pid belongs to a process
+ * that started at another time, so neither a run killed with SIGKILL nor the pid's next user blocks
+ * the next run.
  */
 export interface PidLock {
   readonly path: string;
@@ -16,30 +21,49 @@ export interface PidLock {
 const held = new Set<string>();
 let exitHookInstalled = false;
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to another user). */
-export function isProcessAlive(pid: number): boolean {
+/**
+ * Whether the process that had this pid (and, when known, this start) still runs: a pid that exists
+ * (EPERM: it belongs to another user) and, where both start times are known, started when it did.
+ */
+export function isProcessAlive(pid: number, started?: string | null): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  if (started === undefined || started === null) return true;
+  const now = processStart(pid);
+  return now === null || now === started;
 }
 
-function ownerOf(path: string): number | null {
+/** A lock file's owner as written, and the file's text, so a breaker removes only the lock it judged. */
+interface LockOwner {
+  pid: number;
+  started: string | null;
+  text: string;
+}
+
+function ownerOf(path: string): LockOwner | null {
   try {
-    const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
+    const text = readFileSync(path, "utf8");
+    const [pidLine = "", started = ""] = text.split("\n");
+    const pid = Number.parseInt(pidLine, 10);
+    return Number.isInteger(pid) && pid > 0 ? { pid, started: started.trim() || null, text } : null;
   } catch {
     return null;
   }
 }
 
+const ownLockText = () => {
+  const started = processStart(process.pid);
+  return started === null ? `${process.pid}\n` : `${process.pid}\n${started}\n`;
+};
+
 function createExclusively(path: string): boolean {
   const staged = `${path}.${process.pid}.tmp`;
   try {
     // On a full disk the file can be created and its write fail: it is removed all the same.
-    writeFileSync(staged, `${process.pid}\n`);
+    writeFileSync(staged, ownLockText());
     linkSync(staged, path);
     return true;
   } catch (error) {
@@ -54,15 +78,15 @@ function createExclusively(path: string): boolean {
  * Removes a lock whose owner is dead. Breaking it is itself guarded by a second lock, so two waiters
  * that both find it stale cannot both remove it and the first one's fresh lock with it.
  */
-function breakStaleLock(path: string, deadOwner: number | null): void {
+function breakStaleLock(path: string, deadOwner: LockOwner | null): void {
   const guard = `${path}.break`;
   if (!createExclusively(guard)) {
     const breaker = ownerOf(guard);
-    if (breaker === null || !isProcessAlive(breaker)) unlinkQuietly(guard);
+    if (breaker === null || !isProcessAlive(breaker.pid, breaker.started)) unlinkQuietly(guard);
     return;
   }
   try {
-    if (ownerOf(path) === deadOwner) unlinkQuietly(path);
+    if (ownerOf(path)?.text === deadOwner?.text) unlinkQuietly(path);
   } finally {
     unlinkQuietly(guard);
   }
@@ -106,20 +130,52 @@ function takeOrFindOwner(path: string): PidLock | { heldBy: number } {
     if (createExclusively(path)) return holdLock(path);
     const owner = ownerOf(path);
     // Our own pid on a lock this process does not hold is a dead process's whose pid was reused.
-    const ownLeftover = owner === process.pid && !held.has(path);
-    if (owner !== null && !ownLeftover && isProcessAlive(owner)) return { heldBy: owner };
+    const ownLeftover = owner?.pid === process.pid && !held.has(path);
+    if (owner !== null && !ownLeftover && isProcessAlive(owner.pid, owner.started)) return { heldBy: owner.pid };
     breakStaleLock(path, owner);
   }
 }
 
-const POLL_MS = 100;
+/** A lock's holder for a message: its pid and, where /proc shows it, its command line. */
+export function describeProcess(pid: number): string {
+  const command = processCommandLine(pid);
+  return command === null ? `process ${pid}` : `process ${pid} (${command})`;
+}
 
-/** Waits until the lock is free and takes it; `onWait` is told once who holds it meanwhile. */
-export async function waitForLock(path: string, onWait?: (heldBy: number) => void): Promise<PidLock> {
+const POLL_MS = 100;
+const LOCK_WAIT_VARIABLE = "PAYLOAD_PROBE_LOCK_WAIT";
+/** How long a run waits for another run of its probe by default: far longer than any probe run takes. */
+export const DEFAULT_LOCK_WAIT_SECONDS = 300;
+
+/** The longest wait for a lock, in ms: PAYLOAD_PROBE_LOCK_WAIT seconds, else the default. */
+export function lockWaitMs(): number {
+  const value = process.env[LOCK_WAIT_VARIABLE]?.trim();
+  if (value === undefined || value === "") return DEFAULT_LOCK_WAIT_SECONDS * 1000;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new UserError(`${LOCK_WAIT_VARIABLE} "${value}": expected a number of seconds, 0 or more`);
+  return seconds * 1000;
+}
+
+/**
+ * Waits until the lock is free and takes it; `onWait` is told once who holds it meanwhile. After
+ * `maxWaitMs` (lockWaitMs) it gives up with a UserError naming the lock, its holder and the way out.
+ */
+export async function waitForLock(
+  path: string,
+  onWait?: (heldBy: number) => void,
+  maxWaitMs = lockWaitMs(),
+): Promise<PidLock> {
+  const giveUpAt = Date.now() + maxWaitMs;
   let told = false;
   for (;;) {
     const attempt = tryLock(path);
     if ("release" in attempt) return attempt;
+    if (Date.now() >= giveUpAt)
+      throw new UserError(
+        `${path}: still held after ${maxWaitMs / 1000} s by ${describeProcess(attempt.heldBy)}; wait for it to finish (${LOCK_WAIT_VARIABLE} sets how many seconds to wait), stop it, or, if it is not a payload-probe run, remove the lock file`,
+        path,
+      );
     if (!told) onWait?.(attempt.heldBy);
     told = true;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

@@ -1,11 +1,30 @@
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { UserError } from "../src/errors.js";
 import { isProcessAlive, tryLock, waitForLock } from "../src/pid-lock.js";
+import { processCommandLine, processStart } from "../src/process-identity.js";
+import { escapeRegExp } from "../src/regexp.js";
 import { removeTempDirs, tempDir } from "./runtime/harness.js";
 
-afterEach(removeTempDirs);
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  removeTempDirs();
+});
+
+/** A live child process that idles until killed, with `args` after its script. */
+async function idleChild(...args: string[]): Promise<ChildProcess & { pid: number }> {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30)", ...args], { stdio: "ignore" });
+  children.push(child);
+  await once(child, "spawn");
+  return child as ChildProcess & { pid: number };
+}
+
+/** The pid a lock file names (its first line). */
+const lockPid = (path: string) => readFileSync(path, "utf8").split("\n")[0];
 
 /** The pid of a real process that has already exited. */
 function deadPid(): number {
@@ -18,7 +37,7 @@ describe("pid locks", () => {
     const path = join(tempDir("lock-"), "nested", "p1.lock");
     const lock = tryLock(path);
     if (!("release" in lock)) throw new Error("expected the lock");
-    expect(readFileSync(path, "utf8").trim()).toBe(String(process.pid));
+    expect(lockPid(path)).toBe(String(process.pid));
     expect(tryLock(path)).toEqual({ heldBy: process.pid });
     lock.release();
     expect(existsSync(path)).toBe(false);
@@ -31,7 +50,7 @@ describe("pid locks", () => {
     writeFileSync(path, `${pid}\n`);
     const lock = tryLock(path);
     expect("release" in lock).toBe(true);
-    expect(readFileSync(path, "utf8").trim()).toBe(String(process.pid));
+    expect(lockPid(path)).toBe(String(process.pid));
     if ("release" in lock) lock.release();
   });
 
@@ -50,7 +69,7 @@ describe("pid locks", () => {
     expect(told).toEqual([process.pid]);
     first.release();
     const second = await waiting;
-    expect(readFileSync(path, "utf8").trim()).toBe(String(process.pid));
+    expect(lockPid(path)).toBe(String(process.pid));
     second.release();
   });
 
@@ -60,5 +79,53 @@ describe("pid locks", () => {
     const lock = tryLock(path);
     expect("release" in lock).toBe(true);
     if ("release" in lock) lock.release();
+  });
+
+  it("write the owner's start time beside its pid, where /proc tells it", () => {
+    const path = join(tempDir("lock-"), "p1.lock");
+    const lock = tryLock(path);
+    if (!("release" in lock)) throw new Error("expected the lock");
+    const started = processStart(process.pid);
+    expect(started).toMatch(/^[\w-]*:\d+$/);
+    expect(readFileSync(path, "utf8")).toBe(`${process.pid}\n${started}\n`);
+    lock.release();
+  });
+
+  it("are stale when their pid is alive but belongs to a process that started at another time", async () => {
+    const path = join(tempDir("lock-"), "p1.lock");
+    const child = await idleChild();
+    writeFileSync(path, `${child.pid}\n${processStart(child.pid)}\n`);
+    expect(tryLock(path)).toEqual({ heldBy: child.pid });
+    writeFileSync(path, `${child.pid}\nanother-boot:1\n`);
+    const lock = tryLock(path);
+    if (!("release" in lock)) throw new Error("expected the reused pid's lock to be broken");
+    expect(lockPid(path)).toBe(String(process.pid));
+    lock.release();
+    writeFileSync(path, "1\nanother-boot:1\n");
+    const again = tryLock(path);
+    expect("release" in again).toBe(true);
+    if ("release" in again) again.release();
+  });
+
+  it("holding only a live pid (an older version's lock, here pid 1) are waited for at most the limit, then name their holder", async () => {
+    const path = join(tempDir("lock-"), "p1.lock");
+    writeFileSync(path, "1\n");
+    const told: number[] = [];
+    const waited = waitForLock(path, (pid) => told.push(pid), 200);
+    await expect(waited).rejects.toThrow(UserError);
+    await expect(waited).rejects.toThrow(
+      new RegExp(`^${escapeRegExp(path)}: still held after 0.2 s by process 1\\b.*remove the lock file$`),
+    );
+    expect(told).toEqual([1]);
+    expect(readFileSync(path, "utf8")).toBe("1\n");
+  });
+
+  it("describe a holder by its command line, control characters escaped and cut short", async () => {
+    const child = await idleChild("a\u001b[2Jb", "x".repeat(400));
+    const line = processCommandLine(child.pid)!;
+    expect(line).toContain("setInterval(() => {}, 1 << 30) a\\u001b[2Jb x");
+    expect(line).not.toContain("\u001b");
+    expect(line.endsWith("…")).toBe(true);
+    expect(line.length).toBeLessThan(200);
   });
 });

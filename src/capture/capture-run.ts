@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { StorageError, UserError } from "../errors.js";
-import { type PidLock, tryLock } from "../pid-lock.js";
+import { describeProcess, type PidLock, tryLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
 import { isRunName, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture, type CaptureOptions } from "./capture.js";
@@ -95,7 +95,7 @@ export function takeFolderLock(options: Pick<CaptureRunOptions, "folderLock" | "
   const attempt = tryLock(runFolderLockPath(options.runsDir, options.name));
   if ("heldBy" in attempt)
     throw new UserError(
-      `${join(options.runsDir, options.name)}: expected a run folder no other run is writing, but process ${attempt.heldBy} is capturing into it; wait for it or choose another name`,
+      `${join(options.runsDir, options.name)}: expected a run folder no other run is writing, but ${describeProcess(attempt.heldBy)} is capturing into it; wait for it or choose another name`,
     );
   return { lock: attempt, ownLock: true };
 }

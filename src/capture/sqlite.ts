@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
 import { isProcessAlive } from "../pid-lock.js";
+import { processStart } from "../process-identity.js";
 import { asStorageError, storageError } from "../storage-error.js";
 import type { RequestRecord } from "./types.js";
 
@@ -16,7 +17,8 @@ CREATE TABLE IF NOT EXISTS runs (
   request_count INTEGER NOT NULL DEFAULT 0,
   dir TEXT,
   pid INTEGER,
-  lost INTEGER NOT NULL DEFAULT 0
+  lost INTEGER NOT NULL DEFAULT 0,
+  pid_start TEXT
 );
 CREATE TABLE IF NOT EXISTS requests (
   run_id TEXT NOT NULL REFERENCES runs(id),
@@ -195,27 +197,33 @@ export class RunDatabase extends RunDatabaseReader {
     }
   }
 
-  /** The schema, and the `pid` column databases written before it existed lack (one writer at a time). */
+  /** The schema, and the columns databases written before them lack (one writer at a time). */
   private migrate(): void {
     this.db.exec(SCHEMA);
     const columns = this.db.prepare(`PRAGMA table_info(runs)`).all() as { name: string }[];
-    if (!columns.some((column) => column.name === "pid")) this.db.exec(`ALTER TABLE runs ADD COLUMN pid INTEGER`);
-    if (!columns.some((column) => column.name === "lost"))
-      this.db.exec(`ALTER TABLE runs ADD COLUMN lost INTEGER NOT NULL DEFAULT 0`);
+    for (const [name, type] of [
+      ["pid", "INTEGER"],
+      ["lost", "INTEGER NOT NULL DEFAULT 0"],
+      ["pid_start", "TEXT"],
+    ])
+      if (!columns.some((column) => column.name === name)) this.db.exec(`ALTER TABLE runs ADD COLUMN ${name} ${type}`);
     this.addRequestColumns();
   }
 
   /**
    * A run still `running` whose process is gone was killed before it could finish its row: it becomes
-   * `interrupted` with the requests it did capture. Rows from before the pid column have no owner to
-   * ask and are treated the same way.
+   * `interrupted` with the requests it did capture; so does one whose pid now belongs to a process that
+   * started at another time than the run's (where /proc tells). Rows from before the pid column have no
+   * owner to ask and are treated the same way.
    */
   private closeAbandonedRuns(): void {
-    const running = this.db.prepare(`SELECT id, pid FROM runs WHERE status = 'running'`).all() as {
+    const running = this.db.prepare(`SELECT id, pid, pid_start FROM runs WHERE status = 'running'`).all() as {
       id: string;
       pid: number | null;
+      pid_start: string | null;
     }[];
-    for (const run of running) if (run.pid === null || !isProcessAlive(run.pid)) this.finishRun(run.id, "interrupted");
+    for (const run of running)
+      if (run.pid === null || !isProcessAlive(run.pid, run.pid_start)) this.finishRun(run.id, "interrupted");
   }
 
   /** Databases written before requests had `http_status` and `ending` get the columns (empty for old rows). */
@@ -233,8 +241,10 @@ export class RunDatabase extends RunDatabaseReader {
   startRun(id: string, probe: string, dir: string): void {
     this.write(() =>
       this.db
-        .prepare(`INSERT INTO runs (id, probe, started_at, status, dir, pid) VALUES (?, ?, ?, 'running', ?, ?)`)
-        .run(id, probe, new Date().toISOString(), dir, process.pid),
+        .prepare(
+          `INSERT INTO runs (id, probe, started_at, status, dir, pid, pid_start) VALUES (?, ?, ?, 'running', ?, ?, ?)`,
+        )
+        .run(id, probe, new Date().toISOString(), dir, process.pid, processStart(process.pid)),
     );
   }
 

@@ -30,10 +30,13 @@ Arize Phoenix.
   -h, --help        show this help
 
 OTEL_EXPORTER_OTLP_PROTOCOL (or _TRACES_PROTOCOL) picks http/protobuf (default) or http/json;
-OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES apply as usual.
+OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES apply as usual. OTEL_EXPORTER_OTLP_TIMEOUT (or
+_TRACES_TIMEOUT, milliseconds, default 10000) bounds each export whole: connect, retries, response
+headers and body; at the deadline the connection is closed and the export has failed.
 
-Exit: 0 sent, 1 the endpoint could not be reached or refused the spans (said once on stderr),
-2 bad usage or a run that cannot be found or read.`;
+Exit: 0 sent, 1 the endpoint could not be reached, refused the spans, reset the connection or did not
+answer in full within the timeout (said once on stderr), 2 bad usage or a run that cannot be found
+or read.`;
 
 export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, {

@@ -11,8 +11,10 @@ import { UserError } from "../errors.js";
 /** The flag's text for a command's --help. */
 export const OTEL_FLAG_HELP = `  --otel URL    also send the run as OpenTelemetry GenAI spans to an OTLP/HTTP collector at URL
                 (http://host:4318; OTEL_EXPORTER_OTLP_HEADERS and _PROTOCOL apply); sizes and
-                hashes only. An endpoint that cannot be reached costs the run nothing and is
-                reported once on stderr`;
+                hashes only. Each export ends within OTEL_EXPORTER_OTLP_TIMEOUT ms (10000), body
+                included. An endpoint that cannot be reached, refuses or does not answer in time
+                costs the run nothing (same exit code)
+                and is reported once on stderr`;
 
 /** `--header k=v` values as a header map; a value without `=` is a usage error. */
 export function headerArgs(command: string, values: string[] | undefined): Record<string, string> {

@@ -12,7 +12,7 @@ import { mcpExtension } from "../mcp/extension.js";
 import { ServerManager } from "../mcp/server-manager.js";
 import { mcpTextsSchema } from "../mcp/texts-schema.js";
 import type { McpConfig } from "../mcp/types.js";
-import { type PidLock, waitForLock } from "../pid-lock.js";
+import { describeProcess, lockWaitMs, type PidLock, waitForLock } from "../pid-lock.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { codecFor } from "../providers/codecs.js";
 import { httpTransport } from "../providers/http-transport.js";
@@ -296,8 +296,15 @@ export async function lockProbeFolders(
   /** The run folder's name, when it is not the probe's (`<probe>@pi` shares the probe's workspace). */
   runName = name,
 ): Promise<{ runFolder: PidLock; release(): void }> {
-  const waitFor = (path: string) =>
-    waitForLock(path, (pid) => onWait(`waiting for ${name}: process ${pid} is running it (${path})`));
+  const waitFor = (path: string) => {
+    const maxWaitMs = lockWaitMs();
+    return waitForLock(
+      path,
+      (pid) =>
+        onWait(`waiting for ${name}: ${describeProcess(pid)} holds ${path} (giving up after ${maxWaitMs / 1000} s)`),
+      maxWaitMs,
+    );
+  };
   const workspace = await waitFor(join(place.workspaceRoot, `${name}.lock`));
   try {
     const runFolder = await waitFor(runFolderLockPath(place.runsDir, runName));

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { buildRecord } from "../../src/capture/record.js";
 import { RunDatabase } from "../../src/capture/sqlite.js";
 import { UserError } from "../../src/errors.js";
+import { processStart } from "../../src/process-identity.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { REQUEST } from "./known-body.js";
@@ -85,7 +86,7 @@ describe("the run database (design.md, run outputs)", () => {
 });
 
 describe("the run database across processes (issue 8)", () => {
-  it("gains a pid column in a database written before it, and closes that database's abandoned running rows", () => {
+  it("gains the pid columns in a database written before them, and closes that database's abandoned running rows", () => {
     const path = dbPath();
     new RunDatabase(path).close();
     const old = new Database(path);
@@ -100,10 +101,11 @@ describe("the run database across processes (issue 8)", () => {
     old.close();
     new RunDatabase(path).close();
     const raw = new Database(path, { readonly: true });
-    expect(raw.prepare("SELECT status, request_count, pid FROM runs WHERE id = 'stuck'").get()).toEqual({
+    expect(raw.prepare("SELECT status, request_count, pid, pid_start FROM runs WHERE id = 'stuck'").get()).toEqual({
       status: "interrupted",
       request_count: 1,
       pid: null,
+      pid_start: null,
     });
     raw.close();
   });
@@ -116,6 +118,30 @@ describe("the run database across processes (issue 8)", () => {
     const raw = new Database(path, { readonly: true });
     expect(raw.prepare("SELECT status, pid FROM runs").get()).toEqual({ status: "running", pid: process.pid });
     raw.close();
+    db.close();
+  });
+
+  it("closes a running row whose pid now belongs to a process that started at another time", () => {
+    const path = dbPath();
+    const db = new RunDatabase(path);
+    db.startRun("live", "known", "/x");
+    const raw = new Database(path);
+    expect(raw.prepare("SELECT pid_start FROM runs WHERE id = 'live'").get()).toEqual({
+      pid_start: processStart(process.pid),
+    });
+    raw
+      .prepare(
+        `INSERT INTO runs (id, probe, started_at, status, pid, pid_start) VALUES ('reused', 'known', 'x', 'running', ?, ?)`,
+      )
+      .run(process.pid, "another-boot:1");
+    raw.close();
+    new RunDatabase(path).close();
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare("SELECT id, status FROM runs ORDER BY id").all()).toEqual([
+      { id: "live", status: "running" },
+      { id: "reused", status: "interrupted" },
+    ]);
+    after.close();
     db.close();
   });
 

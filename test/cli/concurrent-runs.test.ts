@@ -3,11 +3,13 @@
  * folder and one workspace root, both finish with the records they would have alone, and the shared
  * database stays whole. The second run waits for the first's lock and says so.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { liveRunDir } from "../../src/capture/run-folder.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { stopAfterTest } from "../fixtures/children.js";
@@ -15,6 +17,13 @@ import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, cliIn, MAIN, startCliIn } from "./scratch-cli.js";
 
 afterAll(removeTempDirs);
+
+/** Processes a test started, stopped after it even when it timed out waiting for one of them. */
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
 
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean);
 
@@ -26,7 +35,7 @@ describe("two runs of one probe at once (issue 8)", () => {
     const second = startCliIn(scratch, ["run", "p1", "p6", "--runs", runs], PROJECT_ROOT);
     const results = await Promise.all([first.done, second.done]);
     for (const result of results) expect(result.code, result.stderr).toBe(0);
-    expect(results.map((r) => r.stderr).join("")).toMatch(/waiting for p[16]: process \d+ is running it/);
+    expect(results.map((r) => r.stderr).join("")).toMatch(/waiting for p[16]: process \d+ \(.*node.*\) holds .*\.lock/);
 
     // p1's stub server gets one connection per run: a log shared by both runs would hold it twice.
     const wire = lines(join(runs, "p1", "mcp-wire.jsonl")).map((line) => JSON.parse(line));
@@ -99,9 +108,50 @@ describe("two runs of one probe at once (issue 8)", () => {
 
     const second = cliIn(scratch, ...args);
     expect(second.code).toBe(2);
-    expect(second.stderr).toMatch(/process \d+ is capturing into it/);
+    expect(second.stderr).toMatch(/process \d+ \(.*dist\/cli\/main\.js proxy .*\) is capturing into it/);
     expect(readFileSync(join(live, "requests.jsonl"), "utf8")).toBe("{}\n");
     first.child.kill("SIGINT");
     expect((await first.done).code).toBe(0);
+  });
+
+  it("a lock another live process holds: run says whose once, waits PAYLOAD_PROBE_LOCK_WAIT seconds, then exits 2 naming it", async () => {
+    const scratch = tempDir("held-lock-");
+    const lockPath = join(scratch, "ws", "root", "p1.lock");
+    // A real holder: another process that took the lock through the built pid-lock module.
+    const holder = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { tryLock } = await import(${JSON.stringify(pathToFileURL(join(PROJECT_ROOT, "dist/pid-lock.js")).href)});
+         if (!("release" in tryLock(process.argv[1]))) process.exit(1);
+         process.stdout.write("held\\n");
+         setInterval(() => {}, 1 << 30);`,
+        lockPath,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    started.push(holder);
+    try {
+      const [chunk] = (await once(holder.stdout!, "data")) as [Buffer];
+      expect(chunk.toString()).toBe("held\n");
+      process.env.PAYLOAD_PROBE_LOCK_WAIT = "1";
+      const run = startCliIn(scratch, ["run", "p1", "--runs", join(scratch, "runs")], PROJECT_ROOT);
+      delete process.env.PAYLOAD_PROBE_LOCK_WAIT;
+      started.push(run.child);
+      const result = await run.done;
+      expect(result.code).toBe(2);
+      const holderLine = `process ${holder.pid} (${process.execPath} --input-type=module -e`;
+      const waiting = result.stderr.split("\n").filter((line) => line.includes("waiting for p1"));
+      expect(waiting).toHaveLength(1);
+      expect(waiting[0]).toContain(holderLine);
+      expect(waiting[0]).toContain(`holds ${lockPath} (giving up after 1 s)`);
+      expect(result.stderr).toContain(`payload-probe: ${lockPath}: still held after 1 s by ${holderLine}`);
+      expect(result.stderr).toMatch(/PAYLOAD_PROBE_LOCK_WAIT sets how many seconds to wait.*remove the lock file\n$/);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(readFileSync(lockPath, "utf8").split("\n")[0]).toBe(String(holder.pid));
+    } finally {
+      holder.kill("SIGKILL");
+    }
   });
 });

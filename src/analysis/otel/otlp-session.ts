@@ -9,6 +9,8 @@
  * fails, one warning is printed and every later batch is dropped at once instead of being retried.
  */
 
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import { connect } from "node:net";
 import {
   type Context,
@@ -65,9 +67,12 @@ export interface OtlpSession {
 const MAX_QUEUE = 2048;
 const BATCH = 512;
 const REACH_TIMEOUT_MS = 2000;
+/** How much longer than an export's deadline the batch processor and `close` wait, as a backstop. */
+const DEADLINE_MARGIN_MS = 1000;
 
 /** Whether a TCP connection to the URL's host and port opens within the time given. */
-function reachable(url: string): Promise<string | null> {
+function reachable(url: string, deadlineMs: number): Promise<string | null> {
+  const timeoutMs = Math.min(REACH_TIMEOUT_MS, deadlineMs);
   const { hostname, port, protocol } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect({
@@ -77,10 +82,7 @@ function reachable(url: string): Promise<string | null> {
     // The verdict waits one turn of the event loop: after the process was held up (a busy machine, a
     // synchronous start-up step) the timer and a connection that opened meanwhile are due together,
     // and timers run before I/O, so without the extra turn a reachable endpoint would be declared down.
-    const timer = setTimeout(
-      () => setImmediate(() => done(`no connection within ${REACH_TIMEOUT_MS} ms`)),
-      REACH_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => setImmediate(() => done(`no connection within ${timeoutMs} ms`)), timeoutMs);
     timer.unref();
     let decided = false;
     const done = (problem: string | null) => {
@@ -95,9 +97,32 @@ function reachable(url: string): Promise<string | null> {
   });
 }
 
-/** The exporter, behind a check that drops everything once the endpoint has failed, saying so once. */
-function guarded(inner: SpanExporter, url: string, warn: (message: string) => void, check: Promise<string | null>) {
+/** What an exporter reports of one batch; code 0 is success (ExportResultCode, in @opentelemetry/core). */
+type ExportResult = Parameters<Parameters<SpanExporter["export"]>[1]>[0];
+const FAILED: ExportResult = { code: 1 };
+
+/** An OTLP exporter behind a check and a deadline, and what closing the session needs of it. */
+interface GuardedExporter extends SpanExporter {
+  /** Resolves once no export is in flight; each one ends by its deadline, so this is bounded too. */
+  settled(): Promise<void>;
+}
+
+/**
+ * The exporter, behind a check that drops everything once the endpoint has failed, saying so once.
+ * Each export must end within `deadline.ms`, counted from when the batch was handed over: the SDK's
+ * own timeout covers a request only until the response headers arrive, so a collector that sends
+ * them and then trickles its body would hold the export (and the process) forever. At the deadline
+ * the batch fails and `cut` tears the connections down; whatever the SDK reports later is ignored.
+ */
+function guarded(
+  inner: SpanExporter,
+  url: string,
+  warn: (message: string) => void,
+  check: Promise<string | null>,
+  deadline: { ms: number; cut(): void },
+): GuardedExporter {
   let failed = false;
+  const inFlight = new Set<Promise<void>>();
   const fail = (reason: string) => {
     if (failed) return;
     failed = true;
@@ -105,21 +130,39 @@ function guarded(inner: SpanExporter, url: string, warn: (message: string) => vo
       `OpenTelemetry export to ${url} failed (${reason}); spans are dropped from here on, and further failures are not reported`,
     );
   };
-  const exporter: SpanExporter = {
-    export(spans: ReadableSpan[], done) {
-      check.then((problem) => {
-        if (problem) fail(problem);
-        if (failed) return done({ code: 1 });
-        inner.export(spans, (result) => {
-          if (result.code !== 0) fail(result.error?.message ?? "the endpoint refused the spans");
-          done(result);
-        });
+  const exportBounded = (spans: ReadableSpan[], done: (result: ExportResult) => void) => {
+    let finish!: () => void;
+    const flight = new Promise<void>((resolve) => (finish = resolve));
+    inFlight.add(flight);
+    const settle = (result: ExportResult) => {
+      if (!inFlight.delete(flight)) return;
+      clearTimeout(timer);
+      finish();
+      done(result);
+    };
+    const timer = setTimeout(() => {
+      fail(`no complete answer within ${deadline.ms} ms`);
+      deadline.cut();
+      settle(FAILED);
+    }, deadline.ms);
+    check.then((problem) => {
+      if (problem) fail(problem);
+      if (failed) return settle(FAILED);
+      inner.export(spans, (result) => {
+        if (!inFlight.has(flight)) return;
+        if (result.code !== 0) fail(result.error?.message ?? "the endpoint refused the spans");
+        settle(result);
       });
-    },
+    });
+  };
+  return {
+    export: exportBounded,
     shutdown: () => inner.shutdown(),
     forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
+    settled: async () => {
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
   };
-  return exporter;
 }
 
 const hrTime = (ms: number): HrTime => [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
@@ -139,38 +182,72 @@ function startSpan(provider: BasicTracerProvider, plan: SpanPlan, parent: Contex
   return span;
 }
 
-function buildProvider(
-  settings: OtlpSettings,
-  target: OtlpTarget,
-): { provider: BasicTracerProvider; processor: SpanProcessor } {
-  const { url } = target;
-  const ca = url.startsWith("https:") ? trustedCas(settings.warn) : undefined;
+/** The SDK's own exporter for the target, sending through `agent`, which the deadline can tear down. */
+function otlpExporter(settings: OtlpSettings, target: OtlpTarget, agent: HttpAgent): SpanExporter {
   const options = {
-    url,
+    url: target.url,
     headers: settings.headers,
     timeoutMillis: target.timeoutMs,
-    ...(ca !== undefined && { httpAgentOptions: { ca } }),
+    httpAgentOptions: () => agent,
   };
-  const otlp =
-    settings.exporter ?? (target.protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options));
-  const exporter = settings.exporter ? otlp : guarded(otlp, url, settings.warn, reachable(url));
-  const processor = new BatchSpanProcessor(exporter, {
+  return target.protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options);
+}
+
+/** A keep-alive agent as the SDK makes by default, trusting the extra CAs for https. */
+function exportAgent(settings: OtlpSettings, url: string): HttpAgent {
+  if (!url.startsWith("https:")) return new HttpAgent({ keepAlive: true });
+  const ca = trustedCas(settings.warn);
+  return new HttpsAgent({ keepAlive: true, ...(ca !== undefined && { ca }) });
+}
+
+/** The exporter to the endpoint itself: guarded, on an agent of its own that `disconnect` tears down. */
+function endpointExporter(settings: OtlpSettings, target: OtlpTarget): GuardedExporter & { disconnect(): void } {
+  const agent = exportAgent(settings, target.url);
+  const disconnect = () => agent.destroy();
+  const inner = otlpExporter(settings, target, agent);
+  const deadline = { ms: target.timeoutMs, cut: disconnect };
+  return {
+    ...guarded(inner, target.url, settings.warn, reachable(target.url, target.timeoutMs), deadline),
+    disconnect,
+  };
+}
+
+interface Pipeline {
+  provider: BasicTracerProvider;
+  processor: SpanProcessor;
+  /** Resolves once every export handed to the endpoint has ended (each within its deadline). */
+  settled(): Promise<void>;
+  /** Closes every connection to the endpoint, so none keeps the process alive. */
+  disconnect(): void;
+}
+
+function buildPipeline(settings: OtlpSettings, target: OtlpTarget): Pipeline {
+  const endpoint = settings.exporter ? undefined : endpointExporter(settings, target);
+  const processor = new BatchSpanProcessor(settings.exporter ?? endpoint!, {
     maxQueueSize: MAX_QUEUE,
     maxExportBatchSize: BATCH,
     scheduledDelayMillis: 1000,
-    exportTimeoutMillis: target.timeoutMs,
+    // Ours ends every export by the deadline; the processor's own limit only backs it up, so that it
+    // never gives up on a batch whose outcome (and so the exit code) is still to come.
+    exportTimeoutMillis: target.timeoutMs + DEADLINE_MARGIN_MS,
   });
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, read by the env detector, override our service name.
   const resource = defaultResource()
     .merge(resourceFromAttributes({ "service.name": "payload-probe" }))
     .merge(detectResources({ detectors: [envDetector] }));
-  return { provider: new BasicTracerProvider({ resource, spanProcessors: [processor] }), processor };
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
+  return {
+    provider,
+    processor,
+    settled: async () => endpoint?.settled(),
+    disconnect: () => endpoint?.disconnect(),
+  };
 }
 
 export function openOtlpSession(settings: OtlpSettings): OtlpSession {
   const target = settings.target ?? resolveOtlpTarget(undefined);
   const { url } = target;
-  const { provider, processor } = buildProvider(settings, target);
+  const { provider, processor, settled, disconnect } = buildPipeline(settings, target);
   return {
     url,
     async emit(plans) {
@@ -202,11 +279,14 @@ export function openOtlpSession(settings: OtlpSettings): OtlpSession {
     async close() {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<"late">((resolve) => {
-        timer = setTimeout(() => resolve("late"), target.timeoutMs + 1000);
+        timer = setTimeout(() => resolve("late"), target.timeoutMs + DEADLINE_MARGIN_MS);
         timer.unref();
       });
       const outcome = await Promise.race([provider.shutdown().catch(() => undefined), late]);
       clearTimeout(timer);
+      // The last batch's outcome decides whether the export failed, and it ends by its deadline.
+      await settled();
+      disconnect();
       if (outcome === "late")
         settings.warn(`OpenTelemetry export to ${url} did not finish in time; unsent spans were dropped`);
     },
