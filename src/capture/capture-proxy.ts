@@ -1,10 +1,11 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { request as upstreamRequest } from "undici";
 import { trustExtraCasFor } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { WireApi } from "../providers/types.js";
 import type { FinishedExchange, LoggedRequest, ResponseOutcome } from "./capture.js";
 import { type CaptureRun, openCaptureRun } from "./capture-run.js";
+import { endToEnd, upstreamAuthorization } from "./forward-headers.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
 import { bodyRedactor, credentialQueryName, redactUrl } from "./redact.js";
 import { apiForPath, requestProblem, streamReachedEnd } from "./wire-request.js";
@@ -35,36 +36,6 @@ export interface CaptureProxy {
   dir: string;
   /** Stops serving, waits for open replies, then finishes the run; later calls return the same promise. */
   close(): Promise<void>;
-}
-
-/** Headers that describe one connection, not the message (RFC 9110 §7.6.1); each side sets its own. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "transfer-encoding",
-  "te",
-  "trailer",
-  "upgrade",
-  "host",
-]);
-
-/**
- * Userinfo in the upstream URL becomes HTTP Basic credentials (RFC 7617), as curl sends them; a
- * client's own Authorization header wins. undici would otherwise drop it silently.
- */
-function upstreamAuthorization(upstream: URL): string | undefined {
-  if (upstream.username === "" && upstream.password === "") return undefined;
-  const pair = `${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`;
-  return `Basic ${Buffer.from(pair, "utf8").toString("base64")}`;
-}
-
-function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
-  const kept: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
-  }
-  return kept;
 }
 
 /** How the capture logs a request: a chat body it can take apart is a `loop` request, anything else a side payload. */
