@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { request as upstreamRequest } from "undici";
 import { trustExtraCasFor } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
-import type { WireApi } from "../providers/types.js";
-import type { FinishedExchange, LoggedRequest, ResponseOutcome } from "./capture.js";
+import type { FinishedExchange } from "./capture.js";
 import { type CaptureRun, openCaptureRun } from "./capture-run.js";
-import { endToEnd, upstreamAuthorization } from "./forward-headers.js";
+import { endToEnd, headerText, upstreamAuthorization } from "./forward-headers.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
+import { loggedRequest, type RelayedResponse, responseOutcome } from "./proxy-exchange.js";
 import { bodyRedactor, credentialQueryName, redactUrl } from "./redact.js";
-import { apiForPath, requestProblem, streamReachedEnd } from "./wire-request.js";
+import { apiForPath } from "./wire-request.js";
 
 export interface CaptureProxyOptions {
   /** The provider's base URL; a request for `/v1/chat/completions` goes to `<upstream>/v1/chat/completions`. */
@@ -36,14 +36,6 @@ export interface CaptureProxy {
   dir: string;
   /** Stops serving, waits for open replies, then finishes the run; later calls return the same promise. */
   close(): Promise<void>;
-}
-
-/** How the capture logs a request: a chat body it can take apart is a `loop` request, anything else a side payload. */
-function loggedRequest(api: WireApi | null, url: string, body: string): LoggedRequest {
-  if (api === null) return { kind: "side", api: null, url, body };
-  const problem = requestProblem(api, body);
-  if (problem) return { kind: "side", api: null, url, body, unreadable: problem.message };
-  return { kind: "loop", api, url, body };
 }
 
 /**
@@ -77,13 +69,6 @@ function whenClientLeaves(response: ServerResponse): { signal: AbortSignal; stop
   return { signal: left.signal, stop: () => response.off("close", onClose) };
 }
 
-/** An SSE reply that arrived whole by HTTP's measure but lacks its API's closing event was cut short upstream. */
-function checkEnd(api: WireApi, outcome: ResponseOutcome): ResponseOutcome {
-  const { ended, expected } = streamReachedEnd(api, outcome.body);
-  if (ended) return outcome;
-  return { ...outcome, ending: "truncated", error: `the event stream ended without ${expected}` };
-}
-
 /**
  * Sends one request upstream and relays the response to the client chunk by chunk, ending the
  * client's response the moment the upstream's ends. A client that leaves aborts the upstream call.
@@ -94,17 +79,20 @@ async function relay(
   request: IncomingMessage,
   bytes: Buffer,
   response: ServerResponse,
-  api: WireApi | null,
-): Promise<ResponseOutcome> {
+): Promise<RelayedResponse> {
   const started = performance.now();
   const clientLeft = whenClientLeaves(response);
   let status: number | null = null;
   let firstByteMs: number | null = null;
   let usageEstimated = false;
-  // Raw bytes, decoded once at the end: decoding every chunk as it passes costs the relay CPU time.
+  let contentEncoding: string | undefined;
+  let eventStream = false;
+  // Raw bytes, decoded by the capture: decoding as they pass costs the relay CPU time.
   const chunks: Buffer[] = [];
-  const outcome = (ending: ResponseOutcome["ending"], error?: string): ResponseOutcome => ({
-    body: Buffer.concat(chunks).toString("utf8"),
+  const outcome = (ending: RelayedResponse["ending"], error?: string): RelayedResponse => ({
+    chunks,
+    contentEncoding,
+    eventStream,
     status,
     firstByteMs,
     ending,
@@ -120,6 +108,8 @@ async function relay(
     });
     status = reply.statusCode;
     usageEstimated = reply.headers[USAGE_ESTIMATE_HEADER] === "estimate";
+    contentEncoding = headerText(reply.headers["content-encoding"]);
+    eventStream = String(reply.headers["content-type"] ?? "").includes("text/event-stream");
     response.writeHead(reply.statusCode, endToEnd(reply.headers));
     response.flushHeaders();
     for await (const chunk of reply.body) {
@@ -128,9 +118,7 @@ async function relay(
       await writeToClient(response, chunk as Buffer);
     }
     response.end();
-    const done = outcome("complete");
-    const eventStream = String(reply.headers["content-type"] ?? "").includes("text/event-stream");
-    return api !== null && eventStream && status < 300 ? checkEnd(api, done) : done;
+    return outcome("complete");
   } catch (error) {
     if (clientLeft.signal.aborted)
       return outcome("cancelled", "the client disconnected; the upstream call was aborted");
@@ -170,10 +158,12 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const target = new URL(upstream.origin + path + incoming.search);
     const bytes = await readBody(request);
     const api = apiForPath(incoming.pathname);
+    const requestEncoding = headerText(request.headers["content-encoding"]);
     const exchange = run.capture.open(() =>
-      loggedRequest(api, redactUrl(target, isCredential), bytes.toString("utf8")),
+      loggedRequest(api, redactUrl(target, isCredential), bytes, requestEncoding),
     );
-    await exchange.finish(await relay(target, authorization, request, bytes, response, api));
+    const relayed = await relay(target, authorization, request, bytes, response);
+    await exchange.finish(() => responseOutcome(api, relayed));
   }
 
   const host = options.host ?? "127.0.0.1";

@@ -35,3 +35,8 @@ export function upstreamAuthorization(upstream: URL): string | undefined {
   const pair = `${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`;
   return `Basic ${Buffer.from(pair, "utf8").toString("base64")}`;
 }
+
+/** A header's value as one line: repeated fields are one comma-separated list (RFC 9110 §5.3). */
+export function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
+}
