@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { request as upstreamRequest } from "undici";
 import { trustExtraCasFor } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
@@ -8,6 +9,7 @@ import { endToEnd, headerText, upstreamAuthorization } from "./forward-headers.j
 import { readBody, sendJson, serveHttp } from "./http.js";
 import { loggedRequest, type RelayedResponse, responseOutcome } from "./proxy-exchange.js";
 import { bodyRedactor, credentialQueryName, redactUrl } from "./redact.js";
+import { tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
 import { apiForPath } from "./wire-request.js";
 
 export interface CaptureProxyOptions {
@@ -151,11 +153,14 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   let run: CaptureRun;
 
   const basePath = upstream.pathname.replace(/\/$/, "");
-  async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const incoming = new URL(request.url ?? "/", "http://proxy");
+  function targetOf(incoming: URL): URL {
     // The proxy's base URL carries the upstream's path; a path outside it is taken as relative to the upstream.
     const path = incoming.pathname.startsWith(`${basePath}/`) ? incoming.pathname : basePath + incoming.pathname;
-    const target = new URL(upstream.origin + path + incoming.search);
+    return new URL(upstream.origin + path + incoming.search);
+  }
+  async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const incoming = new URL(request.url ?? "/", "http://proxy");
+    const target = targetOf(incoming);
     const bytes = await readBody(request);
     const api = apiForPath(incoming.pathname);
     const requestEncoding = headerText(request.headers["content-encoding"]);
@@ -166,10 +171,17 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     await exchange.finish(() => responseOutcome(api, relayed));
   }
 
+  async function tunnel(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const target = targetOf(new URL(request.url ?? "/", "http://proxy"));
+    const summary = await tunnelUpgrade(request, socket, head, target, authorization);
+    const { request: logged, outcome } = tunnelExchange(redactUrl(target, isCredential), summary);
+    await run.capture.open(logged).finish(outcome);
+  }
+
   const host = options.host ?? "127.0.0.1";
   const failure = (error: Error) => ({ status: 502, message: `proxy: ${error.message}` });
   // Listening comes first: a port in use must fail before the run folder of a proxy already on it is replaced.
-  const service = await serveHttp(forward, failure, options.port ?? 0, host);
+  const service = await serveHttp(forward, failure, options.port ?? 0, host, tunnel);
   // No request can reach `forward` before this line: the server's first connection is handled on a
   // later turn of the event loop, and nothing here yields to it.
   try {

@@ -17,11 +17,16 @@ const HOP_BY_HOP = new Set([
   "expect",
 ]);
 
+/** A header of the connection, not the message: a tunnel's upgrade request leaves it out too. */
+export function isHopByHop(name: string): boolean {
+  return HOP_BY_HOP.has(name.toLowerCase());
+}
+
 /** The headers a proxy passes on: all but the hop-by-hop ones. */
 export function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
   const kept: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
+    if (value !== undefined && !isHopByHop(name)) kept[name] = value;
   }
   return kept;
 }
