@@ -1,13 +1,16 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { request as upstreamRequest } from "undici";
 import { trustExtraCasFor } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
-import type { WireApi } from "../providers/types.js";
-import type { FinishedExchange, ResponseOutcome } from "./capture.js";
+import type { FinishedExchange } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
+import { endToEnd, headerText, upstreamAuthorization } from "./forward-headers.js";
+import type { HandedResponse } from "./handed-exchange.js";
 import { readBody, sendJson, serveHttp } from "./http.js";
 import { credentialQueryName, redactUrl } from "./redact.js";
-import { apiForPath, streamReachedEnd } from "./wire-request.js";
+import { tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
+import { apiForPath } from "./wire-request.js";
 
 export interface CaptureProxyOptions {
   /** The provider's base URL; a request for `/v1/chat/completions` goes to `<upstream>/v1/chat/completions`. */
@@ -41,36 +44,6 @@ export interface CaptureProxy {
   close(): Promise<void>;
 }
 
-/** Headers that describe one connection, not the message (RFC 9110 §7.6.1); each side sets its own. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "transfer-encoding",
-  "te",
-  "trailer",
-  "upgrade",
-  "host",
-]);
-
-/**
- * Userinfo in the upstream URL becomes HTTP Basic credentials (RFC 7617), as curl sends them; a
- * client's own Authorization header wins. undici would otherwise drop it silently.
- */
-function upstreamAuthorization(upstream: URL): string | undefined {
-  if (upstream.username === "" && upstream.password === "") return undefined;
-  const pair = `${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`;
-  return `Basic ${Buffer.from(pair, "utf8").toString("base64")}`;
-}
-
-function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
-  const kept: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
-  }
-  return kept;
-}
-
 /**
  * How much of the response may wait in memory for a slow client before the relay pauses. Waiting for
  * `drain` at Node's 16 KiB default stalls the relay on every chunk while the client is scheduled.
@@ -102,13 +75,6 @@ function whenClientLeaves(response: ServerResponse): { signal: AbortSignal; stop
   return { signal: left.signal, stop: () => response.off("close", onClose) };
 }
 
-/** An SSE reply that arrived whole by HTTP's measure but lacks its API's closing event was cut short upstream. */
-function checkEnd(api: WireApi, outcome: ResponseOutcome): ResponseOutcome {
-  const { ended, expected } = streamReachedEnd(api, outcome.body);
-  if (ended) return outcome;
-  return { ...outcome, ending: "truncated", error: `the event stream ended without ${expected}` };
-}
-
 /**
  * Sends one request upstream and relays the response to the client chunk by chunk, ending the
  * client's response the moment the upstream's ends. A client that leaves aborts the upstream call.
@@ -119,17 +85,20 @@ async function relay(
   request: IncomingMessage,
   bytes: Buffer,
   response: ServerResponse,
-  api: WireApi | null,
-): Promise<ResponseOutcome> {
+): Promise<HandedResponse> {
   const started = performance.now();
   const clientLeft = whenClientLeaves(response);
   let status: number | null = null;
   let firstByteMs: number | null = null;
   let usageEstimated = false;
-  // Raw bytes, decoded once at the end: decoding every chunk as it passes costs the relay CPU time.
+  let contentEncoding: string | undefined;
+  let eventStream = false;
+  // Raw bytes, decoded by the capture: decoding as they pass costs the relay CPU time.
   const chunks: Buffer[] = [];
-  const outcome = (ending: ResponseOutcome["ending"], error?: string): ResponseOutcome => ({
-    body: Buffer.concat(chunks).toString("utf8"),
+  const outcome = (ending: HandedResponse["ending"], error?: string): HandedResponse => ({
+    bytes: Buffer.concat(chunks),
+    contentEncoding,
+    eventStream,
     status,
     firstByteMs,
     ending,
@@ -145,6 +114,8 @@ async function relay(
     });
     status = reply.statusCode;
     usageEstimated = reply.headers[USAGE_ESTIMATE_HEADER] === "estimate";
+    contentEncoding = headerText(reply.headers["content-encoding"]);
+    eventStream = String(reply.headers["content-type"] ?? "").includes("text/event-stream");
     response.writeHead(reply.statusCode, endToEnd(reply.headers));
     response.flushHeaders();
     for await (const chunk of reply.body) {
@@ -153,9 +124,7 @@ async function relay(
       await writeToClient(response, chunk as Buffer);
     }
     response.end();
-    const done = outcome("complete");
-    const eventStream = String(reply.headers["content-type"] ?? "").includes("text/event-stream");
-    return api !== null && eventStream && status < 300 ? checkEnd(api, done) : done;
+    return outcome("complete");
   } catch (error) {
     if (clientLeft.signal.aborted)
       return outcome("cancelled", "the client disconnected; the upstream call was aborted");
@@ -188,26 +157,41 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   let thread: Promise<CaptureThread> | undefined;
 
   const basePath = upstream.pathname.replace(/\/$/, "");
+  function targetOf(incoming: URL): URL {
+    // The proxy's base URL carries the upstream's path; a path outside it is taken as relative to the upstream.
+    const path = incoming.pathname.startsWith(`${basePath}/`) ? incoming.pathname : basePath + incoming.pathname;
+    return new URL(upstream.origin + path + incoming.search);
+  }
   async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const capture = await thread!;
     const incoming = new URL(request.url ?? "/", "http://proxy");
-    // The proxy's base URL carries the upstream's path; a path outside it is taken as relative to the upstream.
-    const path = incoming.pathname.startsWith(`${basePath}/`) ? incoming.pathname : basePath + incoming.pathname;
-    const target = new URL(upstream.origin + path + incoming.search);
+    const target = targetOf(incoming);
     // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
     await capture.room();
     const ts = new Date().toISOString();
     const started = performance.now();
     const bytes = await readBody(request);
     const api = apiForPath(incoming.pathname);
-    const outcome = await relay(target, authorization, request, bytes, response, api);
-    capture.handLater({ api, url: redactUrl(target, isCredential), bytes }, outcome, ts, performance.now() - started);
+    const contentEncoding = headerText(request.headers["content-encoding"]);
+    const relayed = await relay(target, authorization, request, bytes, response);
+    const handed = { api, url: redactUrl(target, isCredential), bytes, contentEncoding };
+    capture.handLater(handed, relayed, ts, performance.now() - started);
+  }
+
+  async function tunnel(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const capture = await thread!;
+    const ts = new Date().toISOString();
+    const started = performance.now();
+    const target = targetOf(new URL(request.url ?? "/", "http://proxy"));
+    const summary = await tunnelUpgrade(request, socket, head, target, authorization);
+    const { request: handed, response } = tunnelExchange(redactUrl(target, isCredential), summary);
+    capture.handLater(handed, response, ts, performance.now() - started);
   }
 
   const host = options.host ?? "127.0.0.1";
   const failure = (error: Error) => ({ status: 502, message: `proxy: ${error.message}` });
   // Listening comes first: a port in use must fail before the run folder of a proxy already on it is replaced.
-  const service = await serveHttp(forward, failure, options.port ?? 0, host);
+  const service = await serveHttp(forward, failure, options.port ?? 0, host, tunnel);
   // A request that reaches `forward` before the capture worker has opened the run (and loaded the
   // tokenizer) waits for it: the proxy is announced only after that.
   thread = CaptureThread.start({

@@ -11,20 +11,12 @@ import { Worker } from "node:worker_threads";
 import { StorageError, UserError } from "../errors.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { WireApi } from "../providers/types.js";
-import type { FinishedExchange, ResponseOutcome } from "./capture.js";
+import type { FinishedExchange } from "./capture.js";
 import { type CaptureRunOptions, checkRunName, takeFolderLock } from "./capture-run.js";
+import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
 import { swapInRunFolder } from "./run-folder.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { RequestRecord } from "./types.js";
-
-/** What a server hands over of a request: its exact bytes, the API its path names, the URL to store. */
-export interface HandedRequest {
-  api: WireApi | null;
-  url: string;
-  bytes: Uint8Array;
-  /** Why the server could not read the body (the mock answered it with a 400). */
-  unreadable?: string;
-}
 
 /** The run as the worker opens it: CaptureRunOptions that can cross threads. */
 export interface WorkerRunOptions extends Pick<CaptureRunOptions, "name" | "runsDir" | "database" | "markers"> {
@@ -42,7 +34,7 @@ export interface WorkerError {
 
 export type ToWorker =
   | { type: "open"; options: WorkerRunOptions }
-  | { type: "exchange"; id: number; request: HandedRequest; outcome: ResponseOutcome; ts: string; durationMs: number }
+  | { type: "exchange"; id: number; request: HandedRequest; response: HandedResponse; ts: string; durationMs: number }
   | { type: "count"; id: number; api: WireApi; body: string }
   | { type: "close"; status: RunStatus };
 
@@ -200,28 +192,29 @@ export class CaptureThread {
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
-  /** Hands a finished exchange to the worker; resolves with what it became once it is written. */
-  hand(request: HandedRequest, outcome: ResponseOutcome, ts: string, durationMs: number): Promise<FinishedExchange> {
+  /** Hands a finished exchange to the worker, its bytes transferred; resolves with what it became once it is written. */
+  hand(request: HandedRequest, response: HandedResponse, ts: string, durationMs: number): Promise<FinishedExchange> {
     this.handed++;
     if (this.stopped) return Promise.reject(new Error("the capture worker has stopped"));
-    const bytes = ownBuffer(request.bytes);
-    const size = bytes.byteLength + outcome.body.length;
+    const sent = ownBuffer(request.bytes);
+    const received = ownBuffer(response.bytes);
+    const size = sent.byteLength + received.byteLength;
     this.queued++;
     this.queuedBytes += size;
     const message: ToWorker = {
       type: "exchange",
       id: ++this.nextId,
-      request: { ...request, bytes },
-      outcome,
+      request: { ...request, bytes: sent },
+      response: { ...response, bytes: received },
       ts,
       durationMs,
     };
-    return this.ask(message, size, [bytes.buffer as ArrayBuffer]);
+    return this.ask(message, size, [sent.buffer as ArrayBuffer, received.buffer as ArrayBuffer]);
   }
 
   /** `hand` for a server that does not wait for the record (the proxy): a capture that fails is told with its stack. */
-  handLater(request: HandedRequest, outcome: ResponseOutcome, ts: string, durationMs: number): void {
-    this.hand(request, outcome, ts, durationMs).catch((error: Error) => {
+  handLater(request: HandedRequest, response: HandedResponse, ts: string, durationMs: number): void {
+    this.hand(request, response, ts, durationMs).catch((error: Error) => {
       // Past the drain time every exchange still held fails at once; the shutdown notice counts them.
       if (!this.stopped) this.notice(`capture: an exchange could not be written: ${error.stack ?? error.message}`);
     });

@@ -5,22 +5,10 @@
  * Messages are handled one at a time, in the order they came: records keep the order of their exchanges.
  */
 import { parentPort } from "node:worker_threads";
-import type { LoggedRequest } from "./capture.js";
 import { type CaptureRun, openCaptureRun, runFolderLockPath } from "./capture-run.js";
-import type { FromWorker, HandedRequest, ToWorker, WorkerError } from "./capture-thread.js";
+import type { FromWorker, ToWorker, WorkerError } from "./capture-thread.js";
+import { loggedRequest, responseOutcome } from "./handed-exchange.js";
 import { bodyRedactor } from "./redact.js";
-import { requestProblem } from "./wire-request.js";
-
-/** How the capture logs a request: a chat body it can take apart is a `loop` request, anything else a side payload. */
-function loggedRequest(handed: HandedRequest): LoggedRequest {
-  const { api, url, unreadable } = handed;
-  // A view of the transferred bytes: decoded once, never copied as bytes.
-  const body = Buffer.from(handed.bytes.buffer, handed.bytes.byteOffset, handed.bytes.byteLength).toString("utf8");
-  if (api === null || unreadable) return { kind: "side", api: null, url, body, ...(unreadable && { unreadable }) };
-  const problem = requestProblem(api, body);
-  if (problem) return { kind: "side", api: null, url, body, unreadable: problem.message };
-  return { kind: "loop", api, url, body };
-}
 
 function workerError(error: unknown): WorkerError {
   const { name, message, stack, file, field } = error as Error & { file?: string; field?: string };
@@ -40,7 +28,8 @@ async function handle(message: ToWorker): Promise<void> {
     return post({ type: "opened", id: run.id, dir: run.dir, liveDir: run.liveDir });
   }
   if (message.type === "exchange") {
-    const { request, outcome, ts, durationMs } = message;
+    const { request, response, ts, durationMs } = message;
+    const outcome = responseOutcome(request.api, response);
     const exchange = await run!.capture.recordExchange(loggedRequest(request), outcome, ts, durationMs);
     return post({ type: "finished", id: message.id, exchange });
   }

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { StorageError } from "../errors.js";
 import { JsonlWriter } from "../jsonl.js";
 import type { Codec, Transport, WireDissection, WireRequest } from "../providers/types.js";
+import type { BodyEncoding } from "./body-encoding.js";
 import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import type { RunDatabase } from "./sqlite.js";
@@ -53,6 +54,8 @@ export interface ResponseOutcome {
   error?: string;
   /** The response's usage is an estimate (the mock says so), not a provider's count. */
   usageEstimated?: boolean;
+  /** `body` is the decoded text of a body sent with this content-encoding (the proxy). */
+  encoding?: BodyEncoding;
 }
 
 /** A request a capture has logged and whose response it waits for. */
@@ -70,6 +73,8 @@ export interface LoggedRequest {
   body: string;
   /** Why the capture could not read the body (stored with it). */
   unreadable?: string;
+  /** `body` is the decoded text of a body sent with this content-encoding (the proxy). */
+  encoding?: BodyEncoding;
 }
 
 /** Error bodies and messages are kept in the record up to this many characters (the payload keeps all of it). */
@@ -182,7 +187,7 @@ export class Capture {
     durationMs: number,
     outcome: ResponseOutcome,
   ): Promise<FinishedExchange> {
-    this.logResponse(seq, outcome.body);
+    this.logResponse(seq, outcome);
     let record: RequestRecord | null = null;
     if (request.api !== null) {
       const wire = { ...request, api: request.api };
@@ -197,7 +202,7 @@ export class Capture {
   }
 
   private logRequest(seq: number, request: LoggedRequest): void {
-    const { kind, api, url, unreadable } = request;
+    const { kind, api, url, unreadable, encoding } = request;
     const sent = {
       type: "request",
       seq,
@@ -206,12 +211,18 @@ export class Capture {
       url,
       body: this.redact(request.body),
       ...(unreadable && { unreadable }),
+      ...(encoding && { encoding }),
     };
     this.writePayload(seq, "request", sent);
   }
 
-  private logResponse(seq: number, body: string): void {
-    this.writePayload(seq, "response", { type: "response", seq, body: this.redact(body) });
+  private logResponse(seq: number, { body, encoding }: ResponseOutcome): void {
+    this.writePayload(seq, "response", {
+      type: "response",
+      seq,
+      body: this.redact(body),
+      ...(encoding && { encoding }),
+    });
   }
 
   /** One serialization for both sinks: a payload may be tens of megabytes. */
@@ -286,7 +297,8 @@ export class Capture {
     outcome: ResponseOutcome,
   ): Promise<{ response: Awaited<ReturnType<Codec["parseStream"]>> | null; error: string | null }> {
     if (outcome.status !== null && (outcome.status < 200 || outcome.status > 299))
-      return { response: null, error: this.redact(outcome.body).slice(0, ERROR_TEXT_LIMIT) };
+      // An error body that could not be decoded has no text; the reason stands in for it.
+      return { response: null, error: (this.redact(outcome.body) || (outcome.error ?? "")).slice(0, ERROR_TEXT_LIMIT) };
     const error = outcome.error === undefined ? null : outcome.error.slice(0, ERROR_TEXT_LIMIT);
     if (outcome.body === "") return { response: null, error };
     try {

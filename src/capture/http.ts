@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { UserError } from "../errors.js";
 
 /** The request body's exact bytes. */
@@ -19,18 +20,25 @@ export interface HttpService {
   close(): Promise<void>;
 }
 
+/** Takes over the connection of an upgrade request (`Upgrade: websocket`); resolves once it has closed. */
+export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void>;
+
 /**
  * An HTTP server for one async handler. A handler outlives its reply (the record is written once the
  * client has the last byte), so close waits for handlers, not only connections. An error becomes
- * the JSON error `failure` describes, or a cut connection once the reply has started.
+ * the JSON error `failure` describes, or a cut connection once the reply has started. Without an
+ * `upgrade` handler, node:http closes upgrade requests' connections; with one, close ends the
+ * connections it holds and waits for it.
  */
 export async function serveHttp(
   handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
   failure: (error: Error) => { status: number; message: string },
   port: number,
   host: string,
+  upgrade?: UpgradeHandler,
 ): Promise<HttpService> {
   const running = new Set<Promise<void>>();
+  const upgraded = new Set<Duplex>();
   const server = createServer((request, response) => {
     const handled = handle(request, response).catch((error: Error) => {
       if (response.headersSent) response.destroy();
@@ -42,11 +50,25 @@ export async function serveHttp(
     running.add(handled);
     void handled.finally(() => running.delete(handled));
   });
+  if (upgrade)
+    server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      upgraded.add(socket);
+      const tunnelled = upgrade(request, socket, head).catch(() => {
+        socket.destroy();
+      });
+      running.add(tunnelled);
+      void tunnelled.finally(() => {
+        running.delete(tunnelled);
+        upgraded.delete(socket);
+      });
+    });
   const bound = await listen(server, port, host);
   return {
     port: bound,
     async close() {
-      await closeServer(server);
+      const closed = closeServer(server);
+      for (const socket of upgraded) socket.end();
+      await closed;
       await Promise.all(running);
     },
   };

@@ -138,13 +138,13 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     // Kept as a side payload, so the capture shows what the agent sent; the script is not touched.
     const error = errorBody(api, 400, problem.message, problem);
     sendJson(response, 400, error);
-    const outcome = { body: JSON.stringify(error), status: 400, firstByteMs: null, ending: "complete" } as const;
-    await capture.hand(
-      { api: null, url, bytes, unreadable: problem.message },
-      outcome,
-      ts,
-      performance.now() - started,
-    );
+    const reply = {
+      bytes: Buffer.from(JSON.stringify(error)),
+      status: 400,
+      firstByteMs: null,
+      ending: "complete",
+    } as const;
+    await capture.hand({ api: null, url, bytes, unreadable: problem.message }, reply, ts, performance.now() - started);
     return;
   }
   state.onRequest?.(body);
@@ -160,14 +160,14 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
   const chunks: string[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   // The record is written before the reply is sent: a client that reads the run right after a reply finds its record.
-  const outcome = {
-    body: chunks.join(""),
+  const reply = {
+    bytes: Buffer.from(chunks.join("")),
     status: 200,
     firstByteMs: 0,
     ending: "complete",
     usageEstimated: true,
   } as const;
-  await capture.hand({ api, url, bytes }, outcome, ts, performance.now() - started);
+  await capture.hand({ api, url, bytes }, reply, ts, performance.now() - started);
   await sendReply(response, body, chunks, state.delayMs);
 }
 

@@ -7,13 +7,18 @@ export const REDACTED = "[redacted]";
  * RFC 7636 `code_verifier`, RFC 7521 `client_assertion`), AWS Signature Version 4 presigned URLs
  * (`X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`) and version 2 (`AWSAccessKeyId`,
  * `Signature`), Google Cloud Storage signed URLs (`X-Goog-Signature`, `X-Goog-Credential`,
- * `GoogleAccessId`), Azure shared access signatures (`sig`), and plain passwords.
+ * `GoogleAccessId`), Azure shared access signatures (`sig`), Azure API Management subscription keys
+ * (`subscription-key`), the query forms of API key headers (`x-api-key`, `x-goog-api-key`), and plain passwords.
  */
 export const CREDENTIAL_QUERY_NAMES = [
   "key",
   "apikey",
   "api_key",
   "api-key",
+  "x-api-key",
+  "x-goog-api-key",
+  "subscription-key",
+  "ocp-apim-subscription-key",
   "access_key",
   "access-key",
   "accesskey",
@@ -49,12 +54,52 @@ export const CREDENTIAL_QUERY_NAMES = [
 const CREDENTIAL_NAME_PARTS = /token|secret|passw|signature|credential/i;
 
 /**
- * Decides which query parameters are stored as `[redacted]`: the documented list, anything whose
- * name contains a credential word, and the names the user adds (`--redact NAME`).
+ * A query name as it is compared: NFKC-folded (fullwidth letters become ASCII), stripped of control,
+ * format and white-space characters anywhere (a server that reads `key%00` as a C string sees `key`),
+ * lower-cased. Folding more than a server does only redacts more.
+ */
+function comparableName(name: string): string {
+  return name
+    .normalize("NFKC")
+    .replace(/[\p{Cc}\p{Cf}\s]/gu, "")
+    .toLowerCase();
+}
+
+/**
+ * Decides which decoded query names are stored as `[redacted]`: the documented list, anything whose
+ * name contains a credential word, and the names the user adds (`--redact NAME`), all compared as
+ * `comparableName` gives them.
  */
 export function credentialQueryName(extra: readonly string[] = []): (name: string) => boolean {
-  const names = new Set([...CREDENTIAL_QUERY_NAMES, ...extra.map((name) => name.toLowerCase())]);
-  return (name) => names.has(name.toLowerCase()) || CREDENTIAL_NAME_PARTS.test(name);
+  const names = new Set([...CREDENTIAL_QUERY_NAMES, ...extra].map(comparableName));
+  return (name) => {
+    const comparable = comparableName(name);
+    return names.has(comparable) || CREDENTIAL_NAME_PARTS.test(comparable);
+  };
+}
+
+/** A query name decoded as servers decode it (WHATWG form decoding: `+` is a space, `%6B` is `k`, bad escapes stay). */
+function decodedName(raw: string): string {
+  return new URLSearchParams(`${raw}=`).keys().next().value ?? "";
+}
+
+const STORED_REDACTED = encodeURIComponent(REDACTED);
+
+/**
+ * The query with the value of each credential parameter replaced and every other byte kept: every
+ * parameter stays, in order, duplicates too. `;` separates parameters as well as `&`, as some servers
+ * read it, so `a=1;key=…` cannot hide a key inside another parameter's value.
+ */
+function redactQuery(query: string, isCredential: (name: string) => boolean): string {
+  return query
+    .split(/([&;])/)
+    .map((part) => {
+      const equals = part.indexOf("=");
+      if (equals === -1) return part;
+      const name = part.slice(0, equals);
+      return isCredential(decodedName(name)) ? `${name}=${STORED_REDACTED}` : part;
+    })
+    .join("");
 }
 
 /**
@@ -67,7 +112,7 @@ export function redactUrl(url: URL, isCredential: (name: string) => boolean): st
     safe.username = "redacted";
     safe.password = "";
   }
-  for (const name of new Set(safe.searchParams.keys())) if (isCredential(name)) safe.searchParams.set(name, REDACTED);
+  if (safe.search.length > 1) safe.search = redactQuery(safe.search.slice(1), isCredential);
   return safe.toString();
 }
 

@@ -1,0 +1,59 @@
+/**
+ * What the mock and the proxy hand to the capture worker of each exchange, as it came off the wire,
+ * and how the worker reads it: decoding, taking the body apart and checking a stream's end are capture
+ * work, done off the thread that relays.
+ */
+import type { WireApi } from "../providers/types.js";
+import { decodeBody } from "./body-encoding.js";
+import type { LoggedRequest, ResponseOutcome } from "./capture.js";
+import { requestProblem, streamReachedEnd } from "./wire-request.js";
+
+/** A request: its exact bytes, the API its path names, the URL to store. */
+export interface HandedRequest {
+  api: WireApi | null;
+  url: string;
+  bytes: Uint8Array;
+  /** The request's `content-encoding` (the proxy): the capture stores the decoded text. */
+  contentEncoding?: string;
+  /** Why the server could not read the body (the mock answered it with a 400). */
+  unreadable?: string;
+}
+
+/** A response: its exact bytes, and the headers the capture needs to read them. */
+export interface HandedResponse extends Omit<ResponseOutcome, "body" | "encoding"> {
+  bytes: Uint8Array;
+  contentEncoding?: string;
+  /** The response's content-type was `text/event-stream`: its API's closing event is checked for. */
+  eventStream?: boolean;
+}
+
+/**
+ * How the capture logs a request: a chat body it can take apart is a `loop` request; anything else,
+ * and a body it cannot decode, a side payload.
+ */
+export function loggedRequest({ api, url, bytes, contentEncoding, unreadable }: HandedRequest): LoggedRequest {
+  const { text: body, encoding } = decodeBody(bytes, contentEncoding);
+  const side = { kind: "side", api: null, url, body, ...(encoding && { encoding }) } as const;
+  if (unreadable) return { ...side, unreadable };
+  if (encoding?.undecodable) return { ...side, unreadable: `the body could not be decoded: ${encoding.undecodable}` };
+  if (api === null) return side;
+  const problem = requestProblem(api, body);
+  if (problem) return { ...side, unreadable: problem.message };
+  return { kind: "loop", api, url, body, ...(encoding && { encoding }) };
+}
+
+/**
+ * The response as the capture reads it: the body decoded, and an event stream that arrived whole by
+ * HTTP's measure but lacks its API's closing event marked as cut short upstream.
+ */
+export function responseOutcome(api: WireApi | null, handed: HandedResponse): ResponseOutcome {
+  const { bytes, contentEncoding, eventStream, ...how } = handed;
+  const { text, encoding } = decodeBody(bytes, contentEncoding, how.ending !== "complete");
+  const outcome: ResponseOutcome = { ...how, body: text, ...(encoding && { encoding }) };
+  if (encoding?.undecodable)
+    return { ...outcome, error: how.error ?? `the response body could not be decoded: ${encoding.undecodable}` };
+  if (api === null || !eventStream || how.ending !== "complete" || how.status === null || how.status >= 300)
+    return outcome;
+  const { ended, expected } = streamReachedEnd(api, text);
+  return ended ? outcome : { ...outcome, ending: "truncated", error: `the event stream ended without ${expected}` };
+}
