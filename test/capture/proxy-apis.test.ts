@@ -55,7 +55,7 @@ describe("mock: each API's reply form", () => {
     expect(texts[2]).toMatch(/^event: response\.created\n/);
     expect(texts[3]).not.toContain('"usage"');
     expect(texts[4]).toMatch(/"choices":\[\],"usage":\{"prompt_tokens":\d+/);
-    const records = jsonl<RequestRecord>(join(mock.dir, "requests.jsonl"));
+    const records = jsonl<RequestRecord>(join(mock.liveDir, "requests.jsonl"));
     expect(records.map((r) => r.usage?.source ?? null)).toEqual(["estimate", "estimate", "estimate", null, "estimate"]);
   });
 

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type CaptureProxy, startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import { serveHttp } from "../../src/capture/http.js";
 import { CREDENTIAL_QUERY_NAMES } from "../../src/capture/redact.js";
+import { liveRunDir } from "../../src/capture/run-folder.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -202,7 +203,7 @@ describe("capture proxy: the client's response ends with the upstream's", () => 
     closers.push(() => cli.stop());
     try {
       expect(await (await postChat(`${cli.url}/v1/chat/completions`, chatBody("hi"))).text()).toBe(WHOLE);
-      expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toEqual([]);
+      expect(jsonl(join(liveRunDir(runs, "proxy", cli.child.pid), "requests.jsonl"))).toEqual([]);
     } finally {
       holder?.exec("COMMIT");
       holder?.close();
@@ -343,7 +344,7 @@ describe("a second proxy on a port in use", () => {
     );
     expect(second.status).toBe(2);
     expect(second.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
-    expect(existsSync(join(runs, "proxy", "payloads.jsonl"))).toBe(true);
+    expect(existsSync(join(liveRunDir(runs, "proxy", first.child.pid), "payloads.jsonl"))).toBe(true);
     expect(await (await postChat(`${first.url}/v1/chat/completions`, chatBody("two"))).text()).toBe(WHOLE);
     expect(await first.stop()).toBe(0);
     expect(jsonl<RequestRecord>(join(runs, "proxy", "requests.jsonl")).map((r) => r.seq)).toEqual([1, 2]);

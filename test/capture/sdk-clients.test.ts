@@ -188,8 +188,9 @@ const EXPECTED: Record<WireApi, { tools: string[]; system: string; roles: string
   "openai-responses": { tools: ["read"], system: `${SYSTEM}\n${DEVELOPER}`, roles: ["system", "developer", "user"] },
 };
 
-const payloadsOf = (folder: string) =>
-  jsonl<{ type: string; seq: number; body: string }>(join(runs, folder, "payloads.jsonl"));
+/** An open run is written in its live folder (src/capture/run-folder.ts). */
+const payloadsOf = (server: { liveDir: string }) =>
+  jsonl<{ type: string; seq: number; body: string }>(join(server.liveDir, "payloads.jsonl"));
 
 const cases = (["openai-completions", "anthropic-messages", "openai-responses"] as const).flatMap((api) =>
   [true, false].map((stream) => ({ api, stream })),
@@ -201,10 +202,10 @@ describe("official SDK clients through the proxy in front of the mock", () => {
     const answer = await CALLS[api](stream);
     expect(sent.length).toBe(before + 1);
     const seen = sent.at(-1)!;
-    const seq = payloadsOf("sdk-mock").filter((p) => p.type === "request").length;
+    const seq = payloadsOf(mock).filter((p) => p.type === "request").length;
 
     // The upstream received the client's body byte for byte.
-    const upstream = payloadsOf("sdk-mock").filter((p) => p.seq === seq);
+    const upstream = payloadsOf(mock).filter((p) => p.seq === seq);
     expect(sha256(upstream.find((p) => p.type === "request")!.body)).toBe(sha256(seen.body));
 
     // The client received every byte the upstream sent, in order.
@@ -220,8 +221,8 @@ describe("official SDK clients through the proxy in front of the mock", () => {
     }
 
     // Wait for the proxy's record: its capture runs after the response has been relayed.
-    await expect.poll(() => jsonl<RequestRecord>(join(runs, "sdk-proxy", "requests.jsonl")).length).toBe(seq);
-    const record = jsonl<RequestRecord>(join(runs, "sdk-proxy", "requests.jsonl")).at(-1)!;
+    await expect.poll(() => jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl")).length).toBe(seq);
+    const record = jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl")).at(-1)!;
     const expected = EXPECTED[api];
     expect(record.api).toBe(api);
     expect(record.tools).toEqual(expected.tools);
