@@ -3,11 +3,18 @@
 // Reads the built code: run `npm run build` (or ./run.sh once) first.
 //   node --expose-gc scripts/bench-tokenizer.mjs [requests=100000]
 // With --expose-gc the garbage of building each run is collected off the clock.
+//   node scripts/bench-tokenizer.mjs --runs
+// counts texts of 100k, 200k, 400k and 1M characters instead: runs of one repeated character (a
+// base64 image of one colour is a run of `A`s), digits, whitespace, punctuation, mixed-case letters,
+// and README.md's ordinary text, printing milliseconds per 100k characters; the last column divides
+// that by the 100k figure, so linear growth reads about 1 on every line.
+import { readFileSync } from "node:fs";
 import "./help.mjs";
 import { locatePrefixBreak } from "../dist/capture/prefix.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
 
-const REQUESTS = Number(process.argv[2] ?? 100_000);
+const RUNS_MODE = process.argv[2] === "--runs";
+const REQUESTS = RUNS_MODE ? 0 : Number(process.argv[2] ?? 100_000);
 /** Requests per synthetic run: a conversation that grows one message per request. */
 const RUN_LENGTH = 40;
 
@@ -73,6 +80,47 @@ const counter = await loadTokenCounter();
 console.log(`tokenizer load (o200k_base): ${(performance.now() - loadStart).toFixed(0)} ms`);
 
 const collectGarbage = globalThis.gc ?? (() => {});
+
+/** Texts of `length` characters: runs that gpt-tokenizer merged in quadratic time, and ordinary text. */
+const RUN_TEXTS = {
+  "A (base64 of a blank image)": (length) => "A".repeat(length),
+  a: (length) => "a".repeat(length),
+  "7 (digits)": (length) => "7".repeat(length),
+  space: (length) => " ".repeat(length),
+  newline: (length) => "\n".repeat(length),
+  "! (punctuation)": (length) => "!".repeat(length),
+  "mixed-case letters": (length) => {
+    let seed = 1;
+    const letters = [];
+    for (let i = 0; i < length; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      letters.push(String.fromCharCode((seed >> 16) % 2 ? 65 + (seed % 26) : 97 + (seed % 26)));
+    }
+    return letters.join("");
+  },
+  "ordinary text (README.md)": (length) => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    return readme.repeat(Math.ceil(length / readme.length)).slice(0, length);
+  },
+};
+
+if (RUNS_MODE) {
+  const lengths = [100_000, 200_000, 400_000, 1_000_000];
+  console.log(`ms per 100k characters at ${lengths.map((n) => `${n / 1000}k`).join(" / ")}; growth = last / first`);
+  for (const [name, make] of Object.entries(RUN_TEXTS)) {
+    counter.countText(make(20_000)); // warms the JIT up for this kind of text
+    const perHundredK = lengths.map((length) => {
+      const text = make(length);
+      collectGarbage();
+      const start = performance.now();
+      counter.countText(text);
+      return ((performance.now() - start) * 100_000) / length;
+    });
+    const figures = perHundredK.map((ms) => ms.toFixed(1).padStart(8)).join(" ");
+    console.log(`${name.padEnd(28)} ${figures}   growth ${(perHundredK.at(-1) / perHundredK[0]).toFixed(2)}`);
+  }
+  process.exit(0);
+}
 
 // Runs are built one at a time (holding every request at once would measure the garbage
 // collector), and only the diffing and counting are on the clock.

@@ -20,6 +20,7 @@ import { inputError, UserError } from "../errors.js";
 import { countJsonlRows, type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
 import type { WireRequest } from "../providers/types.js";
 import { isRunName } from "../safe-path.js";
+import { printable } from "../terminal-text.js";
 import { recordLines } from "./record-file.js";
 
 /** A request's wire body as payloads.jsonl keeps it. */
@@ -64,7 +65,7 @@ export interface RunLookup {
 
 /** How report and diff say it: a line on stderr, so stdout stays the output alone. */
 export function warnOnStderr(message: string): void {
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(`${printable(message, { lines: true })}\n`);
 }
 
 const PROBE_AT = /^(.+)@(\d+)$/;

@@ -1,8 +1,11 @@
 /**
  * Text out, a line at a time, without holding a long report in memory: lines are gathered into
  * chunks and a chunk is written only when the stream has room for it, so a slow pipe throttles
- * the reader instead of filling memory.
+ * the reader instead of filling memory. Every line is made printable (terminal-text.ts), since most
+ * lines hold something a capture said; only a table our own code coloured (table-output.ts) is written as it is.
  */
+import { printable } from "../terminal-text.js";
+
 const CHUNK_CHARS = 64 * 1024;
 
 export class LineWriter {
@@ -12,6 +15,11 @@ export class LineWriter {
   constructor(private readonly stream: NodeJS.WritableStream) {}
 
   async line(text: string): Promise<void> {
+    return this.styledLine(printable(text, { lines: true }));
+  }
+
+  /** A line with our own colour codes in it, whose captured parts were made printable already. */
+  async styledLine(text: string): Promise<void> {
     this.pending.push(text);
     this.pendingChars += text.length + 1;
     if (this.pendingChars >= CHUNK_CHARS) await this.flush();

@@ -1,8 +1,11 @@
 /**
  * `show <run> <seq>` output: a decoded request as text to read — a heading per segment with the
  * tokens and bytes it adds, then its content — or as JSON. The line where the kept cache prefix ends
- * is drawn between the two segments it falls between.
+ * is drawn between the two segments it falls between. Every line is made printable by the LineWriter;
+ * names that should stay on their line are made printable here, line breaks and all.
  */
+
+import { printable } from "../terminal-text.js";
 import { compactRoles, prefixSummary } from "./format.js";
 import type { LineWriter } from "./output.js";
 import type { DecodedRequest, DecodedSegment } from "./show-request.js";
@@ -20,14 +23,14 @@ function headline(r: DecodedRequest): string[] {
   const rec = r.record;
   const tokens = rec.tokens ? `${rec.tokens.total} tokens (${rec.tokens.encoding})` : "tokens not counted";
   return [
-    `${r.run} · request ${rec.seq} · ${rec.kind} · ${rec.api} ${rec.model}`,
+    `${r.run} · request ${rec.seq} · ${rec.kind} · ${rec.api} ${printable(rec.model)}`,
     `${tokens} · ${rec.bodyBytes} B body · roles ${compactRoles(rec.roles)}`,
     `cache prefix: ${prefixSummary(rec)}`,
   ];
 }
 
 function segmentHeading(s: DecodedSegment): string {
-  const name = s.name ? ` ${s.name}` : "";
+  const name = s.name ? ` ${printable(s.name)}` : "";
   return `── ${s.segment}${name} · ${s.tokens} tok · ${s.bytes} B`;
 }
 

@@ -19,6 +19,7 @@ import Table from "cli-table3";
 // cli-table3 sizes a column by strlen (display width, colour codes left out); measuring with the same
 // one keeps every column exactly as wide as the library alone would make it.
 import { strlen } from "cli-table3/src/utils.js";
+import { printable } from "../terminal-text.js";
 import type { LineWriter } from "./output.js";
 import { fitWidths } from "./table-fit.js";
 import { PLAIN_LOOK, paint, type TableLook, type Tone } from "./table-style.js";
@@ -74,7 +75,8 @@ export class TableOutput {
   }
 
   push(cells: TableCell[]): void {
-    const texts = cells.map(String);
+    // Cells are made printable here, before any colour of ours is painted around them.
+    const texts = cells.map((cell) => printable(String(cell), { lines: true }));
     let plain = true;
     for (let i = 0; i < texts.length; i++) {
       const text = texts[i]!;
@@ -90,25 +92,25 @@ export class TableOutput {
     const { maxWidth } = this.look;
     if (maxWidth !== null) this.fit(maxWidth);
     const rows = this.rows;
-    await out.line(this.drawn([], { head: true, last: rows.length === 0 }));
+    await out.styledLine(this.drawn([], { head: true, last: rows.length === 0 }));
     if (rows.length === 0) return;
     const frame = this.frame();
     let pending: string[][] = [];
     const drawPending = async (last: boolean) => {
-      if (pending.length > 0) await out.line(this.drawn(pending, { head: false, last }));
+      if (pending.length > 0) await out.styledLine(this.drawn(pending, { head: false, last }));
       pending = [];
     };
     for (const { texts, plain } of rows) {
       if (plain) {
         await drawPending(false);
-        await out.line(this.laidOut(texts, frame));
+        await out.styledLine(this.laidOut(texts, frame));
       } else {
         pending.push(this.painted(texts));
         if (pending.length === PIECE_ROWS) await drawPending(false);
       }
     }
     if (pending.length > 0) await drawPending(true);
-    else await out.line(frame.bottom);
+    else await out.styledLine(frame.bottom);
   }
 
   /** Narrows the text columns so the table is at most `maxWidth` wide; figures stay whole. */

@@ -14,12 +14,14 @@
  * reply opener — the fixed overhead — add up to the total exactly. Text that merely looks like a
  * special token is counted as plain text, which is what it is inside a wire body.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { deserialize } from "node:v8";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { WireDissection } from "../providers/types.js";
+import { type BytePairCore, mergeLongPiecesFast } from "./bpe-merge.js";
 import type { CacheSegment, Part, TokenCounts } from "./types.js";
 
 export const TOKEN_ENCODING = "o200k_base";
@@ -62,6 +64,8 @@ type Tokenizer = Pick<
   "encode" | "countTokens" | "ImStart" | "ImSep" | "ImEnd"
 >;
 
+type Encoding = Pick<Tokenizer, "encode" | "countTokens">;
+
 let loading: Promise<TokenCounter> | undefined;
 
 /** The tokenizer takes a quarter of a second to load, so it is loaded on first use only. */
@@ -83,31 +87,37 @@ export function tokenizerVersion(): string {
   return (createRequire(import.meta.url)("gpt-tokenizer/package.json") as { version: string }).version;
 }
 
+/** gpt-tokenizer's o200k_base encoding, with long pieces merged by bpe-merge.ts. */
+async function loadEncoding(): Promise<Tokenizer> {
+  const [encoding, special] = await Promise.all([loadGptEncoding(), import("gpt-tokenizer/specialTokens")]);
+  // gpt-tokenizer keeps its BytePairEncodingCore private; its merge is what bpe-merge.ts replaces.
+  mergeLongPiecesFast(
+    (encoding as unknown as { bytePairEncodingCoreProcessor: BytePairCore }).bytePairEncodingCoreProcessor,
+  );
+  return {
+    encode: encoding.encode,
+    countTokens: encoding.countTokens,
+    ImStart: special.ImStart,
+    ImSep: special.ImSep,
+    ImEnd: special.ImEnd,
+  };
+}
+
 /**
  * gpt-tokenizer's o200k_base module holds its 200,000 ranks as one JavaScript array literal, which Node
  * parses at every load (0.37 s of 0.40 s). The same array read back from the build's structured clone
  * takes a tenth of that, and goes to gpt-tokenizer's own GptEncoding exactly as that module hands it
  * over; only where no build wrote it (tsc's output alone) is the module loaded.
  */
-async function loadEncoding(): Promise<Tokenizer> {
+async function loadGptEncoding(): Promise<Encoding> {
   let ranks: (string | number[])[];
   try {
     ranks = deserialize(readFileSync(builtRanksPath())) as (string | number[])[];
   } catch {
-    return import("gpt-tokenizer/encoding/o200k_base");
+    return (await import("gpt-tokenizer/encoding/o200k_base")).default;
   }
-  const [{ GptEncoding }, special] = await Promise.all([
-    import("gpt-tokenizer/GptEncoding"),
-    import("gpt-tokenizer/specialTokens"),
-  ]);
-  const api = GptEncoding.getEncodingApi(TOKEN_ENCODING, () => ranks);
-  return {
-    encode: api.encode,
-    countTokens: api.countTokens,
-    ImStart: special.ImStart,
-    ImSep: special.ImSep,
-    ImEnd: special.ImEnd,
-  };
+  const { GptEncoding } = await import("gpt-tokenizer/GptEncoding");
+  return GptEncoding.getEncodingApi(TOKEN_ENCODING, () => ranks);
 }
 
 /** No special tokens recognised: whatever the text holds is counted as text. */
@@ -118,6 +128,7 @@ const FRAME_SPECIAL_TOKENS = 3;
 
 /** Every request of a run sends the history again; a bounded memo counts each distinct text once. */
 const MEMO_MAX_CHARS = 32 * 1024 * 1024;
+const V8_FULLY_HASHED_CHARS = 16_383;
 
 function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
   const special = (token: string): number => tokenizer.encode(token, { allowedSpecial: new Set([token]) })[0]!;
@@ -133,16 +144,22 @@ function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
   const replyOpener = [imStart, ...encodeText("assistant"), imSep];
 
   const memo = new Map<string, number>();
+  // V8 hashes a string longer than 16,383 characters by its length alone: as Map keys, long texts of
+  // one length would each be compared with all the others. They are keyed by their digest instead.
+  const longMemo = new Map<string, number>();
   let memoChars = 0;
   const countText = (text: string): number => {
-    const known = memo.get(text);
+    const [map, key] =
+      text.length <= V8_FULLY_HASHED_CHARS ? [memo, text] : [longMemo, createHash("sha256").update(text).digest("hex")];
+    const known = map.get(key);
     if (known !== undefined) return known;
     const count = tokenizer.countTokens(text, PLAIN_TEXT);
     if (memoChars + text.length > MEMO_MAX_CHARS) {
       memo.clear();
+      longMemo.clear();
       memoChars = 0;
     }
-    memo.set(text, count);
+    map.set(key, count);
     memoChars += text.length;
     return count;
   };

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { CheckFailed, UserError } from "../errors.js";
 import { restoreExtraCaCerts } from "../extra-ca-certs.js";
 import { PROJECT_ROOT } from "../project-root.js";
+import { printable } from "../terminal-text.js";
 
 restoreExtraCaCerts();
 
@@ -95,12 +96,14 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    // A message may quote what a capture or an input file holds.
+    const said = (text: string) => printable(text, { lines: true });
     if (error instanceof UserError) {
-      console.error(`payload-probe: ${error.message}`);
+      console.error(`payload-probe: ${said(error.message)}`);
       process.exitCode = 2;
     } else if (error instanceof CheckFailed) {
-      console.error(`payload-probe: ${error.message}`);
-      for (const failure of error.failures) console.error(`  - ${failure}`);
+      console.error(`payload-probe: ${said(error.message)}`);
+      for (const failure of error.failures) console.error(`  - ${said(failure)}`);
       process.exitCode = 1;
     } else {
       console.error("payload-probe: internal error (this is a bug):");

@@ -4,6 +4,7 @@ import { UserError } from "../errors.js";
 import { importProfile, PROGRESS_EVERY } from "../profile-import/import-run.js";
 import { IMPORTED_PROFILES_DIR, importedName, summaryLines, writeImportedProfile } from "../profile-import/write.js";
 import { PROJECT_ROOT } from "../project-root.js";
+import { printable } from "../terminal-text.js";
 import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe profile import <run...> [options]
@@ -59,6 +60,6 @@ export async function main(argv: string[]): Promise<number> {
   );
   writeImportedProfile(profile, out, values.force === true);
   if (values.json) console.log(JSON.stringify({ out, ...summary }, null, 2));
-  else console.log(summaryLines(summary, out).join("\n"));
+  else console.log(printable(summaryLines(summary, out).join("\n"), { lines: true })); // tool names are captured
   return 0;
 }

@@ -1,4 +1,5 @@
 import type { FinishedExchange } from "../capture/capture.js";
+import { printable } from "../terminal-text.js";
 
 /**
  * Where the cache prefix stands against the previous loop request of the same API and model: kept,
@@ -13,8 +14,12 @@ function prefixText(record: NonNullable<FinishedExchange["record"]>): string {
 
 const pathOf = (url: string) => new URL(url).pathname;
 
-/** One line per finished exchange, for stderr while the proxy runs. */
+/** One line per finished exchange, for stderr while the proxy runs; what the agent sent is made printable. */
 export function exchangeLine(exchange: FinishedExchange): string {
+  return printable(exchangeText(exchange));
+}
+
+function exchangeText(exchange: FinishedExchange): string {
   const { seq, request, outcome, record } = exchange;
   const status = `status ${outcome.status ?? "none"}${outcome.ending === "complete" ? "" : ` ${outcome.ending}`}`;
   if (record === null) {

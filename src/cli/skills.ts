@@ -4,6 +4,7 @@ import Table from "cli-table3";
 import { UserError } from "../errors.js";
 import { discoverSkills, skillSources } from "../skills/discover.js";
 import type { SkillDiagnostic, SkillLoadResult } from "../skills/types.js";
+import { printable } from "../terminal-text.js";
 import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe skills list [paths...] [options]
@@ -32,32 +33,36 @@ const OPTIONS = {
 } as const;
 
 const plainTable = (head: string[]) => new Table({ head, style: { head: [], border: [] } });
+/** A row's cells as printed: names, messages and paths come from skill files and folders. */
+const cells = (row: string[]) => row.map((cell) => printable(cell, { lines: true }));
 
 function diagnosticsTable(diagnostics: SkillDiagnostic[]): string {
   const table = plainTable(["type", "message", "path"]);
   for (const d of diagnostics) {
     // A collision names both files: the loser is the row's path, the winner is what it lost to.
     const message = d.collision ? `${d.message} (kept ${d.collision.winnerPath})` : d.message;
-    table.push([d.type, message, d.path]);
+    table.push(cells([d.type, message, d.path]));
   }
   return table.toString();
 }
 
 function printText(result: SkillLoadResult, roots: ReturnType<typeof skillSources>, showDiagnostics: boolean): void {
   const rootsTable = plainTable(["scope", "mode", "root"]);
-  for (const root of roots) rootsTable.push([root.scope, root.mode, root.root]);
+  for (const root of roots) rootsTable.push(cells([root.scope, root.mode, root.root]));
   console.log(`Roots, in load order (earlier roots win name collisions):\n${rootsTable.toString()}`);
 
   if (result.skills.length === 0) console.log("\nNo skills would be loaded.");
   else {
     const skillsTable = plainTable(["name", "scope", "in prompt", "path"]);
     for (const skill of result.skills) {
-      skillsTable.push([
-        skill.name,
-        skill.source.scope,
-        skill.disableModelInvocation ? "no (disable-model-invocation)" : "yes",
-        skill.filePath,
-      ]);
+      skillsTable.push(
+        cells([
+          skill.name,
+          skill.source.scope,
+          skill.disableModelInvocation ? "no (disable-model-invocation)" : "yes",
+          skill.filePath,
+        ]),
+      );
     }
     console.log(`\nSkills (${result.skills.length}):\n${skillsTable.toString()}`);
   }

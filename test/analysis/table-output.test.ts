@@ -4,12 +4,16 @@ import { describe, expect, it } from "vitest";
 import { LineWriter } from "../../src/analysis/output.js";
 import { type Align, type TableCell, type TableOptions, TableOutput } from "../../src/analysis/table-output.js";
 import type { TableLook } from "../../src/analysis/table-style.js";
+import { printable } from "../../src/terminal-text.js";
 
 const HEAD = ["seq", "tools", "roles", "prefix"];
 
 const ALIGN: Align[] = ["right", "left", "left", "left"];
 
-/** What cli-table3 prints for the same rows as one compact table (no rule between rows), right-aligned seq. */
+/**
+ * What cli-table3 prints for the same rows as one compact table (no rule between rows), right-aligned
+ * seq, each text made printable first as TableOutput makes it.
+ */
 function oneTable(rows: TableCell[][], colWidths?: number[]): string {
   const table = new Table({
     head: HEAD,
@@ -17,7 +21,8 @@ function oneTable(rows: TableCell[][], colWidths?: number[]): string {
     ...(colWidths ? { colWidths } : {}),
     style: { head: [], border: [], compact: true },
   });
-  for (const row of rows) table.push(row);
+  for (const row of rows)
+    table.push(row.map((cell) => (typeof cell === "string" ? printable(cell, { lines: true }) : cell)));
   return `${table.toString()}\n`;
 }
 
@@ -42,7 +47,7 @@ const plainRow = (i: number): TableCell[] => [
 const unusualRows: TableCell[][] = [
   [1, "名前 [読む]", "system>user", "wide characters"],
   [2, "two\nlines", "system", "a line break"],
-  [3, "\u001b[31mred\u001b[0m", "user", "a colour code"],
+  [3, "\u001b[31mred\u001b[0m", "user", "a captured colour code, shown as its escape"],
   [4, "e\u0301", "user", "a combining accent"],
   [5, "", "", ""],
 ];
@@ -57,7 +62,7 @@ describe("TableOutput", () => {
     expect(await written(rows)).toBe(oneTable(rows));
   });
 
-  it("prints wide, multi-line and coloured cells among plain rows exactly as one table would", async () => {
+  it("prints wide, multi-line and escaped cells among plain rows exactly as one table would", async () => {
     const rows = [
       plainRow(1),
       ...unusualRows,

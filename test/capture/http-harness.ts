@@ -7,7 +7,7 @@ import { loadProbeFile } from "../../src/probes/load.js";
 import type { Probe } from "../../src/probes/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
-import type { ModelResponse } from "../../src/providers/types.js";
+import type { Context, ModelResponse, ModelSpec } from "../../src/providers/types.js";
 import { stopAfterTest } from "../fixtures/children.js";
 
 export const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
@@ -119,4 +119,30 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = process.env): 
     });
     exited.then((code) => reject(new Error(`exited ${code} before listening; stderr: ${stderr}`)));
   });
+}
+
+/**
+ * Two chat completions requests as an agent makes them: `context` (whose first reply must call a
+ * tool), then the same context with that call and `toolResult` as its result.
+ */
+export async function promptThenToolResult(
+  baseUrl: string,
+  model: ModelSpec,
+  context: Context,
+  toolResult: string,
+): Promise<void> {
+  const send = async () =>
+    parseReply(
+      await postChat(`${baseUrl}/chat/completions`, openaiCompletions.buildRequest(model, context, "loop").body),
+    );
+  const first = await send();
+  const call = first.message.toolCalls[0]!;
+  context.messages.push(first.message, {
+    role: "tool",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: toolResult,
+    isError: false,
+  });
+  await send();
 }

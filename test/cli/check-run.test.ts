@@ -11,9 +11,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { dollars } from "../../src/analysis/pricing.js";
 import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import type { Context, ModelSpec, ToolDefinition } from "../../src/providers/types.js";
-import { parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
+import { promptThenToolResult, startCli, writeTinyProbe } from "../capture/http-harness.js";
 import { cliIn } from "./scratch-cli.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "pp-check-run-"));
@@ -53,20 +52,7 @@ async function captureAgentSession(options: { extraTool?: string; extraLine?: st
       tools: [tool("read"), ...(options.extraTool ? [tool(options.extraTool)] : [])],
       messages: [{ role: "user", content: "read notes.txt" }],
     };
-    const send = async () =>
-      parseReply(
-        await postChat(`${proxy.url}/chat/completions`, openaiCompletions.buildRequest(model, context, "loop").body),
-      );
-    const first = await send();
-    const call = first.message.toolCalls[0]!;
-    context.messages.push(first.message, {
-      role: "tool",
-      toolCallId: call.id,
-      toolName: call.name,
-      content: "the notes",
-      isError: false,
-    });
-    await send();
+    await promptThenToolResult(proxy.url, model, context, "the notes");
   } finally {
     await proxy.stop();
     await mock.close();
