@@ -13,7 +13,7 @@
  * `warn` is told once per file.
  */
 import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { RunDatabase } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
@@ -54,6 +54,11 @@ export interface RunSource {
   recordsFile: string | null;
   /** Whether the run kept its wire bodies (a run folder may hold only requests.jsonl). */
   hasPayloads: boolean;
+  /**
+   * Requests the run relayed but never recorded: its row's `lost` column, set when a server's capture
+   * could not write them before it stopped (capture-thread.ts). 0 without a database; absent for a baseline.
+   */
+  lost?(): number;
 }
 
 export interface RunLookup {
@@ -144,6 +149,10 @@ function folderSource(dir: string, lookup: RunLookup): RunSource {
     payloads: () => loadEach(lazyPayloadLines(payloads, torn(payloads))),
     lazyPayloads: () => lazyPayloadLines(payloads, torn(payloads)),
     hasPayloads: existsSync(payloads),
+    lost() {
+      const id = firstRunId(dir);
+      return lostOf(lookup, id === null ? { folder: dir } : { id });
+    },
   };
 }
 
@@ -159,11 +168,37 @@ function tornLineWarning(lookup: RunLookup): (path: string) => JsonlReadOptions 
   });
 }
 
+/** A run's row, found by its id, or as the latest row of a folder's probe written to that folder. */
+type RunRowKey = { id: string } | { folder: string };
+
+/**
+ * The `lost` column of a run's row (a folder with no record to name its run is looked up by where it
+ * was written). Read-only, and 0 from a database older than the column.
+ */
+function lostOf(lookup: RunLookup, key: RunRowKey): number {
+  if (!existsSync(databasePath(lookup))) return 0;
+  const db = new Database(databasePath(lookup), { readonly: true });
+  try {
+    let row: { lost?: number } | undefined;
+    if ("id" in key) row = db.prepare(`SELECT * FROM runs WHERE id = ?`).get(key.id) as typeof row;
+    else {
+      const rows = db
+        .prepare(`SELECT * FROM runs WHERE probe = ? ORDER BY started_at DESC, rowid DESC`)
+        .all(basename(key.folder)) as { dir: string | null; lost?: number }[];
+      row = rows.find((run) => run.dir !== null && resolve(run.dir) === resolve(key.folder));
+    }
+    return row?.lost ?? 0;
+  } finally {
+    db.close();
+  }
+}
+
 function databaseSource(runId: string, lookup: RunLookup): RunSource {
   return {
     label: runId,
     recordsFile: null,
     hasPayloads: true,
+    lost: () => lostOf(lookup, { id: runId }),
     count() {
       const db = new RunDatabase(databasePath(lookup));
       try {
