@@ -17,9 +17,25 @@
  * it ended (direct vs proxy), and the proxy's resident memory when idle, after the first response,
  * after the last, and at its peak (Linux /proc VmHWM). Flat memory means the last-response figure
  * stays near the first-response one however large N is.
+ *
+ *   node scripts/bench-proxy.mjs --sustained [--clients N] [--seconds S] [--kb B]   (defaults 32, 60, 16)
+ *   node scripts/bench-proxy.mjs --large-bodies [--bodies K] [--mb M]              (defaults 16 bodies of 50 MB)
+ *
+ * Sustained: N clients each send streamed chat completions requests of B KB of fresh words (no token
+ * cache answers them) one after another, through the built proxy (database on) to an upstream in this
+ * process, for S seconds. The proxy's RSS (/proc VmRSS) is sampled every second. Then the proxy gets
+ * SIGINT. Prints RSS at the start, its maximum and at the end, max/start, requests sent and recorded
+ * (lines of requests.jsonl once the proxy has exited), how long SIGINT took, and whether the proxy
+ * said capture was behind (its back-pressure notice). A bounded queue keeps max/start flat however long S is.
+ *
+ * Large bodies: K clients at once each send one M MB request body of a single letter (the tokenizer's
+ * slowest input), while one more client sends small requests one after another. Prints when each large
+ * request completed, the proxy's max RSS against the queue bound plus the bodies in flight, the small
+ * client's latency before and while the large bodies are captured, and then the same shutdown figures.
  */
 import "./help.mjs";
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request as httpRequest } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -294,5 +310,227 @@ async function latency() {
   }
 }
 
-if (process.argv.includes("--large")) await large();
+/** Resident memory of a process now, in MB (Linux /proc VmRSS). */
+const rssOf = (pid) => memoryOf(pid).rss;
+
+/** Samples a process's RSS every second until stopped; `max` and `samples` as they stand. */
+function sampleRss(pid) {
+  const samples = [rssOf(pid)];
+  const timer = setInterval(() => samples.push(rssOf(pid)), 1000);
+  return { samples, max: () => Math.max(...samples), stop: () => clearInterval(timer) };
+}
+
+/** An upstream that reads each request to the end and streams a short completion back. */
+async function streamingUpstream() {
+  const reply = sseBody(2000);
+  const server = createServer(async (request, response) => {
+    for await (const _ of request) {
+      // Read the request body so the exchange completes.
+    }
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    response.end(reply);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${server.address().port}` };
+}
+
+/**
+ * The built proxy (database on) in front of `upstream`, its token cache in the run folder's parent
+ * (so the bench never writes the user's), its stderr read line by line for the back-pressure notice
+ * and the shutdown's lost count.
+ */
+async function startBenchProxy(upstream, runs) {
+  process.env.PAYLOAD_PROBE_TOKEN_CACHE = join(runs, "tokens.jsonl");
+  const proxy = await startCli(["proxy", "--upstream", upstream, "--runs", runs], "pipe");
+  const seen = { behind: null, lost: null };
+  createInterface({ input: proxy.child.stderr }).on("line", (line) => {
+    if (line.startsWith("capture: behind")) seen.behind ??= line;
+    const lost = /^capture: (\d+) exchange\(s\) not written/.exec(line);
+    if (lost) seen.lost = Number(lost[1]);
+  });
+  return { ...proxy, seen };
+}
+
+/** SIGINT, then milliseconds until the proxy exited, its exit code, and the records it wrote. */
+async function interrupt(proxy, runs) {
+  const started = performance.now();
+  const exited = new Promise((resolve) => proxy.child.once("exit", (code) => resolve(code)));
+  proxy.child.kill("SIGINT");
+  const code = await exited;
+  const ms = performance.now() - started;
+  const records = readFileSync(join(runs, "proxy", "requests.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean).length;
+  return { ms, code, records };
+}
+
+function printShutdown(proxy, shutdown, sent) {
+  console.log(`requests sent ${sent}, recorded ${shutdown.records} (requests.jsonl after exit)`);
+  console.log(
+    `SIGINT to exit: ${shutdown.ms.toFixed(0)} ms (exit code ${shutdown.code}); lost by the shutdown: ${proxy.seen.lost ?? 0}`,
+  );
+  console.log(`back-pressure notice: ${proxy.seen.behind ?? "none"}`);
+}
+
+/** Words no token cache has seen: `kb` KB of 8-letter pieces of fresh UUIDs. */
+const freshText = (kb) => Array.from({ length: Math.ceil((kb * 1024) / 9) }, () => randomUUID().slice(0, 8)).join(" ");
+
+/** One streamed request read to its end; resolves with its status. */
+function streamedRequest(agent, url, text) {
+  const body = JSON.stringify({ model: "bench", messages: [{ role: "user", content: text }], stream: true });
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${url}/chat/completions`,
+      { method: "POST", agent, headers: { "content-type": "application/json" } },
+      (response) => {
+        response.on("data", () => undefined);
+        response.on("end", () => resolve(response.statusCode));
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+async function sustained() {
+  const clients = flag("clients", 32);
+  const seconds = flag("seconds", 60);
+  const kb = flag("kb", 16);
+  const upstream = await streamingUpstream();
+  const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
+  const proxy = await startBenchProxy(upstream.url, runs);
+  try {
+    const rss = sampleRss(proxy.child.pid);
+    const agent = new Agent({ keepAlive: true });
+    const until = performance.now() + seconds * 1000;
+    let sent = 0;
+    let failed = 0;
+    const client = async () => {
+      while (performance.now() < until) {
+        sent++;
+        if ((await streamedRequest(agent, proxy.url, freshText(kb))) !== 200) failed++;
+      }
+    };
+    await Promise.all(Array.from({ length: clients }, client));
+    agent.destroy();
+    rss.stop();
+    const end = rssOf(proxy.child.pid);
+    const max = Math.max(rss.max(), end);
+    const shutdown = await interrupt(proxy, runs);
+    console.log(
+      `${clients} streaming clients, ${kb} KB requests, ${seconds} s (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
+    );
+    console.log(
+      `proxy RSS (MB): start ${rss.samples[0].toFixed(0)}, max ${max.toFixed(0)}, end ${end.toFixed(0)}; max/start ${(max / rss.samples[0]).toFixed(2)}x`,
+    );
+    if (failed > 0) console.log(`requests not answered 200: ${failed}`);
+    printShutdown(proxy, shutdown, sent);
+    console.log("target: max/start flat however long the run; recorded + lost = sent; SIGINT within the 10 s drain");
+  } finally {
+    if (proxy.child.exitCode === null) await stop(proxy.child);
+    upstream.server.close();
+    rmSync(runs, { recursive: true, force: true });
+  }
+}
+
+/** Sends one request of `mb` MB of a single letter, written in 1 MiB pieces; resolves with ms to its reply's end. */
+function largeRequest(url, mb) {
+  const piece = Buffer.alloc(1024 * 1024, "a");
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${url}/chat/completions`,
+      { method: "POST", headers: { "content-type": "application/json" } },
+      (response) => {
+        response.on("data", () => undefined);
+        response.on("end", () => resolve({ status: response.statusCode, ms: performance.now() - started }));
+      },
+    );
+    request.on("error", reject);
+    (async () => {
+      // A fresh id first, so no token cache holds the text.
+      request.write(`{"model":"bench","stream":false,"messages":[{"role":"user","content":"${randomUUID()} `);
+      for (let i = 0; i < mb; i++)
+        if (!request.write(piece)) await new Promise((resume) => request.once("drain", resume));
+      request.end(`"}]}`);
+    })();
+  });
+}
+
+/**
+ * Small requests one after another until `done` resolves; each one's milliseconds, and the time the
+ * last one had waited when `done` came without its reply (the proxy held it: capture was behind).
+ */
+async function smallClient(url, done) {
+  const agent = new Agent({ keepAlive: true });
+  const times = [];
+  let finished = false;
+  const stopped = done.then(() => {
+    finished = true;
+    return "stopped";
+  });
+  let held = null;
+  while (!finished) {
+    const started = performance.now();
+    const reply = await Promise.race([timedRequest(agent, `${url}/chat/completions`, smallBody(true)), stopped]);
+    if (reply === "stopped") held = performance.now() - started;
+    else times.push(reply);
+  }
+  agent.destroy();
+  return { times, held };
+}
+
+async function largeBodies() {
+  const bodies = flag("bodies", 16);
+  const mb = flag("mb", 50);
+  const upstream = await streamingUpstream();
+  const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
+  const proxy = await startBenchProxy(upstream.url, runs);
+  try {
+    const agent = new Agent({ keepAlive: true });
+    const before = [];
+    for (let i = 0; i < 20; i++)
+      before.push(await timedRequest(agent, `${proxy.url}/chat/completions`, smallBody(true)));
+    agent.destroy();
+    const rss = sampleRss(proxy.child.pid);
+    const large = Promise.all(Array.from({ length: bodies }, () => largeRequest(proxy.url, mb)));
+    // The small client runs while the large bodies are relayed, then 10 s more while they are captured.
+    const during = smallClient(
+      proxy.url,
+      large.then(() => new Promise((resolve) => setTimeout(resolve, 10_000))),
+    );
+    const replies = await large;
+    const { times, held } = await during;
+    rss.stop();
+    const shutdown = await interrupt(proxy, runs);
+    console.log(
+      `${bodies} request bodies of ${mb} MB of one letter, at once (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
+    );
+    console.log(
+      `large requests answered: ${replies.filter((r) => r.status === 200).length}/${bodies}, ` +
+        `in ${median(replies.map((r) => r.ms)).toFixed(0)} ms median, ${Math.max(...replies.map((r) => r.ms)).toFixed(0)} ms slowest`,
+    );
+    const bound = 64 + mb * bodies;
+    console.log(
+      `proxy RSS (MB): start ${rss.samples[0].toFixed(0)}, max ${rss.max().toFixed(0)}; ` +
+        `queue bound 64 MiB + bodies in flight ${mb * bodies} MB = ${bound} MB`,
+    );
+    console.log(
+      `small client (ms): before median ${median(before).toFixed(1)}; during ${times.length} answered, ` +
+        (times.length > 0
+          ? `median ${median(times).toFixed(1)}, p99 ${percentile(times, 99).toFixed(1)}, max ${Math.max(...times).toFixed(1)}`
+          : "none") +
+        (held === null ? "" : `; one still held by the proxy after ${held.toFixed(0)} ms`),
+    );
+    printShutdown(proxy, shutdown, bodies + before.length + times.length);
+  } finally {
+    if (proxy.child.exitCode === null) await stop(proxy.child);
+    upstream.server.close();
+    rmSync(runs, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes("--sustained")) await sustained();
+else if (process.argv.includes("--large-bodies")) await largeBodies();
+else if (process.argv.includes("--large")) await large();
 else await latency();

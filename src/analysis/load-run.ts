@@ -13,7 +13,7 @@
  * `warn` is told once per file.
  */
 import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { RunDatabaseReader } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, UserError } from "../errors.js";
@@ -54,6 +54,11 @@ export interface RunSource {
   recordsFile: string | null;
   /** Whether the run kept its wire bodies (a run folder may hold only requests.jsonl). */
   hasPayloads: boolean;
+  /**
+   * Requests the run relayed but never recorded: its row's `lost` column, set when a server's capture
+   * could not write them before it stopped (capture-thread.ts). 0 without a database; absent for a baseline.
+   */
+  lost?(): number;
 }
 
 export interface RunLookup {
@@ -147,6 +152,10 @@ function folderSource(dir: string, lookup: RunLookup): RunSource {
     payloads: () => loadEach(lazyPayloadLines(payloads, torn(payloads))),
     lazyPayloads: () => lazyPayloadLines(payloads, torn(payloads)),
     hasPayloads: existsSync(payloads),
+    lost() {
+      const id = firstRunId(dir);
+      return lostOf(lookup, id === null ? { folder: dir } : { id });
+    },
   };
 }
 
@@ -162,11 +171,29 @@ function tornLineWarning(lookup: RunLookup): (path: string) => JsonlReadOptions 
   });
 }
 
+/** A run's row, found by its id, or as the latest row of a folder's probe written to that folder. */
+type RunRowKey = { id: string } | { folder: string };
+
+/**
+ * The `lost` column of a run's row (a folder with no record to name its run is looked up by where it
+ * was written). Read-only, and 0 from a database older than the column.
+ */
+function lostOf(lookup: RunLookup, key: RunRowKey): number {
+  if (!existsSync(databasePath(lookup))) return 0;
+  const db = RunDatabaseReader.open(databasePath(lookup));
+  try {
+    return db.lostOf("id" in key ? key : { probe: basename(key.folder), dir: key.folder });
+  } finally {
+    db.close();
+  }
+}
+
 function databaseSource(runId: string, lookup: RunLookup): RunSource {
   return {
     label: runId,
     recordsFile: null,
     hasPayloads: true,
+    lost: () => lostOf(lookup, { id: runId }),
     count() {
       const db = RunDatabaseReader.open(databasePath(lookup));
       try {

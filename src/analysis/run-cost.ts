@@ -65,6 +65,8 @@ export interface RunCost {
   unpriced: string[];
   /** Dollars of the priced requests (null when none has a price). */
   total: { predicted: number | null; reported: number | null; inputTokens: number; cacheRead: number };
+  /** Requests the run relayed but never recorded (RunSource.lost): the total cannot include them. */
+  lost: number;
 }
 
 export async function runCost(source: RunSource, options: CostOptions): Promise<RunCost> {
@@ -99,7 +101,7 @@ export async function runCost(source: RunSource, options: CostOptions): Promise<
     requests.push(cost);
   }
   attributeRebills(requests);
-  return summarize(requests);
+  return summarize(requests, source.lost?.() ?? 0);
 }
 
 function cacheInputOf(record: RequestRecord, breakpoints: CacheInput["breakpoints"]): CacheInput {
@@ -258,7 +260,7 @@ function payloadCursor(source: RunSource): { bodyOf(seq: number): string | null 
   };
 }
 
-function summarize(requests: RequestCost[]): RunCost {
+function summarize(requests: RequestCost[], lost: number): RunCost {
   const unpriced = [...new Set(requests.filter((r) => r.price === null).map((r) => r.model))];
   const anyReported = requests.some((r) => r.reportedCost !== null);
   const anyPriced = requests.some((r) => r.predictedCost !== null);
@@ -271,5 +273,6 @@ function summarize(requests: RequestCost[]): RunCost {
       inputTokens: requests.reduce((sum, r) => sum + r.predicted.inputTokens, 0),
       cacheRead: requests.reduce((sum, r) => sum + r.predicted.cacheRead, 0),
     },
+    lost,
   };
 }

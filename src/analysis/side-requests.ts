@@ -29,3 +29,13 @@ export function sideRequestNote(source: RunSource): string | null {
     ...more,
   ].join("\n");
 }
+
+/**
+ * Says how many requests a run relayed but never recorded (its row's `lost` count), which no file of
+ * the run shows: without it a report of a server stopped mid-capture looks complete. Null when none.
+ */
+export function lostRequestNote(source: RunSource): string | null {
+  const lost = source.lost?.() ?? 0;
+  if (lost === 0) return null;
+  return `lost: ${lost} request(s) were relayed but not recorded (capture could not finish in time)`;
+}

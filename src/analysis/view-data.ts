@@ -86,6 +86,8 @@ export interface ViewRun {
   probe: string;
   runId: string;
   requests: number;
+  /** Requests relayed but never recorded (RunSource.lost). */
+  lost: number;
 }
 
 export interface ViewMeta {
@@ -332,7 +334,13 @@ export function writeViewData(
   const path = out.path;
   const itemsPath = `${path}.items`;
   const items = new ItemTable(new FileSink(itemsPath), options.counter);
-  const runs: ViewRun[] = sources.map((s) => ({ label: s.label, probe: "", runId: "", requests: 0 }));
+  const runs: ViewRun[] = sources.map((s) => ({
+    label: s.label,
+    probe: "",
+    runId: "",
+    requests: 0,
+    lost: s.lost?.() ?? 0,
+  }));
   const requestLines = new FileSink(`${path}.requests`);
   const index: Map<number, number>[] = sources.map(() => new Map());
   let n = 0;

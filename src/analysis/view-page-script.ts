@@ -76,7 +76,9 @@ function viewPage() {
   const header = document.querySelector("header");
   const title = meta.runs.map((r) => r.probe || r.label).join(" vs ");
   header.append($("h1", "", `payload-probe view · ${title}`));
-  const counts = meta.runs.map((r) => `${r.requests} requests`).join(" / ");
+  const counts = meta.runs
+    .map((r) => `${r.requests} requests${r.lost ? ` (${r.lost} more relayed but not recorded)` : ""}`)
+    .join(" / ");
   header.append(
     $("span", "facts", `${counts} · encoding ${meta.encoding} · from ${fmtBytes(meta.rawBytes)} of run files`),
   );

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
 import { isProcessAlive } from "../pid-lock.js";
@@ -122,6 +122,21 @@ export class RunDatabaseReader {
           .prepare(`SELECT id, dir, status FROM runs WHERE probe = ? ORDER BY started_at DESC, rowid DESC`)
           .all(probe) as { id: string; dir: string | null; status: string }[],
     );
+  }
+
+  /**
+   * Exchanges a run accepted but could not write (capture-thread.ts), by its id or as the latest row
+   * of a probe written to `dir`; 0 from a database older than the column.
+   */
+  lostOf(key: { id: string } | { probe: string; dir: string }): number {
+    const row = this.read(() => {
+      if ("id" in key) return this.db.prepare(`SELECT * FROM runs WHERE id = ?`).get(key.id) as { lost?: number };
+      const rows = this.db
+        .prepare(`SELECT * FROM runs WHERE probe = ? ORDER BY started_at DESC, rowid DESC`)
+        .all(key.probe) as { dir: string | null; lost?: number }[];
+      return rows.find((run) => run.dir !== null && resolve(run.dir) === resolve(key.dir));
+    });
+    return row?.lost ?? 0;
   }
 
   recordsOf(run: string): RequestRecord[] {

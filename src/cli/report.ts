@@ -2,7 +2,7 @@ import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { tokenLedger } from "../analysis/segments.js";
-import { sideRequestNote } from "../analysis/side-requests.js";
+import { lostRequestNote, sideRequestNote } from "../analysis/side-requests.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 import { runPricer } from "./run-pricer.js";
@@ -69,7 +69,6 @@ export async function main(argv: string[]): Promise<number> {
   } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
   else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes", look });
   // On stderr, so --json and --markdown output stays data.
-  const note = sideRequestNote(source);
-  if (note) process.stderr.write(`${note}\n`);
+  for (const note of [sideRequestNote(source), lostRequestNote(source)]) if (note) process.stderr.write(`${note}\n`);
   return 0;
 }

@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,7 +8,7 @@ import type { FinishedExchange } from "../../src/capture/capture.js";
 import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import { serveHttp } from "../../src/capture/http.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { chatBody, jsonl, postChat, startCli } from "./http-harness.js";
+import { chatBody, jsonl, MAIN, postChat, startCli } from "./http-harness.js";
 
 const closers: (() => Promise<unknown>)[] = [];
 const tokenCache = process.env.PAYLOAD_PROBE_TOKEN_CACHE;
@@ -127,5 +129,74 @@ describe("capture worker", () => {
     db.close();
     expect(row.status).toBe("captured");
     expect(row.request_count + row.lost).toBe(1);
+  }, 60_000);
+});
+
+function cli(...args: string[]) {
+  const child = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8" });
+  return { code: child.status, out: child.stdout, err: child.stderr };
+}
+
+/**
+ * A real proxy run with one request written and one lost: the second body is one letter repeated
+ * (the tokenizer's slowest input, uncached), and the shutdown gives the worker no drain time.
+ */
+async function runWithOneLost(runs: string): Promise<string> {
+  process.env.PAYLOAD_PROBE_TOKEN_CACHE = "off";
+  let firstWritten!: () => void;
+  const written = new Promise<void>((resolve) => {
+    firstWritten = resolve;
+  });
+  const proxy = await startCaptureProxy({
+    upstream: await quickUpstream(),
+    runsDir: runs,
+    onFinished: (exchange: FinishedExchange) => exchange.seq === 1 && firstWritten(),
+    capture: { drainMs: 0, notice: () => undefined },
+  });
+  closers.push(() => proxy.close());
+  const url = `${proxy.url}/v1/chat/completions`;
+  expect((await postChat(url, chatBody("hi", { stream: false }))).status).toBe(200);
+  await written;
+  const slow = chatBody(`${"a".repeat(2_000_000)} ${randomUUID()}`, { stream: false });
+  expect((await postChat(url, slow)).status).toBe(200);
+  await proxy.close();
+  return proxy.runId;
+}
+
+describe("a run with requests relayed but not recorded", () => {
+  it("report, report --cost --json and view say how many were lost", async () => {
+    const runs = tempDir("lost-report-");
+    const runId = await runWithOneLost(runs);
+    const lostLine = "lost: 1 request(s) were relayed but not recorded (capture could not finish in time)";
+    for (const spec of [join(runs, "proxy"), runId]) {
+      const table = cli("report", spec, "--runs", runs);
+      expect(table.code, table.err).toBe(0);
+      expect(table.err.split("\n")).toContain(lostLine);
+      const json = cli("report", spec, "--json", "--runs", runs);
+      expect(JSON.parse(json.out)).toHaveLength(1);
+      expect(json.err.split("\n")).toContain(lostLine);
+    }
+    const cost = cli("report", join(runs, "proxy"), "--cost", "--json", "--model", "gpt-4.1", "--runs", runs);
+    expect(cost.code, cost.err).toBe(0);
+    expect(JSON.parse(cost.out)).toMatchObject({ lost: 1, requests: [{ seq: 1 }] });
+    const page = join(runs, "page.html");
+    expect(cli("view", join(runs, "proxy"), "--out", page, "--runs", runs).code).toBe(0);
+    expect(readFileSync(page, "utf8")).toMatch(
+      /"runs":\[\{"label":"[^"]+","probe":"proxy","runId":"[^"]+","requests":1,"lost":1\}\]/,
+    );
+  }, 60_000);
+
+  it("a run that lost nothing says nothing of it", async () => {
+    const runs = tempDir("lost-none-");
+    process.env.PAYLOAD_PROBE_TOKEN_CACHE = "off";
+    const proxy = await startCaptureProxy({ upstream: await quickUpstream(), runsDir: runs });
+    closers.push(() => proxy.close());
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi", { stream: false }))).status).toBe(200);
+    await proxy.close();
+    const table = cli("report", join(runs, "proxy"), "--runs", runs);
+    expect(table.code, table.err).toBe(0);
+    expect(table.err).not.toMatch(/^lost:/m);
+    const cost = cli("report", join(runs, "proxy"), "--cost", "--json", "--model", "gpt-4.1", "--runs", runs);
+    expect(JSON.parse(cost.out)).toMatchObject({ lost: 0 });
   }, 60_000);
 });
