@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
+import { cliName } from "../invoked-as.js";
 
 export const COUNT_METRICS = [
   "tokens.tools",
@@ -84,7 +85,7 @@ export function readBaseline(path: string, probe: string): Baseline {
     throw inputError(
       path,
       undefined,
-      `no baseline for probe "${probe}"; run 'payload-probe check ${probe} --update' to write it`,
+      `no baseline for probe "${probe}"; run '${cliName()} check ${probe} --update' to write it`,
     );
   let value: unknown;
   try {
