@@ -2,6 +2,9 @@
 # The one entry point: installs and builds what is missing, then runs a probe, the tests, or any
 # CLI command.  ./run.sh p1 · ./run.sh test · ./run.sh diff a b · ./run.sh --help
 set -euo pipefail
+# How the user started this script, from their folder, so the CLI's hints (`see it: ./run.sh report p1`)
+# can be typed as printed. A $0 without a slash is `bash run.sh` (a PATH lookup hands over the full path).
+case "$0" in */*) INVOKED_AS=$0 ;; *) INVOKED_AS=./$0 ;; esac
 # The checkout is where this script is; a parameter expansion, not `dirname`, saves a process per call.
 case "$0" in */*) cd "${0%/*}" ;; esac
 
@@ -22,17 +25,24 @@ need_node() {
 # version and Node ABI and kept in the user's cache; a fresh machine compiles it, later clones reuse it.
 install_deps() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    log "installing dependencies (npm ci) …"
-    npm ci --no-audit --no-fund --loglevel=error --ignore-scripts >&2
     local version abi addon cached
-    version=$(node -p 'require("./node_modules/better-sqlite3/package.json").version')
+    # Read from the lockfile, so the user hears before npm ci's own silence whether a compile follows it.
+    version=$(node -p 'require("./package-lock.json").packages["node_modules/better-sqlite3"].version')
     abi=$(node -p 'process.versions.modules + "-" + process.platform + "-" + process.arch')
     addon=node_modules/better-sqlite3/build/Release/better_sqlite3.node
     cached="${XDG_CACHE_HOME:-$HOME/.cache}/payload-probe/better_sqlite3-$version-$abi.node"
     if [ -f "$cached" ]; then
+      log "installing dependencies (npm ci) …"
+    else
+      log "first set-up on this machine: installing dependencies (npm ci), then compiling the SQLite addon" \
+        "(better-sqlite3 $version) from C++, as no prebuilt one can be downloaded here. This takes a few" \
+        "minutes and prints little; it happens once per machine and Node version."
+    fi
+    npm ci --no-audit --no-fund --loglevel=error --ignore-scripts >&2
+    if [ -f "$cached" ]; then
       mkdir -p "$(dirname "$addon")" && cp "$cached" "$addon"
     else
-      log "compiling better-sqlite3 $version (once per machine) …"
+      log "compiling better-sqlite3 $version …"
       npm rebuild better-sqlite3 --loglevel=error >&2
       mkdir -p "$(dirname "$cached")" && cp "$addon" "$cached.tmp.$$" && mv "$cached.tmp.$$" "$cached"
     fi
@@ -86,6 +96,9 @@ case "${1:-}" in
     exec node dist/cli/main.js --help
     ;;
   *)
+    # Only the CLI is told how it was started: vitest and the processes it starts must not inherit it.
+    export PAYLOAD_PROBE_INVOKED_AS="$INVOKED_AS"
+    # A first word that names no probe file goes to the CLI's commands, which name the nearest probe.
     if [ -f "probes/$1.yaml" ]; then
       exec node dist/cli/main.js run "$@"
     fi

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, 
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { UserError } from "../errors.js";
+import { cliName } from "../invoked-as.js";
 
 /** The versions the runtime mirrors (pi) and the adapter pinned in its place (see NOTES "Real pi"). */
 export const PI_PINS = {
@@ -72,7 +73,7 @@ function adapterEntry(adapterDir: string): string {
   const entry = manifest.pi?.extensions?.[0];
   if (manifest.version !== PI_PINS.mcpAdapter || !entry)
     throw new UserError(
-      `${adapterDir}: expected pi-mcp-adapter ${PI_PINS.mcpAdapter} with a pi.extensions entry; run 'payload-probe agents install pi' again`,
+      `${adapterDir}: expected pi-mcp-adapter ${PI_PINS.mcpAdapter} with a pi.extensions entry; run '${cliName()} agents install pi' again`,
     );
   return join(adapterDir, entry);
 }
@@ -139,7 +140,7 @@ export function findPi(env: NodeJS.ProcessEnv = process.env): PiInstall | undefi
 }
 
 /** The one line that says how to get pi, for every place that needs it and finds none. */
-export const INSTALL_HINT = "install it with 'payload-probe agents install pi' (or './run.sh agents install pi')";
+export const installHint = () => `install it with '${cliName()} agents install pi'`;
 
 /** npm's words for a registry it could not reach. */
 const OFFLINE =

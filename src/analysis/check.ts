@@ -11,6 +11,7 @@ import { parse as parseYaml } from "yaml";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError } from "../errors.js";
 import { readInputFile } from "../input-file.js";
+import { cliName } from "../invoked-as.js";
 
 export const COUNT_METRICS = [
   "tokens.tools",
@@ -85,7 +86,7 @@ export function readBaseline(path: string, probe: string): Baseline {
     throw inputError(
       path,
       undefined,
-      `no baseline for probe "${probe}"; run 'payload-probe check ${probe} --update' to write it`,
+      `no baseline for probe "${probe}"; run '${cliName()} check ${probe} --update' to write it`,
     );
   let value: unknown;
   try {

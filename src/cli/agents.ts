@@ -19,15 +19,11 @@ export async function main(argv: string[]): Promise<number> {
     name: "agents",
     help,
     options: { json: { type: "boolean" } } as const,
-    positionals: { min: 2, max: 2 },
+    positionals: ["install", "pi"],
     runs: false,
   });
   if (typeof args === "number") return args;
-  const { values, positionals } = args;
-  if (positionals[0] !== "install" || positionals[1] !== "pi") {
-    console.log(help);
-    return 2;
-  }
+  const { values } = args;
   const install = await installPi((line) => process.stderr.write(`agents: ${line}\n`));
   if (values.json) console.log(JSON.stringify({ pi: PI_PINS, ...install }, null, 2));
   else console.log(`pi ${PI_PINS.pi} (${install.source}): ${[install.program, ...install.programArgs].join(" ")}`);

@@ -1,6 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
+import { nearest } from "../nearest.js";
+import { resolveProbePath } from "../probes/load.js";
+import { allProbeNames } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
 
@@ -15,6 +18,14 @@ export function runsDirArg(command: string, value: string | undefined): string {
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new UserError(`${command}: --runs expected a folder, but ${dir} is not one`);
   return dir;
+}
+
+/** A probe named on the command line (`p1`, or a file's path): its file; a name with none names the nearest probe. */
+export function probeFileArg(command: string, nameOrPath: string): string {
+  const path = resolveProbePath(nameOrPath, PROJECT_ROOT);
+  if (path !== join(PROJECT_ROOT, "probes", `${nameOrPath}.yaml`) || existsSync(path)) return path;
+  const near = nearest(nameOrPath, allProbeNames(PROJECT_ROOT));
+  throw new UserError(`${command}: no probe "${nameOrPath}" in probes/${near ? `; did you mean ${near}?` : ""}`);
 }
 
 /** A flag whose value names a folder under the runs folder (`proxy --name`). */

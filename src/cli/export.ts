@@ -49,15 +49,11 @@ export async function main(argv: string[]): Promise<number> {
       model: { type: "string" },
       pricing: { type: "string" },
     } as const,
-    positionals: { min: 2 },
+    positionals: ["otel", "<run...>"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
-  const [format, ...runs] = positionals;
-  if (format !== "otel") {
-    console.log(help);
-    return 2;
-  }
+  const runs = positionals.slice(1);
   const content = contentArg("export", values.content);
   // Every run is found before anything is sent: a typo in the last name should not leave a partial export.
   const sources = runs.map((spec) => resolveRun(spec, { runsDir, warn: warnOnStderr }));

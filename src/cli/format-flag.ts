@@ -1,4 +1,4 @@
-import { UserError } from "../errors.js";
+import { usageError } from "./args.js";
 
 type FormatFlags = { plain?: boolean; json?: boolean; markdown?: boolean };
 
@@ -9,7 +9,6 @@ export function outputFormat<T extends string>(
   fallback: T,
 ): T | "plain" | "json" | "markdown" {
   const chosen = (["plain", "json", "markdown"] as const).filter((flag) => flags[flag]);
-  if (chosen.length > 1)
-    throw new UserError(`${command}: choose one of --${chosen.join(", --")}. See 'payload-probe ${command} --help'.`);
+  if (chosen.length > 1) throw usageError(command, `choose one of --${chosen.join(", --")}`);
   return chosen[0] ?? fallback;
 }

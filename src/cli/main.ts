@@ -3,10 +3,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CheckFailed, UserError } from "../errors.js";
 import { restoreExtraCaCerts } from "../extra-ca-certs.js";
+import { cliName, probeCommand, readInvokedAs } from "../invoked-as.js";
+import { nearest } from "../nearest.js";
+import { allProbeNames } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { printable } from "../terminal-text.js";
 
 restoreExtraCaCerts();
+readInvokedAs();
 
 interface Command {
   main(argv: string[]): Promise<number>;
@@ -72,11 +76,27 @@ ${Object.entries(COMMANDS)
 Run 'payload-probe <command> --help' for a command's options, 'payload-probe --version' for the version.
 Exit codes: 0 ok, 1 a check did not hold, 2 bad usage or input, 3 internal error.`;
 
+/** What an unknown first word was probably meant to be: a command, or a probe run.sh would have run. */
+function unknownCommand(name: string): string {
+  const command = nearest(name, Object.keys(COMMANDS));
+  const probe = command ? undefined : nearest(name, allProbeNames(PROJECT_ROOT));
+  const hint = command
+    ? `; did you mean ${command}?`
+    : probe
+      ? `; did you mean the probe ${probe} (${probeCommand(probe)})?`
+      : ".";
+  return `payload-probe: unknown command "${name}"${hint} See '${cliName()} --help'.`;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === "--help" || name === "-h" || name === "help") {
+  if (!name) {
+    console.error(`payload-probe: missing <command>. See '${cliName()} --help'.`);
+    return 2;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
     console.log(USAGE);
-    return name ? 0 : 2;
+    return 0;
   }
   if (name === "--version" || name === "-V") {
     const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
@@ -85,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    console.error(`payload-probe: unknown command "${name}"\n\n${USAGE}`);
+    console.error(unknownCommand(name));
     return 2;
   }
   return (await command.load()).main(rest);

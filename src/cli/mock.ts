@@ -1,9 +1,11 @@
 import { startMockServer } from "../capture/mock-server.js";
 import { UserError } from "../errors.js";
-import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { loadProbeFile } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
+import { probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
+import { exchangeLog } from "./proxy-log.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
@@ -19,7 +21,9 @@ captured to <runs>/<probe>-mock/ and <runs>/payload-probe.db. The first line pri
 <base URL> (http://127.0.0.1:N/v1): an OpenAI client's base URL; an Anthropic client takes it without
 /v1. When the script runs out, requests get HTTP 500 naming the request. A body the API cannot take
 gets HTTP 400 in that API's error shape naming what is wrong, and takes no step. The run folder is
-replaced only once the port is listening. Stops on Ctrl-C.
+replaced only once the port is listening. Each request prints one line on stderr once it is written
+(seq, API, model, tools, tokens by our count, HTTP status, where the cache prefix broke); stopping
+prints a summary. Stops on Ctrl-C.
 
   <probe>       a name under probes/ (p1) or a path to a probe file
   --port N      port to listen on (default 0: a free port)
@@ -51,13 +55,14 @@ export async function main(argv: string[]): Promise<number> {
       delay: { type: "string" },
       otel: { type: "string" },
     } as const,
-    positionals: { min: 1, max: 1 },
+    positionals: ["<probe>"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
-  const probe = await loadProbeFile(resolveProbePath(positionals[0]!, PROJECT_ROOT), PROJECT_ROOT);
+  const probe = await loadProbeFile(probeFileArg("mock", positionals[0]!), PROJECT_ROOT);
   const otel = await otelFlag(values.otel);
   const live = otel?.live(`${probe.name}-mock`);
+  const log = exchangeLog("mock", live);
   const server = await startMockServer(
     { name: probe.name, markers: probe.markers, script: probe.model.script, modelId: probe.model.id },
     {
@@ -66,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
       host: values.host,
       database: !values["no-db"],
       chunkDelayMs: parseDelay(values.delay),
-      onFinished: live && ((exchange) => exchange.record && live.record(exchange.record)),
+      onFinished: log.onFinished,
     },
   );
   console.log(`LISTENING ${server.baseUrl}`);
@@ -75,6 +80,7 @@ export async function main(argv: string[]): Promise<number> {
   );
   return serveUntilSignal(async () => {
     await server.close();
+    log.printSummary();
     live?.end(server.runId);
     await otel?.close();
   });

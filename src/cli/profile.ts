@@ -43,12 +43,10 @@ export async function main(argv: string[]): Promise<number> {
       force: { type: "boolean" },
       json: { type: "boolean" },
     } as const,
-    positionals: { min: 2 },
+    positionals: ["import", "<run...>"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
-  if (positionals[0] !== "import")
-    throw new UserError(`profile: unknown subcommand "${positionals[0]}": the only one is "import"`);
   const sources = positionals.slice(1).map((spec) => resolveRun(spec, { runsDir, warn: warnOnStderr }));
   const name = values.name ?? importedName(sources[0]!.label);
   if (name.trim() === "") throw new UserError("profile: --name expected a non-empty name");

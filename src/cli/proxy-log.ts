@@ -1,4 +1,5 @@
 import type { FinishedExchange } from "../capture/capture.js";
+import type { RequestRecord } from "../capture/types.js";
 import { printable } from "../terminal-text.js";
 
 /**
@@ -32,6 +33,9 @@ function exchangeText(exchange: FinishedExchange): string {
 
 /** Counts of a proxy session, for the summary printed when it stops. */
 export class ProxyTally {
+  /** `label` starts the summary: the command that served the requests (`proxy`, `mock`). */
+  constructor(private readonly label = "proxy") {}
+
   private requests = 0;
   private side = 0;
   private tokens = 0;
@@ -59,8 +63,24 @@ export class ProxyTally {
     const apis = this.byApi.size > 0 ? ` (${list(this.byApi, " ")})` : "";
     const statuses = this.byStatus.size > 0 ? `; status ${list(this.byStatus, "×")}` : "";
     return (
-      `proxy: ${this.requests} request(s): ${this.requests - this.side} recorded${apis}, ${this.side} side` +
+      `${this.label}: ${this.requests} request(s): ${this.requests - this.side} recorded${apis}, ${this.side} side` +
       `${statuses}; ${this.tokens} tokens by our count; prefix broke ${this.breaks} time(s)`
     );
   }
+}
+
+/**
+ * The live log of a command serving an agent (proxy, mock): one stderr line per finished exchange,
+ * each record also handed to `live` (the OTLP live export), and the summary for when it stops.
+ */
+export function exchangeLog(label: string, live?: { record(record: RequestRecord): void }) {
+  const tally = new ProxyTally(label);
+  return {
+    onFinished(exchange: FinishedExchange): void {
+      tally.add(exchange);
+      process.stderr.write(`${exchangeLine(exchange)}\n`);
+      if (live && exchange.record) live.record(exchange.record);
+    },
+    printSummary: () => process.stderr.write(`${tally.summary()}\n`),
+  };
 }

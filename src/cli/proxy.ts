@@ -1,9 +1,9 @@
 import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
 import { folderNameArg } from "./arg-values.js";
-import { parseCommand } from "./args.js";
+import { parseCommand, usageError } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
-import { exchangeLine, ProxyTally } from "./proxy-log.js";
+import { exchangeLog } from "./proxy-log.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe proxy --upstream URL [options]
@@ -44,7 +44,7 @@ ${OTEL_FLAG_HELP}; each request is sent as it is captured
 Exit: 0 stopped by a signal, 2 bad usage (no or bad --upstream, port in use).`;
 
 function parseUpstream(value: string | undefined): string {
-  if (value === undefined) throw new UserError("proxy: --upstream URL is required. See 'payload-probe proxy --help'.");
+  if (value === undefined) throw usageError("proxy", "--upstream URL is required");
   try {
     const url = new URL(value);
     if (url.protocol === "http:" || url.protocol === "https:") return value;
@@ -78,14 +78,14 @@ export async function main(argv: string[]): Promise<number> {
       "redact-body": { type: "string", multiple: true },
       otel: { type: "string" },
     } as const,
-    positionals: { max: 0 },
+    positionals: [],
   });
   if (typeof args === "number") return args;
   const { values, runsDir } = args;
-  const tally = new ProxyTally();
   const otel = await otelFlag(values.otel);
   const name = folderNameArg("proxy", "name", values.name) ?? "proxy";
   const live = otel?.live(name);
+  const log = exchangeLog("proxy", live);
   const proxy = await startCaptureProxy({
     upstream: parseUpstream(values.upstream),
     runsDir,
@@ -95,11 +95,7 @@ export async function main(argv: string[]): Promise<number> {
     database: !values["no-db"],
     redactQuery: values.redact,
     redactBody: (values["redact-body"] ?? []).map(parseBodyPattern),
-    onFinished: (exchange) => {
-      tally.add(exchange);
-      process.stderr.write(`${exchangeLine(exchange)}\n`);
-      if (live && exchange.record) live.record(exchange.record);
-    },
+    onFinished: log.onFinished,
   });
   console.log(`LISTENING ${proxy.url}`);
   console.log(
@@ -107,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
   );
   return serveUntilSignal(async () => {
     await proxy.close();
-    process.stderr.write(`${tally.summary()}\n`);
+    log.printSummary();
     live?.end(proxy.runId);
     await otel?.close();
   });

@@ -54,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
       markdown: { type: "boolean" },
       wide: { type: "boolean" },
     } as const,
-    positionals: { min: 1, max: 1 },
+    positionals: ["<run>"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;

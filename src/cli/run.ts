@@ -4,16 +4,17 @@ import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
 import type { TableLook } from "../analysis/table-style.js";
+import { cliName } from "../invoked-as.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
-import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { loadProbeFile } from "../probes/load.js";
 import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
 import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { piRunName } from "../safe-path.js";
-import { agentsArg, defaultRunsDir, positiveIntegerArg } from "./arg-values.js";
+import { agentsArg, defaultRunsDir, positiveIntegerArg, probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { interruptRunsOnSignal } from "./signals.js";
@@ -72,7 +73,7 @@ function seeItLine(result: RunResult, runsDir: string): string {
   const name = result.agent === "pi" ? piRunName(result.probe.name) : result.probe.name;
   const run = runsDir === defaultRunsDir() ? name : result.dir;
   const first = result.records[0]?.seq ?? 1;
-  return `see it: payload-probe report ${run} · show ${run} ${first} · view ${run}`;
+  return `see it: ${cliName()} report ${run} · show ${run} ${first} · view ${run}`;
 }
 
 async function printSummary(results: RunResult[], look: TableLook): Promise<void> {
@@ -102,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
       agent: { type: "string" },
       otel: { type: "string" },
     } as const,
-    positionals: { min: 1 },
+    positionals: ["<probe...|all>"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
@@ -117,7 +118,7 @@ export async function main(argv: string[]): Promise<number> {
   const profile = values.profile === undefined ? undefined : resolve(values.profile);
   const probes: Probe[] = [];
   for (const name of names) {
-    const probe = await loadProbeFile(resolveProbePath(name, PROJECT_ROOT), PROJECT_ROOT);
+    const probe = await loadProbeFile(probeFileArg("run", name), PROJECT_ROOT);
     probes.push(profile ? { ...probe, agent: { ...probe.agent, profile } } : probe);
   }
   const chosen = agentsArg("run", values.agent);

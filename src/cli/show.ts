@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
       model: { type: "string" },
       pricing: { type: "string" },
     } as const,
-    positionals: { min: 2, max: 2 },
+    positionals: ["<run>", "<seq>"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;

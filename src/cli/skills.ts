@@ -1,11 +1,10 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import Table from "cli-table3";
-import { UserError } from "../errors.js";
 import { discoverSkills, skillSources } from "../skills/discover.js";
 import type { SkillDiagnostic, SkillLoadResult } from "../skills/types.js";
 import { printable } from "../terminal-text.js";
-import { parseCommand } from "./args.js";
+import { parseCommand, usageError } from "./args.js";
 
 export const help = `Usage: payload-probe skills list [paths...] [options]
 
@@ -78,11 +77,8 @@ export async function main(argv: string[]): Promise<number> {
   if (typeof args === "number") return args;
   const { values, positionals } = args;
   const [action, ...paths] = positionals;
-  if (action !== "list") {
-    throw new UserError(
-      `skills: expected the subcommand "list"${action ? `, got "${action}"` : ""}. See 'payload-probe skills --help'.`,
-    );
-  }
+  if (action !== "list")
+    throw usageError("skills", `expected the subcommand "list"${action ? `, got "${action}"` : ""}`);
   const home = homedir();
   const options = {
     cwd: resolve(values.cwd ?? process.cwd()),

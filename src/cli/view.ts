@@ -55,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
       model: { type: "string" },
       pricing: { type: "string" },
     } as const,
-    positionals: { min: 1, max: 1 },
+    positionals: ["<run>"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;

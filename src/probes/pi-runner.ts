@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { findPi, INSTALL_HINT, type PiInstall } from "../agents/pi-install.js";
+import { findPi, installHint, type PiInstall } from "../agents/pi-install.js";
 import { type MockServer, startMockServer } from "../capture/mock-server.js";
 import { liveRunDir } from "../capture/run-folder.js";
 import { UserError } from "../errors.js";
@@ -248,7 +248,7 @@ function skippedResult(probe: Probe, reason: string): RunResult {
 /** The installed pi, or bad input saying how to install it. */
 export function requirePi(): PiInstall {
   const install = findPi();
-  if (!install) throw new UserError(`the real pi is not installed; ${INSTALL_HINT}`);
+  if (!install) throw new UserError(`the real pi is not installed; ${installHint()}`);
   return install;
 }
 

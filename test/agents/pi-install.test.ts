@@ -76,10 +76,11 @@ describe("agents install pi", () => {
     expect(findPi({ XDG_CACHE_HOME: cacheHome, PATH: `${old.bin}:/usr/bin:/bin` })).toBeUndefined();
   });
 
-  it("usage: anything but 'install pi' prints the help and exits 2", () => {
-    const { code, stdout } = cli(["agents", "install", "claude"], process.env);
+  it("usage: anything but 'install pi' is one line saying what it expected, exit 2", () => {
+    const { code, stdout, stderr } = cli(["agents", "install", "claude"], process.env);
     expect(code).toBe(2);
-    expect(stdout).toContain("Usage: payload-probe agents install pi");
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^payload-probe: agents: expected pi, got "claude"\. See '.+ agents --help'\.\n$/);
   });
 
   it("without pi, --agent pi is bad usage naming the install command (exit 2), and nothing runs", () => {
@@ -87,7 +88,7 @@ describe("agents install pi", () => {
     const env = { ...process.env, XDG_CACHE_HOME: tempDir("pi-cache-"), PATH: "/usr/bin:/bin" };
     const { code, stderr } = cli(["run", "p1", "--agent", "pi", "--runs", runs], env);
     expect(code).toBe(2);
-    expect(stderr).toContain("the real pi is not installed; install it with 'payload-probe agents install pi'");
+    expect(stderr).toContain("the real pi is not installed; install it with 'node dist/cli/main.js agents install pi'");
     expect(readdirSync(runs)).toEqual([]);
   });
 

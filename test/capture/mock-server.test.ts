@@ -163,6 +163,14 @@ describe("mock server", () => {
     const reply = await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("read notes.txt")));
     expect(reply.message.toolCalls.map((c) => c.name)).toEqual(["read"]);
     expect(await cli.stop()).toBe(0);
+    // The proxy's live line per request and its summary, under the mock's name.
+    expect(cli.stderr().split("\n")).toEqual([
+      expect.stringMatching(/^#1 openai-completions \S+ tools \d+ tokens \d+ status 200 prefix first$/),
+      expect.stringMatching(
+        /^mock: 1 request\(s\): 1 recorded \(openai-completions 1\), 0 side; status 200×1; \d+ tokens/,
+      ),
+      "",
+    ]);
     expect(jsonl(join(runs, "tiny-mock", "requests.jsonl"))).toHaveLength(1);
     const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
     expect(db.prepare("SELECT status FROM runs").all()).toEqual([{ status: "captured" }]);
@@ -177,7 +185,7 @@ describe("mock server", () => {
     expect(help.stdout).toMatch(/^Usage: payload-probe mock <probe>/);
     const missing = run("no-such-probe");
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toMatch(/no-such-probe\.yaml: probe file not found/);
+    expect(missing.stderr).toMatch(/mock: no probe "no-such-probe" in probes\/\n/);
     expect(run("p1", "--port", "http").status).toBe(2);
   });
 });

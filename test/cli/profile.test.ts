@@ -78,12 +78,15 @@ describe("payload-probe profile import", () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it("no subcommand → usage, exit 2; an unknown one is named", () => {
+  it("no subcommand or an unknown one: one line naming what was expected, exit 2", () => {
     const result = cliIn(scratch, "profile", "p3");
     expect(result.code).toBe(2);
-    expect(result.stdout).toContain("Usage: payload-probe profile import");
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(
+      /^payload-probe: profile: expected import <run\.\.\.>, got "p3"\. See '.+ profile --help'\.\n$/,
+    );
     const unknown = cliIn(scratch, "profile", "export", "p3");
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('payload-probe: profile: unknown subcommand "export": the only one is "import"\n');
+    expect(unknown.stderr).toMatch(/^payload-probe: profile: expected import <run\.\.\.>, got "export"\. /);
   });
 });

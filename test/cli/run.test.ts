@@ -71,7 +71,9 @@ describe("payload-probe run (issue 2: what it must show)", () => {
     expect(rows).toHaveLength(4);
     expect(rows.every((row) => row.includes("[read, mcp]"))).toBe(true);
     expect(stdout).toContain("expect: held (4 requests)");
-    expect(stdout.trimEnd().split("\n").at(-1)).toMatch(/^see it: payload-probe report \S+ · show \S+ 1 · view \S+$/);
+    expect(stdout.trimEnd().split("\n").at(-1)).toMatch(
+      /^see it: node dist\/cli\/main\.js report \S+ · show \S+ 1 · view \S+$/,
+    );
   });
 
   it("a copy of p1 whose expectation disagrees exits 1 and names the request and the field", () => {
@@ -229,6 +231,6 @@ describe("help and usage", () => {
     const flag = cli("run", "p1", "--no-such-flag");
     expect(flag.code).toBe(2);
     expectOneParagraph(flag.stderr);
-    expect(flag.stderr).toContain("payload-probe run --help");
+    expect(flag.stderr).toContain("dist/cli/main.js run --help");
   });
 });

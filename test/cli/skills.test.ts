@@ -87,8 +87,8 @@ describe("payload-probe skills list", () => {
   it("bad usage exits 2 with a message and no stack", () => {
     const bad = skills("show");
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe(
-      `payload-probe: skills: expected the subcommand "list", got "show". See 'payload-probe skills --help'.\n`,
+    expect(bad.stderr).toMatch(
+      /^payload-probe: skills: expected the subcommand "list", got "show"\. See '.+ skills --help'\.\n$/,
     );
     expect(skills("list", "--bogus").code).toBe(2);
     expect(skills("--help").stdout).toContain("Usage: payload-probe skills list");

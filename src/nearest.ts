@@ -1,0 +1,11 @@
+import { closestMatch } from "leven";
+
+/**
+ * The known name nearest to what the user typed, for a "did you mean" hint: a typo or a transposition
+ * (`reprot`, `p11`, `--jsno`), never a name that merely shares a letter or two with it.
+ */
+export function nearest(typed: string, known: readonly string[]): string | undefined {
+  // Two edits in a word of three letters or fewer would make it any other short word.
+  const maxDistance = Math.max(typed.length <= 3 ? 1 : 2, Math.floor(typed.length / 4));
+  return closestMatch(typed, known, { maxDistance });
+}
