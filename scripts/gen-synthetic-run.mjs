@@ -13,9 +13,9 @@
 import "./help.mjs";
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { RUN_FOLDER_FILES } from "../dist/capture/capture-run.js";
 import { PrefixLocator } from "../dist/capture/prefix.js";
 import { buildRecord } from "../dist/capture/record.js";
+import { RUN_FOLDER_FILES } from "../dist/capture/run-folder.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
 import { JsonlWriter } from "../dist/jsonl.js";
 import { resolveModel } from "../dist/providers/models.js";

@@ -100,7 +100,13 @@ describe("bundle loader", () => {
 
   it("is handed bundles that are ASCII, so reading them as Latin-1 is exact (scripts/bundle.mjs makes them so)", () => {
     const bundles = readdirSync(join(PROJECT_ROOT, "dist/bundles")).filter((name) => name.endsWith(".cjs"));
-    expect(bundles.sort()).toEqual(["cli.cjs", "configurable-stub.cjs", "minimal-stub.cjs", "probe-stub.cjs"]);
+    expect(bundles.sort()).toEqual([
+      "capture-worker.cjs",
+      "cli.cjs",
+      "configurable-stub.cjs",
+      "minimal-stub.cjs",
+      "probe-stub.cjs",
+    ]);
     for (const name of bundles) {
       const bytes = readFileSync(join(PROJECT_ROOT, "dist/bundles", name));
       expect({ name, firstPastAscii: bytes.findIndex((byte) => byte > 0x7f) }).toEqual({ name, firstPastAscii: -1 });

@@ -16,7 +16,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { RunDatabaseReader } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
-import { inputError, UserError } from "../errors.js";
+import { inputError, StorageError, UserError } from "../errors.js";
 import { countJsonlRows, type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
 import type { WireRequest } from "../providers/types.js";
 import { isRunName } from "../safe-path.js";
@@ -154,7 +154,13 @@ function folderSource(dir: string, lookup: RunLookup): RunSource {
     hasPayloads: existsSync(payloads),
     lost() {
       const id = firstRunId(dir);
-      return lostOf(lookup, id === null ? { folder: dir } : { id });
+      try {
+        return lostOf(lookup, id === null ? { folder: dir } : { id });
+      } catch (error) {
+        // A folder reads without the database (the way out the database's own error names): its losses are then unknown.
+        if (error instanceof StorageError) return 0;
+        throw error;
+      }
     },
   };
 }

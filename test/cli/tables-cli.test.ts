@@ -73,7 +73,8 @@ describe("tables on the command line", () => {
     expect(run).toContain("…");
     const runDir = join(dir, "p1-runs", "p1");
     expect(run.trimEnd().split("\n").at(-1)).toBe(
-      `see it: payload-probe report ${runDir} · show ${runDir} 1 · view ${runDir}`,
+      // Started as `node dist/cli/main.js`, the hint names that (src/invoked-as.ts).
+      `see it: node dist/cli/main.js report ${runDir} · show ${runDir} 1 · view ${runDir}`,
     );
   }, 120_000);
 

@@ -213,7 +213,7 @@ describe("keep-alive", () => {
         .slice(0, 5)
         .map((d) => d.inMs),
     ).toEqual([100, 200, 400, 400, 400]);
-    expect(ofType(adapter, "mcp_connect_failed")[0]!.error).toMatch(/expected a readable JSON file/);
+    expect(ofType(adapter, "mcp_connect_failed")[0]!.error).toMatch(/stub fixture not found/);
     renameSync(`${fixture}.away`, fixture);
     await adapter.until(() => ofType(adapter, "mcp_connect").length === 2);
     expect((await adapter.call("mcp", { tool: "faults_ok", args: {} })).content).toBe("FAULTS_OK");

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { liveRunDir } from "../../src/capture/run-folder.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { probeEnvironment } from "../../src/probes/probe-env.js";
 import { runProbe } from "../../src/probes/runner.js";
@@ -48,7 +49,8 @@ describe("a probe's MCP servers start in the probe environment, not the user's",
       expect(Object.keys(env).filter((name) => !allowed.has(name))).toEqual([]);
     }
     expect(envs[0]![WIRE_LOG_ENV]).toBeUndefined();
-    expect(envs[1]![WIRE_LOG_ENV]).toBe(join(result.dir, "mcp-wire.jsonl"));
+    // The run writes beside its folder until it closes (src/capture/run-folder.ts).
+    expect(envs[1]![WIRE_LOG_ENV]).toBe(join(liveRunDir(dirname(result.dir), "p1"), "mcp-wire.jsonl"));
   });
 
   it("runs the runtime's tools in it too: a shell command sees it, and ~/ is the workspace's home", async () => {
