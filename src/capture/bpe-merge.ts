@@ -160,13 +160,39 @@ export interface BytePairCore extends RankLookup {
 export const LONG_PIECE = 64;
 
 /**
+ * The longest piece merged whole, in UTF-16 units. The merge holds 40 bytes of state per byte of a
+ * piece (its links, tokens, ranks and heap), so a 20 MB run of one letter would take 800 MB; past this
+ * length a piece is merged in pieces of this length, which bounds the state at about 40 MiB (more for
+ * characters of several UTF-8 bytes) whatever a body holds. No merge then crosses a cut: the count of
+ * such a piece may differ from the exact one by about one token per cut, one in a million characters.
+ */
+export const MAX_WHOLE_PIECE = 1 << 20;
+
+/**
  * Routes the long pieces of one gpt-tokenizer encoding to `mergeBytePairs`. Pieces are the unit
  * gpt-tokenizer merges and caches, so taking them over at its `bytePairEncode` changes nothing
  * else it does; the long ones skip its merge cache, which V8 hashes by length alone past 16,383
  * characters, so that pieces of one length would all be compared with one another.
  */
-export function mergeLongPiecesFast(core: BytePairCore): void {
+export function mergeLongPiecesFast(core: BytePairCore, maxWholePiece = MAX_WHOLE_PIECE): void {
   const libraryEncode = core.bytePairEncode.bind(core);
-  core.bytePairEncode = (piece) =>
-    piece.length < LONG_PIECE ? libraryEncode(piece) : mergeBytePairs(core.textEncoder.encode(piece), core);
+  const merge = (piece: string) => mergeBytePairs(core.textEncoder.encode(piece), core);
+  core.bytePairEncode = (piece) => {
+    if (piece.length < LONG_PIECE) return libraryEncode(piece);
+    if (piece.length <= maxWholePiece) return merge(piece);
+    const tokens: number[] = [];
+    for (const cut of cutsOf(piece, maxWholePiece)) for (const token of merge(cut)) tokens.push(token);
+    return tokens;
+  };
+}
+
+/** `text` in parts of at most `length` UTF-16 units, never between the two halves of a surrogate pair. */
+function* cutsOf(text: string, length: number): Generator<string> {
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + length, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    yield text.slice(start, end);
+    start = end;
+  }
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import o200k from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { type BytePairCore, LONG_PIECE, mergeBytePairs } from "../../src/capture/bpe-merge.js";
+import { type BytePairCore, LONG_PIECE, mergeBytePairs, mergeLongPiecesFast } from "../../src/capture/bpe-merge.js";
 import { loadTokenCounter } from "../../src/capture/tokens.js";
 
 type LibraryCore = BytePairCore & { bytePairMerge(piece: Uint8Array): number[] };
@@ -78,5 +78,32 @@ describe("the token counter", () => {
       expect(counter.countText(text)).toBe(o200k.countTokens(text, plain));
       expect(counter.framedTokens({ kind: "messages", text }).slice(3, -1)).toEqual(o200k.encode(text, plain));
     }
+  });
+});
+
+describe("a piece longer than the longest merged whole", () => {
+  it("is merged in cuts of that length, never between the halves of a surrogate pair", () => {
+    const stand = {
+      textEncoder: utf8,
+      bytePairEncode: (piece: string) => [piece.length],
+      getBpeRankFromBytes: core.getBpeRankFromBytes.bind(core),
+      getBpeRankFromBytesOrThrow: core.getBpeRankFromBytesOrThrow.bind(core),
+      getBpeRankFromString: core.getBpeRankFromString.bind(core),
+    };
+    mergeLongPiecesFast(stand, 100);
+    // Each cut is merged on its own: the tokens are those of the cuts, one after the other.
+    expect(stand.bytePairEncode("A".repeat(250))).toEqual([
+      ...mergeBytePairs(utf8.encode("A".repeat(100)), core),
+      ...mergeBytePairs(utf8.encode("A".repeat(100)), core),
+      ...mergeBytePairs(utf8.encode("A".repeat(50)), core),
+    ]);
+    // 99 units, then a surrogate pair across the cut at 100: the pair goes whole into the next cut.
+    const astral = `${"A".repeat(99)}😀${"A".repeat(98)}`;
+    expect(stand.bytePairEncode(astral)).toEqual([
+      ...mergeBytePairs(utf8.encode("A".repeat(99)), core),
+      ...mergeBytePairs(utf8.encode(`😀${"A".repeat(98)}`), core),
+    ]);
+    // Up to the bound a piece is merged whole.
+    expect(stand.bytePairEncode("A".repeat(100))).toEqual(mergeBytePairs(utf8.encode("A".repeat(100)), core));
   });
 });
