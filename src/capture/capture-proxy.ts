@@ -7,7 +7,7 @@ import type { FinishedExchange } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { endToEnd, headerText, upstreamAuthorization } from "./forward-headers.js";
 import type { HandedResponse } from "./handed-exchange.js";
-import { readBody, sendJson, serveHttp } from "./http.js";
+import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
 import { credentialQueryName, redactUrl } from "./redact.js";
 import { tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
 import { apiForPath } from "./wire-request.js";
@@ -167,7 +167,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const incoming = new URL(request.url ?? "/", "http://proxy");
     const target = targetOf(incoming);
     // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
-    await capture.room();
+    await capture.room(declaredLength(request));
     const ts = new Date().toISOString();
     const started = performance.now();
     const bytes = await readBody(request);

@@ -53,6 +53,8 @@ export type FromWorker =
 export const CAPTURE_QUEUE_LIMIT = { exchanges: 512, bytes: 64 * 1024 * 1024 };
 /** How long closing waits for the worker to write what is queued before counting the rest as lost. */
 export const CAPTURE_DRAIN_MS = 10_000;
+/** A request whose content-length is at most this passes a queue full by bytes (see `hasRoom`). */
+export const SMALL_REQUEST_BYTES = 1024 * 1024;
 
 export interface CaptureThreadOptions extends Omit<WorkerRunOptions, "keepRecords" | "redactBody"> {
   folderLock?: CaptureRunOptions["folderLock"];
@@ -91,7 +93,8 @@ interface Waiting<T> {
 export class CaptureThread {
   readonly records: RequestRecord[] = [];
   private readonly waiting = new Map<number, Waiting<never>>();
-  private readonly roomWaiters: (() => void)[] = [];
+  /** Requests waiting for room, with the size each declared (content-length), if it did. */
+  private readonly roomWaiters: { declared: number | undefined; wake: () => void }[] = [];
   private nextId = 0;
   private queued = 0;
   private queuedBytes = 0;
@@ -171,17 +174,28 @@ export class CaptureThread {
   private dequeue(bytes: number): void {
     this.queued--;
     this.queuedBytes -= bytes;
-    if (this.hasRoom()) for (const wake of this.roomWaiters.splice(0)) wake();
+    for (const waiter of [...this.roomWaiters]) {
+      if (!this.hasRoom(waiter.declared)) continue;
+      this.roomWaiters.splice(this.roomWaiters.indexOf(waiter), 1);
+      waiter.wake();
+    }
   }
 
-  private hasRoom(): boolean {
+  /**
+   * A request that declares itself small passes a queue whose bytes are full: large bodies waiting
+   * for capture are no reason to hold other clients, and what the small ones add is bounded by the
+   * count (CAPTURE_QUEUE_LIMIT.exchanges × SMALL_REQUEST_BYTES).
+   */
+  private hasRoom(declared?: number): boolean {
     const limit = this.options.queueLimit ?? CAPTURE_QUEUE_LIMIT;
-    return this.closing || (this.queued < limit.exchanges && this.queuedBytes < limit.bytes);
+    if (this.closing) return true;
+    if (this.queued >= limit.exchanges) return false;
+    return this.queuedBytes < limit.bytes || (declared !== undefined && declared <= SMALL_REQUEST_BYTES);
   }
 
   /** Resolves once the queue has room for another exchange; a server awaits it before reading a request body. */
-  room(): Promise<void> {
-    if (this.hasRoom()) return Promise.resolve();
+  room(declared?: number): Promise<void> {
+    if (this.hasRoom(declared)) return Promise.resolve();
     if (!this.toldBehind) {
       this.toldBehind = true;
       const mib = (this.queuedBytes / 1024 / 1024).toFixed(1);
@@ -189,7 +203,7 @@ export class CaptureThread {
         `capture: behind (${this.queued} exchanges, ${mib} MiB waiting to be written); new requests wait until it catches up, none is dropped`,
       );
     }
-    return new Promise((resolve) => this.roomWaiters.push(resolve));
+    return new Promise((resolve) => this.roomWaiters.push({ declared, wake: resolve }));
   }
 
   /** Hands a finished exchange to the worker, its bytes transferred; resolves with what it became once it is written. */
@@ -251,7 +265,7 @@ export class CaptureThread {
    */
   async close(served: Promise<void>, status: RunStatus = "captured"): Promise<void> {
     this.closing = true;
-    for (const wake of this.roomWaiters.splice(0)) wake();
+    for (const waiter of this.roomWaiters.splice(0)) waiter.wake();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), this.options.drainMs ?? CAPTURE_DRAIN_MS);

@@ -93,3 +93,10 @@ function closeServer(server: Server): Promise<void> {
     server.closeIdleConnections();
   });
 }
+
+/** The body size a request declares in its content-length, or undefined (chunked, absent or malformed). */
+export function declaredLength(request: IncomingMessage): number | undefined {
+  const header = request.headers["content-length"];
+  const value = header === undefined || header === "" ? Number.NaN : Number(header);
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}

@@ -8,7 +8,7 @@ import type { ScriptedReply, Transport, WireApi, WireRequest } from "../provider
 import { requestedReply } from "../providers/wire-json.js";
 import type { CaptureOptions } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
-import { readBody, sendJson, serveHttp } from "./http.js";
+import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
 import type { RunStatus } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
 import type { MarkerSpec, RequestRecord } from "./types.js";
@@ -127,7 +127,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     return sendJson(response, 404, errorBody(apiForPath(path) ?? "openai-completions", 404, message));
   }
   // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
-  await capture.room();
+  await capture.room(declaredLength(request));
   const ts = new Date().toISOString();
   const started = performance.now();
   const bytes = await readBody(request);

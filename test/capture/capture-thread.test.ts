@@ -81,6 +81,36 @@ describe("capture worker", () => {
       expect(events.at(-1)).toMatch(/not written within 2000 ms of stopping; the run counts them as lost/);
   });
 
+  it("a small request passes a queue full of large bodies; a large one waits for room", async () => {
+    process.env.PAYLOAD_PROBE_TOKEN_CACHE = "off";
+    const runs = tempDir("capture-small-");
+    const events: string[] = [];
+    const proxy = await startCaptureProxy({
+      upstream: await quickUpstream(),
+      runsDir: runs,
+      onFinished: (exchange: FinishedExchange) => events.push(`record ${exchange.seq}`),
+      // One large body fills the queue's bytes; its capture (a long run of one letter) keeps them full.
+      capture: { queueLimit: { exchanges: 512, bytes: 1024 }, drainMs: 600_000, notice: (line) => events.push(line) },
+    });
+    closers.push(() => proxy.close());
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, slowBody(2_000_000))).status).toBe(200);
+    events.push("large replied");
+    // fetch sends a string body with its content-length: a small one is let through at once.
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi", { stream: false }))).status).toBe(200);
+    events.push("small replied");
+    const large = postChat(`${proxy.url}/v1/chat/completions`, slowBody(1_100_000)).then((reply) => {
+      events.push("second large replied");
+      return reply.status;
+    });
+    expect(await large).toBe(200);
+    await proxy.close();
+    expect(events.slice(0, 2)).toEqual(["large replied", "small replied"]);
+    // The second large body waited for the first one's record: the queue's bytes were full.
+    expect(events.indexOf("second large replied")).toBeGreaterThan(events.indexOf("record 1"));
+    expect(events.filter((event) => event.startsWith("capture: behind"))).toHaveLength(1);
+    expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toHaveLength(3);
+  });
+
   it("a flood beyond the queue's bound holds new requests, says so once, and records every request", async () => {
     const runs = tempDir("capture-flood-");
     process.env.PAYLOAD_PROBE_TOKEN_CACHE = join(runs, "tokens.jsonl");
