@@ -27,6 +27,24 @@ export class ProcessTimedOut extends Error {
   }
 }
 
+/** The process groups of tool programs still running, stopped with the process on a signal. */
+const runningGroups = new Set<number>();
+
+/**
+ * Kills every tool program still running, with whatever it started: each has a process group of its
+ * own, which a signal to payload-probe does not reach, so without this it would outlive the run.
+ */
+export function killRunningProcesses(): void {
+  for (const group of runningGroups) {
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+  runningGroups.clear();
+}
+
 /**
  * Run a program for a tool: optional stdin text, an optional time limit, output collected. It gets a
  * process group of its own so a timeout kills whatever it started too, not just the program.
@@ -43,6 +61,7 @@ export function runProcess(
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: true,
     });
+    if (child.pid !== undefined) runningGroups.add(child.pid);
     const output: ProcessOutput = { stdout: "", stderr: "", combined: "" };
     child.stdout!.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
@@ -72,6 +91,7 @@ export function runProcess(
     });
     child.on("close", (code) => {
       clearTimeout(timer);
+      if (child.pid !== undefined) runningGroups.delete(child.pid);
       resolve({ ...output, code });
     });
     if (options.input !== undefined) {

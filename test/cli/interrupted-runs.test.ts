@@ -119,5 +119,23 @@ describe("runs that die (issue 8)", () => {
         .split("\n"),
     ).toHaveLength(1);
     expect(existsSync(join(scratch, "ws", "root", "slow.lock"))).toBe(false);
+    // The tool's sleep, in a process group of its own, was killed with the run.
+    await untilGone(Number(readFileSync(join(runs, "tool.pid"), "utf8")));
   });
 });
+
+/** Whether a process has ended: no such pid, or a zombie its new parent has not reaped yet. */
+function hasEnded(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /s, "")
+      .startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+/** Waits for a process that is not our child to end (no event tells); the test's timeout bounds it. */
+async function untilGone(pid: number): Promise<void> {
+  while (!hasEnded(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+}
