@@ -14,7 +14,7 @@ export const seeHelp = (command: string) => `See '${cliName()} ${command} --help
 
 /** A usage error (exit 2): one line naming the command and what is wrong, then where the help is. */
 export const usageError = (command: string, problem: string) =>
-  new UserError(`${command}: ${problem}. ${seeHelp(command)}`);
+  new UserError(`${command}: ${problem}${/[.?!]$/.test(problem) ? "" : "."} ${seeHelp(command)}`);
 
 /**
  * What is wrong with the flags, in our words: node's own messages quote the flag unevenly and
