@@ -22,7 +22,16 @@ export function liveRunDir(runsDir: string, name: string, pid = process.pid): st
 
 const asideRunDir = (runsDir: string, name: string, pid = process.pid) => join(runsDir, `.${name}.old-${pid}`);
 
-const isOwnRunFolder = (dir: string) => isOwnFolder(dir, RUN_FOLDER_FILES, "a run folder");
+/** Pages `view` writes into a run folder by default (src/cli/view.ts): made from the run, replaced with it. */
+const VIEW_PAGE = /^view(-diff-[A-Za-z0-9._@-]+)?\.html$/;
+
+/** The names a run folder may hold: the run's files, and the view pages written from it. */
+function runFolderNames(dir: string): string[] {
+  const pages = existsSync(dir) ? readdirSync(dir).filter((entry) => VIEW_PAGE.test(entry)) : [];
+  return [...RUN_FOLDER_FILES, ...pages];
+}
+
+const isOwnRunFolder = (dir: string) => isOwnFolder(dir, runFolderNames(dir), "a run folder");
 
 /** The process a leftover of a run of `name` belongs to, when `entry` is one (`.p1.new-123`, `.p1.old-123`). */
 function leftoverPid(entry: string, name: string, kind: "new" | "old"): number | null {
@@ -51,8 +60,10 @@ function settleLeftovers(runsDir: string, name: string, notice: (message: string
   for (const entry of entries) {
     const pid = leftoverPid(entry, name, "old");
     if (pid === null) continue;
-    if (existsSync(dir)) removeOwnFolder(runsDir, asideRunDir(runsDir, name, pid), RUN_FOLDER_FILES, "a run folder");
-    else renameSync(asideRunDir(runsDir, name, pid), dir);
+    if (existsSync(dir)) {
+      const aside = asideRunDir(runsDir, name, pid);
+      removeOwnFolder(runsDir, aside, runFolderNames(aside), "a run folder");
+    } else renameSync(asideRunDir(runsDir, name, pid), dir);
   }
   for (const entry of entries) {
     const pid = leftoverPid(entry, name, "new");
@@ -103,7 +114,7 @@ export function swapInRunFolder(runsDir: string, name: string, live: string): vo
         if (hadPrevious) renameSync(aside, dir);
         throw error;
       }
-      if (hadPrevious) removeOwnFolder(runsDir, aside, RUN_FOLDER_FILES, "a run folder");
+      if (hadPrevious) removeOwnFolder(runsDir, aside, runFolderNames(aside), "a run folder");
     });
   } catch (error) {
     if (!(error instanceof UserError)) throw error;

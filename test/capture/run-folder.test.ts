@@ -39,6 +39,19 @@ describe("a run folder swapped in at close (issue 21)", () => {
     expect(readdirSync(runsDir).filter((entry) => entry.startsWith(".p1."))).toEqual([]);
   });
 
+  it("replaces the view pages written into it with the run they were made from; another page is a stranger", () => {
+    const runsDir = tempDir("run-folder-");
+    finishedRun(runsDir, '{"first":true}');
+    // What `view p1` and `view p1 --diff p2@pi` write by default (src/cli/view.ts).
+    writeFileSync(join(runsDir, "p1", "view.html"), "<!doctype html>");
+    writeFileSync(join(runsDir, "p1", "view-diff-p2@pi.html"), "<!doctype html>");
+    expect(finishedRun(runsDir, '{"second":true}')).toBe('{"second":true}\n');
+    expect(readdirSync(join(runsDir, "p1")).sort()).toEqual(["payloads.jsonl", "requests.jsonl"]);
+    writeFileSync(join(runsDir, "p1", "notes.html"), "mine");
+    expect(() => openCaptureRun({ name: "p1", runsDir })).toThrow(/also holds "notes\.html"/);
+    expect(readFileSync(join(runsDir, "p1", "notes.html"), "utf8")).toBe("mine");
+  });
+
   it("keeps the previous run when a write fails mid-run, and the next run keeps the partial one", () => {
     const runsDir = tempDir("run-folder-");
     const previous = finishedRun(runsDir, '{"first":true}');
