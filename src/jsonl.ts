@@ -21,7 +21,7 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
 import { dirname } from "node:path";
 import { inputError, type StorageError } from "./errors.js";
-import { asStorageError, storageError } from "./storage-error.js";
+import { asStorageError, keepingFailure } from "./storage-error.js";
 
 /**
  * An append-only JSON Lines file, open for the life of its writer. A disk that is full or read-only
@@ -45,14 +45,7 @@ export class JsonlWriter {
 
   /** A row already serialized (a large payload is serialized once for every sink). */
   writeLine(json: string): void {
-    try {
-      appendFileSync(this.fd, `${json}\n`);
-    } catch (error) {
-      const failure = storageError(this.path, error);
-      if (!failure) throw error;
-      this.failure ??= failure;
-      throw failure;
-    }
+    keepingFailure(this, this.path, () => appendFileSync(this.fd, `${json}\n`));
   }
 
   close(): void {

@@ -61,3 +61,18 @@ export function asStorageError<T>(file: string, work: () => T): T {
     throw storageError(file, error) ?? error;
   }
 }
+
+/** What keeps the first of its writes that failed: its file is then known to be incomplete. */
+export interface FailureKeeper {
+  failure: StorageError | null;
+}
+
+/** `asStorageError` for a write of `keeper`'s: the first storage failure is also kept in `keeper.failure`. */
+export function keepingFailure<T>(keeper: FailureKeeper, file: string, work: () => T): T {
+  try {
+    return asStorageError(file, work);
+  } catch (error) {
+    if (error instanceof StorageError) keeper.failure ??= error;
+    throw error;
+  }
+}

@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
 import { isProcessAlive } from "../pid-lock.js";
 import { processStart } from "../process-identity.js";
-import { asStorageError, storageError } from "../storage-error.js";
+import { asStorageError, keepingFailure, storageError } from "../storage-error.js";
 import type { RequestRecord } from "./types.js";
 
 const SCHEMA = `
@@ -202,14 +202,7 @@ export class RunDatabase extends RunDatabaseReader {
 
   /** One write; a failure is remembered (the first one) and thrown as a StorageError. */
   private write(work: () => unknown): void {
-    try {
-      work();
-    } catch (error) {
-      const failure = storageError(this.path, error);
-      if (!failure) throw error;
-      this.failure ??= failure;
-      throw failure;
-    }
+    keepingFailure(this, this.path, work);
   }
 
   /** The schema, and the columns databases written before them lack (one writer at a time). */
