@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FinishedExchange } from "../../src/capture/capture.js";
 import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
+import type { CAPTURE_QUEUE_LIMIT } from "../../src/capture/capture-thread.js";
 import { serveHttp } from "../../src/capture/http.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { chatBody, jsonl, MAIN, postChat, startCli } from "./http-harness.js";
@@ -53,18 +54,30 @@ function runRow(runs: string, id: string): { status: string; request_count: numb
   }
 }
 
+/**
+ * A proxy to a quick upstream, with no token cache (every body is counted), whose written records
+ * (`record N`) and capture notices land in `events` in the order they happen; tests add their own.
+ */
+async function proxyTellingEvents(
+  prefix: string,
+  capture: { queueLimit?: typeof CAPTURE_QUEUE_LIMIT; drainMs: number },
+) {
+  process.env.PAYLOAD_PROBE_TOKEN_CACHE = "off";
+  const runs = tempDir(prefix);
+  const events: string[] = [];
+  const proxy = await startCaptureProxy({
+    upstream: await quickUpstream(),
+    runsDir: runs,
+    onFinished: (exchange: FinishedExchange) => events.push(`record ${exchange.seq}`),
+    capture: { ...capture, notice: (line) => events.push(line) },
+  });
+  closers.push(() => proxy.close());
+  return { runs, events, proxy };
+}
+
 describe("capture worker", () => {
   it("relays another client's request while a huge body is being captured, and counts what shutdown could not write", async () => {
-    process.env.PAYLOAD_PROBE_TOKEN_CACHE = "off";
-    const runs = tempDir("capture-thread-");
-    const events: string[] = [];
-    const proxy = await startCaptureProxy({
-      upstream: await quickUpstream(),
-      runsDir: runs,
-      onFinished: (exchange: FinishedExchange) => events.push(`record ${exchange.seq}`),
-      capture: { drainMs: 2_000, notice: (line) => events.push(line) },
-    });
-    closers.push(() => proxy.close());
+    const { runs, events, proxy } = await proxyTellingEvents("capture-thread-", { drainMs: 2_000 });
     expect((await postChat(`${proxy.url}/v1/chat/completions`, slowBody(2_000_000))).status).toBe(200);
     events.push("first replied");
     expect((await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi", { stream: false }))).status).toBe(200);
@@ -82,17 +95,11 @@ describe("capture worker", () => {
   });
 
   it("a small request passes a queue full of large bodies; a large one waits for room", async () => {
-    process.env.PAYLOAD_PROBE_TOKEN_CACHE = "off";
-    const runs = tempDir("capture-small-");
-    const events: string[] = [];
-    const proxy = await startCaptureProxy({
-      upstream: await quickUpstream(),
-      runsDir: runs,
-      onFinished: (exchange: FinishedExchange) => events.push(`record ${exchange.seq}`),
-      // One large body fills the queue's bytes; its capture (a long run of one letter) keeps them full.
-      capture: { queueLimit: { exchanges: 512, bytes: 1024 }, drainMs: 600_000, notice: (line) => events.push(line) },
+    // One large body fills the queue's bytes; its capture (a long run of one letter) keeps them full.
+    const { runs, events, proxy } = await proxyTellingEvents("capture-small-", {
+      queueLimit: { exchanges: 512, bytes: 1024 },
+      drainMs: 600_000,
     });
-    closers.push(() => proxy.close());
     expect((await postChat(`${proxy.url}/v1/chat/completions`, slowBody(2_000_000))).status).toBe(200);
     events.push("large replied");
     // fetch sends a string body with its content-length: a small one is let through at once.
