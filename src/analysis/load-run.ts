@@ -140,7 +140,8 @@ function firstRunId(dir: string): string | null {
   return null;
 }
 
-function folderSource(dir: string, lookup: RunLookup): RunSource {
+/** A run folder read as it is now: each read of `records()` or `payloads()` reads the files again. */
+export function folderSource(dir: string, lookup: RunLookup): RunSource {
   const requests = join(dir, "requests.jsonl");
   const payloads = join(dir, "payloads.jsonl");
   const torn = tornLineWarning(lookup);

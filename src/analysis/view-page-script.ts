@@ -2,8 +2,13 @@
 // kept in a .ts file so tsc ships it in dist/ and Biome formats and lints it. `viewPage.toString()`
 // inlines it into the page (src/analysis/view-page.ts).
 
-/** The `view` page's own script: reads the embedded data and draws the timeline and details. */
-function viewPage() {
+/**
+ * The `view` page's own script: reads the embedded data and draws the timeline and details. The live
+ * view (view-live-script.ts) calls it again with each fresh copy of the data (`live`: the index and
+ * items texts, and the `state` the previous drawing returned), so the unit, the selected request and
+ * the scroll position survive new requests.
+ */
+function viewPage(live) {
   const ROW = 26;
   const OVERSCAN = 12;
   const $ = (tag, cls, text) => {
@@ -14,7 +19,8 @@ function viewPage() {
   };
 
   // ---- data: the line layout written by src/analysis/view-data.ts
-  const indexText = document.getElementById("view-index").textContent;
+  const indexText = live ? live.index : document.getElementById("view-index").textContent;
+  const before = live?.state ?? null;
   const section = (name) => {
     const head = `\n,"${name}":[\n`;
     const at = indexText.indexOf(head);
@@ -36,13 +42,14 @@ function viewPage() {
   let itemsText = null;
   let itemOffsets = null;
   const itemCache = new Map();
-  const itemsReady = () => document.getElementById("view-items") !== null && document.readyState !== "loading";
+  const itemsReady = () =>
+    live !== undefined || (document.getElementById("view-items") !== null && document.readyState !== "loading");
   const item = (id) => {
     if (id < 0) return null;
     let value = itemCache.get(id);
     if (value !== undefined) return value;
     if (!itemOffsets) {
-      itemsText = document.getElementById("view-items").textContent;
+      itemsText = live ? live.items : document.getElementById("view-items").textContent;
       itemOffsets = [];
       for (let i = itemsText.indexOf("\n"); i >= 0; i = itemsText.indexOf("\n", i + 1)) itemOffsets.push(i + 1);
     }
@@ -53,7 +60,7 @@ function viewPage() {
   };
 
   // ---- measures: tokens or bytes
-  let unit = "tokens";
+  let unit = before?.unit ?? "tokens";
   const total = (r) => (unit === "tokens" ? (r.t ? r.t[3] : 0) : r.b[3]);
   const parts = (r) => {
     if (unit === "tokens") return r.t ? [r.t[0], r.t[1], r.t[2]] : [0, 0, 0];
@@ -74,6 +81,7 @@ function viewPage() {
 
   // ---- header
   const header = document.querySelector("header");
+  header.replaceChildren();
   const title = meta.runs.map((r) => r.probe || r.label).join(" vs ");
   header.append($("h1", "", `payload-probe view · ${title}`));
   const counts = meta.runs
@@ -82,7 +90,7 @@ function viewPage() {
   header.append(
     $("span", "facts", `${counts} · encoding ${meta.encoding} · from ${fmtBytes(meta.rawBytes)} of run files`),
   );
-  const toggle = $("button", "", "show bytes");
+  const toggle = $("button", "", unit === "tokens" ? "show bytes" : "show tokens");
   toggle.id = "unit";
   toggle.onclick = () => {
     unit = unit === "tokens" ? "bytes" : "tokens";
@@ -114,10 +122,10 @@ function viewPage() {
   // ---- timeline: a virtualised list, only the rows on screen exist in the DOM
   const timeline = document.getElementById("timeline");
   const spacer = $("div", "spacer");
-  timeline.append(spacer);
+  timeline.replaceChildren(spacer);
   const rowsCount = pairs ? pairs.length : requests.length;
   spacer.style.height = `${rowsCount * ROW}px`;
-  let selected = null;
+  let selected = before?.selected ?? null;
   let drawn = { from: -1, to: -1 };
 
   function bar(r) {
@@ -203,14 +211,15 @@ function viewPage() {
     spacer.replaceChildren(...rows);
   }
   let pending = false;
-  timeline.addEventListener("scroll", () => {
+  // A property, not a listener: a live redraw replaces the previous drawing's handler.
+  timeline.onscroll = () => {
     if (pending) return;
     pending = true;
     requestAnimationFrame(() => {
       pending = false;
       draw(false);
     });
-  });
+  };
 
   // ---- details
   const detail = document.getElementById("detail");
@@ -569,14 +578,27 @@ function viewPage() {
 
   if (pairs) document.body.classList.add("diff");
   scale = BAR_PX / maxOf();
+  // Live: a view scrolled to its end follows new requests; the open detail stays (requests only grow).
+  if (before) timeline.scrollTop = before.atEnd ? timeline.scrollHeight : before.scrollTop;
   draw(true);
-  detail.append($("p", "muted", "Click a request to see what it sent."));
+  if (selected === null) detail.replaceChildren($("p", "muted", "Click a request to see what it sent."));
   // The first frame with the timeline in it: scripts/bench-view.mjs reads this mark.
   requestAnimationFrame(() => {
     document.body.dataset.ready = "1";
     performance.mark("view-ready");
   });
+  return {
+    state: () => ({
+      unit,
+      selected,
+      scrollTop: timeline.scrollTop,
+      atEnd: timeline.scrollTop + timeline.clientHeight >= timeline.scrollHeight - ROW,
+    }),
+  };
 }
 
+/** The drawing function's compiled source, for the live view's script to call with fresh data. */
+export const VIEW_PAGE_SOURCE = viewPage.toString();
+
 /** The script as inlined into the page: the function's compiled source, called at once. */
-export const PAGE_SCRIPT = `(${viewPage.toString()})();`;
+export const PAGE_SCRIPT = `(${VIEW_PAGE_SOURCE})();`;

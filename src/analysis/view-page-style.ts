@@ -49,4 +49,5 @@ mark.marker { background: #b7e4a8; outline: 1px solid #59a14f; }
 .d-add { background: #dcf5dc; } .d-del { background: #fadcdc; } .d-pad { background: #f3f3f3; }
 button { font: inherit; }
 .muted { color: #777; }
+#live { margin-left: auto; color: #236b1c; }
 `;

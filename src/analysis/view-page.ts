@@ -9,7 +9,8 @@ import { renameSync, rmSync } from "node:fs";
 import type { RequestDiff } from "./diff.js";
 import type { RunSource } from "./load-run.js";
 import { FileSink, type ViewDataOptions, writeViewData } from "./view-data.js";
-import { PAGE_SCRIPT } from "./view-page-script.js";
+import { liveScript } from "./view-live-script.js";
+import { PAGE_SCRIPT, VIEW_PAGE_SOURCE } from "./view-page-script.js";
 import { PAGE_STYLE } from "./view-page-style.js";
 
 const cspHash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
@@ -17,10 +18,14 @@ const cspHash = (text: string) => `'sha256-${createHash("sha256").update(text, "
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
-function pageHead(title: string): string {
+/**
+ * The page up to its data: `script` is the one inline script the CSP admits, and `connect` what the
+ * page may fetch (nothing for the saved page; its own server for the live view).
+ */
+function pageTop(title: string, script: string, connect = ""): string {
   // The script is inlined as it is: it must never hold the sequence that would close its element.
-  if (/<\/script/i.test(PAGE_SCRIPT)) throw new Error("the view page script contains </script");
-  const csp = `default-src 'none'; script-src ${cspHash(PAGE_SCRIPT)}; style-src ${cspHash(PAGE_STYLE)}; base-uri 'none'; form-action 'none'`;
+  if (/<\/script/i.test(script)) throw new Error("the view page script contains </script");
+  const csp = `default-src 'none'; script-src ${cspHash(script)}; style-src ${cspHash(PAGE_STYLE)};${connect} base-uri 'none'; form-action 'none'`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -28,7 +33,19 @@ function pageHead(title: string): string {
 <title>${escapeHtml(title)}</title>
 <style>${PAGE_STYLE}</style>
 </head><body><header></header><main><div id="timeline"></div><div id="detail"></div></main>
-<script type="application/json" id="view-index">`;
+`;
+}
+
+const pageHead = (title: string) => `${pageTop(title, PAGE_SCRIPT)}<script type="application/json" id="view-index">`;
+
+const LIVE_SCRIPT = liveScript(VIEW_PAGE_SOURCE);
+
+/**
+ * The live view's page (src/cli/live-view.ts): the same stylesheet and drawing code as the saved
+ * page, without data; its script fetches `data.json` from the server that served it, and nothing else.
+ */
+export function livePage(title: string): string {
+  return `${pageTop(title, LIVE_SCRIPT, " connect-src 'self';")}<script>${LIVE_SCRIPT}</script>\n</body></html>\n`;
 }
 
 /** The script comes right after the index and before the items, so it draws before the items are read. */
@@ -59,5 +76,21 @@ export function writeViewPage(
     throw error;
   }
   renameSync(partial, path);
+  return out.bytes;
+}
+
+/**
+ * The data of one run as the live view serves it, written to `path`: `[<index>\n,\n<items>]`, the
+ * two documents of the page's layout (view-data.ts) as one JSON array. Returns its size in bytes.
+ */
+export function writeLiveData(path: string, source: RunSource, options: ViewDataOptions): number {
+  const out = new FileSink(path);
+  try {
+    out.write("[");
+    writeViewData(out, [source], null, options, "\n,\n");
+    out.write("]");
+  } finally {
+    out.close();
+  }
   return out.bytes;
 }

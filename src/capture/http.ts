@@ -75,7 +75,7 @@ export async function serveHttp(
 }
 
 /** Listens on host:port (0 → an ephemeral port) and resolves with the port actually bound; a taken port is bad input. */
-function listen(server: Server, port: number, host: string): Promise<number> {
+export function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => reject(new UserError(`cannot listen on ${host}:${port}: ${error.message}`));
     server.once("error", fail);

@@ -4,6 +4,7 @@ import { loadProbeFile } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
+import { type LiveView, VIEW_FLAG_HELP, VIEW_OPTION, viewWhileCapturing } from "./live-view.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
@@ -32,6 +33,7 @@ prints a summary. Stops on Ctrl-C.
   --no-db       do not write payload-probe.db
   --delay MS    wait MS milliseconds before each chunk after the first (a slow provider; default 0)
 ${OTEL_FLAG_HELP}; each request is sent as it is captured
+${VIEW_FLAG_HELP}
   -h, --help    show this help
 
 Exit: 0 stopped by a signal, 2 bad input (probe file, port in use).`;
@@ -54,6 +56,7 @@ export async function main(argv: string[]): Promise<number> {
       "no-db": { type: "boolean" },
       delay: { type: "string" },
       otel: { type: "string" },
+      ...VIEW_OPTION,
     } as const,
     positionals: ["<probe>"],
   });
@@ -63,6 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   const otel = await otelFlag(values.otel);
   const live = otel?.live(`${probe.name}-mock`);
   const log = exchangeLog("mock", live);
+  let view: LiveView | null = null;
   const server = await startMockServer(
     { name: probe.name, markers: probe.markers, script: probe.model.script, modelId: probe.model.id },
     {
@@ -71,15 +75,20 @@ export async function main(argv: string[]): Promise<number> {
       host: values.host,
       database: !values["no-db"],
       chunkDelayMs: parseDelay(values.delay),
-      onFinished: log.onFinished,
+      onFinished: (exchange) => {
+        log.onFinished(exchange);
+        view?.changed();
+      },
     },
   );
   console.log(`LISTENING ${server.baseUrl}`);
+  view = await viewWhileCapturing(values.view === true, server, { name: `${probe.name}-mock`, markers: probe.markers });
   console.log(
     `capturing to ${server.liveDir}, moved to ${server.dir} when the mock stops (run ${server.runId}); ${probe.model.script.length} scripted step(s)`,
   );
   return serveUntilSignal(async () => {
     await server.close();
+    await view?.close();
     log.printSummary();
     live?.end(server.runId);
     await otel?.close();

@@ -2,6 +2,7 @@ import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
 import { folderNameArg } from "./arg-values.js";
 import { parseCommand, usageError } from "./args.js";
+import { type LiveView, VIEW_FLAG_HELP, VIEW_OPTION, viewWhileCapturing } from "./live-view.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
@@ -39,6 +40,7 @@ Stops on Ctrl-C.
                   replace every match of REGEX (JavaScript syntax) in stored request and response
                   bodies with [redacted] (repeatable)
 ${OTEL_FLAG_HELP}; each request is sent as it is captured
+${VIEW_FLAG_HELP}
   -h, --help      show this help
 
 Exit: 0 stopped by a signal, 2 bad usage (no or bad --upstream, port in use).`;
@@ -77,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
       redact: { type: "string", multiple: true },
       "redact-body": { type: "string", multiple: true },
       otel: { type: "string" },
+      ...VIEW_OPTION,
     } as const,
     positionals: [],
   });
@@ -86,6 +89,7 @@ export async function main(argv: string[]): Promise<number> {
   const name = folderNameArg("proxy", "name", values.name) ?? "proxy";
   const live = otel?.live(name);
   const log = exchangeLog("proxy", live);
+  let view: LiveView | null = null;
   const proxy = await startCaptureProxy({
     upstream: parseUpstream(values.upstream),
     runsDir,
@@ -95,14 +99,19 @@ export async function main(argv: string[]): Promise<number> {
     database: !values["no-db"],
     redactQuery: values.redact,
     redactBody: (values["redact-body"] ?? []).map(parseBodyPattern),
-    onFinished: log.onFinished,
+    onFinished: (exchange) => {
+      log.onFinished(exchange);
+      view?.changed();
+    },
   });
   console.log(`LISTENING ${proxy.url}`);
+  view = await viewWhileCapturing(values.view === true, proxy, { name });
   console.log(
     `forwarding to ${proxy.upstream}; capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the proxy stops (run ${proxy.runId})`,
   );
   return serveUntilSignal(async () => {
     await proxy.close();
+    await view?.close();
     log.printSummary();
     live?.end(proxy.runId);
     await otel?.close();

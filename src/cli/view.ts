@@ -1,16 +1,14 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { diffItems, diffRuns } from "../analysis/diff.js";
 import { type RunSource, resolveRun } from "../analysis/load-run.js";
+import { runFileBytes, segmentMeasure } from "../analysis/view-inputs.js";
 import { writeViewPage } from "../analysis/view-page.js";
-import { defaultTokenCachePath, TokenCountCache } from "../capture/token-count-cache.js";
-import type { TokenMeasure } from "../capture/tokens.js";
 import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { codecFor } from "../providers/codecs.js";
 import { isRunName, isSafeName } from "../safe-path.js";
 import { parseCommand } from "./args.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
@@ -107,23 +105,6 @@ function defaultOut(a: RunSource, b: RunSource | null, runsDir: string): string 
   return join(folder, other === null ? "view.html" : `view-diff-${other}.html`);
 }
 
-/**
- * Token figures for every segment the page shows, from the token cache when it knows them all (a run
- * captured on this machine), so the tokenizer (half a second) loads only for texts never counted.
- * The pass asks for each segment of each request, as the page will; the measure it returns then
- * knows every one.
- */
-async function segmentMeasure(sources: RunSource[]): Promise<TokenMeasure> {
-  return new TokenCountCache(defaultTokenCachePath()).measure((measure) => {
-    for (const source of sources) {
-      if (!source.hasPayloads) continue;
-      for (const payload of source.payloads())
-        if (payload.api !== null) measure.countRequestTokens(codecFor(payload.api).dissect(payload.body));
-    }
-    return measure;
-  });
-}
-
 /** The marker patterns of each run's probe file, when the probe has one (a proxy or mock run may not). */
 async function markersOf(sources: RunSource[]): Promise<Record<string, MarkerSpec>> {
   const markers: Record<string, MarkerSpec> = {};
@@ -145,15 +126,6 @@ async function markersOf(sources: RunSource[]): Promise<Record<string, MarkerSpe
 function firstProbeName(source: RunSource): string | null {
   for (const record of source.records()) return record.probe;
   return null;
-}
-
-function runFileBytes(source: RunSource): number {
-  if (!source.recordsFile) return 0;
-  const dir = resolve(source.recordsFile, "..");
-  return ["requests.jsonl", "payloads.jsonl"]
-    .map((f) => join(dir, f))
-    .filter((f) => existsSync(f))
-    .reduce((n, f) => n + statSync(f).size, 0);
 }
 
 function openPage(path: string): void {

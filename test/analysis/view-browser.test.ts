@@ -1,6 +1,6 @@
 /**
  * The view pages in a real browser: Debian's Chromium driven headless through playwright-core
- * (`executablePath`, no browser download). Where no Chromium can be had the tests skip with one line.
+ * (test/fixtures/chromium.ts). Where no Chromium can be had the tests skip with one line.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
@@ -8,14 +8,10 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { chromiumPath, launchChromium, warnWithoutChromium } from "../fixtures/chromium.js";
 import { runProbesInto } from "./view-runs.js";
 
-const chromiumPath = (() => {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  const found = spawnSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" });
-  return found.status === 0 ? found.stdout.trim().split("\n")[0]! : null;
-})();
-if (!chromiumPath) console.warn("view browser tests skipped: no chromium on PATH (apt-get install chromium)");
+warnWithoutChromium("view browser tests");
 
 /** Screenshots for a reviewer, in the checkout's git-ignored runs/. */
 const SHOTS = join(PROJECT_ROOT, "runs", "view-screenshots");
@@ -46,9 +42,7 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   beforeAll(async () => {
     ({ base, runs } = await runProbesInto(["p1", "seq-search", "seq-namespace", "p7", "p4"]));
     mkdirSync(SHOTS, { recursive: true });
-    const { chromium } = await import("playwright-core");
-    // Playwright's own 30 s limits are clocks a loaded machine can outlast: the test's timeout bounds each wait instead.
-    browser = await chromium.launch({ executablePath: chromiumPath!, timeout: 0 });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(0);
     page.on("pageerror", (e) => problems.push(`error: ${e.message}`));

@@ -84,6 +84,8 @@ export interface CliServer {
   stop(): Promise<number | null>;
   /** What the process has written to stderr so far. */
   stderr(): string;
+  /** The first stdout line after LISTENING that matches, once it is printed. */
+  line(pattern: RegExp): Promise<string>;
 }
 
 /**
@@ -98,9 +100,24 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = process.env): 
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const later: string[] = [];
+  const waiting: { pattern: RegExp; found: (line: string) => void }[] = [];
+  const lineMatching = (pattern: RegExp) =>
+    new Promise<string>((found) => {
+      const seen = later.find((l) => pattern.test(l));
+      if (seen !== undefined) found(seen);
+      else waiting.push({ pattern, found });
+    });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once("line", (line) => {
+      lines.on("line", (next) => {
+        later.push(next);
+        for (const w of waiting.filter((w) => w.pattern.test(next))) {
+          waiting.splice(waiting.indexOf(w), 1);
+          w.found(next);
+        }
+      });
       const match = /^LISTENING (\S+)$/.exec(line);
       if (!match) {
         child.kill("SIGKILL");
@@ -115,6 +132,7 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = process.env): 
           return exited;
         },
         stderr: () => stderr,
+        line: lineMatching,
       });
     });
     exited.then((code) => reject(new Error(`exited ${code} before listening; stderr: ${stderr}`)));

@@ -1,0 +1,239 @@
+/**
+ * `--view`: the run's viewer served while a capture records (proxy, mock, record). GET / is the `view`
+ * page's code without data (analysis/view-page.ts, `livePage`); it listens to GET /events (server-sent
+ * events) and fetches GET /data.json, the run as it is on disk now, each time it is told `changed`.
+ *
+ * The data are made when a page asks, at most once per change, and from the files alone, so the
+ * capture is never waited for: a line the worker is still appending is a torn last line, which the
+ * reader leaves out (src/jsonl.ts), and a read that meets the folder swap at close (run-folder.ts)
+ * is read again where the run is now. The server binds 127.0.0.1 unless told otherwise (a run holds
+ * prompts), and answers only requests addressed to its own host and port, so a web page whose name
+ * resolves to 127.0.0.1 (DNS rebinding) cannot read it.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { folderSource } from "../analysis/load-run.js";
+import { runFileBytes, segmentMeasure } from "../analysis/view-inputs.js";
+import { livePage, writeLiveData } from "../analysis/view-page.js";
+import { listen } from "../capture/http.js";
+import { defaultTokenCachePath, TokenCountCache } from "../capture/token-count-cache.js";
+import type { MarkerSpec } from "../capture/types.js";
+import { UserError } from "../errors.js";
+import { usageError } from "./args.js";
+
+export interface LiveViewOptions {
+  /** Where the run's files are now: the live folder while the capture runs, the run folder after. */
+  dir: () => string;
+  /** The run's name, for the page's title. */
+  name: string;
+  /** Marker patterns to highlight (a mock's probe has them); none by default. */
+  markers?: Record<string, MarkerSpec>;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+}
+
+export interface LiveView {
+  /** The page's address: `http://127.0.0.1:N/`. */
+  url: string;
+  /** Tells every open page that the run has changed (call it once an exchange is written). */
+  changed(): void;
+  /** Tells open pages the recording ended, ends their connections and stops listening. */
+  close(): Promise<void>;
+}
+
+/** Where a capture's files are now: its live folder until the close swaps it in as the run folder. */
+export function captureLocation(capture: { liveDir: string; dir: string }): () => string {
+  return () => (existsSync(capture.liveDir) ? capture.liveDir : capture.dir);
+}
+
+/** The run's data as data.json serves them, made again only after a change. */
+class LiveData {
+  private version = 0;
+  private made: { version: number; data: Promise<Buffer> } | null = null;
+  /** Read from its file once; the facts a build learns stay for the next. */
+  private readonly tokens = new TokenCountCache(defaultTokenCachePath());
+
+  constructor(private readonly options: LiveViewOptions) {}
+
+  get current(): number {
+    return this.version;
+  }
+
+  changed(): number {
+    return ++this.version;
+  }
+
+  data(): Promise<Buffer> {
+    if (this.made?.version !== this.version) {
+      const data = this.build();
+      this.made = { version: this.version, data };
+      // A failed build is not kept: the next ask tries again.
+      data.catch(() => {
+        if (this.made?.data === data) this.made = null;
+      });
+    }
+    return this.made!.data;
+  }
+
+  private async build(): Promise<Buffer> {
+    const dir = this.options.dir();
+    try {
+      return await this.read(dir);
+    } catch (error) {
+      // The capture's close moved the folder while it was read: read it where it is now.
+      if (this.options.dir() !== dir || !existsSync(dir)) return this.read(this.options.dir());
+      throw error;
+    }
+  }
+
+  private async read(dir: string): Promise<Buffer> {
+    const source = { ...folderSource(dir, { runsDir: dirname(dir) }), label: this.options.name };
+    const counter = await segmentMeasure([source], this.tokens);
+    // view-data writes side files beside its output: a private folder holds them, removed at once.
+    const scratch = mkdtempSync(join(tmpdir(), "payload-probe-view-"));
+    try {
+      const file = join(scratch, "data.json");
+      writeLiveData(file, source, { counter, markers: this.options.markers ?? {}, rawBytes: runFileBytes(source) });
+      return readFileSync(file);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+}
+
+const PLAIN = { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" };
+
+/** The Host values that name this server: its own address, and the loopback names for it. */
+function ownHosts(host: string, port: number): Set<string> {
+  const names = [host.includes(":") ? `[${host}]` : host, "127.0.0.1", "localhost", "[::1]"];
+  return new Set(names.map((name) => `${name}:${port}`));
+}
+
+/** Starts the live view's server; resolves once it listens. A port that cannot be had is a UserError. */
+export async function startLiveView(options: LiveViewOptions): Promise<LiveView> {
+  const data = new LiveData(options);
+  const clients = new Set<ServerResponse>();
+  const host = options.host ?? "127.0.0.1";
+  // Set once listening, before any request can be handled.
+  let hosts = new Set<string>();
+  let url = "";
+  const server = createServer((request, response) => {
+    if (!hosts.has(request.headers.host ?? "")) {
+      response.writeHead(403, PLAIN).end(`this viewer answers only at ${url}\n`);
+      return;
+    }
+    if (request.method !== "GET") {
+      response.writeHead(405, { ...PLAIN, allow: "GET" }).end("the viewer only answers GET\n");
+      return;
+    }
+    serve(request, response, data, options.name, clients);
+  });
+  const port = await listen(server, options.port ?? 0, host);
+  hosts = ownHosts(host, port);
+  url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/`;
+  return {
+    url,
+    changed() {
+      const version = data.changed();
+      for (const client of clients) client.write(`event: changed\ndata: ${version}\n\n`);
+    },
+    async close() {
+      const note = `the run is in ${options.dir()}`.replace(/[\r\n]+/g, " ");
+      const ending = [...clients].map(
+        (client) => new Promise<void>((done) => client.end(`event: end\ndata: ${note}\n\n`, () => done())),
+      );
+      await Promise.all(ending);
+      clients.clear();
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      // A page's idle keep-alive connection would otherwise hold the process until the browser lets go.
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function serve(
+  request: IncomingMessage,
+  response: ServerResponse,
+  data: LiveData,
+  name: string,
+  clients: Set<ServerResponse>,
+): void {
+  const path = new URL(request.url ?? "/", "http://viewer").pathname;
+  if (path === "/") {
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+    response.end(livePage(`payload-probe view · ${name} (live)`));
+  } else if (path === "/events") {
+    // `connection: close`: ending the stream ends its connection, so close() leaves nothing open.
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "close" });
+    response.write(`event: changed\ndata: ${data.current}\n\n`);
+    clients.add(response);
+    response.once("close", () => clients.delete(response));
+  } else if (path === "/data.json") {
+    data.data().then(
+      (body) => {
+        response.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+        response.end(body);
+      },
+      (error: Error) => {
+        const message = error instanceof UserError ? error.message : `${error.message} (a bug: please report it)`;
+        response.writeHead(500, PLAIN).end(`${message}\n`);
+      },
+    );
+  } else response.writeHead(404, PLAIN).end(`no ${path} here: the viewer is at /\n`);
+}
+
+/** `--view` for a command where the viewer is off unless asked (proxy, mock): its --help lines. */
+export const VIEW_FLAG_HELP = `  --view        also serve the run's viewer on 127.0.0.1 while it records (the page 'view'
+                writes, updated as requests arrive); its address is the line after LISTENING:
+                VIEW http://127.0.0.1:N/`;
+
+/** `--view` and `--no-view` for a command where the viewer is on when stdout is a terminal (record). */
+export const VIEW_SWITCH_HELP = `  --view, --no-view
+                serve the run's viewer on 127.0.0.1 while it records (the page 'view' writes,
+                updated as requests arrive), or not; default: served when stdout is a terminal.
+                Its address is the line after LISTENING: VIEW http://127.0.0.1:N/`;
+
+/** The parseCommand options of each: `VIEW_OPTION` with VIEW_FLAG_HELP, `VIEW_SWITCH_OPTIONS` with VIEW_SWITCH_HELP. */
+export const VIEW_OPTION = { view: { type: "boolean" } } as const;
+export const VIEW_SWITCH_OPTIONS = { view: { type: "boolean" }, "no-view": { type: "boolean" } } as const;
+
+/**
+ * Whether to serve the viewer: `--view` or `--no-view` when given (both is a usage error), else
+ * `byDefault` (record: `process.stdout.isTTY === true`; proxy and mock: false).
+ */
+export function liveViewFlag(
+  command: string,
+  values: { view?: boolean; "no-view"?: boolean },
+  byDefault: boolean,
+): boolean {
+  if (values.view && values["no-view"]) throw usageError(command, "--view and --no-view contradict each other");
+  if (values.view) return true;
+  if (values["no-view"]) return false;
+  return byDefault;
+}
+
+/**
+ * The viewer of a capture that is already recording, when `wanted`: started, its address printed as
+ * `VIEW <url>` (print LISTENING before calling this), or the capture closed again if it cannot start.
+ * Hand the result's `changed` to the capture's onFinished, and close it after the capture.
+ */
+export async function viewWhileCapturing(
+  wanted: boolean,
+  capture: { liveDir: string; dir: string; close(): Promise<void> },
+  options: Omit<LiveViewOptions, "dir">,
+): Promise<LiveView | null> {
+  if (!wanted) return null;
+  try {
+    const view = await startLiveView({ ...options, dir: captureLocation(capture) });
+    console.log(`VIEW ${view.url}`);
+    return view;
+  } catch (error) {
+    await capture.close();
+    throw error;
+  }
+}

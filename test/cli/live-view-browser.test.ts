@@ -1,0 +1,72 @@
+/**
+ * `mock --view` end to end: the CLI in a child process, its viewer open in headless Chromium
+ * (test/fixtures/chromium.ts), requests sent to the mock, and the page drawing each one as it is
+ * written, keeping the selected request; then SIGINT stops both and leaves no process behind.
+ */
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chatBody, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
+import { chromiumPath, launchChromium, warnWithoutChromium } from "../fixtures/chromium.js";
+import { leftoverProcesses, SUITE_MARKER_ENV } from "../fixtures/suite-processes.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+warnWithoutChromium("live view browser test");
+
+let browser: Browser;
+
+describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    removeTempDirs();
+  });
+
+  it("draws each request as the mock writes it, keeps the selected one, and says when the mock stopped", async () => {
+    const runs = tempDir("live-view-browser-");
+    const { file } = await writeTinyProbe(runs);
+    const cli = await startCli(["mock", file, "--runs", runs, "--view"]);
+    const viewUrl = (await cli.line(/^VIEW /)).slice("VIEW ".length);
+    expect(viewUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(0);
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
+    page.on("request", (r) => {
+      if (!r.url().startsWith(viewUrl)) problems.push(`request: ${r.url()}`);
+    });
+    await page.goto(viewUrl);
+    await page.locator("#live", { hasText: "live: updates as requests arrive" }).waitFor();
+    expect(await page.locator(".row.req").count()).toBe(0);
+
+    await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("read notes.txt")));
+    await page.locator(".row.req", { hasText: "#1" }).waitFor();
+    await page.locator(".row.req", { hasText: "#1" }).click();
+    await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(/^Request #1 · loop/);
+    // The tiny probe's marker `notes` matches the user's message.
+    expect(await page.locator("#detail mark.marker", { hasText: "notes.txt" }).count()).toBeGreaterThan(0);
+
+    await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("again")));
+    await page.locator(".row.req", { hasText: "#2" }).waitFor();
+    // The redraw kept the open request and its row's selection.
+    expect(await page.locator("#detail h2").textContent()).toMatch(/^Request #1 · loop/);
+    expect(await page.locator(".row.req.sel .seq").allTextContents()).toEqual(["#1"]);
+    expect(await page.locator(".row.req").count()).toBe(2);
+
+    const exited = new Promise<number | null>((done) => cli.child.once("exit", (code) => done(code)));
+    cli.child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    await page.locator("body[data-ended]").waitFor();
+    expect(await page.locator("#live").textContent()).toMatch(/^recording ended: the run is in .+tiny-mock$/);
+    // What the page shows stays: both requests.
+    expect(await page.locator(".row.req").count()).toBe(2);
+    expect(problems).toEqual([]);
+    await page.close();
+
+    await expect(fetch(viewUrl)).rejects.toThrow();
+    const marker = process.env[SUITE_MARKER_ENV] ?? "";
+    expect(leftoverProcesses(cli.child.pid!, marker).filter((p) => p.command.includes(runs))).toEqual([]);
+  });
+});

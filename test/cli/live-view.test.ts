@@ -1,0 +1,206 @@
+/**
+ * The live view's server (src/cli/live-view.ts) over real HTTP on 127.0.0.1, beside a real mock
+ * capture whose worker writes the run files: events, data.json, a torn last line, the folder swap
+ * at close, and a close that leaves no connection open.
+ */
+import { appendFileSync, cpSync, existsSync } from "node:fs";
+import { get, type IncomingMessage, request } from "node:http";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
+import {
+  captureLocation,
+  type LiveView,
+  liveViewFlag,
+  startLiveView,
+  VIEW_OPTION,
+  VIEW_SWITCH_OPTIONS,
+} from "../../src/cli/live-view.js";
+import { UserError } from "../../src/errors.js";
+import { chatBody, parseReply, postChat, writeTinyProbe } from "../capture/http-harness.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((o) => o.close()));
+  removeTempDirs();
+});
+
+/** A mock capturing into a temp runs folder, with a live view that is told of every written exchange. */
+async function mockWithView(): Promise<{ server: MockServer; view: LiveView; runs: string }> {
+  const runs = tempDir("live-view-");
+  const { model } = await writeTinyProbe(runs);
+  let view: LiveView | null = null;
+  const server = await startMockServer(model, { runsDir: runs, onFinished: () => view?.changed() });
+  view = await startLiveView({ dir: captureLocation(server), name: "tiny-mock", markers: {} });
+  // The view closes after the capture, as the commands close them.
+  open.push({
+    close: async () => {
+      await server.close();
+      await view!.close();
+    },
+  });
+  return { server, view, runs };
+}
+
+interface ServerEvent {
+  event: string;
+  data: string;
+}
+
+/** An event stream read as it arrives: `next(name)` resolves with the next event of that name. */
+function subscribe(url: string): Promise<{ next(name: string): Promise<ServerEvent>; ended: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    get(`${url}events`, (response: IncomingMessage) => {
+      expect(response.headers["content-type"]).toBe("text/event-stream");
+      const queue: ServerEvent[] = [];
+      const waiting: { name: string; found: (e: ServerEvent) => void }[] = [];
+      const deliver = () => {
+        for (const w of [...waiting]) {
+          const at = queue.findIndex((e) => e.event === w.name);
+          if (at < 0) continue;
+          waiting.splice(waiting.indexOf(w), 1);
+          w.found(queue.splice(at, 1)[0]!);
+        }
+      };
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        text += chunk;
+        for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
+          const fields = Object.fromEntries(
+            text
+              .slice(0, end)
+              .split("\n")
+              .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
+          );
+          text = text.slice(end + 2);
+          if (fields.event) queue.push({ event: fields.event, data: fields.data ?? "" });
+        }
+        deliver();
+      });
+      const ended = new Promise<void>((done) => response.once("end", () => done()));
+      resolve({
+        next: (name) =>
+          new Promise((found) => {
+            waiting.push({ name, found });
+            deliver();
+          }),
+        ended,
+      });
+    }).once("error", reject);
+  });
+}
+
+/** data.json read back: the index's requests and the item table. */
+async function data(url: string): Promise<{ seqs: number[]; items: unknown[]; text: string }> {
+  const response = await fetch(`${url}data.json`);
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  const [index, items] = JSON.parse(text) as [{ requests: { s: number }[] }, unknown[]];
+  return { seqs: index.requests.map((r) => r.s), items, text };
+}
+
+/** A raw request with the Host header as given (fetch sets its own). */
+function rawGet(url: string, path: string, headers: Record<string, string>, method = "GET"): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), { method, headers }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}
+
+describe("live view server", () => {
+  it("serves the page without outside assets, and tells an open page of each exchange the capture writes", async () => {
+    const { server, view } = await mockWithView();
+    expect(view.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await fetch(view.url);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await page.text();
+    expect(html).toContain("connect-src 'self'");
+    expect(html).toMatch(/default-src 'none'/);
+    expect(html).not.toMatch(/\b(src|href)=/);
+
+    const events = await subscribe(view.url);
+    // The page is told at once, so its first data come the way every later copy does.
+    expect((await events.next("changed")).data).toBe("0");
+    expect((await data(view.url)).seqs).toEqual([]);
+
+    await parseReply(await postChat(`${server.baseUrl}/chat/completions`, chatBody("read notes.txt")));
+    expect((await events.next("changed")).data).toBe("1");
+    expect((await data(view.url)).seqs).toEqual([1]);
+    await parseReply(await postChat(`${server.baseUrl}/chat/completions`, chatBody("again")));
+    expect((await events.next("changed")).data).toBe("2");
+    const after = await data(view.url);
+    expect(after.seqs).toEqual([1, 2]);
+    // The first request's message is among the items: its detail has what it sent.
+    expect(after.text).toContain("read notes.txt");
+  });
+
+  it("reads the run folder once the capture's close has swapped it in", async () => {
+    const { server, view, runs } = await mockWithView();
+    await parseReply(await postChat(`${server.baseUrl}/chat/completions`, chatBody("read notes.txt")));
+    expect((await data(view.url)).seqs).toEqual([1]);
+    await server.close();
+    expect(existsSync(server.liveDir)).toBe(false);
+    expect(server.dir).toBe(join(runs, "tiny-mock"));
+    view.changed();
+    expect((await data(view.url)).seqs).toEqual([1]);
+  });
+
+  it("leaves out a last line still being written and reads the lines before it", async () => {
+    const { server, runs } = await mockWithView();
+    await parseReply(await postChat(`${server.baseUrl}/chat/completions`, chatBody("read notes.txt")));
+    await parseReply(await postChat(`${server.baseUrl}/chat/completions`, chatBody("again")));
+    await server.close();
+    const copy = join(runs, "copy");
+    cpSync(server.dir, copy, { recursive: true });
+    // What a reader sees while the worker is half-way through appending the third exchange.
+    appendFileSync(join(copy, "payloads.jsonl"), '{"type":"request","seq":3,"kind":"loop","api":"openai-compl');
+    appendFileSync(join(copy, "requests.jsonl"), '{"v":1,"seq":3,"kind":"lo');
+    const view = await startLiveView({ dir: () => copy, name: "copy" });
+    open.push(view);
+    expect((await data(view.url)).seqs).toEqual([1, 2]);
+  });
+
+  it("close ends every open event stream with `end` and stops listening", async () => {
+    const { server, view } = await mockWithView();
+    const first = await subscribe(view.url);
+    const second = await subscribe(view.url);
+    await view.close();
+    for (const events of [first, second]) {
+      expect((await events.next("end")).data).toMatch(/^the run is in \S+\.tiny-mock\.new-\d+$/);
+      await events.ended;
+    }
+    await expect(fetch(view.url)).rejects.toThrow();
+    await server.close();
+  });
+
+  it("answers only GET at its own address: another Host is refused, so a rebound name cannot read the run", async () => {
+    const { view } = await mockWithView();
+    const { port } = new URL(view.url);
+    expect(await rawGet(view.url, "/data.json", { host: "attacker.example" })).toBe(403);
+    expect(await rawGet(view.url, "/data.json", { host: `attacker.example:${port}` })).toBe(403);
+    expect(await rawGet(view.url, "/data.json", { host: `localhost:${port}` })).toBe(200);
+    expect(await rawGet(view.url, "/", { host: `127.0.0.1:${port}` }, "POST")).toBe(405);
+    expect(await rawGet(view.url, "/nothing", { host: `127.0.0.1:${port}` })).toBe(404);
+  });
+});
+
+describe("--view and --no-view", () => {
+  it("take the default unless given; both at once is a usage error", () => {
+    expect(Object.keys(VIEW_OPTION)).toEqual(["view"]);
+    expect(Object.keys(VIEW_SWITCH_OPTIONS)).toEqual(["view", "no-view"]);
+    expect(liveViewFlag("record", {}, true)).toBe(true);
+    expect(liveViewFlag("record", {}, false)).toBe(false);
+    expect(liveViewFlag("record", { view: true }, false)).toBe(true);
+    expect(liveViewFlag("record", { "no-view": true }, true)).toBe(false);
+    expect(() => liveViewFlag("record", { view: true, "no-view": true }, true)).toThrow(UserError);
+    expect(() => liveViewFlag("record", { view: true, "no-view": true }, true)).toThrow(
+      /^record: --view and --no-view contradict each other\. See '.+ record --help'\.$/,
+    );
+  });
+});
