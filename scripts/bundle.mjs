@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Bundles the CLI, each stub MCP server entry and the capture worker (run by `./run.sh`'s build step, after tsc).
+ * Bundles the CLI, each stub MCP server entry and the worker threads (capture, live view data); run
+ * by `./run.sh`'s build step, after tsc.
  *
  * Unbundled, one `run p1` resolves, reads and compiles about 120 ES modules before its first
  * request, and every stub server another hundred. Each entry becomes one CommonJS file,
@@ -27,12 +28,13 @@ const ENTRIES = [
   "src/stub-mcp/configurable-stub.ts",
   "src/stub-mcp/minimal-stub.ts",
   "src/capture/capture-worker.ts",
+  "src/analysis/live-data-worker.ts",
 ];
 /**
  * Worker threads' entries get launchers of their own folder, dist/workers/: a launcher's folder is
  * marked CommonJS, and dist/capture/ holds tsc's ES modules that scripts import.
  */
-const WORKERS = new Set(["src/capture/capture-worker.ts"]);
+const WORKERS = new Set(["src/capture/capture-worker.ts", "src/analysis/live-data-worker.ts"]);
 /** What src/bundle-loader.ts expects a bundle to be: a function of Node's five CommonJS arguments. */
 const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) {";
 

@@ -104,6 +104,7 @@ describe("bundle loader", () => {
       "capture-worker.cjs",
       "cli.cjs",
       "configurable-stub.cjs",
+      "live-data-worker.cjs",
       "minimal-stub.cjs",
       "probe-stub.cjs",
     ]);

@@ -3,24 +3,23 @@
  * page's code without data (analysis/view-page.ts, `livePage`); it listens to GET /events (server-sent
  * events) and fetches GET /data.json, the run as it is on disk now, each time it is told `changed`.
  *
- * The data are made when a page asks, at most once per change, and from the files alone, so the
- * capture is never waited for: a line the worker is still appending is a torn last line, which the
+ * The data are made when a page asks, at most once per change, on a worker thread (so the relay
+ * never waits for a page), and from the files alone, so the capture is never waited for: a line the worker is still appending is a torn last line, which the
  * reader leaves out (src/jsonl.ts), and a read that meets the folder swap at close (run-folder.ts)
  * is read again where the run is now. The server binds 127.0.0.1 unless told otherwise (a run holds
  * prompts), and answers only requests addressed to its own host and port, so a web page whose name
  * resolves to 127.0.0.1 (DNS rebinding) cannot read it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { folderSource } from "../analysis/load-run.js";
-import { runFileBytes, segmentMeasure } from "../analysis/view-inputs.js";
-import { livePage, writeLiveData } from "../analysis/view-page.js";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import type { LiveDataReply, LiveDataRequest } from "../analysis/live-data.js";
+import { livePage } from "../analysis/view-page.js";
 import { listen } from "../capture/http.js";
-import { defaultTokenCachePath, TokenCountCache } from "../capture/token-count-cache.js";
 import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { usageError } from "./args.js";
 
 export interface LiveViewOptions {
@@ -50,12 +49,62 @@ export function captureLocation(capture: { liveDir: string; dir: string }): () =
   return () => (existsSync(capture.liveDir) ? capture.liveDir : capture.dir);
 }
 
+/** The worker's entry: the launcher scripts/bundle.mjs writes beside the capture worker's. */
+const WORKER_ENTRY = join(PROJECT_ROOT, "dist", "workers", "live-data-worker.js");
+
+/** The builds a worker thread does for the live view, started at the first and ended at close. */
+class DataWorker {
+  private worker: Worker | null = null;
+  private next = 0;
+  private readonly waiting = new Map<number, { done(data: Buffer): void; fail(error: Error): void }>();
+
+  build(request: Omit<LiveDataRequest, "id">): Promise<Buffer> {
+    const worker = this.started();
+    const id = this.next++;
+    return new Promise((done, fail) => {
+      this.waiting.set(id, { done, fail });
+      worker.postMessage({ ...request, id } satisfies LiveDataRequest);
+    });
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_ENTRY);
+    // A page's build never keeps the command running: close() ends it, and so does the command's end.
+    worker.unref();
+    worker.on("message", (reply: LiveDataReply) => {
+      const waiting = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if ("data" in reply) waiting?.done(Buffer.from(reply.data));
+      else
+        waiting?.fail(
+          reply.error.name === "UserError" ? new UserError(reply.error.message) : new Error(reply.error.message),
+        );
+    });
+    worker.on("error", (error) => this.failAll(error));
+    worker.on("exit", () => {
+      this.worker = null;
+      this.failAll(new Error("the live view's worker stopped"));
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private failAll(error: Error): void {
+    for (const waiting of this.waiting.values()) waiting.fail(error);
+    this.waiting.clear();
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.terminate();
+  }
+}
+
 /** The run's data as data.json serves them, made again only after a change. */
 class LiveData {
   private version = 0;
   private made: { version: number; data: Promise<Buffer> } | null = null;
-  /** Read from its file once; the facts a build learns stay for the next. */
-  private readonly tokens = new TokenCountCache(defaultTokenCachePath());
+  readonly worker = new DataWorker();
 
   constructor(private readonly options: LiveViewOptions) {}
 
@@ -90,18 +139,8 @@ class LiveData {
     }
   }
 
-  private async read(dir: string): Promise<Buffer> {
-    const source = { ...folderSource(dir, { runsDir: dirname(dir) }), label: this.options.name };
-    const counter = await segmentMeasure([source], this.tokens);
-    // view-data writes side files beside its output: a private folder holds them, removed at once.
-    const scratch = mkdtempSync(join(tmpdir(), "payload-probe-view-"));
-    try {
-      const file = join(scratch, "data.json");
-      writeLiveData(file, source, { counter, markers: this.options.markers ?? {}, rawBytes: runFileBytes(source) });
-      return readFileSync(file);
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
+  private read(dir: string): Promise<Buffer> {
+    return this.worker.build({ dir, name: this.options.name, markers: this.options.markers ?? {} });
   }
 }
 
@@ -152,6 +191,7 @@ export async function startLiveView(options: LiveViewOptions): Promise<LiveView>
       // A page's idle keep-alive connection would otherwise hold the process until the browser lets go.
       server.closeAllConnections();
       await closed;
+      await data.worker.close();
     },
   };
 }
