@@ -3,8 +3,11 @@
  * (test/fixtures/chromium.ts), requests sent to the mock, and the page drawing each one as it is
  * written, keeping the selected request; then SIGINT stops both and leaves no process behind.
  */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { chatBody, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
 import { chromiumPath, launchChromium, warnWithoutChromium } from "../fixtures/chromium.js";
 import { leftoverProcesses, SUITE_MARKER_ENV } from "../fixtures/suite-processes.js";
@@ -54,6 +57,9 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
     expect(await page.locator("#detail h2").textContent()).toMatch(/^Request #1 · loop/);
     expect(await page.locator(".row.req.sel .seq").allTextContents()).toEqual(["#1"]);
     expect(await page.locator(".row.req").count()).toBe(2);
+    // For a reviewer, beside the view tests' screenshots in the checkout's git-ignored runs/.
+    mkdirSync(join(PROJECT_ROOT, "runs", "view-screenshots"), { recursive: true });
+    await page.screenshot({ path: join(PROJECT_ROOT, "runs", "view-screenshots", "live-mock.png") });
 
     const exited = new Promise<number | null>((done) => cli.child.once("exit", (code) => done(code)));
     cli.child.kill("SIGINT");

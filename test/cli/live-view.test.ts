@@ -3,6 +3,7 @@
  * capture whose worker writes the run files: events, data.json, a torn last line, the folder swap
  * at close, and a close that leaves no connection open.
  */
+import { spawnSync } from "node:child_process";
 import { appendFileSync, cpSync, existsSync } from "node:fs";
 import { get, type IncomingMessage, request } from "node:http";
 import { join } from "node:path";
@@ -17,7 +18,7 @@ import {
   VIEW_SWITCH_OPTIONS,
 } from "../../src/cli/live-view.js";
 import { UserError } from "../../src/errors.js";
-import { chatBody, parseReply, postChat, writeTinyProbe } from "../capture/http-harness.js";
+import { chatBody, MAIN, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 const open: { close(): Promise<void> }[] = [];
@@ -187,6 +188,38 @@ describe("live view server", () => {
     expect(await rawGet(view.url, "/data.json", { host: `localhost:${port}` })).toBe(200);
     expect(await rawGet(view.url, "/", { host: `127.0.0.1:${port}` }, "POST")).toBe(405);
     expect(await rawGet(view.url, "/nothing", { host: `127.0.0.1:${port}` })).toBe(404);
+  });
+});
+
+describe("proxy --view and mock --view", () => {
+  it("proxy prints VIEW on the line after LISTENING; its page is told of each proxied request; a stop ends it", async () => {
+    const runs = tempDir("live-view-proxy-");
+    const upstream = await startMockServer((await writeTinyProbe(runs)).model, { runsDir: runs });
+    open.push(upstream);
+    const cli = await startCli(["proxy", "--upstream", upstream.baseUrl, "--runs", runs, "--name", "agent", "--view"]);
+    const next = await cli.line(/./);
+    expect(next).toMatch(/^VIEW http:\/\/127\.0\.0\.1:\d+\/$/);
+    const url = next.slice("VIEW ".length);
+    const events = await subscribe(url);
+    await events.next("changed");
+    await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("read notes.txt")));
+    expect((await events.next("changed")).data).toBe("1");
+    expect((await data(url)).seqs).toEqual([1]);
+    expect(await cli.stop()).toBe(0);
+    expect((await events.next("end")).data).toBe(`the run is in ${join(runs, "agent")}`);
+    await events.ended;
+  });
+
+  it("mock and proxy print no VIEW line without --view, and say what --view does in --help", async () => {
+    const runs = tempDir("live-view-off-");
+    const { file } = await writeTinyProbe(runs);
+    const cli = await startCli(["mock", file, "--runs", runs]);
+    expect(await cli.line(/./)).toMatch(/^capturing to /);
+    await cli.stop();
+    for (const command of ["mock", "proxy"]) {
+      const help = spawnSync(process.execPath, [MAIN, command, "--help"], { encoding: "utf8", timeout: 120_000 });
+      expect(help.stdout).toMatch(/^ {2}--view {8}also serve the run's viewer on 127\.0\.0\.1 while it records/m);
+    }
   });
 });
 
