@@ -102,7 +102,12 @@ describe("codex pointer", () => {
       ".codex/sessions/2026/a.jsonl": "{}\n",
     });
     const env = pointed(codexPointer, home, ctx);
-    const config = parse(readFileSync(join(env.CODEX_HOME!, "config.toml"), "utf8")) as { model_provider: string; profiles: { work: unknown }; mcp_servers: unknown; model_providers: object };
+    const config = parse(readFileSync(join(env.CODEX_HOME!, "config.toml"), "utf8")) as {
+      model_provider: string;
+      profiles: { work: unknown };
+      mcp_servers: unknown;
+      model_providers: object;
+    };
     expect(config.model_provider).toBe(CODEX_PROVIDER_ID);
     expect(config).toMatchObject({ model: "gpt-5.4", profile: "work", approval_policy: "never" });
     expect(config.profiles.work).toEqual({ model: "gpt-5.4-mini" });
