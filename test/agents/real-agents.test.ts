@@ -1,9 +1,10 @@
 /**
- * Real Claude Code and Codex, installed in the user's cache ('agents install claude-code codex'),
- * each running one prompt against our mock through the capture proxy: the agent finishes, every
- * request it sent the model is a full record, the body stored is byte for byte the one the mock
- * received, and the fake key it was given reaches no file. Without an install the tests skip with
- * one line.
+ * Real agents, each running one prompt against our mock through the capture proxy: Claude Code and
+ * Codex installed in the user's cache ('agents install claude-code codex'), and the real pi
+ * ('agents install pi') on two of its built-in providers, pointed by the pi pointer. Each agent
+ * finishes, every request it sent the model is a full record, the body stored is byte for byte the
+ * one the mock received, and the fake key it was given reaches no file. Without an install the
+ * tests skip with one line.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -13,6 +14,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ProxyBases } from "../../src/agents/agent-pointers.js";
 import { codexPointer } from "../../src/agents/codex-pointer.js";
 import { findNativeAgent, type NativeAgentName } from "../../src/agents/native-agents.js";
+import { findPi, installHint } from "../../src/agents/pi-install.js";
+import { piPointer } from "../../src/agents/pi-pointer.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, startCli } from "../capture/http-harness.js";
 import { stopAfterTest } from "../fixtures/children.js";
@@ -118,6 +121,8 @@ function installed(agent: NativeAgentName) {
 
 const claude = installed("claude-code");
 const codex = installed("codex");
+const pi = findPi();
+if (!pi) console.log(`real pi pointer test skipped: pi is not installed; ${installHint()}`);
 
 describe("real agents against the mock through the capture", () => {
   it.skipIf(!claude)(
@@ -153,6 +158,24 @@ describe("real agents against the mock through the capture", () => {
         },
       );
       expectFaithfulCapture(session, "openai-responses", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!pi).each([
+    { provider: "anthropic", model: "claude-sonnet-5", api: "anthropic-messages", variable: "ANTHROPIC_API_KEY" },
+    { provider: "openai", model: "gpt-5.5", api: "openai-responses", variable: "OPENAI_API_KEY" },
+  ])(
+    "pi, built-in $provider provider pointed by the pi pointer's models.json: exits 0, full $api records, bytes as the mock got them, no key in any file",
+    async ({ provider, model, api, variable }) => {
+      const key = fakeKey("sk");
+      const home = tempDir("pi-home-");
+      const args = ["-p", "--no-session", "--provider", provider, "--model", model, "Say hello."];
+      const session = await agentThroughCapture("pi", pi!.program, [...pi!.programArgs, ...args], (bases) => {
+        const env = { ...isolatedEnv(home), [variable]: key, PI_OFFLINE: "1" };
+        return { ...env, ...piPointer.point({ bases, tempDir: tempDir("pi-session-"), env }) };
+      });
+      expectFaithfulCapture(session, api, key);
     },
     180_000,
   );
