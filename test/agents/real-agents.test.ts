@@ -16,6 +16,7 @@ import { codexPointer } from "../../src/agents/codex-pointer.js";
 import { findNativeAgent, type NativeAgentName } from "../../src/agents/native-agents.js";
 import { findPi, installHint } from "../../src/agents/pi-install.js";
 import { piPointer } from "../../src/agents/pi-pointer.js";
+import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, startCli } from "../capture/http-harness.js";
 import { stopAfterTest } from "../fixtures/children.js";
@@ -32,6 +33,8 @@ interface Payload {
   api?: string | null;
   body: string;
 }
+
+type CapturedRecord = Pick<RequestRecord, "bodyBytes" | "hashes" | "status" | "ending">;
 
 interface Session {
   agent: { code: number | null; stdout: string; stderr: string };
@@ -102,10 +105,13 @@ function expectFaithfulCapture(session: Session, api: string, secret: string): v
   for (const row of stored) expect(row).toMatchObject({ kind: "loop", api });
   // Byte for byte what the upstream received, request by request.
   expect(stored.map((row) => row.body)).toEqual(received.map((row) => row.body));
-  const records = jsonl<{ status: number; ending: string }>(join(captured, "requests.jsonl"));
+  const records = jsonl<CapturedRecord>(join(captured, "requests.jsonl"));
   expect(records.map(({ status, ending }) => ({ status, ending }))).toEqual(
     stored.map(() => ({ status: 200, ending: "complete" })),
   );
+  // The same size in bytes and the same hash of the body's bytes as the mock's own records.
+  const bodyOf = ({ bodyBytes, hashes }: CapturedRecord) => ({ bodyBytes, hash: hashes.body });
+  expect(records.map(bodyOf)).toEqual(jsonl<CapturedRecord>(join(upstream, "requests.jsonl")).map(bodyOf));
   expect(filesContaining(runs, secret)).toEqual([]);
 }
 
