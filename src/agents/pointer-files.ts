@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { inputError } from "../errors.js";
 import { readInputFile } from "../input-file.js";
 
 export type Table = Record<string, unknown>;
@@ -34,6 +35,16 @@ export function userConfigDir(env: NodeJS.ProcessEnv, variable: string, ...under
 export function linkedStandIn(userDir: string, folder: string, keep: (name: string) => boolean): string {
   mkdirSync(folder, { recursive: true });
   if (!existsSync(userDir)) return folder;
-  for (const name of readdirSync(userDir)) if (keep(name)) symlinkSync(join(userDir, name), join(folder, name));
+  let names: string[];
+  try {
+    names = readdirSync(userDir);
+  } catch (error) {
+    throw inputError(
+      userDir,
+      undefined,
+      `cannot list the agent's config folder (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+  for (const name of names) if (keep(name)) symlinkSync(join(userDir, name), join(folder, name));
   return folder;
 }

@@ -210,3 +210,13 @@ describe("pi pointer", () => {
     expect(() => piPointer.point(ctx)).toThrow(/models\.json: expected a JSON object without comments/);
   });
 });
+
+describe("the user's config folder", () => {
+  it("one that is not a folder is one error naming it (exit 2), not a crash", () => {
+    const { home, ctx } = userWith({ ".pi/agent": "a file where the folder goes" });
+    expect(() => piPointer.point(ctx)).toThrow(UserError);
+    expect(() => piPointer.point(ctx)).toThrow(
+      `${join(home, ".pi", "agent")}: cannot list the agent's config folder (ENOTDIR)`,
+    );
+  });
+});
