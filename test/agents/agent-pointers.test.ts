@@ -1,0 +1,79 @@
+import { readdirSync } from "node:fs";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  AGENT_POINTERS,
+  type AgentPointer,
+  type PointerContext,
+  pointerVariables,
+  recordEnvironment,
+} from "../../src/agents/agent-pointers.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+afterEach(removeTempDirs);
+
+const bases = {
+  anthropic: "http://127.0.0.1:9/anthropic",
+  openai: "http://127.0.0.1:9/openai/v1",
+  gemini: "http://127.0.0.1:9/gemini",
+};
+const context = (env: NodeJS.ProcessEnv = {}): PointerContext => ({ bases, tempDir: tempDir("pointers-"), env });
+
+describe("agent pointers", () => {
+  it("set each provider's base URL over the user's environment, which is otherwise kept", () => {
+    const ctx = context({ PATH: "/bin", OPENAI_BASE_URL: "https://gateway.example/v1", HOME: "/home/u" });
+    const env = recordEnvironment(ctx);
+    expect(env).toEqual({
+      PATH: "/bin",
+      HOME: "/home/u",
+      ANTHROPIC_BASE_URL: bases.anthropic,
+      ENABLE_TOOL_SEARCH: "true",
+      OPENAI_BASE_URL: bases.openai,
+      GOOGLE_GEMINI_BASE_URL: bases.gemini,
+    });
+    expect(ctx.env.OPENAI_BASE_URL).toBe("https://gateway.example/v1");
+    // The variable pointers write no file.
+    expect(readdirSync(ctx.tempDir)).toEqual([]);
+  });
+
+  it("leave Claude Code's tool search as the user set it", () => {
+    expect(recordEnvironment(context({ ENABLE_TOOL_SEARCH: "false" })).ENABLE_TOOL_SEARCH).toBe("false");
+  });
+
+  it("name every agent with the API it sends", () => {
+    expect(AGENT_POINTERS.map((pointer) => pointer.agent)).toEqual([
+      "Claude Code",
+      "@anthropic-ai/sdk",
+      "openai SDK",
+      "Gemini CLI",
+      "@google/genai",
+    ]);
+    for (const pointer of AGENT_POINTERS) expect(pointer.api).not.toBe("");
+  });
+
+  it("two pointers that want one variable set differently are a bug, said at once", () => {
+    const rogue: AgentPointer = { agent: "Rogue", api: "x", point: () => ({ OPENAI_BASE_URL: "http://elsewhere" }) };
+    AGENT_POINTERS.push(rogue);
+    try {
+      expect(() => pointerVariables(context())).toThrow("Rogue and openai SDK set OPENAI_BASE_URL to different values");
+    } finally {
+      AGENT_POINTERS.splice(AGENT_POINTERS.indexOf(rogue), 1);
+    }
+  });
+
+  it("are read by the pinned openai and @anthropic-ai/sdk clients made without a base URL", () => {
+    const env = pointerVariables(context());
+    const saved = { ANTHROPIC_BASE_URL: process.env.ANTHROPIC_BASE_URL, OPENAI_BASE_URL: process.env.OPENAI_BASE_URL };
+    Object.assign(process.env, { ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL, OPENAI_BASE_URL: env.OPENAI_BASE_URL });
+    try {
+      expect(new OpenAI({ apiKey: "sk-test" }).baseURL).toBe(bases.openai);
+      expect(new Anthropic({ apiKey: "sk-ant-test" }).baseURL).toBe(bases.anthropic);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});
