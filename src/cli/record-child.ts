@@ -31,9 +31,9 @@ const signalCode = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] 
  * Resolves with the command's exit code, 128 + N when signal N ended it, or 127 (126) with the reason
  * when it could not be started.
  */
-export function runCommand(command: string[], env: NodeJS.ProcessEnv): Promise<CommandEnd> {
+export function runCommand(command: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<CommandEnd> {
   return new Promise((resolve) => {
-    const child = spawn(command[0]!, command.slice(1), { stdio: "inherit", env });
+    const child = spawn(command[0]!, command.slice(1), { stdio: "inherit", env, cwd });
     let passed = 0;
     const pass = (signal: Signal) => {
       if (FROM_TERMINAL.has(signal) && atTerminal()) return;

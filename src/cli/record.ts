@@ -4,7 +4,7 @@ import { AGENT_POINTERS, recordEnvironment } from "../agents/agent-pointers.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import { type CaptureProxy, startCaptureProxy } from "../capture/capture-proxy.js";
 import { findProgram } from "../find-program.js";
-import { cliName } from "../invoked-as.js";
+import { cliName, userDir } from "../invoked-as.js";
 import { isSafeName } from "../safe-path.js";
 import { printable } from "../terminal-text.js";
 import { parseCommand, usageError } from "./args.js";
@@ -100,7 +100,7 @@ const say = (line: string) => process.stderr.write(`record: ${printable(line)}\n
 
 /** The command's program, or the exit code and line of a shell that cannot run it (nothing started yet). */
 function checkProgram(word: string): number | undefined {
-  const lookup = findProgram(word, process.env);
+  const lookup = findProgram(word, process.env, userDir());
   if ("found" in lookup) return undefined;
   if ("missing" in lookup) say(`${word}: command not found (nothing was started)`);
   else say(`${lookup.notExecutable}: not executable (nothing was started)`);
@@ -153,7 +153,7 @@ async function runPointed(proxy: CaptureProxy, command: string[]): Promise<Comma
   try {
     const env = recordEnvironment({ bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env });
     tellReplaced(process.env, env);
-    return await runCommand(command, env);
+    return await runCommand(command, env, userDir());
   } finally {
     session.remove();
   }

@@ -3,6 +3,7 @@
  * official openai and Anthropic clients, constructed with no base URL, in front of our mock. Every
  * process is real; nothing waits on a clock.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -188,5 +189,20 @@ describe("record", () => {
     const row = db.prepare("SELECT status, request_count FROM runs WHERE probe = 'term'").get();
     db.close();
     expect(row).toEqual({ status: "captured", request_count: 1 });
+  });
+
+  it("started through run.sh from another folder, runs the command in that folder, not run.sh's", () => {
+    const scratch = tempDir("record-cwd-");
+    const script = "process.stdout.write(process.cwd() + ' ' + process.env.PAYLOAD_PROBE_CALLER_DIR)";
+    const args = ["record", "--no-db", "--runs", join(scratch, "runs"), "--", "node", "-e", script];
+    const result = spawnSync(join(PROJECT_ROOT, "run.sh"), args, {
+      cwd: scratch,
+      env: { ...process.env, TMPDIR: scratch },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${scratch} undefined`);
+    expect(result.stderr).toContain("no request reached the proxy");
   });
 });
