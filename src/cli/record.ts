@@ -174,18 +174,18 @@ export async function main(argv: string[]): Promise<number> {
   const lines = !process.stderr.isTTY;
   const log = exchangeLog("record", live, lines);
   const watch = watchExchanges(lines);
-  // --view (a live page of the run) joins here: one more listener of finished exchanges, started
-  // with the proxy's run (proxy.runId, proxy.liveDir) and closed after the proxy.
+  const listeners = [log.onFinished, watch.onFinished];
   const proxy = await startCaptureProxy({
     routes,
     runsDir,
     ...settings,
     onFinished: (exchange) => {
-      log.onFinished(exchange);
-      watch.onFinished(exchange);
+      for (const listener of listeners) listener(exchange);
     },
     onUnrouted: watch.onUnrouted,
   });
+  // --view joins here: a live page of the run (proxy.runId, proxy.liveDir) started now, its address
+  // announced, its listener pushed onto `listeners`, and closed after the proxy below.
   announce(proxy);
   let end: CommandEnd;
   try {
