@@ -191,6 +191,28 @@ describe("record", () => {
     expect(row).toEqual({ status: "captured", request_count: 1 });
   });
 
+  it("a second signal kills a command that ignores the first", async () => {
+    const scratch = tempDir("record-stubborn-");
+    const file = join(scratch, "stubborn");
+    const record = startRecord(scratch, [
+      "--no-db",
+      "--runs",
+      join(scratch, "runs"),
+      "--",
+      "node",
+      CLIENT,
+      "stubborn",
+      file,
+    ]);
+    await untilInFolder(scratch, () => readFileSync(file, "utf8").endsWith("\n"));
+    record.child.kill("SIGTERM");
+    await untilInFolder(scratch, () => readFileSync(file, "utf8").includes("ignored\n"));
+    record.child.kill("SIGTERM");
+    const result = await record.done;
+    expect(result.code, result.stderr).toBe(128 + 9);
+    expect(groupGone(record.child.pid!)).toBe(true);
+  });
+
   it("started through run.sh from another folder, runs the command in that folder, not run.sh's", () => {
     const scratch = tempDir("record-cwd-");
     const script = "process.stdout.write(process.cwd() + ' ' + process.env.PAYLOAD_PROBE_CALLER_DIR)";
