@@ -119,8 +119,9 @@ function tellReplaced(user: NodeJS.ProcessEnv, env: NodeJS.ProcessEnv): void {
   for (const [name, value] of Object.entries(env)) {
     const theirs = user[name];
     // Their value is not shown: a URL may carry credentials.
-    if (theirs !== undefined && theirs !== "" && theirs !== value)
-      say(`${name} is replaced for the command (to forward to yours, give it to --upstream-…)`);
+    if (theirs === undefined || theirs === "" || theirs === value) continue;
+    const hint = name.endsWith("_BASE_URL") ? " (to forward to yours, give it to --upstream-…)" : "";
+    say(`${name} is replaced for the command${hint}`);
   }
 }
 

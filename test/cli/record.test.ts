@@ -99,13 +99,17 @@ describe("record", () => {
     expect(readdirSync(scratch).filter((name) => name.startsWith("payload-probe-record-"))).toEqual([]);
   });
 
-  it("--upstream-openai sends the OpenAI route elsewhere than --upstream", async () => {
+  it("--upstream-openai sends the OpenAI route elsewhere than --upstream; a base URL of the user's is replaced", async () => {
     const scratch = tempDir("record-routes-");
     const runs = join(scratch, "runs");
     const [main, openai] = [await mockIn(runs, "main-upstream"), await mockIn(runs, "openai-upstream")];
     const args = ["--upstream", originOf(main), "--upstream-openai", `${originOf(openai)}/v1`, "--runs", runs];
-    const result = await startRecord(scratch, [...args, "--name", "routes", "--", "node", CLIENT, "all"]).done;
+    // A gateway of the user's is replaced for the command, said without its URL (it may hold a key).
+    const gateway = { ANTHROPIC_BASE_URL: "https://me:gateway-secret@gateway.example" };
+    const result = await startRecord(scratch, [...args, "--name", "routes", "--", "node", CLIENT, "all"], gateway).done;
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("record: ANTHROPIC_BASE_URL is replaced for the command (to forward to yours");
+    expect(result.stderr).not.toContain("gateway-secret");
     const apis = (dir: string) => requestBodies(dir).map((body) => ("max_tokens" in JSON.parse(body) ? "m" : "o"));
     expect(apis(main.liveDir)).toEqual(["m"]);
     expect(apis(openai.liveDir)).toEqual(["o", "o"]);
