@@ -1,25 +1,84 @@
-/** How each known agent is pointed at the capture proxy (the record command's table of agents). */
+/**
+ * How `record` points each known agent at its capture proxy: the environment variables (and, for
+ * agents only a file configures, temporary config files) that make the agent send its model requests
+ * to the proxy instead of the provider. Each agent's entry says what it honours, from its own
+ * documentation or code (NOTES.md, "record"). The user's own files are never touched.
+ */
 
-/** Base URLs as each provider's SDKs take them: anthropic `<proxy>/anthropic`, openai `<proxy>/openai/v1`, gemini `<proxy>/gemini`. */
-export interface ProxyBases {
-  anthropic: string;
-  openai: string;
-  gemini: string;
+import { codexPointer } from "./codex-pointer.js";
+import { opencodePointer } from "./opencode-pointer.js";
+import { piPointer } from "./pi-pointer.js";
+import type { AgentPointer, PointerContext } from "./pointer-types.js";
+
+/**
+ * Claude Code reads ANTHROPIC_BASE_URL, and turns MCP tool search off by default when it names a host
+ * that is not Anthropic's (its env-vars page): the proxy forwards every block untouched, so tool
+ * search is left on, as the agent would send it to Anthropic, unless the user chose otherwise.
+ */
+const claudeCode: AgentPointer = {
+  agent: "Claude Code",
+  api: "Anthropic Messages",
+  point: ({ bases, env }) => ({
+    ANTHROPIC_BASE_URL: bases.anthropic,
+    ...(env.ENABLE_TOOL_SEARCH === undefined && { ENABLE_TOOL_SEARCH: "true" }),
+  }),
+};
+
+/** `new Anthropic()` without baseURL reads ANTHROPIC_BASE_URL (client.js of the pinned 1.16.0). */
+const anthropicSdk: AgentPointer = {
+  agent: "@anthropic-ai/sdk",
+  api: "Anthropic Messages",
+  point: ({ bases }) => ({ ANTHROPIC_BASE_URL: bases.anthropic }),
+};
+
+/** `new OpenAI()` without baseURL reads OPENAI_BASE_URL (client.js of the pinned 6.49.0). */
+const openaiSdk: AgentPointer = {
+  agent: "openai SDK",
+  api: "OpenAI chat completions, Responses",
+  point: ({ bases }) => ({ OPENAI_BASE_URL: bases.openai }),
+};
+
+/**
+ * The Gemini CLI with an API key reads GOOGLE_GEMINI_BASE_URL (packages/core contentGenerator.ts);
+ * so does `new GoogleGenAI()` of @google/genai (node_client.ts). Their generateContent requests are
+ * side requests until the capture reads the Gemini API (issue 26).
+ */
+const gemini: AgentPointer[] = ["Gemini CLI", "@google/genai"].map((agent) => ({
+  agent,
+  api: "Gemini generateContent (kept as side requests for now)",
+  point: ({ bases }) => ({ GOOGLE_GEMINI_BASE_URL: bases.gemini }),
+}));
+
+/** Codex, opencode and pi are configured by files: their pointers write temporary copies (pointer-files.ts). */
+export const AGENT_POINTERS: AgentPointer[] = [
+  claudeCode,
+  anthropicSdk,
+  openaiSdk,
+  ...gemini,
+  codexPointer,
+  opencodePointer,
+  piPointer,
+];
+
+/**
+ * Every variable the pointers set, merged. Two pointers that want one variable set to different
+ * values are a bug, said at once rather than let the later one win.
+ */
+export function pointerVariables(ctx: PointerContext): Record<string, string> {
+  const set: Record<string, string> = {};
+  const by: Record<string, string> = {};
+  for (const pointer of AGENT_POINTERS) {
+    for (const [name, value] of Object.entries(pointer.point(ctx))) {
+      if (set[name] !== undefined && set[name] !== value)
+        throw new Error(`${pointer.agent} and ${by[name]} set ${name} to different values`);
+      set[name] = value;
+      by[name] = pointer.agent;
+    }
+  }
+  return set;
 }
 
-export interface PointerContext {
-  bases: ProxyBases;
-  /** A private folder of this session, removed after it: temporary config files go here. */
-  tempDir: string;
-  /** The user's environment, read-only. */
-  env: NodeJS.ProcessEnv;
+/** The command's environment: the user's, with every pointer's variables set over it. */
+export function recordEnvironment(ctx: PointerContext): NodeJS.ProcessEnv {
+  return { ...ctx.env, ...pointerVariables(ctx) };
 }
-
-export interface AgentPointer {
-  agent: string;
-  api: string;
-  /** The environment variables to set; may write files only under tempDir. */
-  point(ctx: PointerContext): Record<string, string>;
-}
-
-export const AGENT_POINTERS: AgentPointer[] = [];

@@ -6,7 +6,7 @@
  * OpenAI models to the Responses API), Google's `…/v1beta`.
  */
 import { UserError } from "../errors.js";
-import type { AgentPointer, PointerContext, ProxyBases } from "./agent-pointers.js";
+import type { AgentPointer, PointerContext, ProxyBases } from "./pointer-types.js";
 import { isTable, type Table } from "./pointer-files.js";
 
 const VARIABLE = "OPENCODE_CONFIG_CONTENT";

@@ -5,16 +5,31 @@ import { trustExtraCasFor } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { FinishedExchange } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
-import { endToEnd, headerText, upstreamAuthorization } from "./forward-headers.js";
+import { endToEnd, headerText } from "./forward-headers.js";
 import type { HandedResponse } from "./handed-exchange.js";
 import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
+import {
+  type ProxyRoute,
+  type ResolvedRoute,
+  resolveRoutes,
+  routeFor,
+  targetOf,
+  unroutedMessage,
+} from "./proxy-routes.js";
 import { credentialQueryName, redactUrl } from "./redact.js";
 import { tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
 import { apiForPath } from "./wire-request.js";
 
+export type { ProxyRoute } from "./proxy-routes.js";
+
+/** Where requests go: one upstream for every path, or routes by path prefix (exactly one of the two). */
 export interface CaptureProxyOptions {
   /** The provider's base URL; a request for `/v1/chat/completions` goes to `<upstream>/v1/chat/completions`. */
-  upstream: string;
+  upstream?: string;
+  /** Several upstreams on one port: `/anthropic/v1/messages` goes to the `/anthropic` route's upstream as `/v1/messages`. */
+  routes?: ProxyRoute[];
+  /** Told of a request under no route (answered 404, not forwarded, not captured). */
+  onUnrouted?: (method: string, path: string) => void;
   runsDir: string;
   /** Names the run folder `<runsDir>/<name>/` (default `proxy`). */
   name?: string;
@@ -32,10 +47,17 @@ export interface CaptureProxyOptions {
 }
 
 export interface CaptureProxy {
-  /** The proxy's base URL: its origin with the upstream's path (`--upstream http://h/v1` → `http://127.0.0.1:N/v1`). */
+  /**
+   * The proxy's base URL: with one upstream, its origin with the upstream's path (`--upstream
+   * http://h/v1` → `http://127.0.0.1:N/v1`); with routes, its origin (each route's base is `origin + prefix`).
+   */
   url: string;
-  /** The upstream as it may be shown: userinfo and credential query values redacted. */
+  /** `http://host:port`. */
+  origin: string;
+  /** The upstream as it may be shown (userinfo and credential query values redacted); with routes, `prefix → upstream` for each. */
   upstream: string;
+  /** Each route's prefix and upstream as it may be shown. */
+  routes: { prefix: string; upstream: string }[];
   runId: string;
   /** The run folder once the proxy has closed; `liveDir` while it serves (see CaptureRun). */
   dir: string;
@@ -141,50 +163,78 @@ async function relay(
   }
 }
 
+/** The routes an options object names: its routes, or its one upstream as the route of every path. */
+function routesOf(options: CaptureProxyOptions): ProxyRoute[] {
+  if ((options.upstream === undefined) === (options.routes === undefined))
+    throw new Error("startCaptureProxy takes either upstream or routes");
+  return options.routes ?? [{ prefix: "", upstream: options.upstream! }];
+}
+
+/** Where the proxy listens and forwards to, as CaptureProxy tells it. */
+function addresses(origin: string, routes: ResolvedRoute[], byPrefix: boolean) {
+  const shown = routes.map((route) => ({ prefix: route.prefix, upstream: route.shown }));
+  return {
+    url: byPrefix ? origin : origin + routes[0]!.basePath,
+    origin,
+    upstream: byPrefix ? shown.map((r) => `${r.prefix} → ${r.upstream}`).join(", ") : shown[0]!.upstream,
+    routes: shown,
+  };
+}
+
+/** A request under no route: a 404 naming the prefixes there are; its body is left unread. */
+function refuseUnrouted(routes: ResolvedRoute[], request: IncomingMessage, response: ServerResponse): void {
+  const path = new URL(request.url ?? "/", "http://proxy").pathname;
+  sendJson(response, 404, { error: { message: unroutedMessage(routes, request.method ?? "GET", path) } });
+}
+
 /**
- * A pass-through in front of a real provider: each request goes upstream with its method, path,
- * query, body bytes and end-to-end headers unchanged, the response comes back chunk by chunk as it
- * arrives, and both are captured once the client has the whole response. Headers are never stored,
- * userinfo and credential query values are redacted from stored URLs.
+ * A pass-through in front of real providers: each request goes to its route's upstream with its
+ * method, path (less the route's prefix), query, body bytes and end-to-end headers unchanged, the
+ * response comes back chunk by chunk as it arrives, and both are captured once the client has the
+ * whole response. Headers are never stored, userinfo and credential query values are redacted from
+ * stored URLs. A request under no route is answered 404 and neither forwarded nor captured.
  */
 export async function startCaptureProxy(options: CaptureProxyOptions): Promise<CaptureProxy> {
-  const upstream = new URL(options.upstream);
-  await trustExtraCasFor(upstream.href);
-  const authorization = upstreamAuthorization(upstream);
-  upstream.username = "";
-  upstream.password = "";
   const isCredential = credentialQueryName(options.redactQuery);
+  const routes = resolveRoutes(routesOf(options), isCredential);
+  for (const route of routes) await trustExtraCasFor(route.origin);
   let thread: Promise<CaptureThread> | undefined;
 
-  const basePath = upstream.pathname.replace(/\/$/, "");
-  function targetOf(incoming: URL): URL {
-    // The proxy's base URL carries the upstream's path; a path outside it is taken as relative to the upstream.
-    const path = incoming.pathname.startsWith(`${basePath}/`) ? incoming.pathname : basePath + incoming.pathname;
-    return new URL(upstream.origin + path + incoming.search);
+  /** The route and target of a request, or undefined when no route serves its path (told to onUnrouted). */
+  function routed(request: IncomingMessage): { route: ResolvedRoute; incoming: URL; target: URL } | undefined {
+    const incoming = new URL(request.url ?? "/", "http://proxy");
+    const route = routeFor(routes, incoming.pathname);
+    if (route) return { route, incoming, target: targetOf(route, incoming) };
+    options.onUnrouted?.(request.method ?? "GET", incoming.pathname);
+    return undefined;
   }
   async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const capture = await thread!;
-    const incoming = new URL(request.url ?? "/", "http://proxy");
-    const target = targetOf(incoming);
+    const to = routed(request);
+    if (!to) return refuseUnrouted(routes, request, response);
     // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
     await capture.room(declaredLength(request));
     const ts = new Date().toISOString();
     const started = performance.now();
     const bytes = await readBody(request);
-    const api = apiForPath(incoming.pathname);
+    const api = apiForPath(to.incoming.pathname);
     const contentEncoding = headerText(request.headers["content-encoding"]);
-    const relayed = await relay(target, authorization, request, bytes, response);
-    const handed = { api, url: redactUrl(target, isCredential), bytes, contentEncoding };
+    const relayed = await relay(to.target, to.route.authorization, request, bytes, response);
+    const handed = { api, url: redactUrl(to.target, isCredential), bytes, contentEncoding };
     capture.handLater(handed, relayed, ts, performance.now() - started);
   }
 
   async function tunnel(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const capture = await thread!;
+    const to = routed(request);
+    if (!to) {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
     const ts = new Date().toISOString();
     const started = performance.now();
-    const target = targetOf(new URL(request.url ?? "/", "http://proxy"));
-    const summary = await tunnelUpgrade(request, socket, head, target, authorization);
-    const { request: handed, response } = tunnelExchange(redactUrl(target, isCredential), summary);
+    const summary = await tunnelUpgrade(request, socket, head, to.target, to.route.authorization);
+    const { request: handed, response } = tunnelExchange(redactUrl(to.target, isCredential), summary);
     capture.handLater(handed, response, ts, performance.now() - started);
   }
 
@@ -211,8 +261,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   }
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${service.port}${basePath}`,
-    upstream: redactUrl(new URL(options.upstream), isCredential),
+    ...addresses(`http://${host}:${service.port}`, routes, options.routes !== undefined),
     runId: capture.id,
     dir: capture.dir,
     liveDir: capture.liveDir,

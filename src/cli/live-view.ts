@@ -228,15 +228,16 @@ function serve(
 }
 
 /** `--view` for a command where the viewer is off unless asked (proxy, mock): its --help lines. */
-export const VIEW_FLAG_HELP = `  --view        also serve the run's viewer on 127.0.0.1 while it records (the page 'view'
-                writes, updated as requests arrive); its address is the line after LISTENING:
-                VIEW http://127.0.0.1:N/`;
+export const VIEW_FLAG_HELP = `  --view        also serve the run's viewer on 127.0.0.1 while it records (the
+                page 'view' writes, updated as requests arrive); its address is
+                the line after LISTENING: VIEW http://127.0.0.1:N/`;
 
 /** `--view` and `--no-view` for a command where the viewer is on when stdout is a terminal (record). */
 export const VIEW_SWITCH_HELP = `  --view, --no-view
-                serve the run's viewer on 127.0.0.1 while it records (the page 'view' writes,
-                updated as requests arrive), or not; default: served when stdout is a terminal.
-                Its address is the line after LISTENING: VIEW http://127.0.0.1:N/`;
+                serve the run's viewer on 127.0.0.1 while it records (the page
+                'view' writes, updated as requests arrive), or not; default:
+                served when stdout is a terminal. Its address is said on stderr
+                before the command starts: VIEW http://127.0.0.1:N/`;
 
 /** The parseCommand options of each: `VIEW_OPTION` with VIEW_FLAG_HELP, `VIEW_SWITCH_OPTIONS` with VIEW_SWITCH_HELP. */
 export const VIEW_OPTION = { view: { type: "boolean" } } as const;
@@ -260,17 +261,19 @@ export function liveViewFlag(
 /**
  * The viewer of a capture that is already recording, when `wanted`: started, its address printed as
  * `VIEW <url>` (print LISTENING before calling this), or the capture closed again if it cannot start.
- * Hand the result's `changed` to the capture's onFinished, and close it after the capture.
+ * Hand the result's `changed` to the capture's onFinished, and close it after the capture. `say`
+ * prints the line: stdout by default; record's stdout is its command's, so it says it on stderr.
  */
 export async function viewWhileCapturing(
   wanted: boolean,
   capture: { liveDir: string; dir: string; close(): Promise<void> },
   options: Omit<LiveViewOptions, "dir">,
+  say: (line: string) => void = console.log,
 ): Promise<LiveView | null> {
   if (!wanted) return null;
   try {
     const view = await startLiveView({ ...options, dir: captureLocation(capture) });
-    console.log(`VIEW ${view.url}`);
+    say(`VIEW ${view.url}`);
     return view;
   } catch (error) {
     await capture.close();

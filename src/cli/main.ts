@@ -60,6 +60,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "forward requests to a real provider unchanged and capture each one (no credentials stored)",
     load: () => import("./proxy.js"),
   },
+  record: {
+    summary: "run an agent (or any command) with its model requests captured through a proxy",
+    load: () => import("./record.js"),
+  },
   export: {
     summary: "send captured runs to an OpenTelemetry collector as GenAI spans (OTLP/HTTP)",
     load: () => import("./export.js"),

@@ -70,15 +70,16 @@ export class ProxyTally {
 }
 
 /**
- * The live log of a command serving an agent (proxy, mock): one stderr line per finished exchange,
- * each record also handed to `live` (the OTLP live export), and the summary for when it stops.
+ * The live log of a command serving an agent (proxy, mock, record): one stderr line per finished
+ * exchange (unless `lines` is false: record's command may own the terminal), each record also handed
+ * to `live` (the OTLP live export), and the summary for when it stops.
  */
-export function exchangeLog(label: string, live?: { record(record: RequestRecord): void }) {
+export function exchangeLog(label: string, live?: { record(record: RequestRecord): void }, lines = true) {
   const tally = new ProxyTally(label);
   return {
     onFinished(exchange: FinishedExchange): void {
       tally.add(exchange);
-      process.stderr.write(`${exchangeLine(exchange)}\n`);
+      if (lines) process.stderr.write(`${exchangeLine(exchange)}\n`);
       if (live && exchange.record) live.record(exchange.record);
     },
     printSummary: () => process.stderr.write(`${tally.summary()}\n`),

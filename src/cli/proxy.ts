@@ -1,11 +1,10 @@
 import { startCaptureProxy } from "../capture/capture-proxy.js";
-import { UserError } from "../errors.js";
-import { folderNameArg } from "./arg-values.js";
-import { parseCommand, usageError } from "./args.js";
+import { parseCommand } from "./args.js";
+import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings, parseUpstream } from "./capture-flags.js";
 import { type LiveView, VIEW_FLAG_HELP, VIEW_OPTION, viewWhileCapturing } from "./live-view.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
-import { parsePort, serveUntilSignal } from "./serve.js";
+import { serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe proxy --upstream URL [options]
 
@@ -28,84 +27,40 @@ counted as lost in the run's row. The run folder is replaced only once the port 
 Stops on Ctrl-C.
 
   --upstream URL  the provider to forward to (http or https)
-  --port N        port to listen on (default 0: a free port)
-  --host HOST     address to listen on (default 127.0.0.1)
   --name NAME     the run folder's name: letters, digits, '.', '_', '-' (default proxy)
-  --runs DIR      where the run folder and payload-probe.db go (default: runs/)
-  --no-db         do not write payload-probe.db
-  --redact NAME   also store query parameter NAME as [redacted] (repeatable; any case). Always
-                  redacted: the list in README's "External agents" (key, token, code, sig,
-                  X-Amz-Signature …) and names containing token, secret, passw, signature, credential
-  --redact-body REGEX
-                  replace every match of REGEX (JavaScript syntax) in stored request and response
-                  bodies with [redacted] (repeatable)
+${CAPTURE_FLAGS_HELP}
 ${OTEL_FLAG_HELP}; each request is sent as it is captured
 ${VIEW_FLAG_HELP}
   -h, --help      show this help
 
 Exit: 0 stopped by a signal, 2 bad usage (no or bad --upstream, port in use).`;
 
-function parseUpstream(value: string | undefined): string {
-  if (value === undefined) throw usageError("proxy", "--upstream URL is required");
-  try {
-    const url = new URL(value);
-    if (url.protocol === "http:" || url.protocol === "https:") return value;
-  } catch {
-    // Reported below with what was expected.
-  }
-  throw new UserError(`proxy: --upstream expected an http or https URL, got "${value}"`);
-}
-
-function parseBodyPattern(source: string): RegExp {
-  try {
-    return new RegExp(source, "g");
-  } catch (error) {
-    throw new UserError(
-      `proxy: --redact-body expected a regular expression, got "${source}": ${(error as Error).message}`,
-    );
-  }
-}
-
 export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, {
     name: "proxy",
     help,
-    options: {
-      upstream: { type: "string" },
-      port: { type: "string" },
-      host: { type: "string" },
-      name: { type: "string" },
-      "no-db": { type: "boolean" },
-      redact: { type: "string", multiple: true },
-      "redact-body": { type: "string", multiple: true },
-      otel: { type: "string" },
-      ...VIEW_OPTION,
-    } as const,
+    options: { upstream: { type: "string" }, ...CAPTURE_OPTIONS, ...VIEW_OPTION } as const,
     positionals: [],
   });
   if (typeof args === "number") return args;
   const { values, runsDir } = args;
+  const upstream = parseUpstream("proxy", "upstream", values.upstream);
+  const settings = captureSettings("proxy", values, "proxy");
   const otel = await otelFlag(values.otel);
-  const name = folderNameArg("proxy", "name", values.name) ?? "proxy";
-  const live = otel?.live(name);
+  const live = otel?.live(settings.name);
   const log = exchangeLog("proxy", live);
   let view: LiveView | null = null;
   const proxy = await startCaptureProxy({
-    upstream: parseUpstream(values.upstream),
+    upstream,
     runsDir,
-    name,
-    port: parsePort("proxy", values.port),
-    host: values.host,
-    database: !values["no-db"],
-    redactQuery: values.redact,
-    redactBody: (values["redact-body"] ?? []).map(parseBodyPattern),
+    ...settings,
     onFinished: (exchange) => {
       log.onFinished(exchange);
       view?.changed();
     },
   });
   console.log(`LISTENING ${proxy.url}`);
-  view = await viewWhileCapturing(values.view === true, proxy, { name });
+  view = await viewWhileCapturing(values.view === true, proxy, { name: settings.name });
   console.log(
     `forwarding to ${proxy.upstream}; capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the proxy stops (run ${proxy.runId})`,
   );

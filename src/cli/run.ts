@@ -4,7 +4,6 @@ import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
 import type { TableLook } from "../analysis/table-style.js";
-import { cliName } from "../invoked-as.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
@@ -14,9 +13,10 @@ import { type RunResult, runProbe } from "../probes/runner.js";
 import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { piRunName } from "../safe-path.js";
-import { agentsArg, defaultRunsDir, positiveIntegerArg, probeFileArg } from "./arg-values.js";
+import { agentsArg, positiveIntegerArg, probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
+import { seeItLine } from "./see-it.js";
 import { interruptRunsOnSignal } from "./signals.js";
 import { tableLook } from "./terminal.js";
 
@@ -64,16 +64,14 @@ async function printResult(result: RunResult, look: TableLook, runsDir: string):
     await out.line(`expect: FAILED (${failures.length})`);
     for (const failure of failures) await out.line(`  - ${failure}`);
   }
-  await out.line(seeItLine(result, runsDir));
+  await out.line(seeItFor(result, runsDir));
   await out.flush();
 }
 
-/** Where to look next: the run by its probe's name, or by its folder when --runs moved it. */
-function seeItLine(result: RunResult, runsDir: string): string {
+/** Where to look next at a probe's run. */
+function seeItFor(result: RunResult, runsDir: string): string {
   const name = result.agent === "pi" ? piRunName(result.probe.name) : result.probe.name;
-  const run = runsDir === defaultRunsDir() ? name : result.dir;
-  const first = result.records[0]?.seq ?? 1;
-  return `see it: ${cliName()} report ${run} · show ${run} ${first} · view ${run}`;
+  return seeItLine(name, result.dir, runsDir, result.records[0]?.seq ?? 1);
 }
 
 async function printSummary(results: RunResult[], look: TableLook): Promise<void> {

@@ -1,17 +1,14 @@
-/**
- * The pointers' files, on a user's config folders made here: what each writes is valid for its
- * agent (TOML, JSON), keeps the user's own settings where it merges, and lands under the session's
- * temp dir only; the user's files are byte for byte as they were.
- */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { parse } from "smol-toml";
+import { readdirSync } from "node:fs";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PointerContext } from "../../src/agents/agent-pointers.js";
-import { CODEX_PROVIDER_ID, codexPointer } from "../../src/agents/codex-pointer.js";
-import { opencodePointer } from "../../src/agents/opencode-pointer.js";
-import { piPointer } from "../../src/agents/pi-pointer.js";
-import { UserError } from "../../src/errors.js";
+import {
+  AGENT_POINTERS,
+  type AgentPointer,
+  type PointerContext,
+  pointerVariables,
+  recordEnvironment,
+} from "../../src/agents/agent-pointers.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
@@ -21,202 +18,70 @@ const bases = {
   openai: "http://127.0.0.1:9/openai/v1",
   gemini: "http://127.0.0.1:9/gemini",
 };
+const context = (env: NodeJS.ProcessEnv = {}): PointerContext => ({ bases, tempDir: tempDir("pointers-"), env });
 
-/** Every path under `dir` with its kind, size and mtime: a write anywhere in it shows. */
-function tree(dir: string): Record<string, string> {
-  const seen: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name);
-    const stat = lstatSync(path);
-    seen[relative(dir, path)] = `${stat.isDirectory() ? "d" : "f"} ${stat.size} ${stat.mtimeMs}`;
-  }
-  return seen;
-}
-
-/** A HOME with the given files (path → text), and a session temp dir beside it. */
-function userWith(files: Record<string, string>): { home: string; ctx: PointerContext } {
-  const home = tempDir("pointer-home-");
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(home, path, ".."), { recursive: true });
-    writeFileSync(join(home, path), text);
-  }
-  return { home, ctx: { bases, tempDir: tempDir("pointer-session-"), env: { HOME: home, PATH: "/usr/bin" } } };
-}
-
-/** Runs a pointer and checks it left the user's HOME as it was and wrote under tempDir only. */
-function pointed(pointer: typeof codexPointer, home: string, ctx: PointerContext) {
-  const before = tree(home);
-  const env = pointer.point(ctx);
-  expect(tree(home)).toEqual(before);
-  for (const value of Object.values(env))
-    if (value.startsWith("/")) expect(value.startsWith(`${ctx.tempDir}/`)).toBe(true);
-  return env;
-}
-
-const USER_CODEX = `# the user's own
-model = "gpt-5.4"
-model_provider = "azure"
-profile = "work"
-approval_policy = "never"
-
-[model_providers.azure]
-name = "Azure"
-base_url = "https://example.invalid/openai"
-env_key = "AZURE_KEY"
-
-[mcp_servers.docs]
-command = "docs-server"
-args = ["--stdio"]
-
-[profiles.work]
-model_provider = "azure"
-model = "gpt-5.4-mini"
-`;
-
-describe("codex pointer", () => {
-  it("without a config of the user's: a CODEX_HOME whose config.toml selects our provider", () => {
-    const { home, ctx } = userWith({});
-    const env = pointed(codexPointer, home, ctx);
-    expect(Object.keys(env)).toEqual(["CODEX_HOME"]);
-    expect(readdirSync(env.CODEX_HOME!)).toEqual(["config.toml"]);
-    expect(statSync(join(env.CODEX_HOME!, "config.toml")).mode & 0o777).toBe(0o600);
-    expect(parse(readFileSync(join(env.CODEX_HOME!, "config.toml"), "utf8"))).toEqual({
-      model_provider: CODEX_PROVIDER_ID,
-      model_providers: {
-        [CODEX_PROVIDER_ID]: expect.objectContaining({
-          base_url: bases.openai,
-          wire_api: "responses",
-          env_key: "OPENAI_API_KEY",
-          supports_websockets: false,
-        }),
-      },
+describe("agent pointers", () => {
+  it("set each provider's base URL over the user's environment, which is otherwise kept", () => {
+    const ctx = context({ PATH: "/bin", OPENAI_BASE_URL: "https://gateway.example/v1", HOME: "/home/u" });
+    const env = recordEnvironment(ctx);
+    const { CODEX_HOME, PI_CODING_AGENT_DIR, OPENCODE_CONFIG_CONTENT, ...rest } = env;
+    expect(rest).toEqual({
+      PATH: "/bin",
+      HOME: "/home/u",
+      ANTHROPIC_BASE_URL: bases.anthropic,
+      ENABLE_TOOL_SEARCH: "true",
+      OPENAI_BASE_URL: bases.openai,
+      GOOGLE_GEMINI_BASE_URL: bases.gemini,
     });
-  });
-
-  it("the user's config.toml is kept, with our provider selected over the top-level and the profile's", () => {
-    const { home, ctx } = userWith({
-      ".codex/config.toml": USER_CODEX,
-      ".codex/AGENTS.md": "Be brief.\n",
-      ".codex/skills/tidy/SKILL.md": "---\nname: tidy\n---\n",
-      ".codex/auth.json": '{"OPENAI_API_KEY":"sk-user"}',
-      ".codex/sessions/2026/a.jsonl": "{}\n",
-    });
-    const env = pointed(codexPointer, home, ctx);
-    const config = parse(readFileSync(join(env.CODEX_HOME!, "config.toml"), "utf8")) as {
-      model_provider: string;
-      profiles: { work: unknown };
-      mcp_servers: unknown;
-      model_providers: object;
-    };
-    expect(config.model_provider).toBe(CODEX_PROVIDER_ID);
-    expect(config).toMatchObject({ model: "gpt-5.4", profile: "work", approval_policy: "never" });
-    expect(config.profiles.work).toEqual({ model: "gpt-5.4-mini" });
-    expect(config.mcp_servers).toEqual({ docs: { command: "docs-server", args: ["--stdio"] } });
-    expect(Object.keys(config.model_providers)).toEqual(["azure", CODEX_PROVIDER_ID]);
-    // Instructions and skills are the user's, through links; login and state are not shared.
-    expect(readdirSync(env.CODEX_HOME!).sort()).toEqual(["AGENTS.md", "config.toml", "skills"]);
-    expect(readlinkSync(join(env.CODEX_HOME!, "skills"))).toBe(join(home, ".codex", "skills"));
-  });
-
-  it("CODEX_HOME names the user's folder; a config that is not TOML is one error naming the place, not the text", () => {
-    const { home, ctx } = userWith({ "elsewhere/config.toml": 'model = "a"\ntoken = sk-secret-value\n' });
-    ctx.env.CODEX_HOME = join(home, "elsewhere");
-    let error: unknown;
-    try {
-      codexPointer.point(ctx);
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(UserError);
-    expect((error as Error).message).toMatch(
-      /elsewhere\/config\.toml: expected TOML as Codex reads it \(line 2, column \d+\)$/,
+    expect(ctx.env.OPENAI_BASE_URL).toBe("https://gateway.example/v1");
+    // The agents configured by files get temporary copies inside the session's folder only.
+    for (const dir of [CODEX_HOME, PI_CODING_AGENT_DIR]) expect(dir?.startsWith(`${ctx.tempDir}/`)).toBe(true);
+    expect(readdirSync(ctx.tempDir).sort()).toEqual(
+      [CODEX_HOME, PI_CODING_AGENT_DIR].map((dir) => dir!.slice(ctx.tempDir.length + 1)).sort(),
     );
-    expect((error as Error).message).not.toContain("sk-secret");
-  });
-});
-
-describe("opencode pointer", () => {
-  it("sets each provider's baseURL in OPENCODE_CONFIG_CONTENT, merged into the user's own", () => {
-    const { home, ctx } = userWith({});
-    ctx.env.OPENCODE_CONFIG_CONTENT = JSON.stringify({
-      model: "anthropic/claude-sonnet-5",
-      provider: { anthropic: { options: { timeout: 600000 }, models: { x: {} } } },
-    });
-    const env = pointed(opencodePointer, home, ctx);
-    expect(Object.keys(env)).toEqual(["OPENCODE_CONFIG_CONTENT"]);
-    expect(JSON.parse(env.OPENCODE_CONFIG_CONTENT!)).toEqual({
-      model: "anthropic/claude-sonnet-5",
-      provider: {
-        anthropic: { options: { timeout: 600000, baseURL: `${bases.anthropic}/v1` }, models: { x: {} } },
-        openai: { options: { baseURL: bases.openai } },
-        google: { options: { baseURL: `${bases.gemini}/v1beta` } },
-      },
-    });
-    expect(readdirSync(ctx.tempDir)).toEqual([]);
+    expect(JSON.parse(OPENCODE_CONFIG_CONTENT!).provider.openai.options.baseURL).toBe(bases.openai);
   });
 
-  it("an inline config that is not a JSON object is refused without echoing it", () => {
-    const { ctx } = userWith({});
-    ctx.env.OPENCODE_CONFIG_CONTENT = '{"provider": sk-secret';
-    expect(() => opencodePointer.point(ctx)).toThrow(/^OPENCODE_CONFIG_CONTENT: expected a JSON object/);
-    expect(() => opencodePointer.point(ctx)).not.toThrow(/sk-secret/);
-  });
-});
-
-describe("pi pointer", () => {
-  it("a stand-in agent dir: the user's models.json with the base URLs set, everything else linked", () => {
-    const models = {
-      providers: {
-        anthropic: { apiKey: "$MY_KEY", modelOverrides: { "claude-sonnet-5": { name: "S" } } },
-        local: { baseUrl: "http://localhost:11434/v1", api: "openai-completions", models: [{ id: "llama" }] },
-      },
-    };
-    const { home, ctx } = userWith({
-      ".pi/agent/models.json": JSON.stringify(models),
-      ".pi/agent/settings.json": '{"quietStartup":true}',
-      ".pi/agent/auth.json": "{}",
-      ".pi/agent/sessions/s.jsonl": "{}\n",
-    });
-    const env = pointed(piPointer, home, ctx);
-    const dir = env.PI_CODING_AGENT_DIR!;
-    expect(readdirSync(dir).sort()).toEqual(["auth.json", "models.json", "sessions", "settings.json"]);
-    for (const name of ["auth.json", "sessions", "settings.json"])
-      expect(readlinkSync(join(dir, name))).toBe(join(home, ".pi", "agent", name));
-    expect(lstatSync(join(dir, "models.json")).isFile()).toBe(true);
-    expect(JSON.parse(readFileSync(join(dir, "models.json"), "utf8"))).toEqual({
-      providers: {
-        anthropic: { ...models.providers.anthropic, baseUrl: bases.anthropic },
-        local: models.providers.local,
-        openai: { baseUrl: bases.openai },
-        google: { baseUrl: `${bases.gemini}/v1beta` },
-      },
-    });
+  it("leave Claude Code's tool search as the user set it", () => {
+    expect(recordEnvironment(context({ ENABLE_TOOL_SEARCH: "false" })).ENABLE_TOOL_SEARCH).toBe("false");
   });
 
-  it("PI_CODING_AGENT_DIR (with ~) names the user's dir; without one, models.json holds our providers only", () => {
-    const { home, ctx } = userWith({ "pi-conf/settings.json": "{}" });
-    ctx.env.PI_CODING_AGENT_DIR = "~/pi-conf";
-    const dir = pointed(piPointer, home, ctx).PI_CODING_AGENT_DIR!;
-    expect(readlinkSync(join(dir, "settings.json"))).toBe(join(home, "pi-conf", "settings.json"));
-    expect(Object.keys(JSON.parse(readFileSync(join(dir, "models.json"), "utf8")).providers)).toEqual([
-      "anthropic",
-      "openai",
-      "google",
+  it("name every agent with the API it sends", () => {
+    expect(AGENT_POINTERS.map((pointer) => pointer.agent)).toEqual([
+      "Claude Code",
+      "@anthropic-ai/sdk",
+      "openai SDK",
+      "Gemini CLI",
+      "@google/genai",
+      "Codex",
+      "opencode",
+      "pi",
     ]);
+    for (const pointer of AGENT_POINTERS) expect(pointer.api).not.toBe("");
   });
 
-  it("a models.json with comments is refused naming the file (pi reads them; we cannot merge them)", () => {
-    const { ctx } = userWith({ ".pi/agent/models.json": '{ // mine\n "providers": {} }' });
-    expect(() => piPointer.point(ctx)).toThrow(/models\.json: expected a JSON object without comments/);
+  it("two pointers that want one variable set differently are a bug, said at once", () => {
+    const rogue: AgentPointer = { agent: "Rogue", api: "x", point: () => ({ OPENAI_BASE_URL: "http://elsewhere" }) };
+    AGENT_POINTERS.push(rogue);
+    try {
+      expect(() => pointerVariables(context())).toThrow("Rogue and openai SDK set OPENAI_BASE_URL to different values");
+    } finally {
+      AGENT_POINTERS.splice(AGENT_POINTERS.indexOf(rogue), 1);
+    }
   });
-});
 
-describe("the user's config folder", () => {
-  it("one that is not a folder is one error naming it (exit 2), not a crash", () => {
-    const { home, ctx } = userWith({ ".pi/agent": "a file where the folder goes" });
-    expect(() => piPointer.point(ctx)).toThrow(UserError);
-    expect(() => piPointer.point(ctx)).toThrow(
-      `${join(home, ".pi", "agent")}: cannot list the agent's config folder (ENOTDIR)`,
-    );
+  it("are read by the pinned openai and @anthropic-ai/sdk clients made without a base URL", () => {
+    const env = pointerVariables(context());
+    const saved = { ANTHROPIC_BASE_URL: process.env.ANTHROPIC_BASE_URL, OPENAI_BASE_URL: process.env.OPENAI_BASE_URL };
+    Object.assign(process.env, { ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL, OPENAI_BASE_URL: env.OPENAI_BASE_URL });
+    try {
+      expect(new OpenAI({ apiKey: "sk-test" }).baseURL).toBe(bases.openai);
+      expect(new Anthropic({ apiKey: "sk-ant-test" }).baseURL).toBe(bases.anthropic);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 });

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ProxyBases } from "../../src/agents/agent-pointers.js";
+import type { ProxyBases } from "../../src/agents/pointer-types.js";
 import { codexPointer } from "../../src/agents/codex-pointer.js";
 import { findNativeAgent, type NativeAgentName } from "../../src/agents/native-agents.js";
 import { findPi, installHint } from "../../src/agents/pi-install.js";

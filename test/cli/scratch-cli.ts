@@ -37,16 +37,18 @@ export function cliIn(scratch: string, ...args: string[]): CliResult {
  * Starts `payload-probe <args>` in its own process group (so a test can kill it with its children);
  * the group is killed after the test if anything of it is left (test/fixtures/children.ts).
  * Probes with stub MCP servers need cwd at the checkout: their configs name the stubs by relative path.
+ * `env` is set over the scratch environment.
  */
 export function startCliIn(
   scratch: string,
   args: string[],
   cwd = scratch,
+  env: Record<string, string> = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
   const child = stopAfterTest(
     spawn(process.execPath, [MAIN, ...args], {
       cwd,
-      env: scratchEnv(scratch),
+      env: { ...scratchEnv(scratch), ...env },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     }),

@@ -1,0 +1,28 @@
+/**
+ * The shapes every agent pointer shares (what record hands a pointer, what a pointer gives back), apart
+ * from the list in agent-pointers.ts so the pointer modules the list imports can use them.
+ */
+
+/** The proxy's base URL per provider, each in the form that provider's SDKs take as their base URL. */
+export interface ProxyBases {
+  anthropic: string;
+  openai: string;
+  gemini: string;
+}
+
+export interface PointerContext {
+  bases: ProxyBases;
+  /** A private folder of this record session, removed when it ends: temporary config files go here. */
+  tempDir: string;
+  /** The user's environment as record was started with it (read-only). */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface AgentPointer {
+  /** Who is pointed, as the README table names it ("Claude Code", "openai SDK"). */
+  agent: string;
+  /** The wire API(s) it will send, in words. */
+  api: string;
+  /** The variables to set for the command; may write files under ctx.tempDir, never elsewhere. */
+  point(ctx: PointerContext): Record<string, string>;
+}

@@ -1,0 +1,49 @@
+/**
+ * The routes `record`'s proxy serves, one per provider, and the base URL each provider's SDKs take
+ * for it. A new wire API joins by a row here (and its pointer in agents/agent-pointers.ts).
+ */
+import type { ProxyBases } from "../agents/pointer-types.js";
+import type { ProxyRoute } from "../capture/capture-proxy.js";
+import { parseUpstream } from "./capture-flags.js";
+
+interface RecordRoute {
+  provider: keyof ProxyBases;
+  prefix: string;
+  /** The real provider, the route's upstream unless a flag names another. */
+  upstream: string;
+  /** What the provider's SDKs add to the route to make their base URL (OpenAI's carries `/v1`). */
+  sdkPath: string;
+}
+
+export const RECORD_ROUTES: RecordRoute[] = [
+  { provider: "anthropic", prefix: "/anthropic", upstream: "https://api.anthropic.com", sdkPath: "" },
+  { provider: "openai", prefix: "/openai", upstream: "https://api.openai.com", sdkPath: "/v1" },
+  { provider: "gemini", prefix: "/gemini", upstream: "https://generativelanguage.googleapis.com", sdkPath: "" },
+];
+
+/** The `--upstream-<provider>` flags, each a string option. */
+export const UPSTREAM_OPTIONS = {
+  upstream: { type: "string" },
+  "upstream-anthropic": { type: "string" },
+  "upstream-openai": { type: "string" },
+  "upstream-gemini": { type: "string" },
+} as const;
+
+type UpstreamValues = { upstream?: string } & { [K in `upstream-${keyof ProxyBases}`]?: string };
+
+/** Each route with its upstream: `--upstream-<provider>`, else `--upstream`, else the provider. */
+export function recordRoutes(values: UpstreamValues): ProxyRoute[] {
+  const all = values.upstream === undefined ? undefined : parseUpstream("record", "upstream", values.upstream);
+  return RECORD_ROUTES.map(({ provider, prefix, upstream }) => {
+    const flag = `upstream-${provider}` as const;
+    const own = values[flag] === undefined ? undefined : parseUpstream("record", flag, values[flag]);
+    return { prefix, upstream: own ?? all ?? upstream };
+  });
+}
+
+/** The base URL each provider's SDKs take, on a proxy at `origin`. */
+export function proxyBases(origin: string): ProxyBases {
+  const bases = {} as ProxyBases;
+  for (const route of RECORD_ROUTES) bases[route.provider] = `${origin}${route.prefix}${route.sdkPath}`;
+  return bases;
+}

@@ -1,0 +1,219 @@
+import { basename } from "node:path";
+import { parseArgs } from "node:util";
+import { AGENT_POINTERS, recordEnvironment } from "../agents/agent-pointers.js";
+import type { FinishedExchange } from "../capture/capture.js";
+import { type CaptureProxy, startCaptureProxy } from "../capture/capture-proxy.js";
+import { findProgram } from "../find-program.js";
+import { cliName, userDir } from "../invoked-as.js";
+import { isSafeName } from "../safe-path.js";
+import { printable } from "../terminal-text.js";
+import { parseCommand, usageError } from "./args.js";
+import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings } from "./capture-flags.js";
+import { type LiveView, liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS, viewWhileCapturing } from "./live-view.js";
+import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
+import { exchangeLog } from "./proxy-log.js";
+import { type CommandEnd, runCommand } from "./record-child.js";
+import { proxyBases, RECORD_ROUTES, recordRoutes, UPSTREAM_OPTIONS } from "./record-routes.js";
+import { runRef, seeItLine } from "./see-it.js";
+import { makeSessionDir } from "./session-dir.js";
+
+/** The agents record points, as lines of at most 80 columns for the help. */
+function pointedAgents(): string {
+  const lines = [" "];
+  for (const { agent } of AGENT_POINTERS) {
+    const line = lines[lines.length - 1]!;
+    if (line.length + agent.length + 2 > 80) lines.push(`  ${agent},`);
+    else lines[lines.length - 1] = `${line} ${agent},`;
+  }
+  return lines.join("\n").replace(/,$/, "");
+}
+
+export const help = `Usage: payload-probe record [options] -- <command> [args…]
+
+Runs <command> at your terminal and captures every model request it makes. A
+capture proxy starts first, on one port, with one route per provider:
+  /anthropic → https://api.anthropic.com   Anthropic Messages
+  /openai    → https://api.openai.com      OpenAI chat completions, Responses
+  /gemini    → https://generativelanguage.googleapis.com
+               Gemini: kept as side requests until the capture reads its API
+The command runs with an environment that points the known agents there:
+  ANTHROPIC_BASE_URL=<proxy>/anthropic
+  ENABLE_TOOL_SEARCH=true, unless set (Claude Code turns its tool search off
+    behind a proxy; this keeps the requests it sends to Anthropic)
+  OPENAI_BASE_URL=<proxy>/openai/v1
+  GOOGLE_GEMINI_BASE_URL=<proxy>/gemini
+Agents that read only a config file get a temporary one, removed afterwards;
+your own files are left alone. The agents pointed:
+${pointedAgents()}
+
+Credentials pass through to the provider in headers and are never stored.
+record writes to stderr only; stdout is the command's. Before the command
+starts it says where the proxy listens and where the run goes; when it ends,
+the proxy's summary and the commands to look further. A line per request is
+printed as it is captured only when stderr is not a terminal (an agent drawing
+on the terminal would be torn by it). Ctrl-C and Ctrl-\\ at a terminal reach the
+command directly; SIGTERM and SIGHUP sent to record (and SIGINT away from a
+terminal) are passed on, and a second one kills the command. record waits for
+the command, stops the proxy (what is queued is written), removes its
+temporary files and exits with the command's code; nothing it started is left
+running.
+
+  --upstream URL  forward every route to URL (our mock: http://127.0.0.1:PORT)
+  --upstream-anthropic URL, --upstream-openai URL, --upstream-gemini URL
+                  forward that route to URL (wins over --upstream)
+  --name NAME     the run folder's name (letters, digits, '.', '_', '-'); by
+                  default the program's name (claude → <runs>/claude/), or
+                  record when that is not a safe name
+${CAPTURE_FLAGS_HELP}
+${OTEL_FLAG_HELP}; each request is sent as it is captured
+${VIEW_SWITCH_HELP}
+  -h, --help      show this help
+
+Exit: the command's exit code (128 + N when signal N ended it); 127 when the
+command is not found, 126 when it cannot be run; 2 bad usage or a proxy that
+could not start (port in use, bad --upstream…): the command never starts.`;
+
+const OPTIONS = { ...UPSTREAM_OPTIONS, ...CAPTURE_OPTIONS, ...VIEW_SWITCH_OPTIONS } as const;
+
+/**
+ * Splits record's own flags from the command: at `--`, else at the first word that is not a flag or
+ * a flag's value (`record claude -p hi` runs `claude -p hi`).
+ */
+function splitCommand(argv: string[]): { own: string[]; command: string[] } {
+  const dashes = argv.indexOf("--");
+  if (dashes >= 0) return { own: argv.slice(0, dashes), command: argv.slice(dashes + 1) };
+  // With the two flags parseCommand adds, so `--runs DIR` is read as a flag and its value.
+  const options = { ...OPTIONS, runs: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+  const { tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  const first = tokens.find((token) => token.kind === "positional");
+  return first ? { own: argv.slice(0, first.index), command: argv.slice(first.index) } : { own: argv, command: [] };
+}
+
+/** The run's default name: the program's file name made a safe name, else `record`. */
+export function defaultRunName(program: string): string {
+  const name = basename(program)
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[.-]+/, "")
+    .slice(0, 64);
+  return isSafeName(name) ? name : "record";
+}
+
+const say = (line: string) => process.stderr.write(`record: ${printable(line)}\n`);
+
+/** The command's program, or the exit code and line of a shell that cannot run it (nothing started yet). */
+function checkProgram(word: string): number | undefined {
+  const lookup = findProgram(word, process.env, userDir());
+  if ("found" in lookup) return undefined;
+  if ("missing" in lookup) say(`${word}: command not found (nothing was started)`);
+  else say(`${lookup.notExecutable}: not executable (nothing was started)`);
+  return "missing" in lookup ? 127 : 126;
+}
+
+/** Before the command starts: where the proxy listens, what each route forwards to, where the run goes. */
+function announce(proxy: CaptureProxy): void {
+  say(`proxy ${proxy.origin}, run ${proxy.runId}`);
+  for (const route of proxy.routes) say(`  ${route.prefix} → ${route.upstream}`);
+  say(`capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the command ends`);
+}
+
+/** Says which of the user's variables the command sees replaced (a gateway of theirs is not used then). */
+function tellReplaced(user: NodeJS.ProcessEnv, env: NodeJS.ProcessEnv): void {
+  for (const [name, value] of Object.entries(env)) {
+    const theirs = user[name];
+    // Their value is not shown: a URL may carry credentials.
+    if (theirs === undefined || theirs === "" || theirs === value) continue;
+    const hint = name.endsWith("_BASE_URL") ? " (to forward to yours, give it to --upstream-…)" : "";
+    say(`${name} is replaced for the command${hint}`);
+  }
+}
+
+interface Seen {
+  exchanges: number;
+  /** The first request with a record, for `show`. */
+  firstSeq: number | undefined;
+  unrouted: number;
+}
+
+/** What record learns from the exchanges, for what it says when the command has ended. */
+function watchExchanges(lines: boolean) {
+  const seen: Seen = { exchanges: 0, firstSeq: undefined, unrouted: 0 };
+  return {
+    seen,
+    onFinished(exchange: FinishedExchange): void {
+      seen.exchanges++;
+      if (exchange.record) seen.firstSeq ??= exchange.seq;
+    },
+    onUnrouted(method: string, path: string): void {
+      seen.unrouted++;
+      if (lines) say(`no route for ${method} ${path}: answered 404`);
+    },
+  };
+}
+
+/** Runs the command pointed at the proxy, with a private folder for config files that goes with it. */
+async function runPointed(proxy: CaptureProxy, command: string[]): Promise<CommandEnd> {
+  const session = makeSessionDir("payload-probe-record-");
+  try {
+    const env = recordEnvironment({ bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env });
+    tellReplaced(process.env, env);
+    return await runCommand(command, env, userDir());
+  } finally {
+    session.remove();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { own, command } = splitCommand(argv);
+  const args = parseCommand(own, { name: "record", help, options: OPTIONS, positionals: [] });
+  if (typeof args === "number") return args;
+  if (command.length === 0) throw usageError("record", "missing the command to run after --");
+  const { values, runsDir } = args;
+  const routes = recordRoutes(values);
+  const settings = captureSettings("record", values, defaultRunName(command[0]!));
+  const cannotRun = checkProgram(command[0]!);
+  if (cannotRun !== undefined) return cannotRun;
+  const otel = await otelFlag(values.otel);
+  const live = otel?.live(settings.name);
+  const lines = !process.stderr.isTTY;
+  const log = exchangeLog("record", live, lines);
+  const watch = watchExchanges(lines);
+  const wantsView = liveViewFlag("record", values, process.stdout.isTTY === true);
+  let view: LiveView | null = null;
+  const listeners = [log.onFinished, watch.onFinished, () => view?.changed()];
+  const proxy = await startCaptureProxy({
+    routes,
+    runsDir,
+    ...settings,
+    onFinished: (exchange) => {
+      for (const listener of listeners) listener(exchange);
+    },
+    onUnrouted: watch.onUnrouted,
+  });
+  announce(proxy);
+  view = await viewWhileCapturing(wantsView, proxy, { name: settings.name }, say);
+  let end: CommandEnd;
+  try {
+    end = await runPointed(proxy, command);
+  } finally {
+    await proxy.close();
+    await view?.close();
+  }
+  if (end.failed) say(`${command[0]}: could not be started: ${end.failed}`);
+  log.printSummary();
+  live?.end(proxy.runId);
+  await otel?.close();
+  tellOutcome(proxy, runsDir, settings.name, watch.seen);
+  return end.exitCode;
+}
+
+/** After the summary: requests that found no route, and where to look further (or why there is nothing). */
+function tellOutcome(proxy: CaptureProxy, runsDir: string, name: string, seen: Seen): void {
+  const prefixes = RECORD_ROUTES.map((route) => route.prefix).join(", ");
+  if (seen.unrouted > 0) say(`${seen.unrouted} request(s) under no route (${prefixes}) were answered 404`);
+  if (seen.firstSeq !== undefined) process.stderr.write(`${seeItLine(name, proxy.dir, runsDir, seen.firstSeq)}\n`);
+  else if (seen.exchanges > 0)
+    say(
+      `no request was of an API the capture reads: ${cliName()} report ${runRef(name, proxy.dir, runsDir)} lists them`,
+    );
+  else say("no request reached the proxy: does the command read the variables record sets? (--help)");
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { defaultRunName } from "../../src/cli/record.js";
+import { proxyBases, recordRoutes } from "../../src/cli/record-routes.js";
+import { userErrorOf } from "../fixtures/user-error.js";
+
+describe("record's routes", () => {
+  it("go to the real providers by default", () => {
+    expect(recordRoutes({})).toEqual([
+      { prefix: "/anthropic", upstream: "https://api.anthropic.com" },
+      { prefix: "/openai", upstream: "https://api.openai.com" },
+      { prefix: "/gemini", upstream: "https://generativelanguage.googleapis.com" },
+    ]);
+  });
+
+  it("--upstream sends every route to one URL; a route's own flag wins over it", () => {
+    const routes = recordRoutes({ upstream: "http://127.0.0.1:8000", "upstream-openai": "http://127.0.0.1:9000/v1" });
+    expect(routes.map((route) => route.upstream)).toEqual([
+      "http://127.0.0.1:8000",
+      "http://127.0.0.1:9000/v1",
+      "http://127.0.0.1:8000",
+    ]);
+  });
+
+  it("an upstream that is not an http(s) URL is bad input naming its flag", () => {
+    expect(userErrorOf(() => recordRoutes({ "upstream-gemini": "ftp://x" })).message).toBe(
+      'record: --upstream-gemini expected an http or https URL, got "ftp://x"',
+    );
+  });
+
+  it("give each provider's SDKs their base URL form", () => {
+    expect(proxyBases("http://127.0.0.1:4000")).toEqual({
+      anthropic: "http://127.0.0.1:4000/anthropic",
+      openai: "http://127.0.0.1:4000/openai/v1",
+      gemini: "http://127.0.0.1:4000/gemini",
+    });
+  });
+});
+
+describe("record's default run name", () => {
+  it.each([
+    ["claude", "claude"],
+    ["/usr/local/bin/node", "node"],
+    ["./my agent!", "my-agent-"],
+    [".hidden", "hidden"],
+    ["ünï", "n-"],
+    ["üöä", "record"],
+    ["x".repeat(80), "x".repeat(64)],
+  ])("%s → %s", (program, name) => {
+    expect(defaultRunName(program)).toBe(name);
+  });
+});

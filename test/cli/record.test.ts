@@ -1,0 +1,234 @@
+/**
+ * `record` end to end: the built CLI starts its proxy and runs a real Node script that uses the
+ * official openai and Anthropic clients, constructed with no base URL, in front of our mock. Every
+ * process is real; nothing waits on a clock.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { loadProbeFile } from "../../src/probes/load.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { filesContaining, jsonl } from "../capture/http-harness.js";
+import { untilInFolder } from "../fixtures/watch-until.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { startCliIn } from "./scratch-cli.js";
+
+const FIXTURES = join(PROJECT_ROOT, "test", "fixtures", "record");
+const CLIENT = join(FIXTURES, "sdk-client.mjs");
+/** The fake keys the clients send: they must reach the upstream's headers and no file. */
+const KEYS = { OPENAI_API_KEY: "sk-record-test-OPENAI-4f1c", ANTHROPIC_API_KEY: "sk-ant-record-test-ANTHROPIC-9b2e" };
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  removeTempDirs();
+});
+
+async function mockIn(runs: string, runName: string): Promise<MockServer> {
+  const probe = await loadProbeFile(join(FIXTURES, "sdk-probe.yaml"), PROJECT_ROOT);
+  const mock = await startMockServer(
+    { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
+    { runsDir: runs, runName },
+  );
+  closers.push(() => mock.close());
+  return mock;
+}
+
+/** The mock's origin: record's routes put the SDKs' own `/v1` in front of the API path. */
+const originOf = (mock: MockServer) => mock.baseUrl.replace(/\/v1$/, "");
+
+/** `payload-probe record <args>` in its own process group, stdout and stderr piped (no terminal), with the fake keys. */
+const startRecord = (scratch: string, args: string[], env: Record<string, string> = {}) =>
+  startCliIn(scratch, ["record", ...args], scratch, { ...KEYS, ...env });
+
+const requestBodies = (dir: string) =>
+  jsonl<{ type: string; body: string }>(join(dir, "payloads.jsonl"))
+    .filter((payload) => payload.type === "request")
+    .map((payload) => payload.body);
+
+/** No process of the group is left (the group id is the record process's pid). */
+function groupGone(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+describe("record", () => {
+  it("captures every request of the SDK clients in full, byte for byte as the upstream got them, and takes the command's exit code", async () => {
+    const scratch = tempDir("record-");
+    const runs = join(scratch, "runs");
+    const mock = await mockIn(runs, "upstream");
+    // No `--`: the first word that is not one of record's flags starts the command.
+    const { done } = startRecord(scratch, ["--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"], {
+      EXIT_CODE: "3",
+    });
+    const result = await done;
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stdout).toBe("");
+
+    // The run is named after the program; each record says what was sent.
+    const records = jsonl<RequestRecord>(join(runs, "node", "requests.jsonl"));
+    expect(records.map((r) => [r.seq, r.kind, r.api, r.model, r.tools])).toEqual([
+      [1, "loop", "openai-completions", "mock-model", ["read"]],
+      [2, "loop", "openai-responses", "mock-model", ["read"]],
+      [3, "loop", "anthropic-messages", "mock-model", ["read"]],
+    ]);
+    expect(records.map((r) => [r.status, r.ending, r.response?.kind, r.usage?.source])).toEqual([
+      [200, "complete", "tool_calls", "estimate"],
+      [200, "complete", "text", "estimate"],
+      [200, "complete", "text", "estimate"],
+    ]);
+    const atUpstream = requestBodies(mock.liveDir);
+    expect(atUpstream).toHaveLength(3);
+    expect(requestBodies(join(runs, "node"))).toEqual(atUpstream);
+
+    expect(result.stderr).toContain("record: 3 request(s): 3 recorded");
+    expect(result.stderr).toContain(`report ${join(runs, "node")} · show ${join(runs, "node")} 1 · view`);
+    // The keys went to the upstream in headers and nowhere else: no byte of any file, SQLite included.
+    await mock.close();
+    for (const key of Object.values(KEYS)) expect(filesContaining(scratch, key)).toEqual([]);
+    // The session's private folder went with it.
+    expect(readdirSync(scratch).filter((name) => name.startsWith("payload-probe-record-"))).toEqual([]);
+  });
+
+  it("--upstream-openai sends the OpenAI route elsewhere than --upstream; a base URL of the user's is replaced", async () => {
+    const scratch = tempDir("record-routes-");
+    const runs = join(scratch, "runs");
+    const [main, openai] = [await mockIn(runs, "main-upstream"), await mockIn(runs, "openai-upstream")];
+    const args = ["--upstream", originOf(main), "--upstream-openai", `${originOf(openai)}/v1`, "--runs", runs];
+    // A gateway of the user's is replaced for the command, said without its URL (it may hold a key).
+    const gateway = { ANTHROPIC_BASE_URL: "https://me:gateway-secret@gateway.example" };
+    const result = await startRecord(scratch, [...args, "--name", "routes", "--", "node", CLIENT, "all"], gateway).done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("record: ANTHROPIC_BASE_URL is replaced for the command (to forward to yours");
+    expect(result.stderr).not.toContain("gateway-secret");
+    const apis = (dir: string) => requestBodies(dir).map((body) => ("max_tokens" in JSON.parse(body) ? "m" : "o"));
+    expect(apis(main.liveDir)).toEqual(["m"]);
+    expect(apis(openai.liveDir)).toEqual(["o", "o"]);
+    expect(jsonl<RequestRecord>(join(runs, "routes", "requests.jsonl")).map((r) => r.api)).toEqual([
+      "openai-completions",
+      "openai-responses",
+      "anthropic-messages",
+    ]);
+  });
+
+  it("exits 2 when its port is in use, and the command is never started", async () => {
+    const scratch = tempDir("record-port-");
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => taken.close(resolve)));
+    const port = String((taken.address() as { port: number }).port);
+    const marker = join(scratch, "started");
+    const result = await startRecord(scratch, [
+      "--port",
+      port,
+      "--runs",
+      join(scratch, "runs"),
+      "--",
+      "node",
+      CLIENT,
+      "touch",
+      marker,
+    ]).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`^payload-probe: cannot listen on 127\\.0\\.0\\.1:${port}: .+\\n$`));
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("exits 127 naming a command that is not found, before anything is started", async () => {
+    const scratch = tempDir("record-missing-");
+    const result = await startRecord(scratch, ["--runs", join(scratch, "runs"), "--", "no-such-program-4e1f"]).done;
+    expect(result.code).toBe(127);
+    expect(result.stderr).toBe("record: no-such-program-4e1f: command not found (nothing was started)\n");
+    expect(existsSync(join(scratch, "runs"))).toBe(false);
+  });
+
+  it("a missing command is a usage error", async () => {
+    const scratch = tempDir("record-usage-");
+    const result = await startRecord(scratch, ["--no-db"]).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^payload-probe: record: missing the command to run after --\. See '.+ record --help'\.\n$/,
+    );
+  });
+
+  it("on SIGTERM stops the command, finishes the run with what it captured, and leaves no process", async () => {
+    const scratch = tempDir("record-term-");
+    const runs = join(scratch, "runs");
+    const mock = await mockIn(runs, "upstream");
+    const ready = join(scratch, "ready");
+    const record = startRecord(scratch, [
+      "--upstream",
+      originOf(mock),
+      "--runs",
+      runs,
+      "--name",
+      "term",
+      "--",
+      "node",
+      CLIENT,
+      "hang",
+      ready,
+    ]);
+    await untilInFolder(scratch, () => readFileSync(ready, "utf8").endsWith("\n"));
+    const commandPid = Number(readFileSync(ready, "utf8"));
+    record.child.kill("SIGTERM");
+    const result = await record.done;
+    expect(result.code, result.stderr).toBe(128 + 15);
+    expect(groupGone(record.child.pid!)).toBe(true);
+    expect(() => process.kill(commandPid, 0)).toThrow();
+
+    expect(jsonl<RequestRecord>(join(runs, "term", "requests.jsonl")).map((r) => r.api)).toEqual([
+      "openai-completions",
+    ]);
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    const row = db.prepare("SELECT status, request_count FROM runs WHERE probe = 'term'").get();
+    db.close();
+    expect(row).toEqual({ status: "captured", request_count: 1 });
+  });
+
+  it("a second signal kills a command that ignores the first", async () => {
+    const scratch = tempDir("record-stubborn-");
+    const file = join(scratch, "stubborn");
+    const record = startRecord(scratch, [
+      "--no-db",
+      "--runs",
+      join(scratch, "runs"),
+      "--",
+      "node",
+      CLIENT,
+      "stubborn",
+      file,
+    ]);
+    await untilInFolder(scratch, () => readFileSync(file, "utf8").endsWith("\n"));
+    record.child.kill("SIGTERM");
+    await untilInFolder(scratch, () => readFileSync(file, "utf8").includes("ignored\n"));
+    record.child.kill("SIGTERM");
+    const result = await record.done;
+    expect(result.code, result.stderr).toBe(128 + 9);
+    expect(groupGone(record.child.pid!)).toBe(true);
+  });
+
+  it("started through run.sh from another folder, runs the command in that folder, not run.sh's", () => {
+    const scratch = tempDir("record-cwd-");
+    const script = "process.stdout.write(process.cwd() + ' ' + process.env.PAYLOAD_PROBE_CALLER_DIR)";
+    const args = ["record", "--no-db", "--runs", join(scratch, "runs"), "--", "node", "-e", script];
+    const result = spawnSync(join(PROJECT_ROOT, "run.sh"), args, {
+      cwd: scratch,
+      env: { ...process.env, TMPDIR: scratch },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${scratch} undefined`);
+    expect(result.stderr).toContain("no request reached the proxy");
+  });
+});
