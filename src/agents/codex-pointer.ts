@@ -14,8 +14,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, stringify, TomlError } from "smol-toml";
 import { inputError } from "../errors.js";
-import type { AgentPointer, PointerContext } from "./pointer-types.js";
 import { isTable, linkedStandIn, readUserConfig, type Table, userConfigDir } from "./pointer-files.js";
+import type { AgentPointer, PointerContext } from "./pointer-types.js";
 
 /** The provider's id in config.toml; Codex's built-in ids (openai, oss …) cannot be redefined. */
 export const CODEX_PROVIDER_ID = "payload-probe";

@@ -6,8 +6,8 @@
  * OpenAI models to the Responses API), Google's `…/v1beta`.
  */
 import { UserError } from "../errors.js";
-import type { AgentPointer, PointerContext, ProxyBases } from "./pointer-types.js";
 import { isTable, type Table } from "./pointer-files.js";
+import type { AgentPointer, PointerContext, ProxyBases } from "./pointer-types.js";
 
 const VARIABLE = "OPENCODE_CONFIG_CONTENT";
 

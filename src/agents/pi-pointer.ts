@@ -9,8 +9,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inputError } from "../errors.js";
-import type { AgentPointer, PointerContext, ProxyBases } from "./pointer-types.js";
 import { isTable, linkedStandIn, readUserConfig, type Table, userConfigDir } from "./pointer-files.js";
+import type { AgentPointer, PointerContext, ProxyBases } from "./pointer-types.js";
 
 /** pi's built-in providers and their base URLs as its clients take them (Google's carries the version). */
 const providerBases = (bases: ProxyBases): Record<string, string> => ({

@@ -2,13 +2,8 @@ import { readdirSync } from "node:fs";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  AGENT_POINTERS,
-  type AgentPointer,
-  type PointerContext,
-  pointerVariables,
-  recordEnvironment,
-} from "../../src/agents/agent-pointers.js";
+import { AGENT_POINTERS, pointerVariables, recordEnvironment } from "../../src/agents/agent-pointers.js";
+import type { AgentPointer, PointerContext } from "../../src/agents/pointer-types.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);

@@ -7,10 +7,10 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync
 import { join, relative } from "node:path";
 import { parse } from "smol-toml";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PointerContext } from "../../src/agents/pointer-types.js";
 import { CODEX_PROVIDER_ID, codexPointer } from "../../src/agents/codex-pointer.js";
 import { opencodePointer } from "../../src/agents/opencode-pointer.js";
 import { piPointer } from "../../src/agents/pi-pointer.js";
+import type { PointerContext } from "../../src/agents/pointer-types.js";
 import { UserError } from "../../src/errors.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 

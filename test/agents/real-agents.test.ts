@@ -1,7 +1,7 @@
 /**
- * Real agents, each running one prompt against our mock through the capture proxy: Claude Code and
+ * Real agents, each running one prompt against our mock through `record`: Claude Code and
  * Codex installed in the user's cache ('agents install claude-code codex'), and the real pi
- * ('agents install pi') on two of its built-in providers, pointed by the pi pointer. Each agent
+ * ('agents install pi') on two of its built-in providers, each pointed as record points it. Each agent
  * finishes, every request it sent the model is a full record, the body stored is byte for byte the
  * one the mock received, and the fake key it was given reaches no file. Without an install the
  * tests skip with one line.
@@ -11,14 +11,11 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ProxyBases } from "../../src/agents/pointer-types.js";
-import { codexPointer } from "../../src/agents/codex-pointer.js";
 import { findNativeAgent, type NativeAgentName } from "../../src/agents/native-agents.js";
 import { findPi, installHint } from "../../src/agents/pi-install.js";
-import { piPointer } from "../../src/agents/pi-pointer.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { filesContaining, jsonl, startCli } from "../capture/http-harness.js";
+import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
 import { stopAfterTest } from "../fixtures/children.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -61,24 +58,21 @@ function runAgent(program: string, args: string[], env: NodeJS.ProcessEnv, cwd: 
 }
 
 /**
- * The capture in front of the mock, with one agent run through it: the mock serves the fixture's
- * script, `proxy` forwards to it, and the agent gets `agentEnv(bases)` (bases as the record command
- * hands them to the agent pointers). When `record` can run a command itself, this becomes one
- * `record --upstream <mock> -- <agent>` in place of the proxy and runAgent.
+ * One agent run through `record` in front of the mock: the mock serves the fixture's script, and
+ * `record --upstream <mock> -- <agent>` points the agent at its proxy the way it points the user's
+ * (the agent pointers), with `env` (a fresh HOME, the fake key) as the user's environment.
  */
 async function agentThroughCapture(
   name: string,
   program: string,
   args: string[],
-  agentEnv: (bases: ProxyBases) => NodeJS.ProcessEnv,
+  env: NodeJS.ProcessEnv,
 ): Promise<Session> {
   const runs = tempDir(`real-${name}-`);
   const mock = await startCli(["mock", FIXTURE, "--runs", runs]);
-  const proxy = await startCli(["proxy", "--upstream", mock.url, "--runs", runs, "--name", name]);
-  const origin = new URL(proxy.url).origin;
-  const bases = { anthropic: origin, openai: proxy.url, gemini: origin };
-  const agent = await runAgent(program, args, agentEnv(bases), tempDir(`${name}-work-`));
-  expect(await proxy.stop()).toBe(0);
+  const upstream = new URL(mock.url).origin;
+  const record = [MAIN, "record", "--upstream", upstream, "--runs", runs, "--name", name, "--no-view", "--"];
+  const agent = await runAgent(process.execPath, [...record, program, ...args], env, tempDir(`${name}-work-`));
   expect(await mock.stop()).toBe(0);
   return { agent, captured: join(runs, name), upstream: join(runs, "agent-session-mock"), runs };
 }
@@ -135,15 +129,14 @@ describe("real agents against the mock through the capture", () => {
     "Claude Code (claude -p): exits 0, every request a full Messages record, bytes as the mock got them, no key in any file",
     async () => {
       const key = fakeKey("sk-ant");
-      const session = await agentThroughCapture("claude-code", claude!.program, ["-p", "Say hello."], (bases) => ({
+      const session = await agentThroughCapture("claude-code", claude!.program, ["-p", "Say hello."], {
         ...isolatedEnv(tempDir("claude-home-")),
-        ANTHROPIC_BASE_URL: bases.anthropic,
         ANTHROPIC_API_KEY: key,
         // Keeps it to the model's API: no telemetry, error reports, update checks or feedback surveys.
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
         DISABLE_TELEMETRY: "1",
         DISABLE_AUTOUPDATER: "1",
-      }));
+      });
       expectFaithfulCapture(session, "anthropic-messages", key);
     },
     180_000,
@@ -158,10 +151,7 @@ describe("real agents against the mock through the capture", () => {
         "codex",
         codex!.program,
         ["exec", "--skip-git-repo-check", "Say hello."],
-        (bases) => {
-          const env = { ...isolatedEnv(home), OPENAI_API_KEY: key };
-          return { ...env, ...codexPointer.point({ bases, tempDir: tempDir("codex-session-"), env }) };
-        },
+        { ...isolatedEnv(home), OPENAI_API_KEY: key },
       );
       expectFaithfulCapture(session, "openai-responses", key);
     },
@@ -177,9 +167,10 @@ describe("real agents against the mock through the capture", () => {
       const key = fakeKey("sk");
       const home = tempDir("pi-home-");
       const args = ["-p", "--no-session", "--provider", provider, "--model", model, "Say hello."];
-      const session = await agentThroughCapture("pi", pi!.program, [...pi!.programArgs, ...args], (bases) => {
-        const env = { ...isolatedEnv(home), [variable]: key, PI_OFFLINE: "1" };
-        return { ...env, ...piPointer.point({ bases, tempDir: tempDir("pi-session-"), env }) };
+      const session = await agentThroughCapture("pi", pi!.program, [...pi!.programArgs, ...args], {
+        ...isolatedEnv(home),
+        [variable]: key,
+        PI_OFFLINE: "1",
       });
       expectFaithfulCapture(session, api, key);
     },
