@@ -4,11 +4,12 @@
  * its run: "this break re-billed 2,972 tokens × 1 request = $0.0045" — the cached tokens the break
  * made the provider bill again, priced as the difference from reading them from the cache.
  */
-import { breakSentence } from "./cost-render.js";
+import { breakSentence, costJson, priceSourceLine, unpricedLine, wrapLines } from "./cost-render.js";
 import type { DiffFormat, DiffLabels } from "./diff-render.js";
 import { mdHeader, mdRow } from "./format.js";
+import { dollars, money } from "./money.js";
 import type { LineWriter } from "./output.js";
-import { dollars, money, PRICE_UNKNOWN } from "./pricing.js";
+import type { PriceSource } from "./pricing.js";
 import type { RequestCost, RunCost } from "./run-cost.js";
 
 export interface CostDiffRow {
@@ -28,10 +29,13 @@ export interface BreakCost {
 }
 
 export interface CostDiff {
+  prices: PriceSource;
+  /** The model each side is priced as (its requests' own, a probe's priceAs, or --model-a / --model-b). */
+  models: { a: string[]; b: string[] };
   rows: CostDiffRow[];
   total: { a: number | null; b: number | null; delta: number | null };
   breaks: BreakCost[];
-  unpriced: string[];
+  unpriced: RunCost["unpriced"];
 }
 
 export function costDiff(a: RunCost, b: RunCost): CostDiff {
@@ -47,7 +51,13 @@ export function costDiff(a: RunCost, b: RunCost): CostDiff {
       delta: ra === null || rb === null ? null : rb - ra,
     });
   }
+  const models = (cost: RunCost) => [...new Set(cost.requests.map((r) => r.pricedAs ?? r.model))];
+  const unpriced = [...a.unpriced, ...b.unpriced].filter(
+    (u, i, all) => all.findIndex((v) => v.model === u.model) === i,
+  );
   return {
+    prices: a.prices,
+    models: { a: models(a), b: models(b) },
     rows,
     total: {
       a: a.total.predicted,
@@ -55,7 +65,7 @@ export function costDiff(a: RunCost, b: RunCost): CostDiff {
       delta: a.total.predicted === null || b.total.predicted === null ? null : b.total.predicted - a.total.predicted,
     },
     breaks: [...breaksOf("A", a.requests), ...breaksOf("B", b.requests)],
-    unpriced: [...new Set([...a.unpriced, ...b.unpriced])],
+    unpriced,
   };
 }
 
@@ -71,10 +81,13 @@ export async function writeCostDiff(
   labels: DiffLabels,
   out: LineWriter,
   format: DiffFormat,
+  width: number | null = null,
 ): Promise<void> {
   if (format === "json") {
-    await out.line(JSON.stringify({ a: labels.a, b: labels.b, ...diff }, null, 2));
+    await out.line(costJson({ a: labels.a, b: labels.b, ...diff }));
   } else if (format === "markdown") {
+    await out.line("");
+    for (const line of headLines(diff)) await out.line(`${line}  `);
     await out.line("");
     await out.line(mdHeader(["seq", "A $", "B $", "Δ $"]));
     for (const r of diff.rows) await out.line(mdRow([r.seq, money(r.a), money(r.b), signedMoney(r.delta)]));
@@ -83,21 +96,26 @@ export async function writeCostDiff(
     for (const line of breakLines(diff)) await out.line(`- ${line}`);
   } else {
     await out.line("");
-    await out.line("cost (predicted from each provider's cache rules, aligned by seq):");
-    for (const r of diff.rows)
-      await out.line(`  #${r.seq}  A ${money(r.a)}  B ${money(r.b)}  (${signedMoney(r.delta)})`);
-    await out.line(`  total  A ${money(diff.total.a)}  B ${money(diff.total.b)}  (${signedMoney(diff.total.delta)})`);
-    for (const line of breakLines(diff)) await out.line(`  ${line}`);
+    const lines = [
+      "cost (predicted from each provider's cache rules, aligned by seq):",
+      ...headLines(diff),
+      ...diff.rows.map((r) => `  #${r.seq}  A ${money(r.a)}  B ${money(r.b)}  (${signedMoney(r.delta)})`),
+      `  total  A ${money(diff.total.a)}  B ${money(diff.total.b)}  (${signedMoney(diff.total.delta)})`,
+      ...breakLines(diff).map((line) => `  ${line}`),
+    ];
+    for (const line of wrapLines(lines, width)) await out.line(line);
   }
   await out.flush();
+}
+
+/** Which model each side is priced as, and from which prices. */
+function headLines(diff: CostDiff): string[] {
+  return [`A priced as ${diff.models.a.join(", ")}; B as ${diff.models.b.join(", ")}`, priceSourceLine(diff.prices)];
 }
 
 function breakLines(diff: CostDiff): string[] {
   const lines = diff.breaks.map((b) => `${b.side} #${b.seq} ${b.detail}: ${breakSentence(b)}`);
   if (diff.breaks.length === 0) lines.push("no prefix break lost cached tokens on either side");
-  if (diff.unpriced.length > 0)
-    lines.push(
-      `${PRICE_UNKNOWN} for ${diff.unpriced.join(", ")}: name a priced model with --model, or add one with --pricing`,
-    );
+  for (const u of diff.unpriced) lines.push(unpricedLine(u));
   return lines;
 }
