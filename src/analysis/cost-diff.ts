@@ -4,13 +4,14 @@
  * its run: "this break re-billed 2,972 tokens × 1 request = $0.0045" — the cached tokens the break
  * made the provider bill again, priced as the difference from reading them from the cache.
  */
-import { breakSentence, costJson, priceSourceLine, unpricedLine, wrapLines } from "./cost-render.js";
+import { breakSentence, costJson, priceSourceLine, unpricedLine } from "./cost-render.js";
 import type { DiffFormat, DiffLabels } from "./diff-render.js";
 import { mdHeader, mdRow } from "./format.js";
-import { dollars, money } from "./money.js";
+import { dollars } from "./money.js";
 import type { LineWriter } from "./output.js";
 import type { PriceSource } from "./pricing.js";
 import type { RequestCost, RunCost } from "./run-cost.js";
+import { wrapLines } from "./table-style.js";
 
 export interface CostDiffRow {
   seq: number;
@@ -75,6 +76,8 @@ function breaksOf(side: "A" | "B", requests: RequestCost[]): BreakCost[] {
 
 const signedMoney = (amount: number | null) =>
   amount === null ? "—" : amount > 0 ? `+${dollars(amount)}` : dollars(amount);
+/** A side's dollars, or a dash where its model has no price (a line under the figures says once why). */
+const sideMoney = (amount: number | null) => (amount === null ? "—" : dollars(amount));
 
 export async function writeCostDiff(
   diff: CostDiff,
@@ -90,8 +93,8 @@ export async function writeCostDiff(
     for (const line of headLines(diff)) await out.line(`${line}  `);
     await out.line("");
     await out.line(mdHeader(["seq", "A $", "B $", "Δ $"]));
-    for (const r of diff.rows) await out.line(mdRow([r.seq, money(r.a), money(r.b), signedMoney(r.delta)]));
-    await out.line(mdRow(["total", money(diff.total.a), money(diff.total.b), signedMoney(diff.total.delta)]));
+    for (const r of diff.rows) await out.line(mdRow([r.seq, sideMoney(r.a), sideMoney(r.b), signedMoney(r.delta)]));
+    await out.line(mdRow(["total", sideMoney(diff.total.a), sideMoney(diff.total.b), signedMoney(diff.total.delta)]));
     await out.line("");
     for (const line of breakLines(diff)) await out.line(`- ${line}`);
   } else {
@@ -99,8 +102,8 @@ export async function writeCostDiff(
     const lines = [
       "cost (predicted from each provider's cache rules, aligned by seq):",
       ...headLines(diff),
-      ...diff.rows.map((r) => `  #${r.seq}  A ${money(r.a)}  B ${money(r.b)}  (${signedMoney(r.delta)})`),
-      `  total  A ${money(diff.total.a)}  B ${money(diff.total.b)}  (${signedMoney(diff.total.delta)})`,
+      ...diff.rows.map((r) => `  #${r.seq}  A ${sideMoney(r.a)}  B ${sideMoney(r.b)}  (${signedMoney(r.delta)})`),
+      `  total  A ${sideMoney(diff.total.a)}  B ${sideMoney(diff.total.b)}  (${signedMoney(diff.total.delta)})`,
       ...breakLines(diff).map((line) => `  ${line}`),
     ];
     for (const line of wrapLines(lines, width)) await out.line(line);

@@ -15,35 +15,12 @@ import type { PriceSource } from "./pricing.js";
 import type { ReportFormat } from "./report.js";
 import type { Rebill, RequestCost, RunCost } from "./run-cost.js";
 import { type Align, TableOutput } from "./table-output.js";
-import { legendLines, PLAIN_LOOK, type TableLook } from "./table-style.js";
+import { legendLines, PLAIN_LOOK, type TableLook, wrapLines } from "./table-style.js";
 
 /** The one sentence a break gets: what it re-billed, over how many requests, for how much. */
 export function breakSentence(b: Rebill): string {
   const requests = `${b.requests} request${b.requests === 1 ? "" : "s"}`;
   return `this break re-billed ${b.tokens.toLocaleString("en-US")} tokens × ${requests} = ${money(b.dollars)}`;
-}
-
-/**
- * Lines no wider than `width` (null: as they are), broken between words; a continuation is indented
- * two spaces, and a word longer than the room is cut with ….
- */
-export function wrapLines(lines: string[], width: number | null): string[] {
-  if (width === null) return lines;
-  return lines.flatMap((line) => {
-    const indent = /^ */.exec(line)![0];
-    const out: string[] = [];
-    let current = indent;
-    for (const word of line.slice(indent.length).split(" ")) {
-      const next = current.trim() === "" ? current + word : `${current} ${word}`;
-      if (next.length <= width || current.trim() === "") current = next;
-      else {
-        out.push(current);
-        current = `${indent}  ${word}`;
-      }
-    }
-    out.push(current);
-    return out.map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
-  });
 }
 
 /** `prices: @pydantic/genai-prices 0.1.8 (2026-09-23), then FILE`. */
@@ -100,8 +77,9 @@ function cells(r: RequestCost, c: Columns): (string | number)[] {
     p.inputTokens,
     p.cacheRead,
     `${p.cacheWrite5m}/${p.cacheWrite1h}`,
-    money(r.predictedCost),
-    r.reported ? money(r.reportedCost) : "—",
+    // An unpriced row shows a dash: the line under the table says once why.
+    r.predictedCost === null ? "—" : dollars(r.predictedCost),
+    r.reportedCost === null ? "—" : dollars(r.reportedCost),
     checkText(r),
   ];
 }

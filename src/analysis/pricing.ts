@@ -71,7 +71,8 @@ type Library = typeof GenaiPrices;
 let library: Library | undefined;
 /**
  * The library holds half a megabyte of price data, so it is loaded on the first price asked for,
- * never by a command that prints no money (and is left out of the CLI bundle, see scripts/bundle.mjs).
+ * never by a command that prints no money. Required through createRequire, which esbuild leaves as
+ * it is: the package stays out of the CLI bundle and loads from node_modules.
  */
 function genaiPrices(): Library {
   library ??= createRequire(import.meta.url)("@pydantic/genai-prices") as Library;

@@ -1,12 +1,11 @@
 import { resolve } from "node:path";
-import { wrapLines } from "../analysis/cost-render.js";
 import { writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun } from "../analysis/load-run.js";
 import { dollars, PRICE_UNKNOWN } from "../analysis/money.js";
 import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
-import type { TableLook } from "../analysis/table-style.js";
+import { type TableLook, wrapLines } from "../analysis/table-style.js";
 import { cliName } from "../invoked-as.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";

@@ -2,6 +2,7 @@ import { type RunSource, resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show-render.js";
 import { decodeRequest } from "../analysis/show-request.js";
+import { wrapLines } from "../analysis/table-style.js";
 import { UserError } from "../errors.js";
 import { parseCommand } from "./args.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
@@ -73,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const out = new LineWriter(process.stdout);
   if (cost) {
-    const { requestCostLines, wrapLines } = await import("../analysis/cost-render.js");
+    const { requestCostLines } = await import("../analysis/cost-render.js");
     const lines = requestCostLines(cost.request, cost.prices);
     for (const line of wrapLines(lines, tableLook(false).maxWidth)) await out.line(line);
   }
