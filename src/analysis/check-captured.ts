@@ -79,7 +79,10 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
     if (limit !== undefined && (typeof limit !== "number" || limit < 0))
       throw inputError(options.baselinePath, `budget.${key}`, "expected a number ≥ 0");
   }
-  const check = compareWithBaseline({ ...baseline, probe }, records, options.tolerances);
+  const check: ProbeCheck = {
+    ...compareWithBaseline({ ...baseline, probe }, records, options.tolerances),
+    prices: cost.prices.table,
+  };
   const overBudget = budgetFindings(probe, records, cost.total.predicted, { ...baseline.budget, ...options.budget });
   check.regressions.push(...overBudget.map((b) => b.finding));
   if (check.regressions.length > 0) {

@@ -129,6 +129,8 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     expect(tokens.code).toBe(0);
     const within = check("--budget-tokens", String(spent));
     expect(within.code).toBe(0);
+    // The JSON names the price table its dollars come from.
+    expect(JSON.parse(check("--json").stdout)[0].prices).toBe("@pydantic/genai-prices 0.1.8 (2026-09-23)");
     const over = check("--budget-tokens", String(spent - 1), "--verbose");
     expect(over.code).toBe(1);
     expect(over.stdout).toContain(`regression: agent: budget.tokens is ${spent}, baseline ≤ ${spent - 1}`);

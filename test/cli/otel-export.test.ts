@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { roundDollars } from "../../src/analysis/money.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { type OtlpReceiver, type ReceivedSpan, SPAN_KIND, startOtlpReceiver } from "../analysis/otlp-receiver.js";
@@ -236,7 +237,7 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
       );
     const agent = spans.find((s) => s.name.startsWith("invoke_agent"))!;
     const sum = [...predicted.values()].reduce((a, b) => a + b, 0);
-    expect(agent.attributes["payload_probe.cost.predicted_usd"]).toBeCloseTo(sum, 12);
+    expect(agent.attributes["payload_probe.cost.predicted_usd"]).toBe(roundDollars(sum));
     // A model the table does not know has no price: no figure is guessed.
     const bare = await exportAs("no-such-model-1");
     expect(bare.some((s) => "payload_probe.cost.predicted_usd" in s.attributes)).toBe(false);
