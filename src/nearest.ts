@@ -10,10 +10,15 @@ export function nearest(typed: string, known: readonly string[]): string | undef
   return closestMatch(typed, known, { maxDistance });
 }
 
-/** The `count` known names nearest to `typed` by edit distance, nearest first (ties in the list's order). */
+/**
+ * Up to `count` known names nearest to `typed` by edit distance, nearest first (ties in the list's
+ * order), none further than half its length (at least 3): a far name is no hint.
+ */
 export function nearestNames(typed: string, known: readonly string[], count: number): string[] {
+  const maxDistance = Math.max(3, Math.floor(typed.length / 2));
   return known
     .map((name, index) => ({ name, index, distance: leven(typed, name) }))
+    .filter((x) => x.distance <= maxDistance)
     .sort((a, b) => a.distance - b.distance || a.index - b.index)
     .slice(0, count)
     .map((x) => x.name);

@@ -28,16 +28,12 @@ export function priceSourceLine(source: PriceSource): string {
   return `prices: ${source.table}${source.files.length > 0 ? `, then ${source.files.join(", ")}` : ""}`;
 }
 
-/** `priced as gpt-4.1 (openai)`, or `as X for qwen3.8-flash`, one phrase per model. */
+/** `priced: qwen3.8-flash as gpt-4.1 (openai)`: each model the run sent, and the table's model it was priced as. */
 function pricedAsLine(cost: RunCost): string | null {
-  const seen = new Map<string, string>();
-  for (const r of cost.requests) {
-    if (!r.price) continue;
-    const key = `${r.model}\0${r.pricedAs}`;
-    if (!seen.has(key))
-      seen.set(key, r.pricedAs === r.model ? `${r.model} (${r.price.provider})` : `${r.model} as ${r.pricedAs}`);
-  }
-  return seen.size === 0 ? null : `priced: ${[...seen.values()].join(", ")}`;
+  const seen = new Set<string>();
+  for (const r of cost.requests)
+    if (r.price) seen.add(`${r.sent === r.pricedAs ? r.sent : `${r.sent} as ${r.pricedAs}`} (${r.price.provider})`);
+  return seen.size === 0 ? null : `priced: ${[...seen].join(", ")}`;
 }
 
 interface Columns {
@@ -94,11 +90,12 @@ const LEGEND = [
 
 /** The total, then one line per model without a price, then disagreements. */
 export function costTotalLines(cost: RunCost): string[] {
-  const lines = [
-    `total: predicted ${money(cost.total.predicted)}` +
-      (cost.total.reported === null ? "" : `, reported ${dollars(cost.total.reported)}`) +
-      ` for ${cost.total.inputTokens} prompt tokens, ${cost.total.cacheRead} read from the cache`,
-  ];
+  const { predicted, reported, inputTokens, cacheRead } = cost.total;
+  const priced =
+    predicted === null
+      ? ""
+      : `predicted ${dollars(predicted)}${reported === null ? "" : `, reported ${dollars(reported)}`} for `;
+  const lines = [`total: ${priced}${inputTokens} prompt tokens, ${cacheRead} read from the cache`];
   for (const u of cost.unpriced) lines.push(unpricedLine(u));
   const disagreements = cost.requests.filter((r) => r.disagreement !== null).length;
   if (disagreements > 0) lines.push(`${disagreements} request(s) where predicted and reported caching disagree`);

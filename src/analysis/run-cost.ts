@@ -52,6 +52,8 @@ export interface RequestCost {
   model: string;
   /** The table's id of the model priced (null without a price). */
   pricedAs: string | null;
+  /** The model the request itself named. */
+  sent: string;
   /** null when the model has no price: tokens only, "price unknown". */
   price: ModelPrice | null;
   predicted: CacheSplit;
@@ -156,6 +158,7 @@ function requestCost(
     ts: record.ts,
     model,
     pricedAs: price?.model ?? null,
+    sent: record.model,
     price,
     predicted,
     predictedCost: cost(predicted),
