@@ -116,6 +116,8 @@ describe("prices from @pydantic/genai-prices", () => {
     expect(priceOf(table, "claude-sonet-4-5", "anthropic")).toBeNull();
     expect(nearestPriced(table, "claude-sonet-4-5")[0]).toBe("claude-sonnet-4-5");
     expect(nearestPriced(table, "gpt-4.2-mini")).toContain("gpt-4.1-mini");
+    // A far name is no hint: nothing within half the id's length.
+    expect(nearestPriced(table, "qwen9")).toEqual([]);
   });
 
   it("a user file adds a model and replaces one whole; the library prices the rest", () => {
