@@ -62,6 +62,24 @@ export const OPENAI_CACHE_STEP = 128;
  */
 export const OPENAI_IDLE_MS = 5 * 60_000;
 
+/**
+ * Anthropic: the shortest prefix a breakpoint caches, by model family, newest families first. The
+ * prompt caching page ("Cache limitations") could not be read from here; the figures are those
+ * gateways' copies of it agree on (orq.ai, nano-gpt, aihubmix: 4,096 for Opus 4.5, Opus 4.6 and
+ * Haiku 4.5; 2,048 for the Haiku 3 models) and one article for the newest (512 for Opus 5, 2,048
+ * for Opus 4.7, where sources differ on Sonnet 4.6: 2,048 taken). Any other Claude model: 1,024,
+ * the documented minimum of Sonnet and Opus 4 and earlier. A user pricing file may name its own.
+ */
+const ANTHROPIC_MIN_CACHE: [RegExp, number][] = [
+  [/(opus|fable|mythos)-5(?![-.]\d)/, 512],
+  [/opus-4-[56]|haiku-4-5/, 4096],
+  [/opus-4-7|sonnet-4-6|haiku/, 2048],
+];
+
+export function anthropicMinCacheTokens(modelId: string): number {
+  return ANTHROPIC_MIN_CACHE.find(([pattern]) => pattern.test(modelId))?.[1] ?? 1024;
+}
+
 const TTL_MS: Record<string, number> = { "5m": 5 * 60_000, "1h": 60 * 60_000 };
 
 export interface CacheModel {

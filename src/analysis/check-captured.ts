@@ -25,16 +25,21 @@ import {
   writeBaseline,
 } from "./check.js";
 import type { RunSource } from "./load-run.js";
-import { dollars, inputCost, type PricingTable, priceOf } from "./pricing.js";
-import { runCost } from "./run-cost.js";
+import { dollars } from "./money.js";
+import { type PricingTable, priceOf, requestDollars } from "./pricing.js";
+import { type CostOptions, runCost } from "./run-cost.js";
 
 export interface CapturedCheckOptions {
   baselinePath: string;
+  /** The command that writes this run's baseline, for the hint when there is none. */
+  updateCommand: string;
   tolerances: Tolerances;
   update: boolean;
   pricing: PricingTable;
   /** Price the run as this model (default: the model its requests name). */
   model?: string;
+  /** A probe's run: the model its requests are priced as (`model.priceAs`). */
+  priceAs?: CostOptions["priceAs"];
   /** Budgets from the command line; they replace the baseline file's own, field by field. */
   budget?: Budget;
 }
@@ -43,7 +48,7 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
   const records = [...source.records()];
   if (records.length === 0) throw new UserError(`run ${source.label}: expected at least one captured request`);
   const probe = records[0]!.probe;
-  const cost = await runCost(source, { pricing: options.pricing, model: options.model });
+  const cost = await runCost(source, { pricing: options.pricing, model: options.model, priceAs: options.priceAs });
   const lines = systemLineCounts(source);
   const actual: Baseline = {
     ...baselineOf(probe, records),
@@ -62,19 +67,38 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
     writeBaseline(options.baselinePath, { ...actual, ...(Object.keys(budget).length > 0 ? { budget } : {}) });
     return { probe, status: "updated", requests: records.length, regressions: [], savings: [] };
   }
+  if (!existsSync(options.baselinePath))
+    throw inputError(
+      options.baselinePath,
+      undefined,
+      `no baseline for this run; run '${options.updateCommand}' to write it`,
+    );
   const baseline = readBaseline(options.baselinePath, probe);
   for (const key of ["tokens", "dollars"] as const) {
     const limit = baseline.budget?.[key];
     if (limit !== undefined && (typeof limit !== "number" || limit < 0))
       throw inputError(options.baselinePath, `budget.${key}`, "expected a number ≥ 0");
   }
-  const check = compareWithBaseline({ ...baseline, probe }, records, options.tolerances);
-  check.regressions.push(
-    ...budgetFindings(probe, records, cost.total.predicted, { ...baseline.budget, ...options.budget }),
-  );
+  const check: ProbeCheck = {
+    ...compareWithBaseline({ ...baseline, probe }, records, options.tolerances),
+    prices: cost.prices.table,
+  };
+  const overBudget = budgetFindings(probe, records, cost.total.predicted, { ...baseline.budget, ...options.budget });
+  check.regressions.push(...overBudget.map((b) => b.finding));
   if (check.regressions.length > 0) {
     check.status = "regression";
-    check.summary = whatChanged(probe, baseline, actual, options.pricing, options.model);
+    const changed = whatChanged(
+      probe,
+      baseline,
+      actual,
+      options.pricing,
+      options.model ?? options.priceAs?.(records[0]!),
+    );
+    // A budget failure leads: the figure, the budget and the excess, before what changed.
+    check.summary =
+      overBudget.length > 0
+        ? `${probe}: over budget: ${overBudget.map((b) => b.sentence).join("; ")}\n${changed}`
+        : changed;
   }
   return check;
 }
@@ -102,22 +126,27 @@ function systemLineCounts(source: RunSource): Map<number, number> {
   return counts;
 }
 
+/** Each budget the run exceeds: its finding, and the sentence that names figure, budget and excess. */
 function budgetFindings(
   probe: string,
   records: RequestRecord[],
   dollarsSpent: number | null,
   budget: Budget,
-): Finding[] {
-  const findings: Finding[] = [];
+): { finding: Finding; sentence: string }[] {
+  const findings: { finding: Finding; sentence: string }[] = [];
   const tokens = records.reduce((sum, r) => sum + (r.tokens?.total ?? 0), 0);
+  const count = (n: number) => n.toLocaleString("en-US");
   if (budget.tokens !== undefined && tokens > budget.tokens)
     findings.push({
-      probe,
-      request: null,
-      metric: "budget.tokens",
-      baseline: `≤ ${budget.tokens}`,
-      actual: String(tokens),
-      tolerance: "budget",
+      finding: {
+        probe,
+        request: null,
+        metric: "budget.tokens",
+        baseline: `≤ ${budget.tokens}`,
+        actual: String(tokens),
+        tolerance: "budget",
+      },
+      sentence: `${count(tokens)} prompt tokens, budget ${count(budget.tokens)}, ${count(tokens - budget.tokens)} over`,
     });
   if (budget.dollars !== undefined) {
     if (dollarsSpent === null)
@@ -126,12 +155,15 @@ function budgetFindings(
       );
     if (dollarsSpent > budget.dollars)
       findings.push({
-        probe,
-        request: null,
-        metric: "budget.dollars",
-        baseline: `≤ ${dollars(budget.dollars)}`,
-        actual: dollars(dollarsSpent),
-        tolerance: "budget",
+        finding: {
+          probe,
+          request: null,
+          metric: "budget.dollars",
+          baseline: `≤ ${dollars(budget.dollars)}`,
+          actual: dollars(dollarsSpent),
+          tolerance: "budget",
+        },
+        sentence: `${dollars(dollarsSpent)} predicted, budget ${dollars(budget.dollars)}, ${dollars(dollarsSpent - budget.dollars)} over`,
       });
   }
   return findings;
@@ -174,7 +206,7 @@ export function whatChanged(
 function runDollars(b: Baseline, pricing: PricingTable, model?: string): number {
   const price = priceOf(pricing, model ?? b.model ?? "");
   if (!price) return Number.NaN;
-  return b.requests.reduce((sum, r) => sum + (r.cache && r.tokens ? inputCost(splitOf(r), price) : Number.NaN), 0);
+  return b.requests.reduce((sum, r) => sum + (r.cache && r.tokens ? requestDollars(price, splitOf(r)) : Number.NaN), 0);
 }
 
 function splitOf(r: BaselineRequest): CacheSplit {

@@ -3,7 +3,7 @@ import { type Finding, findingMessage, type ProbeCheck } from "./check.js";
 import { mdHeader, mdRow } from "./format.js";
 import type { LineWriter } from "./output.js";
 import { TableOutput } from "./table-output.js";
-import { legendLines, PLAIN_LOOK, type TableLook, type Tone } from "./table-style.js";
+import { legendLines, PLAIN_LOOK, type TableLook, type Tone, wrapLines } from "./table-style.js";
 
 const STATUS_WORD: Record<ProbeCheck["status"], string> = {
   pass: "pass",
@@ -31,7 +31,8 @@ export async function writeCheckText(
   look: TableLook = PLAIN_LOOK,
   verbose = false,
 ): Promise<void> {
-  for (const c of checks) if (c.summary) await out.line(c.summary);
+  for (const c of checks)
+    if (c.summary) for (const line of wrapLines(c.summary.split("\n"), look.maxWidth)) await out.line(line);
   const table = new TableOutput(["probe", "requests", "result", "regressions", "savings"], {
     align: ["left", "right", "left", "right", "right"],
     look,

@@ -209,6 +209,8 @@ export interface ProbeCheck {
   error?: string;
   /** One line saying what changed, printed before the findings (a captured run's check). */
   summary?: string;
+  /** A captured run's check: the price table its dollar figures (budget, what changed) come from. */
+  prices?: string;
 }
 
 export function findingMessage(f: Finding): string {

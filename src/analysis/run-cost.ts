@@ -12,15 +12,30 @@ import type { TokenCounter } from "../capture/tokens.js";
 import type { Part, RequestRecord } from "../capture/types.js";
 import { codecFor } from "../providers/codecs.js";
 import type { Usage, WireDissection } from "../providers/types.js";
-import { type CacheInput, type CacheModel, type CacheSplit, cacheModel } from "./cache-model.js";
+import {
+  anthropicMinCacheTokens,
+  type CacheInput,
+  type CacheModel,
+  type CacheSplit,
+  cacheModel,
+} from "./cache-model.js";
 import { sharedTokensOf } from "./format.js";
 import type { LazyPayload, RunSource } from "./load-run.js";
-import { inputCost, type ModelPrice, outputCost, type PricingTable, priceOf } from "./pricing.js";
+import {
+  type ModelPrice,
+  nearestPriced,
+  type PriceSource,
+  type PricingTable,
+  priceOf,
+  requestDollars,
+} from "./pricing.js";
 
 export interface CostOptions {
   pricing: PricingTable;
   /** Price every request as this model (a run made against a mock carries the mock's model id). */
   model?: string;
+  /** The model a request is priced as when `model` is not given (a probe's `model.priceAs`); default its own. */
+  priceAs?: (record: RequestRecord) => string | undefined;
 }
 
 export interface ReportedSplit extends CacheSplit {
@@ -31,8 +46,14 @@ export interface ReportedSplit extends CacheSplit {
 export interface RequestCost {
   seq: number;
   kind: RequestRecord["kind"];
-  /** The model priced: `--model`, else the request's own. */
+  /** The request's time (the record's `ts`): dated prices are taken as of then. */
+  ts: string;
+  /** The model priced: `--model`, else its probe's `priceAs`, else the request's own. */
   model: string;
+  /** The table's id of the model priced (null without a price). */
+  pricedAs: string | null;
+  /** The model the request itself named. */
+  sent: string;
   /** null when the model has no price: tokens only, "price unknown". */
   price: ModelPrice | null;
   predicted: CacheSplit;
@@ -60,9 +81,11 @@ export interface Rebill {
 }
 
 export interface RunCost {
+  /** The table and files every figure of the run was priced from. */
+  prices: PriceSource;
   requests: RequestCost[];
-  /** Models without a price, so a total leaves them out and says so. */
-  unpriced: string[];
+  /** Models without a price, so a total leaves them out and says so, each with the nearest priced names. */
+  unpriced: { model: string; nearest: string[] }[];
   /** Dollars of the priced requests (null when none has a price). */
   total: { predicted: number | null; reported: number | null; inputTokens: number; cacheRead: number };
   /** Requests the run relayed but never recorded (RunSource.lost): the total cannot include them. */
@@ -74,17 +97,19 @@ export async function runCost(source: RunSource, options: CostOptions): Promise<
   const models = new Map<string, CacheModel>();
   const payloads = payloadCursor(source);
   let counter: TokenCounter | null = null;
+  const prices = new Map<string, ModelPrice | null>();
   for (const record of source.records()) {
-    const modelId = options.model ?? record.model;
-    const price = priceOf(options.pricing, modelId);
+    const modelId = options.model ?? options.priceAs?.(record) ?? record.model;
     const anthropic = record.api === "anthropic-messages";
     const rulesKey = `${anthropic ? "anthropic" : "openai"} ${modelId}`;
+    if (!prices.has(rulesKey))
+      prices.set(rulesKey, priceOf(options.pricing, modelId, anthropic ? "anthropic" : "openai"));
+    const price = prices.get(rulesKey)!;
     let model = models.get(rulesKey);
     if (!model) {
       // The wire API says which cache the request met; the priced model gives Anthropic's minimum.
-      model = cacheModel(
-        anthropic ? { provider: "anthropic", minCacheTokens: price?.minCacheTokens ?? 0 } : { provider: "openai" },
-      );
+      const minCacheTokens = price?.minCacheTokens ?? anthropicMinCacheTokens(price?.model ?? modelId);
+      model = cacheModel(anthropic ? { provider: "anthropic", minCacheTokens } : { provider: "openai" });
       models.set(rulesKey, model);
     }
     let breakpoints: CacheInput["breakpoints"];
@@ -101,7 +126,7 @@ export async function runCost(source: RunSource, options: CostOptions): Promise<
     requests.push(cost);
   }
   attributeRebills(requests);
-  return summarize(requests, source.lost?.() ?? 0);
+  return summarize(requests, source.lost?.() ?? 0, options.pricing);
 }
 
 function cacheInputOf(record: RequestRecord, breakpoints: CacheInput["breakpoints"]): CacheInput {
@@ -125,12 +150,15 @@ function requestCost(
   // Output is priced from a provider's own count only: a mock's estimate of its scripted reply is not
   // what anyone is billed for, and a baseline file (one side of a diff) keeps no output figures.
   const output = reported?.source === "provider" ? reported.outputTokens : null;
-  const cost = (split: CacheSplit) =>
-    price ? inputCost(split, price) + (output === null ? 0 : outputCost(output, price)) : null;
+  const at = new Date(record.ts);
+  const cost = (split: CacheSplit) => (price ? requestDollars(price, split, output ?? 0, at) : null);
   return {
     seq: record.seq,
     kind: record.kind,
+    ts: record.ts,
     model,
+    pricedAs: price?.model ?? null,
+    sent: record.model,
     price,
     predicted,
     predictedCost: cost(predicted),
@@ -154,7 +182,8 @@ function attributeRebills(requests: RequestCost[]): void {
   for (const r of requests) {
     if (r.kind !== "loop" || r.breakDetail === null || r.lostRead === 0) continue;
     const dollars = r.price
-      ? inputCost(r.predicted, r.price) - inputCost(readInstead(r.predicted, r.lostRead), r.price)
+      ? requestDollars(r.price, r.predicted, 0, new Date(r.ts)) -
+        requestDollars(r.price, readInstead(r.predicted, r.lostRead), 0, new Date(r.ts))
       : null;
     r.rebill = { tokens: r.lostRead, requests: 1, dollars };
   }
@@ -260,11 +289,15 @@ function payloadCursor(source: RunSource): { bodyOf(seq: number): string | null 
   };
 }
 
-function summarize(requests: RequestCost[], lost: number): RunCost {
-  const unpriced = [...new Set(requests.filter((r) => r.price === null).map((r) => r.model))];
+function summarize(requests: RequestCost[], lost: number, pricing: PricingTable): RunCost {
+  const unpriced = [...new Set(requests.filter((r) => r.price === null).map((r) => r.model))].map((model) => ({
+    model,
+    nearest: nearestPriced(pricing, model),
+  }));
   const anyReported = requests.some((r) => r.reportedCost !== null);
   const anyPriced = requests.some((r) => r.predictedCost !== null);
   return {
+    prices: pricing.source,
     requests,
     unpriced,
     total: {

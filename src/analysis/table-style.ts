@@ -44,3 +44,26 @@ export function legendLines(phrases: string[], look: TableLook): string[] {
   }
   return lines;
 }
+
+/**
+ * Lines no wider than `width` (null: as they are), broken between words; a continuation is indented
+ * two spaces, and a word longer than the room is cut with ….
+ */
+export function wrapLines(lines: string[], width: number | null): string[] {
+  if (width === null) return lines;
+  return lines.flatMap((line) => {
+    const indent = /^ */.exec(line)![0];
+    const out: string[] = [];
+    let current = indent;
+    for (const word of line.slice(indent.length).split(" ")) {
+      const next = current.trim() === "" ? current + word : `${current} ${word}`;
+      if (next.length <= width || current.trim() === "") current = next;
+      else {
+        out.push(current);
+        current = `${indent}  ${word}`;
+      }
+    }
+    out.push(current);
+    return out.map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
+  });
+}

@@ -6,14 +6,15 @@ import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analys
 import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
-import { loadPricing } from "../analysis/pricing.js";
 import { UserError } from "../errors.js";
+import { cliName } from "../invoked-as.js";
 import { runCheck } from "../probes/check-run.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import type { RunResult } from "../probes/runner.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { agentsArg } from "./arg-values.js";
-import { parseCommand } from "./args.js";
+import { parseCommand, usageError } from "./args.js";
+import { priceAsOfRun } from "./run-pricer.js";
 import { interruptRunsOnSignal } from "./signals.js";
 import { tableLook } from "./terminal.js";
 
@@ -33,9 +34,12 @@ as a saving, not a failure.
                       tokens per request, dollars per run)
   --budget-tokens N   with --run: fail when the run's prompt tokens (all requests) exceed N
   --budget-dollars X  with --run: fail when the run's predicted dollars exceed X (needs a priced model);
-                      both replace the budget kept in the baseline file ({"budget": {tokens, dollars}})
+                      both replace the budget kept in the baseline file ({"budget": {tokens, dollars}});
+                      a failing budget is the first line printed: the figure, the budget, the excess
   --model ID          with --run: price the run as model ID
   --pricing FILE      with --run: a pricing file that adds or overrides models
+                      (--budget-*, --model and --pricing without --run are a usage error, exit 2:
+                      probes are held to their baselines, not to budgets)
   --verbose           with --run: every figure of a failing run, not only its summary line
   --tolerances FILE   tolerance config (default: probes/baselines/tolerances.yaml; missing = exact)
   --update            rewrite the baselines of the probes run from this run (exit 0 unless a probe fails to run)
@@ -81,17 +85,25 @@ export async function main(argv: string[]): Promise<number> {
   const agents = agentsArg("check", values.agent);
   const root = PROJECT_ROOT;
   const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
+  const runOnly = (["budget-tokens", "budget-dollars", "model", "pricing"] as const).filter(
+    (f) => values[f] !== undefined,
+  );
+  if (values.run === undefined && runOnly.length > 0)
+    throw usageError("check", `--${runOnly[0]} applies to a captured run only; give it with --run RUN --baseline FILE`);
   if (values.run !== undefined) {
     if (positionals.length > 0) throw new UserError("check: --run gates one captured run; name no probes with it");
     if (!values.baseline)
       throw new UserError("check --run: expected --baseline FILE (the run's baseline; --update writes it)");
     const source = resolveRun(values.run, { runsDir, warn: warnOnStderr });
+    const { loadPricing } = await import("../analysis/pricing.js");
     const check = await checkCapturedRun(source, {
       baselinePath: resolve(values.baseline),
+      updateCommand: `${cliName()} check --run ${values.run} --baseline ${values.baseline} --update`,
       tolerances: loadTolerances(tolerancesPath),
       update: values.update ?? false,
       pricing: loadPricing(values.pricing),
       model: values.model,
+      priceAs: await priceAsOfRun(source),
       budget: {
         ...(values["budget-tokens"] === undefined
           ? {}

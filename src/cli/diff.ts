@@ -3,7 +3,7 @@ import { diffItems, diffRuns } from "../analysis/diff.js";
 import { writeDiff } from "../analysis/diff-render.js";
 import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
-import { parseCommand } from "./args.js";
+import { parseCommand, usageError } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 import { runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";
@@ -22,7 +22,11 @@ broke; then a summary: total tokens, prefix breaks of each side, the first diver
   --cost        then the money: each request's predicted dollars on both sides and the delta, the
                 totals, and for each prefix break "this break re-billed N tokens × K requests = $…"
                 (with --json, only this comparison is printed, as one JSON object)
-  --model ID    price both runs as model ID (a run made against the mock carries the mock's id)
+                (each side is priced as its own model: its requests' model, or for a probe's run
+                the probe's model.priceAs; prices from the bundled @pydantic/genai-prices table)
+  --model ID    price both runs as model ID
+  --model-a ID  price run A as model ID (overrides --model for A)
+  --model-b ID  price run B as model ID (overrides --model for B)
   --pricing FILE  a pricing file that adds or overrides models (default: $PAYLOAD_PROBE_PRICING)
   --json        JSON: {a, b, requests: [...], summary}
   --markdown    a markdown table and summary
@@ -42,6 +46,8 @@ export async function main(argv: string[]): Promise<number> {
       wide: { type: "boolean" },
       cost: { type: "boolean" },
       model: { type: "string" },
+      "model-a": { type: "string" },
+      "model-b": { type: "string" },
       pricing: { type: "string" },
     } as const,
     positionals: ["<runA>", "<runB>"],
@@ -55,19 +61,23 @@ export async function main(argv: string[]): Promise<number> {
   const out = new LineWriter(process.stdout);
   const labels = { a: a.label, b: b.label };
   const as = format === "plain" ? "text" : format;
+  const look = tableLook(values.wide ?? false);
+  if (!values.cost && (values["model-a"] ?? values["model-b"] ?? values.model ?? values.pricing) !== undefined)
+    throw usageError("diff", "--model, --model-a, --model-b and --pricing price runs; give them with --cost");
   if (!(values.cost && as === "json"))
     await writeDiff(
       diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() }),
       labels,
       out,
       as,
-      tableLook(values.wide ?? false),
+      look,
     );
   if (values.cost) {
     // Loaded only with --cost, as in report: the pricing table and cost model are no part of a plain diff.
     const { costDiff, writeCostDiff } = await import("../analysis/cost-diff.js");
     const price = await runPricer(values);
-    await writeCostDiff(costDiff(await price(a), await price(b)), labels, out, as);
+    const [costA, costB] = [await price(a, values["model-a"]), await price(b, values["model-b"])];
+    await writeCostDiff(costDiff(costA, costB), labels, out, as, look.maxWidth);
   }
   return 0;
 }

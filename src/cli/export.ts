@@ -1,4 +1,5 @@
 import { type RunSource, resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { roundDollars } from "../analysis/money.js";
 import type { RunCost } from "../analysis/run-cost.js";
 import { parseCommand } from "./args.js";
 import { contentArg, headerArgs, openOtel } from "./otel-flag.js";
@@ -23,9 +24,10 @@ Arize Phoenix.
   --content MODE    what leaves the machine: none (sizes and counts), hashes (also sha256 of tools,
                     system text and body; the default), full (also the input messages, system
                     instructions, tool definitions, output and tool arguments and results)
-  --model ID        price every request as this model (default: each request's own model)
-  --pricing FILE    a pricing file that adds to or overrides pricing/models.yaml
-                    (also PAYLOAD_PROBE_PRICING); a model it does not know gets no cost attribute
+  --model ID        price every request as this model (default: each request's own model, or
+                    for a probe's run the probe's model.priceAs)
+  --pricing FILE    a pricing file that adds to or overrides the bundled @pydantic/genai-prices
+                    table (also PAYLOAD_PROBE_PRICING); a model neither knows gets no cost attribute
   --runs DIR        where run folders and payload-probe.db live (default: runs/)
   -h, --help        show this help
 
@@ -71,6 +73,9 @@ export async function main(argv: string[]): Promise<number> {
 /** Each request's predicted dollars from the cost model (prefix caching per provider), by seq. */
 async function predictedCosts(source: RunSource, price: (source: RunSource) => Promise<RunCost>) {
   const cost = await price(source);
-  const bySeq = new Map(cost.requests.map((r) => [r.seq, r.predictedCost ?? undefined]));
+  // Rounded as every other output shows dollars (money.ts).
+  const bySeq = new Map(
+    cost.requests.map((r) => [r.seq, r.predictedCost === null ? undefined : roundDollars(r.predictedCost)]),
+  );
   return (record: { seq: number }) => bySeq.get(record.seq);
 }

@@ -25,10 +25,13 @@ not read) are counted on stderr with the reason, by seq.
   --cost        money: per request the prompt tokens a provider's cache would read, write and
                 bill in full (OpenAI: automatic from 1,024 tokens in steps of 128; Anthropic: at
                 cache_control breakpoints), the predicted dollars beside the reported usage, and
-                the run's total; a model without a price prints tokens and "price unknown"
-  --model ID    price every request as model ID (e.g. a run made against the mock)
+                the run's total; prices from the bundled @pydantic/genai-prices table, whose
+                release and date are printed; a model without a price prints tokens and says
+                "price unknown" once, with the nearest priced names
+  --model ID    price every request as model ID (default: each request's own, or for a probe's
+                run the probe's model.priceAs)
   --pricing FILE  a pricing file that adds or overrides models (default: $PAYLOAD_PROBE_PRICING;
-                the repository's table is pricing/models.yaml)
+                format in the README, "What it costs")
   --json        JSON: an array with one object per request
   --markdown    a markdown table
   --wide        every cell whole (the table is otherwise fitted to the terminal, or to COLUMNS,

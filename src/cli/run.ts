@@ -1,13 +1,16 @@
 import { resolve } from "node:path";
 import { writeFidelityTable } from "../analysis/fidelity.js";
+import { resolveRun } from "../analysis/load-run.js";
+import { dollars, PRICE_UNKNOWN } from "../analysis/money.js";
 import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
-import type { TableLook } from "../analysis/table-style.js";
+import { type TableLook, wrapLines } from "../analysis/table-style.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile } from "../probes/load.js";
+import { probePriceAs } from "../probes/price-as.js";
 import { allProbeNames } from "../probes/probe-names.js";
 import { type RunResult, runProbe } from "../probes/runner.js";
 import type { Probe } from "../probes/types.js";
@@ -16,6 +19,7 @@ import { piRunName } from "../safe-path.js";
 import { agentsArg, positiveIntegerArg, probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
+import { type RunPricer, runPricer } from "./run-pricer.js";
 import { seeItLine } from "./see-it.js";
 import { interruptRunsOnSignal } from "./signals.js";
 import { tableLook } from "./terminal.js";
@@ -48,7 +52,7 @@ One prompt may take at most ${REQUESTS_PER_PROMPT} model requests before a text 
 Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file, a limit),
 130/143 stopped by SIGINT/SIGTERM (the run is recorded as interrupted).`;
 
-async function printResult(result: RunResult, look: TableLook, runsDir: string): Promise<void> {
+async function printResult(result: RunResult, look: TableLook, runsDir: string, price: RunPricer): Promise<void> {
   const { probe, records, failures } = result;
   const out = new LineWriter(process.stdout);
   const label = result.agent === "pi" ? `${probe.name} on pi` : probe.name;
@@ -64,8 +68,18 @@ async function printResult(result: RunResult, look: TableLook, runsDir: string):
     await out.line(`expect: FAILED (${failures.length})`);
     for (const failure of failures) await out.line(`  - ${failure}`);
   }
+  if (records.length > 0)
+    for (const line of wrapLines([await costLine(result, runsDir, price)], look.maxWidth)) await out.line(line);
   await out.line(seeItFor(result, runsDir));
   await out.flush();
+}
+
+/** `cost: $0.0123 predicted as gpt-4.1 (@pydantic/genai-prices 0.1.8)`: the run's total, as report --cost has it. */
+async function costLine(result: RunResult, runsDir: string, price: RunPricer): Promise<string> {
+  const cost = await price(resolveRun(result.dir, { runsDir }), undefined, probePriceAs(result.probe));
+  const models = [...new Set(cost.requests.map((r) => r.pricedAs ?? r.model))].join(", ");
+  const total = cost.total.predicted === null ? PRICE_UNKNOWN : dollars(cost.total.predicted);
+  return `cost: ${total} predicted as ${models} (${cost.prices.table.replace(/ \(.*\)$/, "")})`;
 }
 
 /** Where to look next at a probe's run. */
@@ -130,6 +144,7 @@ export async function main(argv: string[]): Promise<number> {
   const options = { database: !values["no-db"], runsDir, limits };
   // The exporter loads while the first probe runs; its settings were checked already.
   const otel = otelFlag(values.otel);
+  const price = values.json ? undefined : await runPricer({});
   const results = await poolPerProbe(
     probes,
     agentsOf,
@@ -139,7 +154,7 @@ export async function main(argv: string[]): Promise<number> {
     },
     async (result) => {
       await (await otel)?.exportProbeRun(result.dir, result.records);
-      if (!values.json) await printResult(result, look, runsDir);
+      if (price) await printResult(result, look, runsDir, price);
     },
   );
   const fidelity = chosen?.length === 2 ? fidelityRows(results) : undefined;

@@ -2,9 +2,11 @@ import { type RunSource, resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show-render.js";
 import { decodeRequest } from "../analysis/show-request.js";
+import { wrapLines } from "../analysis/table-style.js";
 import { UserError } from "../errors.js";
 import { parseCommand } from "./args.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
+import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe show <run> <seq> [options]
 
@@ -20,7 +22,8 @@ loop request ends.
   --cost        first the request in money: the prompt tokens the provider's cache would read, write
                 and bill in full, the predicted dollars, what the provider reported beside them,
                 and what a prefix break at this request re-billed (as report --cost and diff --cost)
-  --model ID    with --cost: price the request as model ID
+  --model ID    with --cost: price the request as model ID (default: its own, or for a probe's
+                run the probe's model.priceAs)
   --pricing FILE  with --cost: a pricing file that adds or overrides models
   --json        JSON: the record's figures and every segment (tool definitions and messages parsed)
   --runs DIR    where run folders and payload-probe.db live (default: runs/)
@@ -31,7 +34,7 @@ Exit: 0 printed, 2 bad usage, a run that cannot be found or read, or a seq the r
 /** The request's cost needs the run up to it: a cache read depends on the requests before. */
 async function requestCost(source: RunSource, seq: number, flags: PriceFlags) {
   const cost = await (await runPricer(flags))(source);
-  return cost.requests.find((r) => r.seq === seq)!;
+  return { request: cost.requests.find((r) => r.seq === seq)!, prices: cost.prices };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -60,14 +63,21 @@ export async function main(argv: string[]): Promise<number> {
   const cost = values.cost ? await requestCost(source, Number(seqArg), values) : null;
   if (values.json) {
     const json = showJson(decoded, part as ShowPart | null) as Record<string, unknown>;
-    process.stdout.write(
-      `${JSON.stringify(cost ? { ...json, cost: { ...cost, price: undefined } } : json, null, 2)}\n`,
-    );
+    if (!cost) process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    else {
+      const { costJson } = await import("../analysis/cost-render.js");
+      // Rounded and stripped as cost JSON is, without touching the request's own figures.
+      const money = JSON.parse(costJson({ ...cost.request, prices: cost.prices }));
+      process.stdout.write(`${JSON.stringify({ ...json, cost: money }, null, 2)}\n`);
+    }
     return 0;
   }
   const out = new LineWriter(process.stdout);
-  if (cost)
-    for (const line of (await import("../analysis/cost-render.js")).requestCostLines(cost)) await out.line(line);
+  if (cost) {
+    const { requestCostLines } = await import("../analysis/cost-render.js");
+    const lines = requestCostLines(cost.request, cost.prices);
+    for (const line of wrapLines(lines, tableLook(false).maxWidth)) await out.line(line);
+  }
   await writeShow(decoded, out, part as ShowPart | null);
   return 0;
 }

@@ -86,7 +86,7 @@ async function costLinesOf(sources: RunSource[], flags: PriceFlags) {
   const maps: Map<number, string[]>[] = [];
   for (const source of sources) {
     const cost = await price(source);
-    maps.push(new Map(cost.requests.map((r) => [r.seq, requestCostLines(r)])));
+    maps.push(new Map(cost.requests.map((r) => [r.seq, requestCostLines(r, cost.prices)])));
   }
   return maps;
 }

@@ -142,6 +142,10 @@ const model = strictMapping(
     id: optional(nonEmptyString, "token-plan/qwen3.8-flash").meta({
       description: "The model id sent in every request.",
     }),
+    priceAs: optional(nonEmptyString, undefined).meta({
+      description:
+        "The real model whose prices --cost uses for this probe's requests (default: gpt-4.1 for the OpenAI APIs, claude-sonnet-4-5 for Messages).",
+    }),
     script: optional(script, [])
       .refine((steps) => steps.length > 0, "expected at least one model turn")
       .meta({ description: "One entry per model turn: {text}, {call, args} or {calls: [...]}." }),

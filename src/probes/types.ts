@@ -82,7 +82,8 @@ export interface Probe {
   title: string;
   description: string;
   agent: ProbeAgent;
-  model: { api: WireApi; id: string; script: ScriptStep[]; sampling: ScriptStep[] };
+  /** `priceAs`: the real model --cost prices the scripted model as (see price-as.ts for the default). */
+  model: { api: WireApi; id: string; priceAs?: string; script: ScriptStep[]; sampling: ScriptStep[] };
   prompts: string[];
   markers: Record<string, MarkerSpec>;
   expect: ProbeExpect;

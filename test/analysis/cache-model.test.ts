@@ -1,14 +1,22 @@
 /**
  * Worked examples of the providers' published cache rules, each with the cached tokens and the
- * dollars worked out by hand from the prices in pricing/models.yaml.
+ * dollars worked out by hand from the models' prices in @pydantic/genai-prices (the figures noted
+ * beside gpt41 and sonnet4 below, which test/analysis/pricing.test.ts holds to the library).
  */
 import { describe, expect, it } from "vitest";
-import { type CacheInput, cacheModel } from "../../src/analysis/cache-model.js";
-import { inputCost, loadPricing, priceOf } from "../../src/analysis/pricing.js";
+import {
+  anthropicMinCacheTokens,
+  type CacheInput,
+  type CacheSplit,
+  cacheModel,
+} from "../../src/analysis/cache-model.js";
+import { loadPricing, type ModelPrice, priceOf, requestDollars } from "../../src/analysis/pricing.js";
 
 const table = loadPricing(undefined);
 const gpt41 = priceOf(table, "gpt-4.1")!; // $2 input, $0.50 cached
-const sonnet4 = priceOf(table, "claude-sonnet-4")!; // $3 input, $3.75 5m write, $6 1h write, $0.30 read; minimum 1024
+const sonnet4 = priceOf(table, "claude-sonnet-4-0")!; // $3 input, $3.75 5m write, $6 1h write, $0.30 read; minimum 1024
+/** A prompt's dollars (no output). */
+const inputCost = (split: CacheSplit, price: ModelPrice) => requestDollars(price, split);
 
 const MIN = 60_000;
 const loop = (
@@ -56,7 +64,7 @@ describe("OpenAI: automatic prefix caching from 1,024 tokens in steps of 128", (
 });
 
 describe("Anthropic: cache_control breakpoints, a minimum length, 5-minute and 1-hour lifetimes", () => {
-  const anthropic = () => cacheModel({ provider: "anthropic", minCacheTokens: sonnet4.minCacheTokens! });
+  const anthropic = () => cacheModel({ provider: "anthropic", minCacheTokens: anthropicMinCacheTokens(sonnet4.model) });
 
   it("a write then a read within the lifetime: 2,000 tokens written at 1.25×, read 4 minutes later at 0.1×", () => {
     const model = anthropic();

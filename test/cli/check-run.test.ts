@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { dollars } from "../../src/analysis/pricing.js";
+import { dollars } from "../../src/analysis/money.js";
 import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import type { Context, ModelSpec, ToolDefinition } from "../../src/providers/types.js";
@@ -129,12 +129,21 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     expect(tokens.code).toBe(0);
     const within = check("--budget-tokens", String(spent));
     expect(within.code).toBe(0);
+    // The JSON names the price table its dollars come from.
+    expect(JSON.parse(check("--json").stdout)[0].prices).toBe("@pydantic/genai-prices 0.1.8 (2026-09-23)");
     const over = check("--budget-tokens", String(spent - 1), "--verbose");
     expect(over.code).toBe(1);
     expect(over.stdout).toContain(`regression: agent: budget.tokens is ${spent}, baseline ≤ ${spent - 1}`);
+    // Without --verbose, the first line names the figure, the budget and the excess.
+    expect(check("--budget-tokens", String(spent - 1)).stdout.split("\n")[0]).toBe(
+      `agent: over budget: ${spent.toLocaleString("en-US")} prompt tokens, budget ${(spent - 1).toLocaleString("en-US")}, 1 over`,
+    );
     const broke = check("--budget-dollars", "0.000001");
     expect(broke.code).toBe(1);
-    expect(broke.stdout.split("\n")[0]).toMatch(/^agent: /);
+    const spentDollars = dollarsByHand(records());
+    expect(broke.stdout.split("\n")[0]).toBe(
+      `agent: over budget: ${dollars(spentDollars)} predicted, budget $0.000001, ${dollars(spentDollars - 0.000001)} over`,
+    );
     expect(check("--budget-dollars", "lots").code).toBe(2);
     const noPrice = checkAs("nobody-1", "--budget-dollars", "1");
     expect(noPrice.code).toBe(2);
@@ -144,5 +153,25 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
   it("--run without --baseline, or with probe names, is a usage error (exit 2)", () => {
     expect(cliIn(scratch, "check", "--run", join(runs, "agent")).code).toBe(2);
     expect(cliIn(scratch, "check", "p1", "--run", join(runs, "agent"), "--baseline", baseline).code).toBe(2);
+  });
+
+  it("budget and pricing flags without --run are a usage error; a missing baseline names the command that writes it", () => {
+    for (const flags of [
+      ["--budget-tokens", "5"],
+      ["--budget-dollars", "1"],
+      ["--model", "gpt-4.1"],
+    ]) {
+      const wrong = cliIn(scratch, "check", ...flags, "p1");
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain(
+        `check: ${flags[0]} applies to a captured run only; give it with --run RUN --baseline FILE.`,
+      );
+      expect(wrong.stdout).toBe("");
+    }
+    const absent = join(scratch, "absent.json");
+    const none = cliIn(scratch, "check", "--run", join(runs, "agent"), "--baseline", absent);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("no baseline for this run; run '");
+    expect(none.stderr).toContain(`check --run ${join(runs, "agent")} --baseline ${absent} --update' to write it`);
   });
 });

@@ -1,11 +1,16 @@
 /**
  * `report --cost` and `diff --cost` on real probe runs, each figure worked out by hand from the
- * records (their token totals and shared prefix tokens) and the prices in pricing/models.yaml.
+ * records (their token totals and shared prefix tokens) and the models' prices in
+ * @pydantic/genai-prices (held to the library in test/analysis/pricing.test.ts), printed by the one
+ * money rule (dollars()).
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+// cli-table3 measures display width with it, as the tables are drawn.
+import { strlen } from "cli-table3/src/utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dollars, roundDollars } from "../../src/analysis/money.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { runProbesInto } from "../analysis/view-runs.js";
@@ -29,9 +34,19 @@ const records = (name: string): RequestRecord[] =>
 const shared = (r: RequestRecord) => (r.prefix as unknown as { sharedTokens: number }).sharedTokens;
 
 beforeAll(async () => {
-  ({ base, runs } = await runProbesInto(["seq-namespace", "seq-search", "p1-anthropic"]));
+  ({ base, runs } = await runProbesInto(["seq-namespace", "seq-search", "p1-anthropic", "p1"]));
 }, 120_000);
 afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/**
+ * A printed figure against its hand sum: equal to the rounding of the sum, or — where the sum sits on
+ * a rounding boundary and floating point tips it — within half a unit of the last digit kept.
+ */
+function expectDollars(printed: number, byHand: number): void {
+  if (printed === roundDollars(byHand)) return;
+  const unit = Math.abs(byHand) < 0.01 ? 10 ** (Math.floor(Math.log10(Math.abs(byHand))) - 3) : 0.01;
+  expect(Math.abs(printed - byHand)).toBeLessThanOrEqual(unit / 2 + 1e-12);
+}
 
 /** OpenAI's rule by hand: nothing below 1,024 shared tokens, else whole steps of 128. */
 const cachedByHand = (tokens: number) => (tokens < 1024 ? 0 : tokens - (tokens % 128));
@@ -49,10 +64,10 @@ describe("diff --cost", () => {
       // the break left it the tokens before the added tool. gpt-4.1: $2.00 input, $0.50 cached.
       const lost = cachedByHand(before.tokens!.total) - cachedByHand(shared(r));
       expect(lost).toBeGreaterThan(0);
-      const dollars = (lost * (2 - 0.5)) / 1e6;
+      const rebilled = (lost * (2 - 0.5)) / 1e6;
       const tokens = lost.toLocaleString("en-US");
-      expect(out).toContain(
-        `B #${r.seq} ${r.prefix!.breakDetail}: this break re-billed ${tokens} tokens × 1 request = $${Number(dollars.toPrecision(4))}`,
+      expect(out.replace(/\n {4}/g, " ")).toContain(
+        `B #${r.seq} ${r.prefix!.breakDetail}: this break re-billed ${tokens} tokens × 1 request = ${dollars(rebilled)}`,
       );
     }
     expect(out).not.toContain("A #");
@@ -61,7 +76,7 @@ describe("diff --cost", () => {
     const b2 = b[1]!;
     const aCost = ((a2.tokens!.total - cachedByHand(shared(a2))) * 2 + cachedByHand(shared(a2)) * 0.5) / 1e6;
     const bCost = (b2.tokens!.total * 2) / 1e6;
-    expect(out).toContain(`#2  A $${Number(aCost.toPrecision(4))}  B $${Number(bCost.toPrecision(4))}`);
+    expect(out).toContain(`#2  A ${dollars(aCost)}  B ${dollars(bCost)}`);
   });
 
   it("--json prints the comparison as one JSON object; a model without a price says so instead of a figure", () => {
@@ -69,10 +84,12 @@ describe("diff --cost", () => {
       cli("diff", "seq-namespace", "seq-search", "--cost", "--json", "--model", "gpt-4o", "--runs", runs).out,
     );
     expect(json.breaks.map((x: { seq: number }) => x.seq)).toEqual([2, 5]);
-    expect(json.total.delta).toBeCloseTo(json.total.b - json.total.a, 12);
-    const unknown = cli("diff", "seq-namespace", "seq-search", "--cost", "--runs", runs);
+    expect(json.total.delta).toBe(roundDollars(json.total.delta));
+    expect(json.prices.table).toBe("@pydantic/genai-prices 0.1.8 (2026-09-23)");
+    const unknown = cli("diff", "seq-namespace", "seq-search", "--cost", "--model", "qwen3.8-flash", "--runs", runs);
     expect(unknown.code).toBe(0);
     expect(unknown.out).toContain("price unknown for qwen3.8-flash");
+    expect(unknown.out.match(/price unknown for/g)).toHaveLength(1);
     expect(unknown.out).not.toMatch(/A \$/);
   });
 });
@@ -87,9 +104,9 @@ describe("report --cost", () => {
       const cost = ((r.tokens!.total - read) * 0.4 + read * 0.1) / 1e6;
       const line = out.split("\n").find((l) => l.startsWith(`seq=${r.seq} `))!;
       expect(line).toContain(`input=${r.tokens!.total} read=${read} write5m=0 write1h=0`);
-      expect(Number(/cost=([\d.e-]+)/.exec(line)![1])).toBeCloseTo(cost, 12);
+      expectDollars(Number(/cost=([\d.e-]+)/.exec(line)![1]), cost);
     }
-    expect(out).toContain("unconfirmed prices");
+    expect(out).toContain("prices: @pydantic/genai-prices 0.1.8 (2026-09-23)");
   });
 
   it("Anthropic rules on p1-anthropic: request 1 writes its prefix at the 5m price, each later one reads what the one before wrote", () => {
@@ -103,7 +120,7 @@ describe("report --cost", () => {
       expect(r.predicted.cacheRead).toBe(written);
       written = r.predicted.cacheRead + r.predicted.cacheWrite5m;
       const p = r.predicted;
-      expect(r.predictedCost).toBeCloseTo((p.uncached * 3 + p.cacheRead * 0.3 + p.cacheWrite5m * 3.75) / 1e6, 12);
+      expectDollars(r.predictedCost, (p.uncached * 3 + p.cacheRead * 0.3 + p.cacheWrite5m * 3.75) / 1e6);
     }
   });
 
@@ -111,7 +128,7 @@ describe("report --cost", () => {
     const file = join(base, "prices.yaml");
     writeFileSync(
       file,
-      "version: 1\nmodels:\n  qwen3.8-flash: { provider: openai, input: 1, cachedInput: 0.1, output: 2 }\n",
+      "version: 1\nmodels:\n  gpt-4.1: { provider: openai, input: 1, cachedInput: 0.1, output: 2 }\n",
     );
     const priced = spawnSync(
       process.execPath,
@@ -125,7 +142,9 @@ describe("report --cost", () => {
     expect(priced.status).toBe(0);
     expect(priced.stdout).not.toContain("price unknown");
     const first = records("seq-search")[0]!;
-    expect(priced.stdout).toContain(`$${Number((first.tokens!.total / 1e6).toPrecision(4))}`);
+    // The probe prices its model as gpt-4.1 (its model.priceAs default), which the file overrides: $1 a million.
+    expect(priced.stdout).toContain(dollars(first.tokens!.total / 1e6));
+    expect(priced.stdout).toContain(`prices: @pydantic/genai-prices 0.1.8 (2026-09-23), then ${file}`);
     writeFileSync(file, "version: 1\nmodels:\n  x: { provider: openai, input: cheap, cachedInput: 0, output: 1 }\n");
     const broken = cli("report", "seq-search", "--cost", "--pricing", file, "--runs", runs);
     expect(broken.code).toBe(2);
@@ -144,18 +163,19 @@ describe("show --cost", () => {
     const read = cachedByHand(shared(r));
     const cost = ((r.tokens!.total - read) * 2 + read * 0.5) / 1e6;
     expect(first).toBe(
-      `cost (gpt-4.1): ${r.tokens!.total} prompt tokens — ${read} read from the cache, 0 written for 5m, 0 written for 1h, ` +
-        `${r.tokens!.total - read} in full — predicted $${Number(cost.toPrecision(4))}`,
+      `cost (gpt-4.1): predicted ${dollars(cost)} for ${r.tokens!.total} prompt tokens — ${read} read from the cache, ` +
+        `0 written for 5m, 0 for 1h, ${r.tokens!.total - read} in full`,
     );
     const lost = cachedByHand(b[3]!.tokens!.total) - read;
     expect(second).toBe(
-      `${r.prefix!.breakDetail}: this break re-billed ${lost.toLocaleString("en-US")} tokens × 1 request = $${Number(((lost * 1.5) / 1e6).toPrecision(4))}`,
+      `${r.prefix!.breakDetail}: this break re-billed ${lost.toLocaleString("en-US")} tokens × 1 request = ${dollars((lost * 1.5) / 1e6)}`,
     );
     const json = JSON.parse(
       cli("show", "seq-search", "5", "--cost", "--json", "--model", "gpt-4.1", "--runs", runs).out,
     );
     expect(json.cost.predicted).toMatchObject({ inputTokens: r.tokens!.total, cacheRead: read });
-    expect(json.cost.rebill).toEqual({ tokens: lost, requests: 1, dollars: expect.closeTo((lost * 1.5) / 1e6, 12) });
+    expect(json.cost.rebill).toEqual({ tokens: lost, requests: 1, dollars: roundDollars((lost * 1.5) / 1e6) });
+    expect(json.cost.prices.table).toBe("@pydantic/genai-prices 0.1.8 (2026-09-23)");
   });
 });
 
@@ -206,10 +226,90 @@ describe("predicted beside reported usage", () => {
     );
     // Reported dollars by hand: uncached at $2, cached at $0.50, 20 output tokens at $8.
     const r4 = rs[3]!;
-    expect(fourth.reportedCost).toBeCloseTo(((r4.tokens!.total + 7) * 2 + 20 * 8) / 1e6, 12);
+    expectDollars(fourth.reportedCost, ((r4.tokens!.total + 7) * 2 + 20 * 8) / 1e6);
     const table = cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs).out;
     expect(table).toContain("1 request(s) where predicted and reported caching disagree");
     expect(table).toMatch(/│\s+4 │.*DISAGREE: cache read predicted/);
     expect(table).toMatch(/│\s+3 │.*agrees/);
+  });
+});
+
+describe("a captured Claude Code–shaped session", () => {
+  it("Messages requests with cache_control breakpoints from claude-sonnet-4-5-20250929 are priced with no flag", () => {
+    // p1-anthropic's wire bodies (breakpoints on the system prompt and the newest message), recorded
+    // as a proxy in front of Anthropic records them: the agent's own dated model id, no probe behind it.
+    cpSync(join(runs, "p1-anthropic"), join(runs, "claude-session"), { recursive: true });
+    const session = records("p1-anthropic").map((r) => ({
+      ...r,
+      probe: "claude-session",
+      model: "claude-sonnet-4-5-20250929",
+    }));
+    writeFileSync(
+      join(runs, "claude-session", "requests.jsonl"),
+      `${session.map((r) => JSON.stringify(r)).join("\n")}\n`,
+    );
+    const cost = JSON.parse(cli("report", "claude-session", "--cost", "--json", "--runs", runs).out);
+    expect(cost.unpriced).toEqual([]);
+    expect(cost.prices).toEqual({ table: "@pydantic/genai-prices 0.1.8 (2026-09-23)", files: [] });
+    for (const r of cost.requests) {
+      expect(r).toMatchObject({ model: "claude-sonnet-4-5-20250929", pricedAs: "claude-sonnet-4-5" });
+      const p = r.predicted;
+      // Sonnet 4.5: $3 input, $0.30 read, $3.75 5m write, $6 1h write.
+      const byHand = (p.uncached * 3 + p.cacheRead * 0.3 + p.cacheWrite5m * 3.75 + p.cacheWrite1h * 6) / 1e6;
+      expectDollars(r.predictedCost, byHand);
+    }
+    expect(cost.requests[0].predicted.cacheWrite5m).toBeGreaterThan(1024);
+    expect(cost.requests[1].predicted.cacheRead).toBe(cost.requests[0].predicted.cacheWrite5m);
+  });
+});
+
+describe("80 columns (COLUMNS=80, as a terminal of 80 columns)", () => {
+  /**
+   * The command's output at COLUMNS=80; every line of its money part is at most 80 display columns
+   * (`part` picks it: diff's and show's request tables are held to 80 columns by their own tests).
+   */
+  const at80 = (args: string[], part: (lines: string[]) => string[] = (lines) => lines) => {
+    const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args, "--runs", runs], {
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { ...process.env, PAYLOAD_PROBE_PRICING: "", COLUMNS: "80" },
+    });
+    expect(child.status).toBe(0);
+    const lines = part(child.stdout.split("\n"));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines) expect(strlen(line), line).toBeLessThanOrEqual(80);
+    return lines.join("\n");
+  };
+  const json = (...args: string[]) => JSON.parse(cli(...args, "--json", "--runs", runs).out);
+
+  it("report --cost of every priced probe here fits, with every request's dollars and the total visible, no flag", () => {
+    for (const probe of ["p1", "p1-anthropic", "seq-search"]) {
+      const out = at80(["report", probe, "--cost"]);
+      const cost = json("report", probe, "--cost");
+      expect(cost.unpriced).toEqual([]);
+      expect(out).toContain("prices: @pydantic/genai-prices 0.1.8 (2026-09-23)");
+      for (const r of cost.requests)
+        expect(out).toMatch(new RegExp(`│\\s+${r.seq} │.*${dollars(r.predictedCost).replace("$", "\\$")}`));
+      expect(out).toContain(`total: predicted ${dollars(cost.total.predicted)}`);
+    }
+  });
+
+  it("diff p1 p1-anthropic --cost prices each side as its own model and fits; --model-a/--model-b override", () => {
+    const out = at80(["diff", "p1", "p1-anthropic", "--cost"], (lines) =>
+      lines.slice(lines.findIndex((l) => l.startsWith("cost (predicted"))),
+    );
+    expect(out).toContain("A priced as gpt-4.1; B as claude-sonnet-4-5");
+    const [a, b] = [json("report", "p1", "--cost"), json("report", "p1-anthropic", "--cost")];
+    expect(out).toContain(`total  A ${dollars(a.total.predicted)}  B ${dollars(b.total.predicted)}`);
+    const both = json("diff", "p1", "p1-anthropic", "--cost", "--model-a", "claude-haiku-4-5", "--model-b", "gpt-4o");
+    expect(both.models).toEqual({ a: ["claude-haiku-4-5"], b: ["gpt-4o"] });
+  });
+
+  it("show --cost fits, the predicted dollars whole", () => {
+    const out = at80(["show", "p1-anthropic", "2", "--cost"], (lines) =>
+      lines.slice(0, lines.findIndex((l) => l.startsWith("prices: ")) + 1),
+    );
+    const cost = json("report", "p1-anthropic", "--cost");
+    expect(out).toContain(`cost (claude-sonnet-4-5): predicted ${dollars(cost.requests[1].predictedCost)}`);
   });
 });

@@ -71,6 +71,8 @@ describe("payload-probe run (issue 2: what it must show)", () => {
     expect(rows).toHaveLength(4);
     expect(rows.every((row) => row.includes("[read, mcp]"))).toBe(true);
     expect(stdout).toContain("expect: held (4 requests)");
+    // Priced with no flag: p1's scripted model as gpt-4.1 (its API's default model.priceAs).
+    expect(stdout).toMatch(/^cost: \$0\.\d+ predicted as gpt-4\.1 \(@pydantic\/genai-prices 0\.1\.8\)$/m);
     expect(stdout.trimEnd().split("\n").at(-1)).toMatch(
       /^see it: node dist\/cli\/main\.js report \S+ · show \S+ 1 · view \S+$/,
     );

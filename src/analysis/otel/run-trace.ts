@@ -11,6 +11,7 @@
  */
 
 import type { RequestRecord } from "../../capture/types.js";
+import { roundDollars } from "../money.js";
 import { chatSpan, providerName, recordEndMs } from "./chat-span.js";
 import type { Attributes, PlanOptions, SpanPlan } from "./span-plan.js";
 
@@ -191,7 +192,10 @@ export function planRunTrace(input: RunTraceInput, options: PlanOptions): SpanPl
   attributes["payload_probe.requests"] = input.records.length;
   const costs = chats.map((c) => c.attributes["payload_probe.cost.predicted_usd"]).filter((c) => c !== undefined);
   if (costs.length > 0)
-    attributes["payload_probe.cost.predicted_usd"] = costs.reduce<number>((sum, c) => sum + (c as number), 0);
+    // The run's total, rounded as every output shows dollars (money.ts).
+    attributes["payload_probe.cost.predicted_usd"] = roundDollars(
+      costs.reduce<number>((sum, c) => sum + (c as number), 0),
+    );
   const agent: SpanPlan = {
     id: AGENT_SPAN_ID,
     parent: null,
