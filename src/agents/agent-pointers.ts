@@ -5,24 +5,11 @@
  * documentation or code (NOTES.md, "record"). The user's own files are never touched.
  */
 
+import { claudeCodePointer } from "./claude-code-pointer.js";
 import { codexPointer } from "./codex-pointer.js";
 import { opencodePointer } from "./opencode-pointer.js";
 import { piPointer } from "./pi-pointer.js";
 import type { AgentPointer, PointerContext } from "./pointer-types.js";
-
-/**
- * Claude Code reads ANTHROPIC_BASE_URL, and turns MCP tool search off by default when it names a host
- * that is not Anthropic's (its env-vars page): the proxy forwards every block untouched, so tool
- * search is left on, as the agent would send it to Anthropic, unless the user chose otherwise.
- */
-const claudeCode: AgentPointer = {
-  agent: "Claude Code",
-  api: "Anthropic Messages",
-  point: ({ bases, env }) => ({
-    ANTHROPIC_BASE_URL: bases.anthropic,
-    ...(env.ENABLE_TOOL_SEARCH === undefined && { ENABLE_TOOL_SEARCH: "true" }),
-  }),
-};
 
 /** `new Anthropic()` without baseURL reads ANTHROPIC_BASE_URL (client.js of the pinned 1.16.0). */
 const anthropicSdk: AgentPointer = {
@@ -51,7 +38,7 @@ const gemini: AgentPointer[] = ["Gemini CLI", "@google/genai"].map((agent) => ({
 
 /** Codex, opencode and pi are configured by files: their pointers write temporary copies (pointer-files.ts). */
 export const AGENT_POINTERS: AgentPointer[] = [
-  claudeCode,
+  claudeCodePointer,
   anthropicSdk,
   openaiSdk,
   ...gemini,
@@ -81,4 +68,9 @@ export function pointerVariables(ctx: PointerContext): Record<string, string> {
 /** The command's environment: the user's, with every pointer's variables set over it. */
 export function recordEnvironment(ctx: PointerContext): NodeJS.ProcessEnv {
   return { ...ctx.env, ...pointerVariables(ctx) };
+}
+
+/** What the pointers can tell beforehand would keep an agent from the proxy, one line each. */
+export function pointerCaveats(ctx: PointerContext): string[] {
+  return AGENT_POINTERS.flatMap((pointer) => pointer.caveat?.(ctx) ?? []);
 }

@@ -16,6 +16,8 @@ export interface PointerContext {
   tempDir: string;
   /** The user's environment as record was started with it (read-only). */
   env: NodeJS.ProcessEnv;
+  /** The folder the command runs in, where an agent finds its project settings. */
+  cwd: string;
 }
 
 export interface AgentPointer {
@@ -25,4 +27,6 @@ export interface AgentPointer {
   api: string;
   /** The variables to set for the command; may write files under ctx.tempDir, never elsewhere. */
   point(ctx: PointerContext): Record<string, string>;
+  /** Why, as far as can be seen beforehand, the agent would still not reach the proxy; undefined when nothing says so. */
+  caveat?(ctx: PointerContext): string | undefined;
 }

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { AGENT_POINTERS, recordEnvironment } from "../agents/agent-pointers.js";
+import { AGENT_POINTERS, pointerCaveats, recordEnvironment } from "../agents/agent-pointers.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import { type CaptureProxy, startCaptureProxy } from "../capture/capture-proxy.js";
 import { findProgram } from "../find-program.js";
@@ -154,8 +154,10 @@ function watchExchanges(lines: boolean) {
 async function runPointed(proxy: CaptureProxy, command: string[]): Promise<CommandEnd> {
   const session = makeSessionDir("payload-probe-record-");
   try {
-    const env = recordEnvironment({ bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env });
+    const ctx = { bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env, cwd: userDir() };
+    const env = recordEnvironment(ctx);
     tellReplaced(process.env, env);
+    for (const caveat of pointerCaveats(ctx)) say(caveat);
     return await runCommand(command, env, userDir());
   } finally {
     session.remove();

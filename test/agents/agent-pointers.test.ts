@@ -1,8 +1,14 @@
-import { readdirSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { AGENT_POINTERS, pointerVariables, recordEnvironment } from "../../src/agents/agent-pointers.js";
+import {
+  AGENT_POINTERS,
+  pointerCaveats,
+  pointerVariables,
+  recordEnvironment,
+} from "../../src/agents/agent-pointers.js";
 import type { AgentPointer, PointerContext } from "../../src/agents/pointer-types.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -13,7 +19,12 @@ const bases = {
   openai: "http://127.0.0.1:9/openai/v1",
   gemini: "http://127.0.0.1:9/gemini",
 };
-const context = (env: NodeJS.ProcessEnv = {}): PointerContext => ({ bases, tempDir: tempDir("pointers-"), env });
+const context = (env: NodeJS.ProcessEnv = {}, cwd = "/nonexistent"): PointerContext => ({
+  bases,
+  tempDir: tempDir("pointers-"),
+  env,
+  cwd,
+});
 
 describe("agent pointers", () => {
   it("set each provider's base URL over the user's environment, which is otherwise kept", () => {
@@ -78,5 +89,28 @@ describe("agent pointers", () => {
         else process.env[name] = value;
       }
     }
+  });
+
+  it("say beforehand when a Claude Code settings file's env sets the base URL, which would win over record's", () => {
+    const home = tempDir("claude-user-");
+    const project = tempDir("claude-project-");
+    const write = (file: string, settings: unknown) => {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(settings));
+    };
+    write(join(home, ".claude", "settings.json"), { env: { DISABLE_TELEMETRY: "1" } });
+    write(join(project, ".claude", "settings.json"), "not an object");
+    expect(pointerCaveats(context({ HOME: home }, project))).toEqual([]);
+    const local = join(project, ".claude", "settings.local.json");
+    write(local, { env: { ANTHROPIC_BASE_URL: "https://gateway.example" } });
+    expect(pointerCaveats(context({ HOME: home }, project))).toEqual([
+      `Claude Code's ${local} sets ANTHROPIC_BASE_URL, which wins over record's: its requests will not reach the proxy`,
+    ]);
+    // CLAUDE_CONFIG_DIR moves the user's settings.
+    const moved = tempDir("claude-config-");
+    write(join(moved, "settings.json"), { env: { ANTHROPIC_BASE_URL: "https://other.example" } });
+    expect(pointerCaveats(context({ HOME: home, CLAUDE_CONFIG_DIR: moved }, home))[0]).toContain(
+      join(moved, "settings.json"),
+    );
   });
 });

@@ -40,7 +40,10 @@ function userWith(files: Record<string, string>): { home: string; ctx: PointerCo
     mkdirSync(join(home, path, ".."), { recursive: true });
     writeFileSync(join(home, path), text);
   }
-  return { home, ctx: { bases, tempDir: tempDir("pointer-session-"), env: { HOME: home, PATH: "/usr/bin" } } };
+  return {
+    home,
+    ctx: { bases, tempDir: tempDir("pointer-session-"), env: { HOME: home, PATH: "/usr/bin" }, cwd: home },
+  };
 }
 
 /** Runs a pointer and checks it left the user's HOME as it was and wrote under tempDir only. */
