@@ -7,13 +7,15 @@ import { strlen } from "cli-table3/src/utils.js";
 
 /**
  * Where a line may break, most wanted first: between ` · ` phrases (the separator is dropped),
- * after a `; ` clause, between words. A phrase or clause break is taken only when it keeps at
- * least half the line's room, so one short phrase does not leave a nearly empty line.
+ * after a `; ` clause, between words, after a `/` of a path. A break is taken only when it fills
+ * the part of the line's room `from` says, so a short phrase or a word does not leave a nearly
+ * empty line before a long one.
  */
 const BREAKS: { separator: string; kept: number; from: number }[] = [
   { separator: " · ", kept: 0, from: 0.5 },
   { separator: "; ", kept: 1, from: 0.5 },
-  { separator: " ", kept: 0, from: 0 },
+  { separator: " ", kept: 0, from: 0.25 },
+  { separator: "/", kept: 1, from: 0.25 },
 ];
 
 /** Text one column wide per UTF-16 unit: ASCII, Latin, Greek, dashes, quotes, arrows, box drawing. */
@@ -46,7 +48,7 @@ function breakOnce(text: string, room: number): [string, string] {
     if (at > lead && at + kept <= fits && at >= room * from)
       return [text.slice(0, at + kept).trimEnd(), text.slice(at + separator.length).trimStart()];
   }
-  // One word wider than the room: cut it where the room ends (at least one character goes).
+  // One word wider than the room, with no break in it: cut where the room ends (at least one character).
   const cut = Math.max(fits, text.codePointAt(0)! > 0xffff ? 2 : 1);
   return [text.slice(0, cut), text.slice(cut)];
 }
