@@ -39,11 +39,14 @@ function fittingLength(text: string, room: number): number {
   return length;
 }
 
+/** Breaks for captured prose, where a `;` or `·` is the writer's, not a list of ours: words and paths. */
+const WORD_BREAKS = BREAKS.slice(2);
+
 /** `text` split into a start no wider than `room` and the rest, at the best break the start holds. */
-function breakOnce(text: string, room: number): [string, string] {
+function breakOnce(text: string, room: number, breaks: typeof BREAKS): [string, string] {
   const fits = fittingLength(text, room);
   const lead = text.length - text.trimStart().length;
-  for (const { separator, kept, from } of BREAKS) {
+  for (const { separator, kept, from } of breaks) {
     const at = text.lastIndexOf(separator, fits - kept);
     if (at > lead && at + kept <= fits && at >= room * from)
       return [text.slice(0, at + kept).trimEnd(), text.slice(at + separator.length).trimStart()];
@@ -55,16 +58,17 @@ function breakOnce(text: string, room: number): [string, string] {
 
 /**
  * `line` as lines of at most `width` columns; lines after the first start with `indent` spaces
- * (at most half the width). A line that fits comes back alone and unchanged.
+ * (at most half the width). A line that fits comes back alone and unchanged. `words` breaks only
+ * between words (and paths), for captured text.
  */
-export function wrapLine(line: string, width: number, indent = 0): string[] {
+export function wrapLine(line: string, width: number, indent = 0, words = false): string[] {
   if (displayWidth(line) <= width) return [line];
   const pad = " ".repeat(Math.min(indent, Math.floor(width / 2)));
   const lines: string[] = [];
   let rest = line;
   let room = width;
   while (displayWidth(rest) > room) {
-    const [head, tail] = breakOnce(rest, room);
+    const [head, tail] = breakOnce(rest, room, words ? WORD_BREAKS : BREAKS);
     lines.push(lines.length === 0 ? head : pad + head);
     rest = tail;
     room = width - pad.length;

@@ -22,16 +22,18 @@ export class LineWriter {
   /**
    * `text` (one line or several) with each line broken to `width` columns, lines after the first of
    * each under a hanging indent (`indent`, or what it says for the line); a null width leaves it whole.
+   * `words`: captured text, broken between words only (see text-wrap.ts).
    */
   async wrappedLine(
     text: string,
     width: number | null,
     indent: number | ((line: string) => number) = 0,
+    words = false,
   ): Promise<void> {
     const shown = printable(text, { lines: true });
     if (width === null) return this.styledLine(shown);
     for (const line of shown.split("\n"))
-      for (const part of wrapLine(line, width, typeof indent === "number" ? indent : indent(line)))
+      for (const part of wrapLine(line, width, typeof indent === "number" ? indent : indent(line), words))
         await this.styledLine(part);
   }
 

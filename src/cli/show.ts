@@ -5,6 +5,7 @@ import { decodeRequest } from "../analysis/show-request.js";
 import { UserError } from "../errors.js";
 import { parseCommand } from "./args.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
+import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe show <run> <seq> [options]
 
@@ -68,6 +69,6 @@ export async function main(argv: string[]): Promise<number> {
   const out = new LineWriter(process.stdout);
   if (cost)
     for (const line of (await import("../analysis/cost-render.js")).requestCostLines(cost)) await out.line(line);
-  await writeShow(decoded, out, part as ShowPart | null);
+  await writeShow(decoded, out, part as ShowPart | null, tableLook(false).maxWidth);
   return 0;
 }
