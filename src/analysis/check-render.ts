@@ -31,7 +31,9 @@ export async function writeCheckText(
   look: TableLook = PLAIN_LOOK,
   verbose = false,
 ): Promise<void> {
-  for (const c of checks) if (c.summary) await out.line(c.summary);
+  // A finding wider than the terminal carries on two spaces in.
+  const line = (text: string) => out.wrappedLine(text, look.maxWidth, 2);
+  for (const c of checks) if (c.summary) await line(c.summary);
   const table = new TableOutput(["probe", "requests", "result", "regressions", "savings"], {
     align: ["left", "right", "left", "right", "right"],
     look,
@@ -43,14 +45,14 @@ export async function writeCheckText(
   for (const line of legendLines(legend, look)) await out.line(line);
   await table.write(out);
   for (const c of checks) {
-    if (c.error) await out.line(`error: ${c.probe}: ${c.error}`);
+    if (c.error) await line(`error: ${c.probe}: ${c.error}`);
     if (c.summary && !verbose) {
       if (c.regressions.length > 0)
-        await out.line(`${c.probe}: ${c.regressions.length} finding(s); --verbose prints every figure`);
+        await line(`${c.probe}: ${c.regressions.length} finding(s); --verbose prints every figure`);
       continue;
     }
-    for (const f of c.regressions) await out.line(`regression: ${findingMessage(f)}`);
-    for (const f of c.savings) await out.line(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
+    for (const f of c.regressions) await line(`regression: ${findingMessage(f)}`);
+    for (const f of c.savings) await line(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
   }
   await out.flush();
 }

@@ -52,23 +52,28 @@ async function printResult(result: RunResult, look: TableLook, runsDir: string):
   const { probe, records, failures } = result;
   const out = new LineWriter(process.stdout);
   const label = result.agent === "pi" ? `${probe.name} on pi` : probe.name;
+  // Lines wider than the terminal carry on two spaces in (four under a failure's dash).
+  const line = (text: string, indent = 2) => out.wrappedLine(text, look.maxWidth, indent);
   if (result.skipped) {
-    await out.line(`${label}: skipped — ${result.skipped}`);
+    await line(`${label}: skipped — ${result.skipped}`);
     await out.flush();
     return;
   }
-  await out.line(`${label}${probe.title ? ` — ${probe.title}` : ""}`);
+  await line(`${label}${probe.title ? ` — ${probe.title}` : ""}`);
   await writeReport(records, out, { format: "table", unit: "bytes", look });
-  if (failures.length === 0) await out.line(`expect: held (${records.length} requests) → ${result.dir}`);
+  if (failures.length === 0) await line(`expect: held (${records.length} requests) → ${result.dir}`);
   else {
-    await out.line(`expect: FAILED (${failures.length})`);
-    for (const failure of failures) await out.line(`  - ${failure}`);
+    await line(`expect: FAILED (${failures.length})`);
+    for (const failure of failures) await line(`  - ${failure}`, 4);
   }
-  await out.line(seeItLine(result, runsDir));
+  await line(seeItLine(result, runsDir));
   await out.flush();
 }
 
-/** Where to look next: the run by its probe's name, or by its folder when --runs moved it. */
+/**
+ * Where to look next: the run by its probe's name, or by its folder when --runs moved it. On a
+ * narrow terminal the three commands go on lines of their own, each whole, to be copied as printed.
+ */
 function seeItLine(result: RunResult, runsDir: string): string {
   const name = result.agent === "pi" ? piRunName(result.probe.name) : result.probe.name;
   const run = runsDir === defaultRunsDir() ? name : result.dir;
