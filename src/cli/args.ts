@@ -3,6 +3,7 @@ import { UserError } from "../errors.js";
 import { cliName } from "../invoked-as.js";
 import { nearest } from "../nearest.js";
 import { runsDirArg } from "./arg-values.js";
+import { printHelp } from "./help-text.js";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -86,7 +87,7 @@ export function parseCommand<T extends Options>(argv: string[], spec: CommandSpe
   // The two flags every command has, read where T is still open.
   const shared = values as { help?: boolean; runs?: string };
   if (shared.help) {
-    console.log(spec.help);
+    printHelp(spec.help);
     return 0;
   }
   const problem = positionalProblem(positionals, spec.positionals);
