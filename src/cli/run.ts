@@ -72,7 +72,7 @@ async function printResult(result: RunResult, look: TableLook, runsDir: string):
 
 /**
  * Where to look next: the run by its probe's name, or by its folder when --runs moved it. On a
- * narrow terminal the three commands go on lines of their own, each whole, to be copied as printed.
+ * narrow terminal the line breaks between the three commands, each whole where it fits the width.
  */
 function seeItLine(result: RunResult, runsDir: string): string {
   const name = result.agent === "pi" ? piRunName(result.probe.name) : result.probe.name;

@@ -4,8 +4,8 @@
  * filled anew to that width, an option's lines under its description column, so no help runs past
  * the edge and a help added later needs no hand wrapping. Blocks that fit are printed as written.
  */
-import { displayWidth, wrapLine } from "../text-wrap.js";
-import { tableLook } from "./terminal.js";
+import { terminalWidth } from "./terminal-width.js";
+import { displayWidth, wrapLine } from "./text-wrap.js";
 
 /** Help reads best at no more than this, however wide the terminal. */
 const HELP_WIDTH = 80;
@@ -72,6 +72,6 @@ export function fitHelp(help: string, width: number): string {
 
 /** The help as printed: fitted to the terminal, or to 80 columns where it is wider or unknown. */
 export function printHelp(help: string): void {
-  const terminal = tableLook(false).maxWidth ?? HELP_WIDTH;
+  const terminal = terminalWidth() ?? HELP_WIDTH;
   console.log(fitHelp(help, Math.min(HELP_WIDTH, terminal)));
 }
