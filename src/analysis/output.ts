@@ -9,6 +9,9 @@ import { wrapLine } from "../text-wrap.js";
 
 const CHUNK_CHARS = 64 * 1024;
 
+/** A broken line carries on two spaces past its own indent (past a list item's `- `), so it reads apart from the next. */
+export const hangingIndent = (line: string) => line.length - line.trimStart().length + 2;
+
 export class LineWriter {
   private pending: string[] = [];
   private pendingChars = 0;

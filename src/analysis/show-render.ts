@@ -7,7 +7,7 @@
 
 import { printable } from "../terminal-text.js";
 import { compactRoles, prefixSummary } from "./format.js";
-import type { LineWriter } from "./output.js";
+import { hangingIndent, type LineWriter } from "./output.js";
 import type { DecodedRequest, DecodedSegment } from "./show-request.js";
 
 export type ShowPart = "tools" | "system" | "messages" | "body";
@@ -51,9 +51,6 @@ function partTotals(segments: DecodedSegment[]): string {
   return `${segments.length} · ${tokens} tok · ${bytes} B`;
 }
 
-/** A captured line carries on two spaces past its own indent, so it reads apart from the next line. */
-const hanging = (line: string) => line.length - line.trimStart().length + 2;
-
 /**
  * The request as text: headline, then each asked part with its segments; `body` is the whole wire body.
  * With a width, every line wider than it is broken between words (`--json` and a pipe keep them whole).
@@ -64,7 +61,7 @@ export async function writeShow(
   part: ShowPart | null,
   width: number | null = null,
 ): Promise<void> {
-  const line = (text: string) => out.wrappedLine(text, width, hanging, true);
+  const line = (text: string) => out.wrappedLine(text, width, hangingIndent, true);
   for (const text of headline(r)) await line(text);
   if (part === "body") {
     await out.line("");

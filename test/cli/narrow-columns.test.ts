@@ -168,6 +168,12 @@ describe("at 80 columns", () => {
     expect(over(stdout, 80)).toEqual([]);
   });
 
+  it("profile import's summary fits, its long lines carried on under their indent", () => {
+    const summary = printed(80, "profile", "import", "p1", "p5", "--runs", runs, "--out", join(scratch, "p.json"));
+    expect(summary).toMatch(/^not recovered/m);
+    expect(over(summary, 80)).toEqual([]);
+  });
+
   it("every --help fits", () => {
     const commands = [
       [],
