@@ -14,6 +14,10 @@
  * character) is drawn by cli-table3 itself, as a piece stitched in at its borders. Either way the
  * output is byte for byte one compact cli-table3 table of all rows with the same column widths
  * (test/analysis/table-output.test.ts holds it against cli-table3).
+ *
+ * Fitted to a narrow terminal, a table first takes the narrowing steps it names (a column left out or
+ * shortened, least important first) and breaks the cells of its wrapping columns onto more lines;
+ * only then are text columns cut with …, and figures never.
  */
 import Table from "cli-table3";
 // cli-table3 sizes a column by strlen (display width, colour codes left out); measuring with the same
@@ -77,6 +81,9 @@ const PIECE_ROWS = 16;
  */
 const PLAIN = /^[\x20-\x7e\xa0-\xff\u2013\u2014\u2018\u2019\u201c\u201d\u2026]*$/;
 
+/** The display width of a cell's text; plain text is measured by its length, as push measures it. */
+const measure = (text: string) => (PLAIN.test(text) ? text.length : strlen(text));
+
 /** No rule between rows: the head's rule and the bottom border are the only lines across. */
 const STYLE = { head: [], border: [], compact: true };
 const NO_TOP = { top: "", "top-left": "", "top-mid": "", "top-right": "" };
@@ -84,6 +91,13 @@ const NO_TOP = { top: "", "top-left": "", "top-mid": "", "top-right": "" };
 const OPEN_BOTTOM = { bottom: "", "bottom-left": "", "bottom-mid": "", "bottom-right": "" };
 /** The head's piece ends with the rule cli-table3 draws under a head. */
 const HEAD_RULE = { bottom: "─", "bottom-left": "├", "bottom-mid": "┼", "bottom-right": "┤" };
+
+/** Cells broken into lines, as rows of one line each: the k-th line of every cell (empty past its last). */
+function lineByLine(texts: string[]): string[][] {
+  const cells = texts.map((text) => text.split("\n"));
+  const height = Math.max(...cells.map((lines) => lines.length));
+  return Array.from({ length: height }, (_, k) => cells.map((lines) => lines[k] ?? ""));
+}
 
 interface Frame {
   bottom: string;
@@ -141,7 +155,8 @@ export class TableOutput {
       const shown = this.shownCells(layout, row);
       if (shown.plain) {
         await drawPending(false);
-        await out.styledLine(this.laidOut(layout, row.texts, shown.texts, frame));
+        for (const texts of shown.wrapped ? lineByLine(shown.texts) : [shown.texts])
+          await out.styledLine(this.laidOut(layout, row.texts, texts, frame));
       } else {
         pending.push(this.painted(layout, row.texts, shown.texts));
         if (pending.length === PIECE_ROWS) await drawPending(false);
@@ -203,28 +218,35 @@ export class TableOutput {
   /** A column's width in its short form. */
   private widthOf(column: number, short: NonNullable<NarrowStep["short"]>): number {
     let width = strlen(short.head);
-    for (const { texts } of this.rows) width = Math.max(width, strlen(short.cell(texts[column]!)));
+    for (const { texts } of this.rows) width = Math.max(width, measure(short.cell(texts[column]!)));
     return width + 2 * PADDING;
   }
 
-  /** A row's cells as the layout shows them; a cell of a wrapping column too wide for it is broken into lines. */
-  private shownCells(layout: Layout, row: { texts: string[]; plain: boolean }): { texts: string[]; plain: boolean } {
+  /**
+   * A row's cells as the layout shows them; a cell of a wrapping column too wide for it is broken into
+   * lines (`wrapped`: a plain row so broken is still laid out here, a line at a time).
+   */
+  private shownCells(
+    layout: Layout,
+    row: { texts: string[]; plain: boolean },
+  ): { texts: string[]; plain: boolean; wrapped: boolean } {
     let plain = row.plain;
+    let wrapped = false;
     const texts = layout.columns.map((i, at) => {
       const shorten = layout.short.get(i);
       let text = shorten ? shorten(row.texts[i]!) : row.texts[i]!;
+      if (shorten) plain &&= PLAIN.test(text);
       const room = layout.widths[at]! - 2 * PADDING;
-      if (this.options.wrap?.[i] && strlen(text) > room) {
+      if (this.options.wrap?.[i] && measure(text) > room) {
         text = text
           .split("\n")
           .flatMap((line) => wrapLine(line, room))
           .join("\n");
-        plain = false;
+        wrapped = true;
       }
-      if (shorten) plain &&= PLAIN.test(text);
       return text;
     });
-    return { texts, plain };
+    return { texts, plain, wrapped };
   }
 
   private tone(layout: Layout, row: string[], at: number): Tone | null {
