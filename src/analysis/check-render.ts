@@ -3,7 +3,7 @@ import { type Finding, findingMessage, type ProbeCheck } from "./check.js";
 import { mdHeader, mdRow } from "./format.js";
 import type { LineWriter } from "./output.js";
 import { TableOutput } from "./table-output.js";
-import { legendLines, PLAIN_LOOK, type TableLook, type Tone, wrapLines } from "./table-style.js";
+import { legendLines, PLAIN_LOOK, type TableLook, type Tone } from "./table-style.js";
 
 const STATUS_WORD: Record<ProbeCheck["status"], string> = {
   pass: "pass",
@@ -31,8 +31,9 @@ export async function writeCheckText(
   look: TableLook = PLAIN_LOOK,
   verbose = false,
 ): Promise<void> {
-  for (const c of checks)
-    if (c.summary) for (const line of wrapLines(c.summary.split("\n"), look.maxWidth)) await out.line(line);
+  // A finding wider than the terminal carries on two spaces in.
+  const line = (text: string) => out.wrappedLine(text, look.maxWidth, 2);
+  for (const c of checks) if (c.summary) await line(c.summary);
   const table = new TableOutput(["probe", "requests", "result", "regressions", "savings"], {
     align: ["left", "right", "left", "right", "right"],
     look,
@@ -44,14 +45,14 @@ export async function writeCheckText(
   for (const line of legendLines(legend, look)) await out.line(line);
   await table.write(out);
   for (const c of checks) {
-    if (c.error) await out.line(`error: ${c.probe}: ${c.error}`);
+    if (c.error) await line(`error: ${c.probe}: ${c.error}`);
     if (c.summary && !verbose) {
       if (c.regressions.length > 0)
-        await out.line(`${c.probe}: ${c.regressions.length} finding(s); --verbose prints every figure`);
+        await line(`${c.probe}: ${c.regressions.length} finding(s); --verbose prints every figure`);
       continue;
     }
-    for (const f of c.regressions) await out.line(`regression: ${findingMessage(f)}`);
-    for (const f of c.savings) await out.line(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
+    for (const f of c.regressions) await line(`regression: ${findingMessage(f)}`);
+    for (const f of c.savings) await line(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
   }
   await out.flush();
 }

@@ -11,7 +11,7 @@ import { dollars } from "./money.js";
 import type { LineWriter } from "./output.js";
 import type { PriceSource } from "./pricing.js";
 import type { RequestCost, RunCost } from "./run-cost.js";
-import { wrapLines } from "./table-style.js";
+import { wrapLines } from "../text-wrap.js";
 
 export interface CostDiffRow {
   seq: number;

@@ -15,7 +15,8 @@ import type { PriceSource } from "./pricing.js";
 import type { ReportFormat } from "./report.js";
 import type { Rebill, RequestCost, RunCost } from "./run-cost.js";
 import { type Align, TableOutput } from "./table-output.js";
-import { legendLines, PLAIN_LOOK, type TableLook, wrapLines } from "./table-style.js";
+import { legendLines, PLAIN_LOOK, type TableLook } from "./table-style.js";
+import { wrapLines } from "../text-wrap.js";
 
 /** The one sentence a break gets: what it re-billed, over how many requests, for how much. */
 export function breakSentence(b: Rebill): string {

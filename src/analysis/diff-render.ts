@@ -42,7 +42,7 @@ function detailLines(d: RequestDiff): string[] {
   for (const line of d.systemLines?.removed ?? []) lines.push(`  system - ${JSON.stringify(line)}`);
   for (const line of d.systemLines?.added ?? []) lines.push(`  system + ${JSON.stringify(line)}`);
   const paths = d.systemLines?.workspaceOnly ?? 0;
-  if (paths > 0) lines.push(`  system   (${paths} more line(s) differ only by the probe's name in its workspace path)`);
+  if (paths > 0) lines.push(`  system   (${paths} more line(s) differ only in the probe name of a workspace path)`);
   return lines;
 }
 
@@ -176,8 +176,8 @@ export async function writeDiff(
     await out.line(`{"a":${JSON.stringify(labels.a)},"b":${JSON.stringify(labels.b)},"requests":[`);
   else if (format === "markdown")
     await out.line(`Diff of **A** \`${labels.a}\` and **B** \`${labels.b}\`\n\n${mdHeader(MARKDOWN_HEAD)}`);
-  else await out.line(`A ${labels.a}\nB ${labels.b}\n`);
-  const summary = await writeRequests(diffs, out, format);
+  else await out.wrappedLine(`A ${labels.a}\nB ${labels.b}\n`, look.maxWidth, 2);
+  const summary = await writeRequests(diffs, out, format, look.maxWidth);
   if (format === "json") await out.line(`],"summary":${JSON.stringify(summary)}}`);
   else if (format === "markdown") await writeMarkdownSummary(summary, out);
   else await writeTextSummary(summary, out, look);
@@ -185,16 +185,23 @@ export async function writeDiff(
   return summary;
 }
 
+/**
+ * Where a text line carries on when the terminal is too narrow for it: a request's detail lines under
+ * their text, past the label column (`  tokens   `); a heading or summary line two spaces in.
+ */
+const TEXT_INDENT = (line: string) => (line.startsWith("  ") ? 11 : 2);
+
 /** Each request's difference as it is read; text output folds runs of requests that differ alike. */
 async function writeRequests(
   diffs: Generator<RequestDiff, DiffSummary>,
   out: LineWriter,
   format: DiffFormat,
+  width: number | null,
 ): Promise<DiffSummary> {
   let first = true;
   let fold: { key: string | null; first?: RequestDiff; last?: RequestDiff; count: number } = { key: null, count: 0 };
   const endFold = async () => {
-    if (fold.count > 0) await out.line(foldedLine(fold.first!, fold.last!, fold.count));
+    if (fold.count > 0) await out.wrappedLine(foldedLine(fold.first!, fold.last!, fold.count), width, TEXT_INDENT);
   };
   let step = diffs.next();
   while (!step.done) {
@@ -210,7 +217,7 @@ async function writeRequests(
       } else {
         await endFold();
         fold = { key, count: 0 };
-        for (const line of textLines(d)) await out.line(line);
+        for (const line of textLines(d)) await out.wrappedLine(line, width, TEXT_INDENT);
       }
     }
     first = false;
@@ -239,12 +246,13 @@ async function writeTextSummary(s: DiffSummary, out: LineWriter, look: TableLook
   row("tokens, all requests", s.a.tokens, s.b.tokens, " tok");
   row("body, all requests", s.a.bytes, s.b.bytes, " B");
   row("prefix breaks", s.a.breakCount, s.b.breakCount, "");
-  await out.line(`\n${alignedLine(s)}`);
+  await out.line("");
+  await out.wrappedLine(alignedLine(s), look.maxWidth, 2);
   const legend = [`tokens ${TOKEN_ENCODING}`, "B: UTF-8 bytes of the request bodies", "Δ = B − A"];
   for (const line of legendLines(legend, look)) await out.line(line);
   await table.write(out);
-  await out.line(`prefix breaks A: ${breaksPhrase(s.a)}`);
-  await out.line(`prefix breaks B: ${breaksPhrase(s.b)}`);
+  await out.wrappedLine(`prefix breaks A: ${breaksPhrase(s.a)}`, look.maxWidth, 2);
+  await out.wrappedLine(`prefix breaks B: ${breaksPhrase(s.b)}`, look.maxWidth, 2);
 }
 
 function markdownRow(d: RequestDiff): string {

@@ -7,8 +7,8 @@
 import type { RequestRecord } from "../capture/types.js";
 import { compactRoles } from "./format.js";
 import type { LineWriter } from "./output.js";
-import { TableOutput } from "./table-output.js";
-import type { TableLook } from "./table-style.js";
+import { type NarrowStep, TableOutput } from "./table-output.js";
+import { legendLines, narrowedLegend, PLAIN_LOOK, type TableLook } from "./table-style.js";
 
 /** What one agent's run shows, each aspect as one comparable text. */
 export interface AgentSide {
@@ -107,6 +107,13 @@ function sideBySide(row: FidelityRow, aspect: Aspect): string {
   return a === b ? a : `runtime: ${a}\npi: ${b}`;
 }
 
+/**
+ * On a narrow terminal the probe and its verdict (which wraps) stay: the sizes go first, then roles,
+ * markers, the tool lists, the size deltas and the request counts; --json has them all.
+ */
+const FIDELITY_NARROW: NarrowStep[] = [6, 5, 3, 4, 2, 7, 1].map((column) => ({ column }));
+const FIDELITY_WRAP = [false, false, false, false, false, false, false, false, true];
+
 export async function writeFidelityTable(rows: FidelityRow[], out: LineWriter, look?: TableLook): Promise<void> {
   const table = new TableOutput(
     [
@@ -120,7 +127,12 @@ export async function writeFidelityTable(rows: FidelityRow[], out: LineWriter, l
       "Δ chars pi−runtime",
       "verdict",
     ],
-    { look, tone: (row, column) => (column === 8 && row[8]!.startsWith("DIFFERS") ? "red" : null) },
+    {
+      look,
+      tone: (row, column) => (column === 8 && row[8]!.startsWith("DIFFERS") ? "red" : null),
+      narrow: FIDELITY_NARROW,
+      wrap: FIDELITY_WRAP,
+    },
   );
   for (const row of rows) {
     if (!row.runtime || !row.pi) {
@@ -146,6 +158,8 @@ export async function writeFidelityTable(rows: FidelityRow[], out: LineWriter, l
       verdict,
     ]);
   }
+  const narrowed = narrowedLegend(table.narrowed());
+  for (const line of legendLines(narrowed, look ?? PLAIN_LOOK)) await out.line(line);
   await table.write(out);
   await out.flush();
 }

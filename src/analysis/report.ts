@@ -18,8 +18,8 @@ import {
 } from "./format.js";
 import type { LineWriter } from "./output.js";
 import type { RequestLedger } from "./segments.js";
-import { type Align, type TableCell, TableOutput } from "./table-output.js";
-import { legendLines, PLAIN_LOOK, type TableLook, type Tone } from "./table-style.js";
+import { type Align, type NarrowStep, type TableCell, TableOutput } from "./table-output.js";
+import { legendLines, type Narrowed, narrowedLegend, PLAIN_LOOK, type TableLook, type Tone } from "./table-style.js";
 
 export type ReportFormat = "table" | "plain" | "json" | "markdown";
 
@@ -85,6 +85,25 @@ function tokenCell(row: ReportRow): string {
 
 const REPORT_HEAD = ["seq", "kind", "tools", "tokens t/s/m = total", "body", "roles", "markers", "prefix"];
 const REPORT_ALIGN: Align[] = ["right", "left", "left", "right", "right", "left", "left", "left"];
+/** The prefix (where the cache prefix broke, and why) is the point of the report: it wraps, never cut. */
+const REPORT_WRAP = [false, false, false, false, false, false, false, true];
+
+const TOKENS_SHORT = { head: "tokens", cell: (text: string) => text.replace(/^.* = /s, ""), note: "tokens as totals" };
+
+/**
+ * What gives way on a narrow terminal, first to last, so seq, tokens and the prefix stay whole:
+ * roles (`show` has them), the tool list (its count stays), markers, the tokens' parts (the total
+ * stays), kind, body, then the tools' count.
+ */
+const REPORT_NARROW: NarrowStep[] = [
+  { column: 5 },
+  { column: 2, short: { head: "tools", cell: (text) => text.replace(/ \[.*$/s, ""), note: "tools as a count" } },
+  { column: 6 },
+  { column: 3, short: TOKENS_SHORT },
+  { column: 1 },
+  { column: 4 },
+  { column: 2 },
+];
 
 /** A prefix that broke stands out; so does a request that is not the agent's own turn. */
 function reportTone(row: string[], column: number): Tone | null {
@@ -93,13 +112,17 @@ function reportTone(row: string[], column: number): Tone | null {
   return null;
 }
 
-/** What the table's abbreviations mean, and the encoding its tokens were counted in. */
-function reportLegend(encoding: string | null, unit: SizeUnit): string[] {
-  return [
-    `tokens ${encoding ?? "n/a"}, t/s/m = tools/system/messages`,
-    `body in ${unit === "bytes" ? "UTF-8 bytes" : "string lengths"} (per part: --plain)`,
-    "prefix: cache prefix kept from the previous loop request",
-  ];
+/**
+ * What the table's abbreviations mean, the encoding its tokens were counted in, and what a narrow
+ * terminal left out or shortened (with where to see it whole).
+ */
+function reportLegend(encoding: string | null, unit: SizeUnit, narrowed: Narrowed): string[] {
+  const tokenParts = !narrowed.shortened.includes(TOKENS_SHORT.note);
+  const legend = [`tokens ${encoding ?? "n/a"}${tokenParts ? ", t/s/m = tools/system/messages" : ""}`];
+  if (!narrowed.left.includes("body"))
+    legend.push(`body in ${unit === "bytes" ? "UTF-8 bytes" : "string lengths"} (per part: --plain)`);
+  legend.push("prefix: cache prefix kept from the previous loop request");
+  return [...legend, ...narrowedLegend(narrowed)];
 }
 
 const MARKDOWN_HEAD = (unit: SizeUnit) => [
@@ -145,7 +168,13 @@ export async function writeReport(
   options: { format: ReportFormat; unit: SizeUnit; look?: TableLook },
 ): Promise<number> {
   const { format, unit } = options;
-  const table = new TableOutput(REPORT_HEAD, { align: REPORT_ALIGN, look: options.look, tone: reportTone });
+  const table = new TableOutput(REPORT_HEAD, {
+    align: REPORT_ALIGN,
+    look: options.look,
+    tone: reportTone,
+    narrow: REPORT_NARROW,
+    wrap: REPORT_WRAP,
+  });
   let encoding: string | null = null;
   let count = 0;
   if (format === "json") await out.line("[");
@@ -161,7 +190,8 @@ export async function writeReport(
   }
   if (format === "json") await out.line("]");
   if (format === "table") {
-    for (const line of legendLines(reportLegend(encoding, unit), options.look ?? PLAIN_LOOK)) await out.line(line);
+    const legend = reportLegend(encoding, unit, table.narrowed());
+    for (const line of legendLines(legend, options.look ?? PLAIN_LOOK)) await out.line(line);
     await table.write(out);
   }
   await out.flush();

@@ -7,7 +7,7 @@
 
 import { printable } from "../terminal-text.js";
 import { compactRoles, prefixSummary } from "./format.js";
-import type { LineWriter } from "./output.js";
+import { hangingIndent, type LineWriter } from "./output.js";
 import type { DecodedRequest, DecodedSegment } from "./show-request.js";
 
 export type ShowPart = "tools" | "system" | "messages" | "body";
@@ -51,23 +51,32 @@ function partTotals(segments: DecodedSegment[]): string {
   return `${segments.length} · ${tokens} tok · ${bytes} B`;
 }
 
-/** The request as text: headline, then each asked part with its segments; `body` is the whole wire body. */
-export async function writeShow(r: DecodedRequest, out: LineWriter, part: ShowPart | null): Promise<void> {
-  for (const line of headline(r)) await out.line(line);
+/**
+ * The request as text: headline, then each asked part with its segments; `body` is the whole wire body.
+ * With a width, every line wider than it is broken between words (`--json` and a pipe keep them whole).
+ */
+export async function writeShow(
+  r: DecodedRequest,
+  out: LineWriter,
+  part: ShowPart | null,
+  width: number | null = null,
+): Promise<void> {
+  const line = (text: string) => out.wrappedLine(text, width, hangingIndent, true);
+  for (const text of headline(r)) await line(text);
   if (part === "body") {
     await out.line("");
-    await out.line(JSON.stringify(JSON.parse(r.body), null, 2));
+    await line(JSON.stringify(JSON.parse(r.body), null, 2));
     return out.flush();
   }
   for (const p of ["tools", "system", "messages"] as const) {
     if (part !== null && part !== p) continue;
     const segments = r.segments.filter((s) => s.part === p);
     await out.line("");
-    await out.line(`══ ${PART_TITLES[p]} (${partTotals(segments)}) ══`);
+    await line(`══ ${PART_TITLES[p]} (${partTotals(segments)}) ══`);
     for (const s of segments) {
-      if (r.keptUntil !== null && r.segments.indexOf(s) === r.keptUntil) await out.line(breakLine(r));
-      await out.line(segmentHeading(s));
-      await out.line(s.text);
+      if (r.keptUntil !== null && r.segments.indexOf(s) === r.keptUntil) await line(breakLine(r));
+      await line(segmentHeading(s));
+      await line(s.text);
     }
   }
   await out.flush();

@@ -4,6 +4,8 @@
  * take the answer, so analysis never reads the environment.
  */
 
+import { displayWidth, wrapLine } from "../text-wrap.js";
+
 export interface TableLook {
   /** The widest a table may be; null draws every cell whole (`--wide`, or a pipe with no COLUMNS). */
   maxWidth: number | null;
@@ -31,7 +33,7 @@ export function paint(text: string, tone: Tone | null): string {
 
 /**
  * A legend's phrases joined by ` · `, broken into lines no wider than the table may be (a phrase
- * longer than that is a line of its own, cut with …).
+ * longer than that is broken between words onto lines of its own).
  */
 export function legendLines(phrases: string[], look: TableLook): string[] {
   const max = look.maxWidth;
@@ -39,31 +41,22 @@ export function legendLines(phrases: string[], look: TableLook): string[] {
   const lines: string[] = [];
   for (const phrase of phrases) {
     const last = lines.at(-1);
-    if (last !== undefined && last.length + 3 + phrase.length <= max) lines[lines.length - 1] = `${last} · ${phrase}`;
-    else lines.push(phrase.length > max ? `${phrase.slice(0, max - 1)}…` : phrase);
+    if (last !== undefined && displayWidth(last) + 3 + displayWidth(phrase) <= max)
+      lines[lines.length - 1] = `${last} · ${phrase}`;
+    else lines.push(...wrapLine(phrase, max, 2));
   }
   return lines;
 }
 
-/**
- * Lines no wider than `width` (null: as they are), broken between words; a continuation is indented
- * two spaces, and a word longer than the room is cut with ….
- */
-export function wrapLines(lines: string[], width: number | null): string[] {
-  if (width === null) return lines;
-  return lines.flatMap((line) => {
-    const indent = /^ */.exec(line)![0];
-    const out: string[] = [];
-    let current = indent;
-    for (const word of line.slice(indent.length).split(" ")) {
-      const next = current.trim() === "" ? current + word : `${current} ${word}`;
-      if (next.length <= width || current.trim() === "") current = next;
-      else {
-        out.push(current);
-        current = `${indent}  ${word}`;
-      }
-    }
-    out.push(current);
-    return out.map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
-  });
+/** What a narrow terminal cost a table: the heads of the columns left out, the notes of those shortened. */
+export interface Narrowed {
+  left: string[];
+  shortened: string[];
+}
+
+/** The legend's phrases that say so, and how to see the whole table. */
+export function narrowedLegend({ left, shortened }: Narrowed): string[] {
+  if (left.length === 0 && shortened.length === 0) return [];
+  const phrases = left.length > 0 ? [`left out at this width: ${left.join(", ")}`] : [];
+  return [...phrases, ...shortened, "--wide: every column"];
 }

@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UserError } from "../errors.js";
+import { printHelp } from "../help-text.js";
 import { cliName } from "../invoked-as.js";
 import { nearest } from "../nearest.js";
 import { runsDirArg } from "./arg-values.js";
@@ -86,7 +87,7 @@ export function parseCommand<T extends Options>(argv: string[], spec: CommandSpe
   // The two flags every command has, read where T is still open.
   const shared = values as { help?: boolean; runs?: string };
   if (shared.help) {
-    console.log(spec.help);
+    printHelp(spec.help);
     return 0;
   }
   const problem = positionalProblem(positionals, spec.positionals);

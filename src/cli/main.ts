@@ -99,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (name === "--help" || name === "-h" || name === "help") {
-    console.log(USAGE);
+    (await import("../help-text.js")).printHelp(USAGE);
     return 0;
   }
   if (name === "--version" || name === "-V") {

@@ -1,10 +1,11 @@
 import { join, resolve } from "node:path";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { hangingIndent, LineWriter } from "../analysis/output.js";
 import { UserError } from "../errors.js";
 import { importProfile, PROGRESS_EVERY } from "../profile-import/import-run.js";
 import { IMPORTED_PROFILES_DIR, importedName, summaryLines, writeImportedProfile } from "../profile-import/write.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { printable } from "../terminal-text.js";
+import { terminalWidth } from "../terminal-width.js";
 import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe profile import <run...> [options]
@@ -58,6 +59,11 @@ export async function main(argv: string[]): Promise<number> {
   );
   writeImportedProfile(profile, out, values.force === true);
   if (values.json) console.log(JSON.stringify({ out, ...summary }, null, 2));
-  else console.log(printable(summaryLines(summary, out).join("\n"), { lines: true })); // tool names are captured
+  else {
+    // Tool names are captured: the writer makes them printable. Long lines carry on past their indent.
+    const lines = new LineWriter(process.stdout);
+    for (const line of summaryLines(summary, out)) await lines.wrappedLine(line, terminalWidth(), hangingIndent);
+    await lines.flush();
+  }
   return 0;
 }

@@ -5,7 +5,7 @@ import { dollars, PRICE_UNKNOWN } from "../analysis/money.js";
 import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
 import { TableOutput } from "../analysis/table-output.js";
-import { type TableLook, wrapLines } from "../analysis/table-style.js";
+import type { TableLook } from "../analysis/table-style.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
@@ -56,21 +56,22 @@ async function printResult(result: RunResult, look: TableLook, runsDir: string, 
   const { probe, records, failures } = result;
   const out = new LineWriter(process.stdout);
   const label = result.agent === "pi" ? `${probe.name} on pi` : probe.name;
+  // Lines wider than the terminal carry on two spaces in (four under a failure's dash).
+  const line = (text: string, indent = 2) => out.wrappedLine(text, look.maxWidth, indent);
   if (result.skipped) {
-    await out.line(`${label}: skipped — ${result.skipped}`);
+    await line(`${label}: skipped — ${result.skipped}`);
     await out.flush();
     return;
   }
-  await out.line(`${label}${probe.title ? ` — ${probe.title}` : ""}`);
+  await line(`${label}${probe.title ? ` — ${probe.title}` : ""}`);
   await writeReport(records, out, { format: "table", unit: "bytes", look });
-  if (failures.length === 0) await out.line(`expect: held (${records.length} requests) → ${result.dir}`);
+  if (failures.length === 0) await line(`expect: held (${records.length} requests) → ${result.dir}`);
   else {
-    await out.line(`expect: FAILED (${failures.length})`);
-    for (const failure of failures) await out.line(`  - ${failure}`);
+    await line(`expect: FAILED (${failures.length})`);
+    for (const failure of failures) await line(`  - ${failure}`, 4);
   }
-  if (records.length > 0)
-    for (const line of wrapLines([await costLine(result, runsDir, price)], look.maxWidth)) await out.line(line);
-  await out.line(seeItFor(result, runsDir));
+  if (records.length > 0) await line(await costLine(result, runsDir, price));
+  await line(seeItFor(result, runsDir));
   await out.flush();
 }
 
@@ -82,7 +83,10 @@ async function costLine(result: RunResult, runsDir: string, price: RunPricer): P
   return `cost: ${total} predicted as ${models} (${cost.prices.table.replace(/ \(.*\)$/, "")})`;
 }
 
-/** Where to look next at a probe's run. */
+/**
+ * Where to look next at a probe's run. On a narrow terminal the line breaks between the three
+ * commands, each whole where it fits the width.
+ */
 function seeItFor(result: RunResult, runsDir: string): string {
   const name = result.agent === "pi" ? piRunName(result.probe.name) : result.probe.name;
   return seeItLine(name, result.dir, runsDir, result.records[0]?.seq ?? 1);

@@ -2,7 +2,7 @@ import { type RunSource, resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show-render.js";
 import { decodeRequest } from "../analysis/show-request.js";
-import { wrapLines } from "../analysis/table-style.js";
+import { wrapLines } from "../text-wrap.js";
 import { UserError } from "../errors.js";
 import { parseCommand } from "./args.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
@@ -78,6 +78,6 @@ export async function main(argv: string[]): Promise<number> {
     const lines = requestCostLines(cost.request, cost.prices);
     for (const line of wrapLines(lines, tableLook(false).maxWidth)) await out.line(line);
   }
-  await writeShow(decoded, out, part as ShowPart | null);
+  await writeShow(decoded, out, part as ShowPart | null, tableLook(false).maxWidth);
   return 0;
 }

@@ -1,10 +1,12 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import Table from "cli-table3";
+import { LineWriter } from "../analysis/output.js";
+import { TableOutput } from "../analysis/table-output.js";
+import type { TableLook } from "../analysis/table-style.js";
 import { discoverSkills, skillSources } from "../skills/discover.js";
 import type { SkillDiagnostic, SkillLoadResult } from "../skills/types.js";
-import { printable } from "../terminal-text.js";
 import { parseCommand, usageError } from "./args.js";
+import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe skills list [paths...] [options]
 
@@ -31,45 +33,53 @@ const OPTIONS = {
   trusted: { type: "boolean" },
 } as const;
 
-const plainTable = (head: string[]) => new Table({ head, style: { head: [], border: [] } });
-/** A row's cells as printed: names, messages and paths come from skill files and folders. */
-const cells = (row: string[]) => row.map((cell) => printable(cell, { lines: true }));
+/**
+ * A table fitted to the terminal; paths and messages (the last columns) break onto more lines, at
+ * a path's `/` or between words, rather than being cut, since the path is what the reader looks for.
+ */
+const fittedTable = (head: string[], look: TableLook) =>
+  new TableOutput(head, { look, wrap: head.map((name) => ["root", "path", "message"].includes(name)) });
 
-function diagnosticsTable(diagnostics: SkillDiagnostic[]): string {
-  const table = plainTable(["type", "message", "path"]);
+async function writeDiagnostics(diagnostics: SkillDiagnostic[], out: LineWriter, look: TableLook): Promise<void> {
+  const table = fittedTable(["type", "message", "path"], look);
   for (const d of diagnostics) {
     // A collision names both files: the loser is the row's path, the winner is what it lost to.
     const message = d.collision ? `${d.message} (kept ${d.collision.winnerPath})` : d.message;
-    table.push(cells([d.type, message, d.path]));
+    table.push([d.type, message, d.path]);
   }
-  return table.toString();
+  await table.write(out);
 }
 
-function printText(result: SkillLoadResult, roots: ReturnType<typeof skillSources>, showDiagnostics: boolean): void {
-  const rootsTable = plainTable(["scope", "mode", "root"]);
-  for (const root of roots) rootsTable.push(cells([root.scope, root.mode, root.root]));
-  console.log(`Roots, in load order (earlier roots win name collisions):\n${rootsTable.toString()}`);
+async function printText(
+  result: SkillLoadResult,
+  roots: ReturnType<typeof skillSources>,
+  showDiagnostics: boolean,
+): Promise<void> {
+  const out = new LineWriter(process.stdout);
+  const look = tableLook(false);
+  const rootsTable = fittedTable(["scope", "mode", "root"], look);
+  for (const root of roots) rootsTable.push([root.scope, root.mode, root.root]);
+  await out.line("Roots, in load order (earlier roots win name collisions):");
+  await rootsTable.write(out);
 
-  if (result.skills.length === 0) console.log("\nNo skills would be loaded.");
+  if (result.skills.length === 0) await out.line("\nNo skills would be loaded.");
   else {
-    const skillsTable = plainTable(["name", "scope", "in prompt", "path"]);
+    const skillsTable = fittedTable(["name", "scope", "in prompt", "path"], look);
     for (const skill of result.skills) {
-      skillsTable.push(
-        cells([
-          skill.name,
-          skill.source.scope,
-          skill.disableModelInvocation ? "no (disable-model-invocation)" : "yes",
-          skill.filePath,
-        ]),
-      );
+      const inPrompt = skill.disableModelInvocation ? "no (disable-model-invocation)" : "yes";
+      skillsTable.push([skill.name, skill.source.scope, inPrompt, skill.filePath]);
     }
-    console.log(`\nSkills (${result.skills.length}):\n${skillsTable.toString()}`);
+    await out.line(`\nSkills (${result.skills.length}):`);
+    await skillsTable.write(out);
   }
 
   const count = result.diagnostics.length;
-  if (count === 0) console.log("\nNo diagnostics.");
-  else if (showDiagnostics) console.log(`\nDiagnostics (${count}):\n${diagnosticsTable(result.diagnostics)}`);
-  else console.log(`\n${count} diagnostic${count === 1 ? "" : "s"}; run with --diagnostics to list them.`);
+  if (count === 0) await out.line("\nNo diagnostics.");
+  else if (showDiagnostics) {
+    await out.line(`\nDiagnostics (${count}):`);
+    await writeDiagnostics(result.diagnostics, out, look);
+  } else await out.line(`\n${count} diagnostic${count === 1 ? "" : "s"}; run with --diagnostics to list them.`);
+  await out.flush();
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -92,6 +102,6 @@ export async function main(argv: string[]): Promise<number> {
   const roots = skillSources(options);
   if (values.json)
     console.log(JSON.stringify({ roots, skills: result.skills, diagnostics: result.diagnostics }, null, 2));
-  else printText(result, roots, values.diagnostics ?? false);
+  else await printText(result, roots, values.diagnostics ?? false);
   return 0;
 }

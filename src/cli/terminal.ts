@@ -1,7 +1,5 @@
 import type { TableLook } from "../analysis/table-style.js";
-
-/** What a terminal of unknown width is taken to be. */
-const DEFAULT_COLUMNS = 80;
+import { terminalWidth } from "../terminal-width.js";
 
 /**
  * How tables look on stdout. Width: the terminal's, or COLUMNS when stdout is not a terminal (a
@@ -15,12 +13,6 @@ export function tableLook(
   env: NodeJS.ProcessEnv = process.env,
 ): TableLook {
   return { maxWidth: wide ? null : terminalWidth(stdout, env), colour: wantsColour(stdout, env) };
-}
-
-function terminalWidth(stdout: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): number | null {
-  const fromEnv = /^\d+$/.test(env.COLUMNS ?? "") ? Number(env.COLUMNS) : 0;
-  if (stdout.isTTY) return stdout.columns || fromEnv || DEFAULT_COLUMNS;
-  return fromEnv > 0 ? fromEnv : null;
 }
 
 function wantsColour(stdout: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {

@@ -70,4 +70,23 @@ describe("fidelity rows", () => {
     expect(text).toContain("finding: requests, tools, roles, markers");
     expect(text).toContain("skipped on pi: no way");
   });
+
+  it("at 80 columns keeps the probe and its whole verdict, and says which columns it left out", async () => {
+    const p1 = await records("p1");
+    const { text: written, out } = collect();
+    await writeFidelityTable([fidelityRow("p1", p1, p1), fidelityRow("p2", p1, p1.slice(0, 2), true)], out, {
+      maxWidth: 80,
+      colour: false,
+    });
+    const text = written();
+    expect(Math.max(...text.split("\n").map((line) => [...line].length))).toBeLessThanOrEqual(80);
+    expect(text).toMatch(/^left out at this width: system size, tools size/);
+    expect(text).not.toContain("…");
+    // The verdict (the last column) wraps between words instead of being cut.
+    const verdicts = text
+      .split("\n")
+      .filter((line) => line.startsWith("│"))
+      .map((line) => line.split("│").at(-2)!.trim());
+    expect(verdicts.join(" ")).toContain("finding: requests, tools, roles, markers");
+  });
 });

@@ -7,6 +7,8 @@ import type { TableLook } from "../../src/analysis/table-style.js";
 import { printable } from "../../src/terminal-text.js";
 
 const HEAD = ["seq", "tools", "roles", "prefix"];
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the colour codes are taken out to compare the layout.
+const COLOUR_CODES = /\u001b\[\d+m/g;
 
 const ALIGN: Align[] = ["right", "left", "left", "left"];
 
@@ -111,5 +113,61 @@ describe("TableOutput", () => {
     expect(coloured).toContain("\u001b[33mwide characters\u001b[39m");
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the colour codes are taken out to compare the layout.
     expect(coloured.replace(/\u001b\[\d+m/g, "")).toBe(plain);
+  });
+
+  it("on a narrow look takes its narrowing steps in order, wraps a wrapping column, and says what it left out", async () => {
+    const stream = new PassThrough();
+    const chunks: string[] = [];
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
+    const toned: string[] = [];
+    const table = new TableOutput(HEAD, {
+      align: ALIGN,
+      look: { maxWidth: 50, colour: true },
+      tone: (row, column) => {
+        toned.push(`${column}:${row[column]}`);
+        return null;
+      },
+      narrow: [
+        { column: 2 },
+        { column: 1, short: { head: "#", cell: (text) => text.replace(/ .*/, ""), note: "tools as a count" } },
+        { column: 0 },
+      ],
+      wrap: [false, false, false, true],
+    });
+    table.push([
+      7,
+      "2 [read, bash]",
+      "system>user>(assistant>tool)×2",
+      "breaks in tools: tools[1] added: bash (shared 12 B)",
+    ]);
+    table.push([8, "2 [read, bash]", "system>user", "kept 40 B"]);
+    expect(table.narrowed()).toEqual({ left: ["roles"], shortened: ["tools as a count"] });
+    const out = new LineWriter(stream);
+    await table.write(out);
+    await out.flush();
+    const lines = chunks.join("").replace(COLOUR_CODES, "").trimEnd().split("\n");
+    expect(lines).toEqual([
+      "┌─────┬───┬──────────────────────────────────────┐",
+      "│ seq │ # │ prefix                               │",
+      "├─────┼───┼──────────────────────────────────────┤",
+      "│   7 │ 2 │ breaks in tools: tools[1] added:     │",
+      "│     │   │ bash (shared 12 B)                   │",
+      "│   8 │ 2 │ kept 40 B                            │",
+      "└─────┴───┴──────────────────────────────────────┘",
+    ]);
+    // The tone sees each cell by its column in the head, whole, whatever was left out or shortened.
+    expect(toned).toContain("3:kept 40 B");
+    expect(toned).toContain("1:2 [read, bash]");
+    expect(toned.some((t) => t.startsWith("2:"))).toBe(false);
+  });
+
+  it("takes no narrowing step when the table fits", async () => {
+    const table = new TableOutput(HEAD, {
+      align: ALIGN,
+      look: { maxWidth: 200, colour: false },
+      narrow: [{ column: 2 }],
+    });
+    table.push(plainRow(1));
+    expect(table.narrowed()).toEqual({ left: [], shortened: [] });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { wrapLines } from "../../src/analysis/table-style.js";
+import { wrapLines } from "../src/text-wrap.js";
 
 describe("wrapLines", () => {
   it("breaks between words at the width, keeps a line's indent and indents continuations two more", () => {
@@ -14,8 +14,8 @@ describe("wrapLines", () => {
     expect(wrapped.join(" ").replace(/ +/g, " ").trim()).toBe(line.replace(/ +/g, " ").trim());
   });
 
-  it("a word longer than the room is cut with …; null width leaves lines as they are", () => {
-    expect(wrapLines(["x".repeat(12)], 8)).toEqual(["xxxxxxx…"]);
+  it("a word longer than the room carries on the next line, nothing lost; null width leaves lines as they are", () => {
+    expect(wrapLines(["x".repeat(12)], 8)).toEqual(["xxxxxxxx", "  xxxx"]);
     expect(wrapLines(["a b", "c"], null)).toEqual(["a b", "c"]);
   });
 });
