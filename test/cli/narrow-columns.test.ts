@@ -188,6 +188,7 @@ describe("at 80 columns", () => {
       ["agents", "install"],
       ["profile", "import"],
       ["proxy"],
+      ["record"],
       ["export", "otel"],
     ];
     for (const command of commands) {
