@@ -4,6 +4,8 @@
  * its run: "this break re-billed 2,972 tokens × 1 request = $0.0045" — the cached tokens the break
  * made the provider bill again, priced as the difference from reading them from the cache.
  */
+
+import { wrapLines } from "../text-wrap.js";
 import { breakSentence, costJson, priceSourceLine, unpricedLine } from "./cost-render.js";
 import type { DiffFormat, DiffLabels } from "./diff-render.js";
 import { mdHeader, mdRow } from "./format.js";
@@ -11,7 +13,6 @@ import { dollars } from "./money.js";
 import type { LineWriter } from "./output.js";
 import type { PriceSource } from "./pricing.js";
 import type { RequestCost, RunCost } from "./run-cost.js";
-import { wrapLines } from "../text-wrap.js";
 
 export interface CostDiffRow {
   seq: number;

@@ -8,6 +8,8 @@
  * priced as more than one model (else the line above names it), kind only when not every request
  * is a loop request, and the reported split inside the cuttable check column.
  */
+
+import { wrapLines } from "../text-wrap.js";
 import { mdHeader, mdRow } from "./format.js";
 import { dollars, money, moneyJson, PRICE_UNKNOWN, roundDollars } from "./money.js";
 import type { LineWriter } from "./output.js";
@@ -16,7 +18,6 @@ import type { ReportFormat } from "./report.js";
 import type { Rebill, RequestCost, RunCost } from "./run-cost.js";
 import { type Align, TableOutput } from "./table-output.js";
 import { legendLines, PLAIN_LOOK, type TableLook } from "./table-style.js";
-import { wrapLines } from "../text-wrap.js";
 
 /** The one sentence a break gets: what it re-billed, over how many requests, for how much. */
 export function breakSentence(b: Rebill): string {
