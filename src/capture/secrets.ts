@@ -37,21 +37,28 @@ export function escapeView(text: string): string {
   if (!text.includes("\\")) return text;
   // As UTF-16 code units in a buffer, each escape is rewritten in place and the text decoded once.
   const units = Buffer.from(text, "utf16le");
-  for (let at = units.indexOf(BACKSLASH); at !== -1; at = units.indexOf(BACKSLASH, at + 2)) {
+  const unit = (at: number) => (at + 1 < units.length ? units.readUInt16LE(at) : -1);
+  let at = units.indexOf(BACKSLASH);
+  while (at !== -1) {
     if (at % 2 === 1) {
-      at--;
+      at = units.indexOf(BACKSLASH, at + 1);
       continue;
     }
-    const char = units.readUInt16LE(at + 2 < units.length ? at + 2 : at);
-    const read = READ_AS.get(char);
-    if (read === undefined) continue;
-    units.writeUInt16LE(SPACE, at);
-    units.writeUInt16LE(read, at + 2);
+    // An escaped escape (`\\\\n`, a line break in JSON inside a JSON string) reads as two spaces and the break.
+    const doubled = unit(at + 2) === BACKSLASH_UNIT && READ_AS.has(unit(at + 4));
+    const letter = doubled ? at + 4 : at + 2;
+    const read = READ_AS.get(unit(letter));
+    if (read !== undefined) {
+      for (let space = at; space < letter; space += 2) units.writeUInt16LE(SPACE, space);
+      units.writeUInt16LE(read, letter);
+    }
+    at = units.indexOf(BACKSLASH, read === undefined ? at + 4 : letter + 2);
   }
   return units.toString("utf16le");
 }
 
 const BACKSLASH = Buffer.from("\\", "utf16le");
+const BACKSLASH_UNIT = 0x5c;
 const SPACE = 0x20;
 /** What an escape's letter reads as: `n` a line break, `t` a tab, `r` a return, `"` and `/` themselves. */
 const READ_AS = new Map([...'ntr"/'].map((char, i) => [char.charCodeAt(0), '\n\t\r"/'.charCodeAt(i)]));

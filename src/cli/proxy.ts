@@ -2,6 +2,7 @@ import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
 import { folderNameArg } from "./arg-values.js";
 import { parseCommand, usageError } from "./args.js";
+import { KEEP_SECRETS_HELP, keepSecretsFlag } from "./keep-secrets-flag.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
@@ -17,8 +18,9 @@ request prints one line on stderr once it is written (seq, API, model, tools, to
 HTTP status, where the cache prefix broke); stopping prints a summary.
 Headers are never stored, so credentials (Authorization, x-api-key …) never reach a file; stored URLs
 have their userinfo (user:password@) and credential query values replaced by [redacted]. Secrets
-inside request bodies are content the agent chose to send: they are stored unless --redact-body
-matches them. The first line printed is LISTENING <base URL>: the proxy's address with the upstream's
+inside bodies (API keys, tokens, private keys, passwords in URLs and NAME=value lines: README's
+"Secrets in bodies") are stored as markers naming their kind, after the response has been relayed;
+--redact-body replaces what else you name. The first line printed is LISTENING <base URL>: the proxy's address with the upstream's
 path (--upstream http://host/v1 prints http://127.0.0.1:N/v1, the form mock prints); point an OpenAI
 client's base URL at it (an Anthropic client's at it without /v1, as Anthropic's base URL has none).
 Capture work runs on a worker thread once a response has been relayed; while its queue is full, new
@@ -38,6 +40,7 @@ Stops on Ctrl-C.
   --redact-body REGEX
                   replace every match of REGEX (JavaScript syntax) in stored request and response
                   bodies with [redacted] (repeatable)
+${KEEP_SECRETS_HELP}
 ${OTEL_FLAG_HELP}; each request is sent as it is captured
   -h, --help      show this help
 
@@ -77,6 +80,7 @@ export async function main(argv: string[]): Promise<number> {
       redact: { type: "string", multiple: true },
       "redact-body": { type: "string", multiple: true },
       otel: { type: "string" },
+      "keep-secrets": { type: "boolean" },
     } as const,
     positionals: [],
   });
@@ -95,6 +99,7 @@ export async function main(argv: string[]): Promise<number> {
     database: !values["no-db"],
     redactQuery: values.redact,
     redactBody: (values["redact-body"] ?? []).map(parseBodyPattern),
+    keepSecrets: keepSecretsFlag("proxy", values["keep-secrets"]),
     onFinished: log.onFinished,
   });
   console.log(`LISTENING ${proxy.url}`);
