@@ -85,9 +85,50 @@ function narrowed(content: string, descriptor: SecretLintRuleReportDescriptor): 
   return [start, end];
 }
 
-/** The text a rule reads: the whole window, or its regions joined by blank lines; and where a position of it is in the window. */
-function ruleText(content: string, regions?: Regions): { text: string; at(position: number, from: number): number } {
-  if (!regions) return { text: content, at: (position) => position };
+/**
+ * The text as the rules read it, of the same length: the JSON escapes `\\n`, `\\t`, `\\r`, `\\"` and
+ * `\\/` written as a space and the character each stands for, so a key on a line of its own inside a
+ * JSON string starts a line, and a quote ends a value. Each is replaced wherever its two characters
+ * are, also after another backslash: tool arguments are JSON inside a JSON string, whose escapes
+ * are escaped again (`\\\\n`), and those are the breaks that matter; that an escaped backslash
+ * followed by an `n` reads as a line break too costs nothing but a boundary. Native replacements
+ * keep it fast: a tokenizer that calls back per escape takes ten times as long on code.
+ */
+export function escapeView(text: string): string {
+  if (!text.includes("\\")) return text;
+  // As UTF-16 code units in a buffer, each escape is rewritten in place and the text decoded once.
+  const units = Buffer.from(text, "utf16le");
+  const unit = (at: number) => (at + 1 < units.length ? units.readUInt16LE(at) : -1);
+  let at = units.indexOf(BACKSLASH);
+  while (at !== -1) {
+    if (at % 2 === 1) {
+      at = units.indexOf(BACKSLASH, at + 1);
+      continue;
+    }
+    // An escaped escape (`\\\\n`, a line break in JSON inside a JSON string) reads as two spaces and the break.
+    const doubled = unit(at + 2) === BACKSLASH_UNIT && READ_AS.has(unit(at + 4));
+    const letter = doubled ? at + 4 : at + 2;
+    const read = READ_AS.get(unit(letter));
+    if (read !== undefined) {
+      for (let space = at; space < letter; space += 2) units.writeUInt16LE(SPACE, space);
+      units.writeUInt16LE(read, letter);
+    }
+    at = units.indexOf(BACKSLASH, read === undefined ? at + 4 : letter + 2);
+  }
+  return units.toString("utf16le");
+}
+
+const BACKSLASH = Buffer.from("\\", "utf16le");
+const BACKSLASH_UNIT = 0x5c;
+const SPACE = 0x20;
+/** What an escape's letter reads as: `n` a line break, `t` a tab, `r` a return, `"` and `/` themselves. */
+const READ_AS = new Map([...'ntr"/'].map((char, i) => [char.charCodeAt(0), '\n\t\r"/'.charCodeAt(i)]));
+
+/**
+ * The text a rule reads: its regions of the window, each as escapeView shows it, joined by blank
+ * lines; and where a position of it is in the window.
+ */
+function ruleText(content: string, regions: Regions): { text: string; at(position: number, from: number): number } {
   const merged: { start: number; end: number }[] = [];
   for (const { start, end } of regions(content).sort((a, b) => a.start - b.start)) {
     const last = merged.at(-1);
@@ -100,7 +141,7 @@ function ruleText(content: string, regions?: Regions): { text: string; at(positi
     starts.push(length);
     length += region.end - region.start + 2;
   }
-  const text = merged.map((region) => content.slice(region.start, region.end)).join("\n\n");
+  const text = merged.map((region) => escapeView(content.slice(region.start, region.end))).join("\n\n");
   return {
     text,
     // Positions of one find are mapped from its start's region.
@@ -113,7 +154,7 @@ function ruleText(content: string, regions?: Regions): { text: string; at(positi
 }
 
 function scanWindow(content: string, found: SecretSpan[], offset: number): void {
-  const run = (rule: SecretLintRuleCreator<never>, options: object, regions: Regions | undefined, kind: Kind) => {
+  const run = (rule: SecretLintRuleCreator<never>, options: object, regions: Regions, kind: Kind) => {
     const read = ruleText(content, regions);
     const context = contextFor((descriptor) => {
       const name = kind(descriptor.message.messageId);
@@ -127,7 +168,7 @@ function scanWindow(content: string, found: SecretSpan[], offset: number): void 
   };
   for (const { rule, options, regions } of PRESET_RULES)
     run(rule, options, regions, (id) => (NOT_SECRET_MESSAGES.has(id) ? null : presetKind(rule.meta.id, id)));
-  for (const rule of OWN_RULES) run(rule as SecretLintRuleCreator<never>, {}, undefined, () => rule.meta.id);
+  for (const { rule, regions } of OWN_RULES) run(rule as SecretLintRuleCreator<never>, {}, regions, () => rule.meta.id);
 }
 
 /** The kind a rule's message names, or null for a message that names no secret. */

@@ -24,45 +24,6 @@ const STREAM_GAP = "\n\n";
 /** Texts shorter than this hold no secret any rule finds, and are not scanned. */
 const SHORTEST = 8;
 
-/**
- * The text as the rules read it, of the same length: the JSON escapes `\\n`, `\\t`, `\\r`, `\\"` and
- * `\\/` written as a space and the character each stands for, so a key on a line of its own inside a
- * JSON string starts a line, and a quote ends a value. Each is replaced wherever its two characters
- * are, also after another backslash: tool arguments are JSON inside a JSON string, whose escapes
- * are escaped again (`\\\\n`), and those are the breaks that matter; that an escaped backslash
- * followed by an `n` reads as a line break too costs nothing but a boundary. Native replacements
- * keep it fast: a tokenizer that calls back per escape takes ten times as long on code.
- */
-export function escapeView(text: string): string {
-  if (!text.includes("\\")) return text;
-  // As UTF-16 code units in a buffer, each escape is rewritten in place and the text decoded once.
-  const units = Buffer.from(text, "utf16le");
-  const unit = (at: number) => (at + 1 < units.length ? units.readUInt16LE(at) : -1);
-  let at = units.indexOf(BACKSLASH);
-  while (at !== -1) {
-    if (at % 2 === 1) {
-      at = units.indexOf(BACKSLASH, at + 1);
-      continue;
-    }
-    // An escaped escape (`\\\\n`, a line break in JSON inside a JSON string) reads as two spaces and the break.
-    const doubled = unit(at + 2) === BACKSLASH_UNIT && READ_AS.has(unit(at + 4));
-    const letter = doubled ? at + 4 : at + 2;
-    const read = READ_AS.get(unit(letter));
-    if (read !== undefined) {
-      for (let space = at; space < letter; space += 2) units.writeUInt16LE(SPACE, space);
-      units.writeUInt16LE(read, letter);
-    }
-    at = units.indexOf(BACKSLASH, read === undefined ? at + 4 : letter + 2);
-  }
-  return units.toString("utf16le");
-}
-
-const BACKSLASH = Buffer.from("\\", "utf16le");
-const BACKSLASH_UNIT = 0x5c;
-const SPACE = 0x20;
-/** What an escape's letter reads as: `n` a line break, `t` a tab, `r` a return, `"` and `/` themselves. */
-const READ_AS = new Map([...'ntr"/'].map((char, i) => [char.charCodeAt(0), '\n\t\r"/'.charCodeAt(i)]));
-
 /** Widens a find that starts or ends inside an escape (`\\n`, `\\u0041`) to hold all of it, so the text stays valid JSON. */
 function wholeEscapes(text: string, span: SecretSpan): SecretSpan {
   /** Whether `text[at]` is the letter of an escape: an odd run of backslashes before it. */
@@ -211,7 +172,7 @@ export class SecretScanner {
       length += STREAM_GAP.length;
     }
     const joined = parts.length === 2 ? placed[0]!.piece.text : parts.join("");
-    const spans = findSecrets(escapeView(joined)).map((span) => wholeEscapes(joined, span));
+    const spans = findSecrets(joined).map((span) => wholeEscapes(joined, span));
     if (spans.length === 0) return false;
     const edits = new Map<Piece, Edit[]>();
     let first = 0;

@@ -66,6 +66,12 @@ describe("SecretScanner", () => {
     expect(new SecretScanner().redact(`a ${key} b`)).not.toBe(once);
   });
 
+  it("replaces an AWS secret key ending in / or +, which the preset's rule misses, as a generic secret", () => {
+    const scanner = new SecretScanner();
+    const stored = scanner.redact("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9zzzzzz/ next");
+    expect(stored).toMatch(/^aws_secret_access_key = \[redacted:generic-secret:[0-9a-f]{8}\] next$/);
+  });
+
   it("keeps the host and user of a connection string and replaces its password", () => {
     const scanner = new SecretScanner();
     const stored = scanner.redact("DATABASE_URL=postgres://app:Xk2-hunter22q@db.example.com:5432/main");
