@@ -35,7 +35,8 @@
  *
  *   node scripts/bench-proxy.mjs --secrets [--bodies K] [--mb M]                   (defaults 24 bodies of 1 MB)
  *
- * Secrets: the secrets scan's cost. First the scanner alone, in this process (one core): MB/s on K
+ * Secrets: the secrets scan's cost. First the scanner alone, in this process (one thread): MB/s of
+ * wall time and per CPU second (what one core does, however loaded the machine) on K
  * typical bodies of M MB (chat completions JSON whose tool results are this checkout's source files
  * and README, code and prose as a coding agent sends them, with a few made-up keys), and on one 50 MB
  * body, with this process's RSS before and its peak after. Then the capture's throughput through the
@@ -571,29 +572,39 @@ function typicalBody(texts, mb, n) {
   return JSON.stringify({ model: "bench", messages, stream: true });
 }
 
+/** CPU seconds this process spent since `start` (user and system): a loaded machine slows the wall clock, not this. */
+function cpuSecondsSince(start) {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
+}
+
 async function scannerAlone(bodies) {
   const { SecretScanner } = await import(join(root, "dist/capture/secrets.js"));
   const scanner = new SecretScanner();
   scanner.redact(bodies[0]);
   let bytes = 0;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   for (const body of bodies) {
     scanner.redact(body);
     bytes += Buffer.byteLength(body);
   }
   const seconds = (performance.now() - started) / 1000;
+  const perCpu = bytes / 1e6 / cpuSecondsSince(cpu);
   console.log(
-    `scanner alone: ${(bytes / 1e6 / seconds).toFixed(1)} MB/s on ${bodies.length} bodies (${(bytes / 1e6).toFixed(0)} MB), one core`,
+    `scanner alone: ${(bytes / 1e6 / seconds).toFixed(1)} MB/s wall, ${perCpu.toFixed(1)} MB per CPU second, on ${bodies.length} bodies (${(bytes / 1e6).toFixed(0)} MB), one thread`,
   );
   const texts = checkoutTexts();
   const big = typicalBody(texts, 50, 0);
   const before = memoryOf(process.pid).rss;
   const bigStarted = performance.now();
+  const bigCpu = process.cpuUsage();
   const found = scanner.take();
   scanner.redact(big);
   const bigSeconds = (performance.now() - bigStarted) / 1000;
+  const bigPerCpu = big.length / 1e6 / cpuSecondsSince(bigCpu);
   console.log(
-    `one ${(big.length / 1e6).toFixed(0)} MB body: ${(big.length / 1e6 / bigSeconds).toFixed(1)} MB/s; RSS ${before.toFixed(0)} MB before, peak ${memoryOf(process.pid).peak.toFixed(0)} MB (the body itself is ${((big.length * 2) / 1e6).toFixed(0)} MB as a JS string); ${found.replaced} secrets replaced in the small bodies`,
+    `one ${(big.length / 1e6).toFixed(0)} MB body: ${(big.length / 1e6 / bigSeconds).toFixed(1)} MB/s wall, ${bigPerCpu.toFixed(1)} MB per CPU second; RSS ${before.toFixed(0)} MB before, peak ${memoryOf(process.pid).peak.toFixed(0)} MB (the body itself is ${((big.length * 2) / 1e6).toFixed(0)} MB as a JS string); ${found.replaced} secrets replaced in the small bodies`,
   );
 }
 
