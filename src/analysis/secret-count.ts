@@ -17,12 +17,24 @@ export function secretCount(records: Iterable<RequestRecord>): SecretCount {
   return count;
 }
 
-/** `secrets: 3 replaced by markers in the stored bodies (github-token 2, jwt 1)`, or null when none were. */
+/**
+ * `secrets: 3 replaced by markers in this run's stored bodies:` and the kinds with their counts on
+ * the lines below, wrapped to fit 80 columns; null when none were replaced.
+ */
 export function secretsNote(count: SecretCount, where = "this run's stored bodies"): string | null {
   if (count.replaced === 0) return null;
   const kinds = Object.entries(count.kinds)
     .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
-    .map(([kind, n]) => `${kind} ${n}`)
-    .join(", ");
-  return `secrets: ${count.replaced} replaced by markers in ${where} (${kinds})`;
+    .map(([kind, n]) => `${kind} ${n}`);
+  const lines = [`secrets: ${count.replaced} replaced by markers in ${where}:`];
+  let line = "";
+  for (const kind of kinds) {
+    if (line !== "" && line.length + kind.length + 2 > 78) {
+      lines.push(`  ${line},`);
+      line = "";
+    }
+    line = line === "" ? kind : `${line}, ${kind}`;
+  }
+  lines.push(`  ${line}`);
+  return lines.join("\n");
 }

@@ -214,7 +214,8 @@ describe("no secret written to disk (issue 23)", () => {
         expect(cliIn(scratch, "view", dir).code).toBe(0);
         cliIn(scratch, "profile", "import", dir, "--out", join(runs, `${dir.split("/").pop()}.profile.json`));
         const report = cliIn(scratch, "report", dir);
-        expect(report.stderr).toMatch(/secrets: \d+ replaced by markers in this run's stored bodies \(/);
+        expect(report.stderr).toMatch(/^secrets: \d+ replaced by markers in this run's stored bodies:\n {2}\S/m);
+        for (const line of report.stderr.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
         const records = jsonl<RequestRecord>(join(dir, "requests.jsonl"));
         expect(records.some((r) => (r.secrets?.replaced ?? 0) > 0)).toBe(true);
         expect(readFileSync(join(dir, "payloads.jsonl"), "utf8")).toMatch(/\[redacted:github-token:[0-9a-f]{8}\]/);
