@@ -32,11 +32,22 @@
  * slowest input), while one more client sends small requests one after another. Prints when each large
  * request completed, the proxy's max RSS against the queue bound plus the bodies in flight, the small
  * client's latency before and while the large bodies are captured, and then the same shutdown figures.
+ *
+ *   node scripts/bench-proxy.mjs --secrets [--bodies K] [--mb M]                   (defaults 24 bodies of 1 MB)
+ *
+ * Secrets: the secrets scan's cost. First the scanner alone, in this process (one thread): MB/s of
+ * wall time and per CPU second (what one core does, however loaded the machine) on K
+ * typical bodies of M MB (chat completions JSON whose tool results are this checkout's source files
+ * and README, code and prose as a coding agent sends them, with a few made-up keys), and on one 50 MB
+ * body, with this process's RSS before and its peak after. Then the capture's throughput through the
+ * built proxy (database on), with the scan and with --keep-secrets: the K bodies sent one after
+ * another, MB/s from the first send until the proxy has said each was written. Both proxies share a
+ * token cache warmed first, so token counting (the same in both) does not hide the difference.
  */
 import "./help.mjs";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request as httpRequest } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -530,7 +541,124 @@ async function largeBodies() {
   }
 }
 
-if (process.argv.includes("--sustained")) await sustained();
+/** This checkout's source files and README: code and prose, what a coding agent's tool results hold. */
+function checkoutTexts() {
+  const texts = [readFileSync(join(root, "README.md"), "utf8")];
+  for (const entry of readdirSync(join(root, "src"), { withFileTypes: true, recursive: true }))
+    if (entry.isFile() && entry.name.endsWith(".ts"))
+      texts.push(readFileSync(join(entry.parentPath, entry.name), "utf8"));
+  return texts;
+}
+
+/** A chat completions body of about `mb` MB: a system prompt, then tool calls whose results are checkout files. */
+function typicalBody(texts, mb, n) {
+  const keys = `AWS_ACCESS_KEY_ID=AKIA${"Q".repeat(12)}${String(n).padStart(4, "0")}\nGITHUB_TOKEN=ghp_${"x".repeat(32)}${String(n).padStart(4, "0")}`;
+  const messages = [
+    { role: "system", content: texts[0].slice(0, 8000) },
+    { role: "user", content: `fix the build\n${keys}` },
+  ];
+  let size = 0;
+  for (let i = 0; size < mb * 1e6; i++) {
+    const text = texts[(i + n) % texts.length];
+    const args = JSON.stringify({ path: `src/file${i}.ts` });
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read", arguments: args } }],
+    });
+    messages.push({ role: "tool", tool_call_id: `c${i}`, content: text });
+    size += text.length;
+  }
+  return JSON.stringify({ model: "bench", messages, stream: true });
+}
+
+/** CPU seconds this process spent since `start` (user and system): a loaded machine slows the wall clock, not this. */
+function cpuSecondsSince(start) {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
+}
+
+async function scannerAlone(bodies) {
+  const { SecretScanner } = await import(join(root, "dist/capture/secrets.js"));
+  const scanner = new SecretScanner();
+  scanner.redact(bodies[0]);
+  let bytes = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  for (const body of bodies) {
+    scanner.redact(body);
+    bytes += Buffer.byteLength(body);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const perCpu = bytes / 1e6 / cpuSecondsSince(cpu);
+  console.log(
+    `scanner alone: ${(bytes / 1e6 / seconds).toFixed(1)} MB/s wall, ${perCpu.toFixed(1)} MB per CPU second, on ${bodies.length} bodies (${(bytes / 1e6).toFixed(0)} MB), one thread`,
+  );
+  const texts = checkoutTexts();
+  const big = typicalBody(texts, 50, 0);
+  const before = memoryOf(process.pid).rss;
+  const bigStarted = performance.now();
+  const bigCpu = process.cpuUsage();
+  const found = scanner.take();
+  scanner.redact(big);
+  const bigSeconds = (performance.now() - bigStarted) / 1000;
+  const bigPerCpu = big.length / 1e6 / cpuSecondsSince(bigCpu);
+  console.log(
+    `one ${(big.length / 1e6).toFixed(0)} MB body: ${(big.length / 1e6 / bigSeconds).toFixed(1)} MB/s wall, ${bigPerCpu.toFixed(1)} MB per CPU second; RSS ${before.toFixed(0)} MB before, peak ${memoryOf(process.pid).peak.toFixed(0)} MB (the body itself is ${((big.length * 2) / 1e6).toFixed(0)} MB as a JS string); ${found.replaced} secrets replaced in the small bodies`,
+  );
+}
+
+/** The K bodies through a proxy, one after another: MB/s from the first send until each was said written. */
+async function captureThroughput(upstream, bodies, cache, keep) {
+  const runs = mkdtempSync(join(tmpdir(), "bench-secrets-"));
+  process.env.PAYLOAD_PROBE_TOKEN_CACHE = cache;
+  const args = ["proxy", "--upstream", upstream, "--runs", runs, ...(keep ? ["--keep-secrets"] : [])];
+  const proxy = await startCli(args, "pipe");
+  let written = 0;
+  let allWritten;
+  const done = new Promise((resolve) => (allWritten = resolve));
+  createInterface({ input: proxy.child.stderr }).on("line", (line) => {
+    if (/^#\d+ /.test(line) && ++written === bodies.length) allWritten(performance.now());
+  });
+  const agent = new Agent({ keepAlive: true });
+  const started = performance.now();
+  for (const body of bodies) await timedRequest(agent, `${proxy.url}/chat/completions`, body);
+  const ended = await done;
+  agent.destroy();
+  await stop(proxy.child);
+  rmSync(runs, { recursive: true, force: true });
+  const bytes = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
+  return bytes / 1e6 / ((ended - started) / 1000);
+}
+
+async function secrets() {
+  const count = flag("bodies", 24);
+  const mb = flag("mb", 1);
+  const texts = checkoutTexts();
+  const bodies = Array.from({ length: count }, (_, n) => typicalBody(texts, mb, n));
+  await scannerAlone(bodies);
+  const upstream = await streamingUpstream();
+  const cache = join(mkdtempSync(join(tmpdir(), "bench-secrets-cache-")), "tokens.jsonl");
+  try {
+    await captureThroughput(upstream.url, bodies, cache, true);
+    const kept = await captureThroughput(upstream.url, bodies, cache, true);
+    const scanned = await captureThroughput(upstream.url, bodies, cache, false);
+    console.log(`capture through the proxy, ${count} bodies of ${mb} MB (token cache warm):`);
+    console.log(`  --keep-secrets  ${kept.toFixed(1)} MB/s`);
+    console.log(`  scanning        ${scanned.toFixed(1)} MB/s  (${(scanned / kept).toFixed(2)}x)`);
+    console.log(
+      `load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")} on ${cpus().length} cores`,
+    );
+  } finally {
+    upstream.server.close();
+    rmSync(dirname(cache), { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes("--secrets")) await secrets();
+else if (process.argv.includes("--sustained")) await sustained();
 else if (process.argv.includes("--large-bodies")) await largeBodies();
 else if (process.argv.includes("--large")) await large();
 else await latency();

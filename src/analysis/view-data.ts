@@ -88,6 +88,8 @@ export interface ViewRun {
   requests: number;
   /** Requests relayed but never recorded (RunSource.lost). */
   lost: number;
+  /** Secrets the capture replaced with markers in the run's stored bodies. */
+  secrets: number;
 }
 
 export interface ViewMeta {
@@ -340,6 +342,7 @@ export function writeViewData(
     runId: "",
     requests: 0,
     lost: s.lost?.() ?? 0,
+    secrets: 0,
   }));
   const requestLines = new FileSink(`${path}.requests`);
   const index: Map<number, number>[] = sources.map(() => new Map());
@@ -350,6 +353,7 @@ export function writeViewData(
       runs[run]!.probe ||= record.probe;
       runs[run]!.runId ||= record.run;
       runs[run]!.requests++;
+      runs[run]!.secrets += record.secrets?.replaced ?? 0;
       const entry: ViewRequest = {
         ...requestEntry(run, record, previousTools),
         ...itemRefs(items, record, payload),

@@ -85,7 +85,11 @@ function viewPage(live) {
   const title = meta.runs.map((r) => r.probe || r.label).join(" vs ");
   header.append($("h1", "", `payload-probe view · ${title}`));
   const counts = meta.runs
-    .map((r) => `${r.requests} requests${r.lost ? ` (${r.lost} more relayed but not recorded)` : ""}`)
+    .map(
+      (r) =>
+        `${r.requests} requests${r.lost ? ` (${r.lost} more relayed but not recorded)` : ""}` +
+        (r.secrets ? ` · ${r.secrets} secrets replaced by markers` : ""),
+    )
     .join(" / ");
   header.append(
     $("span", "facts", `${counts} · encoding ${meta.encoding} · from ${fmtBytes(meta.rawBytes)} of run files`),

@@ -40,6 +40,8 @@ export interface CaptureProxyOptions {
   redactQuery?: string[];
   /** Patterns replaced by `[redacted]` in every stored body (`--redact-body`). */
   redactBody?: RegExp[];
+  /** Store the secrets found in bodies as sent instead of markers (`--keep-secrets`). */
+  keepSecrets?: boolean;
   /** Told once each exchange is written (the CLI's live line). */
   onFinished?: (exchange: FinishedExchange) => void;
   /** The capture queue's bounds, the shutdown's drain time and where capture notices go (capture-thread.ts). */
@@ -249,6 +251,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     runsDir: options.runsDir,
     database: options.database,
     redactBody: options.redactBody,
+    keepSecrets: options.keepSecrets,
     onFinished: options.onFinished,
     ...options.capture,
   });

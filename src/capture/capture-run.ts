@@ -33,6 +33,8 @@ export interface CaptureRunOptions {
   /** See CaptureOptions: the mock and the proxy keep no records in memory. */
   keepRecords?: boolean;
   redactBody?: (text: string) => string;
+  /** See CaptureOptions: store the secrets found in bodies instead of markers (`--keep-secrets`). */
+  keepSecrets?: boolean;
   onFinished?: CaptureOptions["onFinished"];
 }
 
@@ -151,6 +153,7 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     codecFor,
     keepRecords: options.keepRecords,
     redactBody: options.redactBody,
+    keepSecrets: options.keepSecrets,
     onFinished: options.onFinished,
   });
   /** Ends the run: the row finished and the folder swapped in, or (a write failed) both left as they are. */

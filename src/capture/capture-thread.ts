@@ -19,7 +19,8 @@ import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { RequestRecord } from "./types.js";
 
 /** The run as the worker opens it: CaptureRunOptions that can cross threads. */
-export interface WorkerRunOptions extends Pick<CaptureRunOptions, "name" | "runsDir" | "database" | "markers"> {
+export interface WorkerRunOptions
+  extends Pick<CaptureRunOptions, "name" | "runsDir" | "database" | "markers" | "keepSecrets"> {
   keepRecords: false;
   redactBody: RegExp[];
 }
@@ -126,10 +127,10 @@ export class CaptureThread {
     const releaseLock = () => ownLock && lock.release();
     const worker = new Worker(WORKER_ENTRY);
     try {
-      const { name, runsDir, database, markers, redactBody = [] } = options;
+      const { name, runsDir, database, markers, redactBody = [], keepSecrets } = options;
       const open: ToWorker = {
         type: "open",
-        options: { name, runsDir, database, markers, redactBody, keepRecords: false },
+        options: { name, runsDir, database, markers, redactBody, keepSecrets, keepRecords: false },
       };
       worker.postMessage(open);
       const opened = await new Promise<{ id: string; dir: string; liveDir: string }>((resolve, reject) => {

@@ -5,6 +5,7 @@ import type { Codec, Transport, WireDissection, WireRequest } from "../providers
 import type { BodyEncoding } from "./body-encoding.js";
 import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
+import { SecretScanner, type SecretTally } from "./secrets.js";
 import type { RunDatabase } from "./sqlite.js";
 import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
 import { loadTokenCounter, TOKEN_ENCODING, type TokenMeasure } from "./tokens.js";
@@ -29,6 +30,11 @@ export interface CaptureOptions {
   keepRecords?: boolean;
   /** Applied to every body text before it is stored (`--redact-body`); sizes, tokens and hashes describe the wire body. */
   redactBody?: (text: string) => string;
+  /**
+   * Store secrets found in bodies as they were sent (`--keep-secrets`); by default each is replaced
+   * with a marker naming its kind (secrets.ts) before anything is written.
+   */
+  keepSecrets?: boolean;
   /** Told once an exchange is fully written (the proxy's live line per request). */
   onFinished?: (exchange: FinishedExchange) => void;
 }
@@ -96,7 +102,8 @@ export class Capture {
   private readonly requests: JsonlWriter;
   private readonly payloads: JsonlWriter;
   private readonly tokens: TokenCountCache | null;
-  private readonly redact: (text: string) => string;
+  private readonly redactUser: (text: string) => string;
+  private readonly secrets: SecretScanner | null;
 
   constructor(private readonly options: CaptureOptions) {
     this.requests = new JsonlWriter(join(options.dir, "requests.jsonl"));
@@ -106,7 +113,24 @@ export class Capture {
       options.tokens === false
         ? null
         : new TokenCountCache(options.tokenCache === undefined ? defaultTokenCachePath() : options.tokenCache);
-    this.redact = options.redactBody ?? ((text) => text);
+    this.redactUser = options.redactBody ?? ((text) => text);
+    this.secrets = options.keepSecrets ? null : new SecretScanner();
+  }
+
+  /**
+   * A text as it is stored: its secrets replaced (unless kept), then the user's `--redact-body`
+   * patterns applied. Only the bodies' finds are counted in a record; a text derived from a body
+   * (the response's text, an error, a prefix break's excerpt) holds the same secrets again.
+   */
+  private redact(text: string, counted = false): string {
+    const safe = this.secrets ? this.secrets.redact(text) : text;
+    if (!counted) this.secrets?.take();
+    return this.redactUser(safe);
+  }
+
+  /** A value for events.jsonl (an agent event's data) with its secrets replaced, as bodies' are. */
+  stored<T>(value: T): T {
+    return this.secrets ? this.secrets.value(value) : value;
   }
 
   /** Resolves once the tokenizer has loaded (when tokens are counted), so no request waits for it. */
@@ -158,10 +182,10 @@ export class Capture {
     const ts = new Date().toISOString();
     const started = performance.now();
     const seq = ++this.seq;
-    this.logRequest(seq, request);
+    const secrets = this.logRequest(seq, request);
     return {
       seq,
-      finish: (outcome) => this.finishExchange(seq, request, ts, performance.now() - started, outcome),
+      finish: (outcome) => this.finishExchange(seq, { request, secrets }, ts, performance.now() - started, outcome),
     };
   }
 
@@ -176,23 +200,27 @@ export class Capture {
     durationMs: number,
   ): Promise<FinishedExchange> {
     const seq = ++this.seq;
-    this.logRequest(seq, request);
-    return this.finishExchange(seq, request, ts, durationMs, outcome);
+    const secrets = this.logRequest(seq, request);
+    return this.finishExchange(seq, { request, secrets }, ts, durationMs, outcome);
   }
 
   private async finishExchange(
     seq: number,
-    request: LoggedRequest,
+    { request, secrets }: { request: LoggedRequest; secrets: SecretTally | null },
     ts: string,
     durationMs: number,
     outcome: ResponseOutcome,
   ): Promise<FinishedExchange> {
-    this.logResponse(seq, outcome);
+    const replaced = sumTallies(secrets, this.logResponse(seq, outcome));
     let record: RequestRecord | null = null;
     if (request.api !== null) {
       const wire = { ...request, api: request.api };
       const dissection = this.options.codecFor(request.api).dissect(request.body);
       record = await this.record(wire, dissection, seq, ts, durationMs, outcome);
+      if (replaced) record.secrets = replaced;
+      if (this.options.keepRecords !== false) this.records.push(record);
+      this.requests.write(record);
+      this.options.db?.addRequest(record);
     }
     const { body: _request, ...logged } = request;
     const { body: _response, ...how } = outcome;
@@ -201,28 +229,37 @@ export class Capture {
     return finished;
   }
 
-  private logRequest(seq: number, request: LoggedRequest): void {
+  /** Writes the request's payload row; returns the secrets replaced in its body (null: none, or kept). */
+  private logRequest(seq: number, request: LoggedRequest): SecretTally | null {
     const { kind, api, url, unreadable, encoding } = request;
+    const body = this.redact(request.body, true);
     const sent = {
       type: "request",
       seq,
       kind,
       api,
       url,
-      body: this.redact(request.body),
+      body,
       ...(unreadable && { unreadable }),
       ...(encoding && { encoding }),
     };
     this.writePayload(seq, "request", sent);
+    return this.takeSecrets();
   }
 
-  private logResponse(seq: number, { body, encoding }: ResponseOutcome): void {
+  private logResponse(seq: number, { body, encoding }: ResponseOutcome): SecretTally | null {
     this.writePayload(seq, "response", {
       type: "response",
       seq,
-      body: this.redact(body),
+      body: this.redact(body, true),
       ...(encoding && { encoding }),
     });
+    return this.takeSecrets();
+  }
+
+  private takeSecrets(): SecretTally | null {
+    const tally = this.secrets?.take();
+    return tally && tally.replaced > 0 ? tally : null;
   }
 
   /** One serialization for both sinks: a payload may be tens of megabytes. */
@@ -281,10 +318,8 @@ export class Capture {
       record.error = error;
     }
     if (record.response) record.response.text = this.redact(record.response.text);
+    if (record.prefix?.breakDetail) record.prefix.breakDetail = this.redact(record.prefix.breakDetail);
     if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
-    if (this.options.keepRecords !== false) this.records.push(record);
-    this.requests.write(record);
-    this.options.db?.addRequest(record);
     return record;
   }
 
@@ -325,3 +360,11 @@ export class Capture {
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** The secrets replaced in a request's and its response's bodies together (null: none). */
+function sumTallies(a: SecretTally | null, b: SecretTally | null): SecretTally | null {
+  if (!a || !b) return a ?? b;
+  const kinds = { ...a.kinds };
+  for (const [kind, count] of Object.entries(b.kinds)) kinds[kind] = (kinds[kind] ?? 0) + count;
+  return { replaced: a.replaced + b.replaced, kinds };
+}

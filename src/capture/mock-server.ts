@@ -36,6 +36,8 @@ export interface MockServerOptions {
   runName?: string;
   /** The run folder's lock when the caller already holds it (see CaptureRunOptions). */
   folderLock?: PidLock;
+  /** Store the secrets found in bodies as sent instead of markers (`--keep-secrets`). */
+  keepSecrets?: boolean;
   /** Keep the records in memory for the caller (default false: a long-lived mock keeps none). */
   keepRecords?: boolean;
   /** Told of each valid request's body when it arrives, before it is answered or captured. */
@@ -201,6 +203,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     database: options.database,
     markers: model.markers,
     keepRecords: options.keepRecords ?? false,
+    keepSecrets: options.keepSecrets,
     folderLock: options.folderLock,
     onFinished: options.onFinished,
     ...options.capture,

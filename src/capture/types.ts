@@ -66,6 +66,12 @@ export interface RequestRecord {
   hashes: { tools: string; system: string; body: string };
   response: { kind: "tool_calls" | "text"; calls: string[]; text: string } | null;
   /**
+   * Secrets found in the request's and the response's bodies and stored as markers, by kind
+   * (absent when none were, or `--keep-secrets` kept them). Sizes, tokens and hashes describe the
+   * bodies as sent, before the replacement.
+   */
+  secrets?: { replaced: number; kinds: Record<string, number> };
+  /**
    * How the response came over HTTP (the mock's and proxy's records; absent for in-process runs): its
    * status (null when none came), milliseconds to its first body byte, how it ended, and the error —
    * an error status's body or the transport's failure, cut at 4096 characters.

@@ -1,11 +1,12 @@
 /**
  * The flags `proxy` and `record` share: where the proxy listens, what its run is called and where it
- * goes, what is redacted, and the upstream URLs it forwards to.
+ * goes, what is redacted (and whether secrets are kept), and the upstream URLs it forwards to.
  */
 import type { CaptureProxyOptions } from "../capture/capture-proxy.js";
 import { UserError } from "../errors.js";
 import { folderNameArg } from "./arg-values.js";
 import { usageError } from "./args.js";
+import { KEEP_SECRETS_HELP, keepSecretsFlag } from "./keep-secrets-flag.js";
 import { parsePort } from "./serve.js";
 
 export const CAPTURE_OPTIONS = {
@@ -16,6 +17,7 @@ export const CAPTURE_OPTIONS = {
   redact: { type: "string", multiple: true },
   "redact-body": { type: "string", multiple: true },
   otel: { type: "string" },
+  "keep-secrets": { type: "boolean" },
 } as const;
 
 /** The help lines of CAPTURE_OPTIONS but --name and --otel, whose text differs per command. */
@@ -29,7 +31,8 @@ export const CAPTURE_FLAGS_HELP = `  --port N        port to listen on (default 
                   containing token, secret, passw, signature, credential
   --redact-body REGEX
                   replace every match of REGEX (JavaScript syntax) in stored
-                  request and response bodies with [redacted] (repeatable)`;
+                  request and response bodies with [redacted] (repeatable)
+${KEEP_SECRETS_HELP}`;
 
 /** An `--upstream…` value: an http or https URL, as given (its userinfo is the proxy's to take apart). */
 export function parseUpstream(command: string, flag: string, value: string | undefined): string {
@@ -60,6 +63,7 @@ interface CaptureValues {
   "no-db"?: boolean;
   redact?: string[];
   "redact-body"?: string[];
+  "keep-secrets"?: boolean;
 }
 
 /** The proxy's options from the shared flags; the run is named `--name`, else `defaultName`. */
@@ -71,5 +75,6 @@ export function captureSettings(command: string, values: CaptureValues, defaultN
     database: !values["no-db"],
     redactQuery: values.redact,
     redactBody: (values["redact-body"] ?? []).map((source) => parseBodyPattern(command, source)),
+    keepSecrets: keepSecretsFlag(command, values["keep-secrets"]),
   } satisfies Partial<CaptureProxyOptions>;
 }

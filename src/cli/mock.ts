@@ -4,6 +4,7 @@ import { loadProbeFile } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
+import { KEEP_SECRETS_HELP, keepSecretsFlag } from "./keep-secrets-flag.js";
 import { type LiveView, VIEW_FLAG_HELP, VIEW_OPTION, viewWhileCapturing } from "./live-view.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
@@ -32,6 +33,7 @@ prints a summary. Stops on Ctrl-C.
   --runs DIR    where the run folder and payload-probe.db go (default: runs/)
   --no-db       do not write payload-probe.db
   --delay MS    wait MS milliseconds before each chunk after the first (a slow provider; default 0)
+${KEEP_SECRETS_HELP}
 ${OTEL_FLAG_HELP}; each request is sent as it is captured
 ${VIEW_FLAG_HELP}
   -h, --help    show this help
@@ -56,6 +58,7 @@ export async function main(argv: string[]): Promise<number> {
       "no-db": { type: "boolean" },
       delay: { type: "string" },
       otel: { type: "string" },
+      "keep-secrets": { type: "boolean" },
       ...VIEW_OPTION,
     } as const,
     positionals: ["<probe>"],
@@ -75,6 +78,7 @@ export async function main(argv: string[]): Promise<number> {
       host: values.host,
       database: !values["no-db"],
       chunkDelayMs: parseDelay(values.delay),
+      keepSecrets: keepSecretsFlag("mock", values["keep-secrets"]),
       onFinished: (exchange) => {
         log.onFinished(exchange);
         view?.changed();

@@ -17,10 +17,12 @@ request prints one line on stderr once it is written (seq, API, model, tools, to
 HTTP status, where the cache prefix broke); stopping prints a summary.
 Headers are never stored, so credentials (Authorization, x-api-key …) never reach a file; stored URLs
 have their userinfo (user:password@) and credential query values replaced by [redacted]. Secrets
-inside request bodies are content the agent chose to send: they are stored unless --redact-body
-matches them. The first line printed is LISTENING <base URL>: the proxy's address with the upstream's
-path (--upstream http://host/v1 prints http://127.0.0.1:N/v1, the form mock prints); point an OpenAI
-client's base URL at it (an Anthropic client's at it without /v1, as Anthropic's base URL has none).
+inside bodies (API keys, tokens, private keys, passwords in URLs and NAME=value lines: README's
+"Security") are stored as markers naming their kind, after the response has been relayed;
+--redact-body replaces what else you name. The first line printed is LISTENING <base URL>: the
+proxy's address with the upstream's path (--upstream http://host/v1 prints http://127.0.0.1:N/v1,
+the form mock prints); point an OpenAI client's base URL at it (an Anthropic client's at it without
+/v1, as Anthropic's base URL has none).
 Capture work runs on a worker thread once a response has been relayed; while its queue is full, new
 requests wait (one stderr line says so). On stop, what is queued gets 10 s to be written; the rest is
 counted as lost in the run's row. The run folder is replaced only once the port is listening.

@@ -1,6 +1,7 @@
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
+import { secretCount, secretsNote } from "../analysis/secret-count.js";
 import { tokenLedger } from "../analysis/segments.js";
 import { lostRequestNote, sideRequestNote } from "../analysis/side-requests.js";
 import { parseCommand } from "./args.js";
@@ -72,6 +73,7 @@ export async function main(argv: string[]): Promise<number> {
   } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
   else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes", look });
   // On stderr, so --json and --markdown output stays data.
-  for (const note of [sideRequestNote(source), lostRequestNote(source)]) if (note) process.stderr.write(`${note}\n`);
+  const notes = [sideRequestNote(source), lostRequestNote(source), secretsNote(secretCount(source.records()))];
+  for (const note of notes) if (note) process.stderr.write(`${note}\n`);
   return 0;
 }

@@ -18,6 +18,7 @@ import { PROJECT_ROOT } from "../project-root.js";
 import { piRunName } from "../safe-path.js";
 import { agentsArg, positiveIntegerArg, probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
+import { KEEP_SECRETS_HELP, keepSecretsFlag } from "./keep-secrets-flag.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { type RunPricer, runPricer } from "./run-pricer.js";
 import { seeItLine } from "./see-it.js";
@@ -42,6 +43,7 @@ runs/payload-probe.db, prints one row per request and whether the probe's expect
   --runs DIR    where run folders and payload-probe.db go (default: runs/)
   --max-requests N       provider requests one run may make (default ${DEFAULT_LIMITS.requests})
   --max-payload-bytes N  request and response bytes one run may send and receive (default ${DEFAULT_LIMITS.payloadBytes})
+${KEEP_SECRETS_HELP}
 ${OTEL_FLAG_HELP}; each probe run is sent when it has finished
   -h, --help    show this help
 
@@ -118,6 +120,7 @@ export async function main(argv: string[]): Promise<number> {
       "max-payload-bytes": { type: "string" },
       agent: { type: "string" },
       otel: { type: "string" },
+      "keep-secrets": { type: "boolean" },
     } as const,
     positionals: ["<probe...|all>"],
   });
@@ -145,7 +148,8 @@ export async function main(argv: string[]): Promise<number> {
     : undefined;
   const pi = onPi?.requirePi();
   interruptRunsOnSignal();
-  const options = { database: !values["no-db"], runsDir, limits };
+  const keepSecrets = keepSecretsFlag("run", values["keep-secrets"]);
+  const options = { database: !values["no-db"], runsDir, limits, keepSecrets };
   // The exporter loads while the first probe runs; its settings were checked already.
   const otel = otelFlag(values.otel);
   const price = values.json ? undefined : await runPricer({});

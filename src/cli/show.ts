@@ -1,5 +1,6 @@
 import { type RunSource, resolveRun } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/output.js";
+import { secretCount, secretsNote } from "../analysis/secret-count.js";
 import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show-render.js";
 import { decodeRequest } from "../analysis/show-request.js";
 import { UserError } from "../errors.js";
@@ -60,6 +61,12 @@ export async function main(argv: string[]): Promise<number> {
     throw new UserError(`show: --part must be one of ${SHOW_PARTS.join(", ")}, got "${part}"`);
   const source = resolveRun(runSpec, { runsDir });
   const decoded = await decodeRequest(source, Number(seqArg));
+  // On stderr, so --json output stays data: the request's own count, then the run's.
+  const notes = [
+    secretsNote(secretCount([decoded.record]), `request ${seqArg}'s stored bodies`),
+    secretsNote(secretCount(source.records())),
+  ];
+  for (const note of notes) if (note) process.stderr.write(`${note}\n`);
   const cost = values.cost ? await requestCost(source, Number(seqArg), values) : null;
   if (values.json) {
     const json = showJson(decoded, part as ShowPart | null) as Record<string, unknown>;

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { findPi, installHint, type PiInstall } from "../agents/pi-install.js";
 import { type MockServer, startMockServer } from "../capture/mock-server.js";
 import { liveRunDir } from "../capture/run-folder.js";
+import { SecretScanner } from "../capture/secrets.js";
 import { UserError } from "../errors.js";
 import { countJsonlRows, JsonlWriter } from "../jsonl.js";
 import { initEmptyCache } from "../mcp/cache.js";
@@ -205,13 +206,15 @@ async function conversePi(
   workspace: Workspace,
   env: NodeJS.ProcessEnv,
   mock: { liveDir: string; records: unknown[] },
-  skillPaths: string[],
+  { skillPaths, keepSecrets }: Pick<PiRun, "skillPaths" | "keepSecrets">,
 ): Promise<{ toolResults: string[]; failure?: string }> {
   const events = new JsonlWriter(join(mock.liveDir, "events.jsonl"));
   const toolResults: string[] = [];
   let index = 0;
+  // Tool calls and results are stored as the mock stores bodies: secrets replaced (keyed by this scanner).
+  const secrets = keepSecrets ? null : new SecretScanner();
   const log = (type: string, data: Record<string, unknown>) =>
-    events.write({ idx: index++, seq: mock.records.length + 1, type, ...data });
+    events.write({ idx: index++, seq: mock.records.length + 1, type, ...(secrets ? secrets.value(data) : data) });
   let exit: PiExit;
   try {
     exit = await runPi(install, piArguments(probe, install, skillPaths), workspace.cwd, env, (event) => {
@@ -280,6 +283,7 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
         runName,
         folderLock: locks.runFolder,
         keepRecords: true,
+        keepSecrets: options.keepSecrets,
         database: options.database,
         onRequest: (body) => {
           seen.wireLinesBefore.push(existsSync(wirePath) ? countJsonlRows(wirePath) : 0);
@@ -288,7 +292,8 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
       },
     );
     try {
-      return await observePi({ probe, install, place, workspace, mock, wirePath, skillPaths }, seen);
+      const keepSecrets = options.keepSecrets ?? false;
+      return await observePi({ probe, install, place, workspace, mock, wirePath, skillPaths, keepSecrets }, seen);
     } catch (error) {
       await mock.close("error");
       throw error;
@@ -306,6 +311,7 @@ interface PiRun {
   mock: MockServer;
   wirePath: string;
   skillPaths: string[];
+  keepSecrets: boolean;
 }
 
 /** pi's agent dir and MCP state, the conversation, then the expect verdict; the run is closed with it. */
@@ -314,7 +320,7 @@ async function observePi(run: PiRun, seen: { wireLinesBefore: number[]; systemTe
   const { mcpConfig } = writePiAgentDir(probe, workspace.agentDir, mock.baseUrl, place.root);
   if (mcpConfig) await prepareMcp(probe, workspace, place.root, mcpConfig);
   const env = piEnvironment(workspace, run.wirePath, probe.agent.mcp?.exclusive ?? false);
-  const { toolResults, failure } = await conversePi(probe, run.install, workspace, env, mock, run.skillPaths);
+  const { toolResults, failure } = await conversePi(probe, run.install, workspace, env, mock, run);
   const records = mock.records;
   const failures = failure ? [failure] : [];
   failures.push(

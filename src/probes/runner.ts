@@ -48,6 +48,8 @@ export interface RunOptions {
   workspaceRoot?: string;
   /** Requests and payload bytes a run may make (default `DEFAULT_LIMITS`). */
   limits?: RunLimits;
+  /** Store the secrets found in bodies and events as they were instead of markers (`--keep-secrets`). */
+  keepSecrets?: boolean;
   /**
    * Send the model's requests over HTTP to this base URL (the form `mock` prints:
    * `http://host:port/v1`) instead of answering them in process from the probe's script.
@@ -356,9 +358,11 @@ function openEventLog(run: CaptureRun): { log(type: string, data: Record<string,
   const file = new JsonlWriter(join(run.liveDir, "events.jsonl"));
   let index = 0;
   return {
-    log(type, data) {
+    log(type, event) {
       const seq = run.capture.nextSeq();
       const idx = index++;
+      // A tool result holds what the tool read (a .env file): stored as the bodies are, secrets replaced.
+      const data = run.capture.stored(event);
       file.write({ idx, seq, type, ...data });
       run.db?.addEvent(run.id, idx, seq, type, data);
     },
@@ -484,7 +488,7 @@ async function buildConversation(
   probe: Probe,
   place: RunPlace,
   workspace: Workspace,
-  capture: { database?: boolean; folderLock: PidLock },
+  capture: { database?: boolean; keepSecrets?: boolean; folderLock: PidLock },
 ): Promise<Conversation> {
   // resolve, not join: `run --profile` hands over an absolute path.
   const profile = loadProfile(probe.agent.profile ? resolve(place.root, probe.agent.profile) : undefined);
@@ -528,6 +532,7 @@ export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<
     const workspace = prepareWorkspace(probe, place.workspaceRoot);
     const conversation = await buildConversation(probe, place, workspace, {
       database: options.database,
+      keepSecrets: options.keepSecrets,
       folderLock: locks.runFolder,
     });
     return finish(conversation, await observe(conversation));

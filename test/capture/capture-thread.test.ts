@@ -219,7 +219,7 @@ describe("a run with requests relayed but not recorded", () => {
     const page = join(runs, "page.html");
     expect(cli("view", join(runs, "proxy"), "--out", page, "--runs", runs).code).toBe(0);
     expect(readFileSync(page, "utf8")).toMatch(
-      /"runs":\[\{"label":"[^"]+","probe":"proxy","runId":"[^"]+","requests":1,"lost":1\}\]/,
+      /"runs":\[\{"label":"[^"]+","probe":"proxy","runId":"[^"]+","requests":1,"lost":1,"secrets":0\}\]/,
     );
   }, 60_000);
 

@@ -1,0 +1,210 @@
+/**
+ * Finds secrets in a text with the rules of secret-rules.ts, run through secretlint's rule interface
+ * directly (a rule's `file(source)` handler reports to a context): synchronous, so the capture can
+ * scan where it writes, and without the per-line index secretlint's core builds for file positions.
+ */
+import type {
+  SecretLintRuleContext,
+  SecretLintRuleCreator,
+  SecretLintRuleLocalizeMessages,
+  SecretLintRuleReportDescriptor,
+  SecretLintSourceCode,
+} from "@secretlint/types";
+import { NOT_SECRET_MESSAGES, OWN_RULES, PRESET_RULES, presetKind, type Regions } from "./secret-rules.js";
+
+/** Where a secret is in a text, and its kind (the rule that found it). */
+export interface SecretSpan {
+  start: number;
+  end: number;
+  kind: string;
+}
+
+/**
+ * Texts are scanned in windows of this many characters, each reaching `OVERLAP` into the next, so a
+ * rule's working memory stays bounded whatever a body's size; the overlap is longer than the longest
+ * secret a rule reports (a private key block, at most 10,000 characters of key).
+ */
+const WINDOW = 4 * 1024 * 1024;
+const OVERLAP = 16 * 1024;
+
+function sourceOf(content: string): SecretLintSourceCode {
+  const none = () => {
+    throw new Error("a secrets rule asked for a position, which the capture's scan does not keep");
+  };
+  return {
+    hasBOM: false,
+    content,
+    filePath: undefined,
+    physicalFilePath: undefined,
+    contentType: "text",
+    ext: ".txt",
+    getFilePath: () => undefined,
+    getPhysicalFilePath: () => undefined,
+    locationToRange: none,
+    rangeToLocation: none,
+    positionToIndex: none,
+    indexToPosition: none,
+  };
+}
+
+function contextFor(report: (descriptor: SecretLintRuleReportDescriptor) => void): SecretLintRuleContext {
+  return {
+    sharedOptions: {},
+    createTranslator: <T extends SecretLintRuleLocalizeMessages>(messages: T) =>
+      ((messageId: string, data?: object) => ({
+        message: messages[messageId]?.en(data) ?? messageId,
+        messageId,
+        data,
+      })) as never,
+    report,
+    ignore() {},
+  };
+}
+
+/**
+ * The secret's own range: where the reported value is (some preset rules report the start of the
+ * whole `NAME=value` match with the value's length), narrowed to the password of a URL's userinfo
+ * (`postgres://user:[redacted:…]@host`), so the host and user stay readable.
+ */
+function narrowed(content: string, descriptor: SecretLintRuleReportDescriptor): [number, number] {
+  let [start, end] = descriptor.range;
+  const data = (descriptor.message.data ?? {}) as Record<string, unknown>;
+  for (const value of Object.values(data)) {
+    if (typeof value !== "string" || value.length < 8) continue;
+    const at = content.indexOf(value, start);
+    if (at >= 0 && at - start <= 256) {
+      [start, end] = [at, at + value.length];
+      break;
+    }
+  }
+  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:([^@\s/]+)@/i.exec(content.slice(start, end));
+  if (userinfo) {
+    const password = userinfo[0].length - 1 - userinfo[1]!.length;
+    return [start + password, start + password + userinfo[1]!.length];
+  }
+  return [start, end];
+}
+
+/**
+ * The text as the rules read it, of the same length: the JSON escapes `\\n`, `\\t`, `\\r`, `\\"` and
+ * `\\/` written as a space and the character each stands for, so a key on a line of its own inside a
+ * JSON string starts a line, and a quote ends a value. Each is replaced wherever its two characters
+ * are, also after another backslash: tool arguments are JSON inside a JSON string, whose escapes
+ * are escaped again (`\\\\n`), and those are the breaks that matter; that an escaped backslash
+ * followed by an `n` reads as a line break too costs nothing but a boundary. Native replacements
+ * keep it fast: a tokenizer that calls back per escape takes ten times as long on code.
+ */
+export function escapeView(text: string): string {
+  if (!text.includes("\\")) return text;
+  // As UTF-16 code units in a buffer, each escape is rewritten in place and the text decoded once.
+  const units = Buffer.from(text, "utf16le");
+  const unit = (at: number) => (at + 1 < units.length ? units.readUInt16LE(at) : -1);
+  let at = units.indexOf(BACKSLASH);
+  while (at !== -1) {
+    if (at % 2 === 1) {
+      at = units.indexOf(BACKSLASH, at + 1);
+      continue;
+    }
+    // An escaped escape (`\\\\n`, a line break in JSON inside a JSON string) reads as two spaces and the break.
+    const doubled = unit(at + 2) === BACKSLASH_UNIT && READ_AS.has(unit(at + 4));
+    const letter = doubled ? at + 4 : at + 2;
+    const read = READ_AS.get(unit(letter));
+    if (read !== undefined) {
+      for (let space = at; space < letter; space += 2) units.writeUInt16LE(SPACE, space);
+      units.writeUInt16LE(read, letter);
+    }
+    at = units.indexOf(BACKSLASH, read === undefined ? at + 4 : letter + 2);
+  }
+  return units.toString("utf16le");
+}
+
+const BACKSLASH = Buffer.from("\\", "utf16le");
+const BACKSLASH_UNIT = 0x5c;
+const SPACE = 0x20;
+/** What an escape's letter reads as: `n` a line break, `t` a tab, `r` a return, `"` and `/` themselves. */
+const READ_AS = new Map([...'ntr"/'].map((char, i) => [char.charCodeAt(0), '\n\t\r"/'.charCodeAt(i)]));
+
+/**
+ * The text a rule reads: its regions of the window, each as escapeView shows it, joined by blank
+ * lines; and where a position of it is in the window.
+ */
+function ruleText(content: string, regions: Regions): { text: string; at(position: number, from: number): number } {
+  const merged: { start: number; end: number }[] = [];
+  for (const { start, end } of regions(content).sort((a, b) => a.start - b.start)) {
+    const last = merged.at(-1);
+    if (last && start <= last.end) last.end = Math.max(last.end, Math.min(end, content.length));
+    else merged.push({ start: Math.max(start, 0), end: Math.min(end, content.length) });
+  }
+  const starts: number[] = [];
+  let length = 0;
+  for (const region of merged) {
+    starts.push(length);
+    length += region.end - region.start + 2;
+  }
+  const text = merged.map((region) => escapeView(content.slice(region.start, region.end))).join("\n\n");
+  return {
+    text,
+    // Positions of one find are mapped from its start's region.
+    at(position, from) {
+      let index = starts.length - 1;
+      while (index > 0 && starts[index]! > from) index--;
+      return merged[index]!.start + position - starts[index]!;
+    },
+  };
+}
+
+function scanWindow(content: string, found: SecretSpan[], offset: number): void {
+  const run = (rule: SecretLintRuleCreator<never>, options: object, regions: Regions, kind: Kind) => {
+    const read = ruleText(content, regions);
+    const context = contextFor((descriptor) => {
+      const name = kind(descriptor.message.messageId);
+      if (name === null) return;
+      const [start, end] = narrowed(read.text, descriptor);
+      if (end > start)
+        found.push({ start: read.at(start, start) + offset, end: read.at(end, start) + offset, kind: name });
+    });
+    // The GCP rule's file reader returns a promise that ends at once without a file path.
+    void rule.create(context, options as never).file?.(sourceOf(read.text));
+  };
+  for (const { rule, options, regions } of PRESET_RULES)
+    run(rule, options, regions, (id) => (NOT_SECRET_MESSAGES.has(id) ? null : presetKind(rule.meta.id, id)));
+  for (const { rule, regions } of OWN_RULES) run(rule as SecretLintRuleCreator<never>, {}, regions, () => rule.meta.id);
+}
+
+/** The kind a rule's message names, or null for a message that names no secret. */
+type Kind = (messageId: string) => string | null;
+
+/**
+ * Every secret in the text, in order, overlapping finds merged into one (a `GITHUB_TOKEN=ghp_…` line
+ * is found by the GitHub rule and the generic one; the specific kind is kept).
+ */
+export function findSecrets(text: string): SecretSpan[] {
+  const found: SecretSpan[] = [];
+  for (let at = 0; at < text.length; at += WINDOW) {
+    const last = at + WINDOW >= text.length;
+    const before = found.length;
+    scanWindow(text.slice(at, at + WINDOW + OVERLAP), found, at);
+    // A find starting in the overlap is found again, whole, by the next window.
+    if (!last) {
+      const kept = found.slice(before).filter((span) => span.start < at + WINDOW);
+      found.length = before;
+      found.push(...kept);
+    }
+  }
+  return merged(found);
+}
+
+function merged(spans: SecretSpan[]): SecretSpan[] {
+  const sorted = spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: SecretSpan[] = [];
+  for (const span of sorted) {
+    const last = out.at(-1);
+    if (!last || span.start >= last.end) {
+      out.push({ ...span });
+      continue;
+    }
+    last.end = Math.max(last.end, span.end);
+    if (last.kind === "generic-secret") last.kind = span.kind;
+  }
+  return out;
+}

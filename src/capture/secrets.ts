@@ -1,0 +1,219 @@
+/**
+ * Replaces the secrets in what the capture stores with markers (`[redacted:aws-secret-key:3f2a9c1e]`).
+ * A body is scanned as the provider reads it: JSON escapes read as the characters they stand for,
+ * an SSE stream's deltas joined across events, so a key split over chunks is found whole.
+ */
+import { createHmac, randomBytes } from "node:crypto";
+import { findSecrets, type SecretSpan } from "./secret-find.js";
+
+/** How many secrets were replaced, by kind. */
+export interface SecretTally {
+  replaced: number;
+  kinds: Record<string, number>;
+}
+
+/** One string of an SSE stream: its text, and how to put a changed text back where it came from. */
+interface Piece {
+  text: string;
+  set(text: string): void;
+}
+
+/** Pieces of one stream are joined directly (SSE deltas); streams are joined by this, which no rule crosses. */
+const STREAM_GAP = "\n\n";
+
+/** Texts shorter than this hold no secret any rule finds, and are not scanned. */
+const SHORTEST = 8;
+
+/** Widens a find that starts or ends inside an escape (`\\n`, `\\u0041`) to hold all of it, so the text stays valid JSON. */
+function wholeEscapes(text: string, span: SecretSpan): SecretSpan {
+  /** Whether `text[at]` is the letter of an escape: an odd run of backslashes before it. */
+  const escaped = (at: number) => {
+    let count = 0;
+    while (at - 1 - count >= 0 && text[at - 1 - count] === "\\") count++;
+    return count % 2 === 1;
+  };
+  const unicodeAt = (at: number) => at >= 0 && text[at] === "u" && escaped(at);
+  let { start, end } = span;
+  if (escaped(start)) start--;
+  for (let k = 1; k <= 4; k++) if (unicodeAt(start - k)) start -= k + 1;
+  if (end < text.length && escaped(end)) end++;
+  for (let k = 1; k <= 5; k++) if (unicodeAt(end - k)) end = Math.max(end, end - k + 5);
+  return { ...span, start, end: Math.min(end, text.length) };
+}
+
+/** The secret a find covers, its JSON escapes decoded (two levels): one secret hashes alike wherever it is. */
+function decoded(raw: string): string {
+  let text = raw;
+  for (let level = 0; level < 2 && text.includes("\\"); level++) {
+    try {
+      text = JSON.parse(`"${text}"`) as string;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/** An SSE stream's `data:` JSON events, each string keyed by its path: one path's strings form a stream. */
+function ssePieces(body: string): { streams: Map<string, Piece[]>; rebuild(): string } {
+  const lines = body.split("\n");
+  const streams = new Map<string, Piece[]>();
+  const add = (key: string, piece: Piece) => {
+    const list = streams.get(key);
+    if (list) list.push(piece);
+    else streams.set(key, [piece]);
+  };
+  const written = new Set<{ index: number; prefix: string; event: unknown }>();
+  for (const [index, line] of lines.entries()) {
+    const data = /^data: ?(?=[{[])/.exec(line);
+    let event: unknown;
+    try {
+      event = data ? JSON.parse(line.slice(data[0].length)) : undefined;
+    } catch {}
+    if (event === undefined) {
+      add(`#${index}`, { text: line, set: (text) => (lines[index] = text) });
+      continue;
+    }
+    const changed = { index, prefix: data![0], event };
+    walkStrings(event, "", (path, text, set) =>
+      add(path, {
+        text,
+        set(value) {
+          set(value);
+          written.add(changed);
+        },
+      }),
+    );
+  }
+  return {
+    streams,
+    rebuild() {
+      for (const { index, prefix, event } of written) lines[index] = `${prefix}${JSON.stringify(event)}`;
+      return lines.join("\n");
+    },
+  };
+}
+
+function walkStrings(
+  holder: unknown,
+  path: string,
+  visit: (path: string, text: string, set: (text: string) => void) => void,
+) {
+  if (holder === null || typeof holder !== "object") return;
+  const object = holder as Record<string, unknown>;
+  for (const [key, value] of Object.entries(object)) {
+    const at = `${path}/${key}`;
+    if (typeof value === "string") visit(at, value, (text) => (object[key] = text));
+    else walkStrings(value, at, visit);
+  }
+}
+
+const looksLikeSse = (body: string) => /^(?:data|event|id|retry):/m.test(body.slice(0, 4096));
+
+/**
+ * The run's scanner: its markers are keyed with a random key made for the run and never stored, so
+ * one secret gets one marker throughout a run while a marker's hash cannot be tested against guesses
+ * of a short password offline.
+ */
+export class SecretScanner {
+  private readonly key = randomBytes(32);
+  private tally: SecretTally = { replaced: 0, kinds: {} };
+
+  /** The marker for a secret of a kind: its rule and the first 8 hex digits of its keyed hash. */
+  marker(kind: string, secret: string): string {
+    return `[redacted:${kind}:${createHmac("sha256", this.key).update(secret).digest("hex").slice(0, 8)}]`;
+  }
+
+  /**
+   * A stored text with its secrets replaced: an SSE stream's deltas joined by path across events
+   * (a key split over chunks is found whole, and each piece of it replaced), any other text — a JSON
+   * body, its strings' escapes read as what they stand for — scanned as it is.
+   */
+  redact(text: string): string {
+    if (text.length < SHORTEST) return text;
+    if (looksLikeSse(text)) {
+      const { streams, rebuild } = ssePieces(text);
+      return this.replaceIn(streams) ? rebuild() : text;
+    }
+    let result = text;
+    const whole = { text, set: (changed: string) => (result = changed) };
+    this.replaceIn(new Map([["", [whole]]]));
+    return result;
+  }
+
+  /** A JSON value (an agent event's data) with the secrets in its strings replaced; not counted. */
+  value<T>(value: T): T {
+    const json = JSON.stringify(value);
+    const before = this.tally;
+    const safe = this.redact(json);
+    this.tally = before;
+    return safe === json ? value : (JSON.parse(safe) as T);
+  }
+
+  /** How many secrets were replaced since the last call, and of which kinds; counting starts again. */
+  take(): SecretTally {
+    const taken = this.tally;
+    this.tally = { replaced: 0, kinds: {} };
+    return taken;
+  }
+
+  /** Scans all streams as one text and replaces each find in the pieces it covers; false when none. */
+  private replaceIn(streams: Map<string, Piece[]>): boolean {
+    const placed: { piece: Piece; at: number }[] = [];
+    const parts: string[] = [];
+    let length = 0;
+    for (const stream of streams.values()) {
+      for (const piece of stream) {
+        placed.push({ piece, at: length });
+        parts.push(piece.text);
+        length += piece.text.length;
+      }
+      parts.push(STREAM_GAP);
+      length += STREAM_GAP.length;
+    }
+    const joined = parts.length === 2 ? placed[0]!.piece.text : parts.join("");
+    const spans = findSecrets(joined).map((span) => wholeEscapes(joined, span));
+    if (spans.length === 0) return false;
+    const edits = new Map<Piece, Edit[]>();
+    let first = 0;
+    for (const span of spans) {
+      const marker = this.marker(span.kind, decoded(joined.slice(span.start, span.end)));
+      this.count(span.kind);
+      while (first < placed.length - 1 && placed[first + 1]!.at <= span.start) first++;
+      let markerPlaced = false;
+      for (let i = first; i < placed.length && placed[i]!.at < span.end; i++) {
+        const { piece, at } = placed[i]!;
+        const from = Math.max(span.start - at, 0);
+        const to = Math.min(span.end - at, piece.text.length);
+        if (to <= from) continue;
+        const list = edits.get(piece) ?? [];
+        list.push({ from, to, text: markerPlaced ? "" : marker });
+        edits.set(piece, list);
+        markerPlaced = true;
+      }
+    }
+    for (const [piece, list] of edits) piece.set(edited(piece.text, list));
+    return true;
+  }
+
+  private count(kind: string): void {
+    this.tally.replaced++;
+    this.tally.kinds[kind] = (this.tally.kinds[kind] ?? 0) + 1;
+  }
+}
+
+interface Edit {
+  from: number;
+  to: number;
+  text: string;
+}
+
+function edited(text: string, edits: Edit[]): string {
+  let out = "";
+  let at = 0;
+  for (const edit of edits.sort((a, b) => a.from - b.from)) {
+    out += text.slice(at, edit.from) + edit.text;
+    at = edit.to;
+  }
+  return out + text.slice(at);
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { SecretScanner } from "../../src/capture/secrets.js";
+import { credentialCorpus, dotEnv, lookAlikes } from "../fixtures/secret-corpus.js";
+
+const corpus = credentialCorpus();
+
+function expectNoValue(text: string): void {
+  for (const { kind, value } of corpus) expect(text.includes(value), `${kind} ${value.slice(0, 24)}…`).toBe(false);
+}
+
+describe("SecretScanner", () => {
+  it("finds every credential of the corpus on its own and names its kind", () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(40);
+    for (const credential of corpus) {
+      const scanner = new SecretScanner();
+      const stored = scanner.redact(`Here it is: ${credential.line} (from the vault)`);
+      expect(stored.includes(credential.value), credential.line.slice(0, 40)).toBe(false);
+      expect(stored).toContain(`[redacted:${credential.kind}:`);
+      expect(scanner.take()).toEqual({ replaced: 1, kinds: { [credential.kind]: 1 } });
+    }
+  });
+
+  it("replaces the secrets of a .env dump inside a JSON body and keeps the body JSON", () => {
+    const scanner = new SecretScanner();
+    const body = JSON.stringify({ messages: [{ role: "tool", content: dotEnv(corpus) }] });
+    const stored = scanner.redact(body);
+    expectNoValue(stored);
+    expect(JSON.parse(stored).messages[0].role).toBe("tool");
+    expect(scanner.take().replaced).toBe(corpus.length);
+  });
+
+  it("takes apart tool arguments that are JSON inside a JSON string", () => {
+    const scanner = new SecretScanner();
+    const args = JSON.stringify({ path: ".env", content: dotEnv(corpus) });
+    const body = JSON.stringify({ messages: [{ tool_calls: [{ function: { name: "write", arguments: args } }] }] });
+    const stored = scanner.redact(body);
+    expectNoValue(stored);
+    const inner = JSON.parse(JSON.parse(stored).messages[0].tool_calls[0].function.arguments);
+    expect(inner.path).toBe(".env");
+  });
+
+  it("finds a secret split across SSE events and replaces every piece of it", () => {
+    const scanner = new SecretScanner();
+    const text = `keys:\n${dotEnv(corpus)}\n`;
+    const events = [];
+    for (let at = 0; at < text.length; at += 7) {
+      const chunk = { choices: [{ index: 0, delta: { content: text.slice(at, at + 7) } }] };
+      events.push(`data: ${JSON.stringify(chunk)}\n\n`);
+    }
+    const stored = scanner.redact(`${events.join("")}data: [DONE]\n\n`);
+    const joined = stored
+      .split("\n")
+      .filter((line) => line.startsWith("data: {"))
+      .map((line) => JSON.parse(line.slice(6)).choices[0].delta.content)
+      .join("");
+    expectNoValue(joined);
+    expect(joined).toContain("[redacted:anthropic-key:");
+    expect(stored.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("gives one secret one marker within a run, and another run another", () => {
+    const scanner = new SecretScanner();
+    const key = corpus.find((c) => c.kind === "github-token")!.value;
+    const once = scanner.redact(`a ${key} b`);
+    expect(scanner.redact(JSON.stringify({ again: key }))).toContain(once.slice(2, -2));
+    expect(new SecretScanner().redact(`a ${key} b`)).not.toBe(once);
+  });
+
+  it("replaces an AWS secret key ending in / or +, which the preset's rule misses, as a generic secret", () => {
+    const scanner = new SecretScanner();
+    const stored = scanner.redact("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9zzzzzz/ next");
+    expect(stored).toMatch(/^aws_secret_access_key = \[redacted:generic-secret:[0-9a-f]{8}\] next$/);
+  });
+
+  it("keeps the host and user of a connection string and replaces its password", () => {
+    const scanner = new SecretScanner();
+    const stored = scanner.redact("DATABASE_URL=postgres://app:Xk2-hunter22q@db.example.com:5432/main");
+    expect(stored).toMatch(/^DATABASE_URL=postgres:\/\/app:\[redacted:db-connection:[0-9a-f]{8}\]@db\.example\.com/);
+  });
+
+  it("leaves look-alikes alone: lockfile hashes, git SHAs, UUIDs, base64 images", () => {
+    const scanner = new SecretScanner();
+    for (const text of lookAlikes()) {
+      expect(scanner.redact(text)).toBe(text);
+      expect(scanner.redact(JSON.stringify({ content: text }))).toBe(JSON.stringify({ content: text }));
+    }
+    expect(scanner.take().replaced).toBe(0);
+  });
+});
