@@ -143,7 +143,7 @@ describe("real agents against the mock through the capture", () => {
   );
 
   it.skipIf(!codex)(
-    "Codex (codex exec, our provider via the codex pointer): exits 0, every request a full Responses record, bytes as the mock got them, no key in any file",
+    "Codex (codex exec, our provider selected by record's temporary CODEX_HOME): exits 0, every request a full Responses record, bytes as the mock got them, no key in any file",
     async () => {
       const key = fakeKey("sk");
       const home = tempDir("codex-home-");
@@ -162,7 +162,7 @@ describe("real agents against the mock through the capture", () => {
     { provider: "anthropic", model: "claude-sonnet-5", api: "anthropic-messages", variable: "ANTHROPIC_API_KEY" },
     { provider: "openai", model: "gpt-5.5", api: "openai-responses", variable: "OPENAI_API_KEY" },
   ])(
-    "pi, built-in $provider provider pointed by the pi pointer's models.json: exits 0, full $api records, bytes as the mock got them, no key in any file",
+    "pi, built-in $provider provider pointed by record's temporary models.json: exits 0, full $api records, bytes as the mock got them, no key in any file",
     async ({ provider, model, api, variable }) => {
       const key = fakeKey("sk");
       const home = tempDir("pi-home-");
