@@ -2,9 +2,10 @@
 /**
  * Are two sets of runs the same apart from when they happened? Compares run folders byte for byte
  * after blanking the values that record time or the process: run ids (time + pid), `ts`, `durationMs`,
- * `firstByteMs`, `cachedAt`, `startedAt`/`endedAt`. Everything else — request bodies, records, token
- * counts, events, wire logs — must match exactly. Used to show that a speed-up changed nothing
- * observable: run the probes in two checkouts, then
+ * `firstByteMs`, `cachedAt`, `startedAt`/`endedAt`, and the port of a request's `url` on 127.0.0.1
+ * (a run on pi reaches the mock on a port the system chose). Everything else — request bodies,
+ * records, token counts, events, wire logs — must match exactly. Used to show that a change left
+ * nothing observable different: run the probes in two checkouts (or before and after), then
  *
  *   node scripts/compare-run-files.mjs <runs dir A> <runs dir B> [probe ...]
  *
@@ -24,9 +25,11 @@ const TIMED_STRINGS = ["ts", "cachedAt", "startedAt", "endedAt"];
 const TIMED_NUMBERS = ["durationMs", "firstByteMs"];
 /** A run id is `<probe>-<yyyymmdd>-<hhmmssmmm>-<pid>`. */
 const RUN_ID = /-\d{8}-\d{9}-\d+"/g;
+/** The mock a run on pi reaches listens on an ephemeral port; only the `url` field carries it. */
+const LOCAL_URL = /"url":"http:\/\/127\.0\.0\.1:\d+\//g;
 
 function blankTimes(text) {
-  let out = text.replace(RUN_ID, '-RUN"');
+  let out = text.replace(RUN_ID, '-RUN"').replace(LOCAL_URL, '"url":"http://127.0.0.1:PORT/');
   for (const key of TIMED_STRINGS) out = out.replace(new RegExp(`"${key}":"[^"]*"`, "g"), `"${key}":"T"`);
   for (const key of TIMED_NUMBERS) out = out.replace(new RegExp(`"${key}":(-?[\\d.e+-]+|null)`, "g"), `"${key}":0`);
   return out;

@@ -10,7 +10,7 @@ import { UserError } from "../errors.js";
 import { cliName } from "../invoked-as.js";
 import { runCheck } from "../probes/check-run.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
-import type { RunResult } from "../probes/runner.js";
+import type { RunResult } from "../probes/run-options.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { agentsArg } from "./arg-values.js";
 import { parseCommand, usageError } from "./args.js";

@@ -12,7 +12,8 @@ import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile } from "../probes/load.js";
 import { probePriceAs } from "../probes/price-as.js";
 import { allProbeNames } from "../probes/probe-names.js";
-import { type RunResult, runProbe } from "../probes/runner.js";
+import { agentOf, piFor, runOn } from "../probes/run-on.js";
+import type { RunResult } from "../probes/run-options.js";
 import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { piRunName } from "../safe-path.js";
@@ -141,12 +142,8 @@ export async function main(argv: string[]): Promise<number> {
     probes.push(profile ? { ...probe, agent: { ...probe.agent, profile } } : probe);
   }
   const chosen = agentsArg("run", values.agent);
-  const agentsOf = (probe: Probe) => chosen ?? [probe.agent.kind];
-  // pi-runner (with the mock server and node:http) loads only for pi, keeping node:http out of a runtime start.
-  const onPi = probes.some((probe) => agentsOf(probe).includes("pi"))
-    ? await import("../probes/pi-runner.js")
-    : undefined;
-  const pi = onPi?.requirePi();
+  const agentsOf = (probe: Probe) => chosen ?? [agentOf(probe)];
+  const pi = await piFor(probes.flatMap(agentsOf));
   interruptRunsOnSignal();
   const keepSecrets = keepSecretsFlag("run", values["keep-secrets"]);
   const options = { database: !values["no-db"], runsDir, limits, keepSecrets };
@@ -158,7 +155,7 @@ export async function main(argv: string[]): Promise<number> {
     agentsOf,
     (probe, agent, n, total) => {
       if (total > 1 && !values.json) process.stderr.write(`${runProgressLine(n, total, probe.name, agent)}\n`);
-      return agent === "pi" && onPi ? onPi.runProbeOnPi(probe, options, pi) : runProbe(probe, options);
+      return runOn(agent, probe, options, pi);
     },
     async (result) => {
       await (await otel)?.exportProbeRun(result.dir, result.records);

@@ -22,7 +22,8 @@ import { piRunName } from "../safe-path.js";
 import { poolPerProbe, runProgressLine } from "./in-order-pool.js";
 import { loadProbeFile, resolveProbePath } from "./load.js";
 import { allProbeNames } from "./probe-names.js";
-import { type RunResult, runProbe } from "./runner.js";
+import { type AgentKind, agentOf, runOn } from "./run-on.js";
+import type { RunResult } from "./run-options.js";
 
 export interface CheckOptions {
   /** Project root: the probes are probes/<name>.yaml under it. */
@@ -40,12 +41,12 @@ export interface CheckOptions {
    * The agents that run each probe, in order (default: each probe's agent.kind); pi is held against
    * `<probe>@pi.json`, and its checks are named `<probe>@pi`.
    */
-  agents?: readonly ("runtime" | "pi")[];
+  agents?: readonly AgentKind[];
   /** Each probe's run as it finishes (`check --agent both` sets the two side by side). */
   onResult?: (result: RunResult) => void;
 }
 
-type Agent = "runtime" | "pi" | undefined;
+type Agent = AgentKind | undefined;
 
 export async function runCheck(options: CheckOptions): Promise<ProbeCheck[]> {
   const tolerances = loadTolerances(options.tolerancesPath);
@@ -74,17 +75,14 @@ async function checkProbe(
   let onPi = agent === "pi";
   try {
     const probe = await loadProbeFile(resolveProbePath(name, options.root), options.root);
-    onPi = (agent ?? probe.agent.kind) === "pi";
-    const runOptions = {
+    const on = agentOf(probe, agent);
+    onPi = on === "pi";
+    result = await runOn(on, probe, {
       root: options.root,
       runsDir: options.runsDir,
       workspaceRoot: options.workspaceRoot,
       database: options.database,
-    };
-    // pi-runner (with the mock server and node:http) loads only for pi, keeping node:http out of a runtime start.
-    result = onPi
-      ? await (await import("./pi-runner.js")).runProbeOnPi(probe, runOptions)
-      : await runProbe(probe, runOptions);
+    });
   } catch (error) {
     return namedFor(onPi, error instanceof CheckFailed ? failedWhileRunning(name, error) : unusableInput(name, error));
   }

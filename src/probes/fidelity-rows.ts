@@ -1,5 +1,5 @@
 import { type FidelityRow, fidelityRow } from "../analysis/fidelity.js";
-import type { RunResult } from "./runner.js";
+import type { RunResult } from "./run-options.js";
 
 /**
  * The runtime's and pi's results of each probe side by side (`run --agent both`, `check --agent

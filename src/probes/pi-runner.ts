@@ -5,38 +5,28 @@
  * can be observed from outside pi.
  */
 import { spawn } from "node:child_process";
-import { existsSync, rmSync, symlinkSync } from "node:fs";
+import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { findPi, installHint, type PiInstall } from "../agents/pi-install.js";
 import { type MockServer, startMockServer } from "../capture/mock-server.js";
 import { liveRunDir } from "../capture/run-folder.js";
 import { SecretScanner } from "../capture/secrets.js";
 import { UserError } from "../errors.js";
-import { countJsonlRows, JsonlWriter } from "../jsonl.js";
-import { initEmptyCache } from "../mcp/cache.js";
+import { JsonlWriter } from "../jsonl.js";
 import { codecFor } from "../providers/codecs.js";
 import { piRunName } from "../safe-path.js";
-import { discoverSkills } from "../skills/discover.js";
 import { WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations } from "./expect.js";
 import { checkProbeLimits } from "./limits.js";
 import { providerAndModel, writePiAgentDir } from "./pi-agent-dir.js";
+import { setUpMcpCache } from "./prime-cache.js";
 import { probeEnvironment } from "./probe-env.js";
-import {
-  announceWait,
-  lockProbeFolders,
-  prepareWorkspace,
-  primeCache,
-  type RunOptions,
-  type RunPlace,
-  type RunResult,
-  runPlace,
-  stageSkills,
-  type Workspace,
-  wireObservation,
-} from "./runner.js";
+import { skillFiles, stageAndFindSkills } from "./probe-skills.js";
+import { type RunOptions, type RunPlace, type RunResult, runPlace } from "./run-options.js";
 import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe, ProbeExpect } from "./types.js";
+import { wireLinesNow, wireObservation } from "./wire-observation.js";
+import { inFreshWorkspace, type Workspace } from "./workspace.js";
 
 /** A run on pi that did not finish in this time is stopped (with everything it started). */
 const PI_TIMEOUT_MS = 180_000;
@@ -51,8 +41,6 @@ export function piCannotRun(probe: Probe): string | undefined {
     return "it scripts MCP sampling apart from the loop, and over HTTP the mock cannot tell a nested request from a turn";
   return undefined;
 }
-
-/** The run folder of a probe on pi. */
 
 /** pi's command line for the probe: print mode, JSON events, no session, no context files, the probe's flags. */
 function piArguments(probe: Probe, install: PiInstall, skillPaths: string[]): string[] {
@@ -174,28 +162,6 @@ export function piExpect(probe: Probe): ProbeExpect {
   };
 }
 
-/** The MCP cache as the probe asks, for the config pi reads, outside the capture. */
-async function prepareMcp(probe: Probe, workspace: Workspace, root: string, mcpConfig: string): Promise<void> {
-  const cachePath = join(workspace.agentDir, "mcp-cache.json");
-  const mcp = probe.agent.mcp!;
-  if (mcp.cache === "valid") await primeCache(mcpConfig, cachePath, workspace, root, probeEnvironment(workspace.home));
-  if (mcp.cache === "empty-file") initEmptyCache(cachePath);
-}
-
-/** Skills by name → staged file, found as the runtime finds them, for `{{skill:name}}` in the script. */
-function skillFiles(probe: Probe, workspace: Workspace, skillPaths: string[]): Map<string, string> {
-  if (probe.agent.noSkills && skillPaths.length === 0) return new Map();
-  const { skills } = discoverSkills({
-    cwd: workspace.cwd,
-    agentDir: workspace.agentDir,
-    home: workspace.home,
-    skillPaths,
-    noSkills: probe.agent.noSkills,
-    trusted: probe.agent.trusted,
-  });
-  return new Map(skills.map((skill) => [skill.name, skill.filePath]));
-}
-
 /**
  * pi given every prompt (print mode takes them in order, as one session); its tool calls and results
  * go to events.jsonl with the seq of the request they precede. Returns the tool results' texts.
@@ -262,13 +228,12 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
   const place = runPlace(options);
   checkProbeLimits(probe, place.limits);
   const runName = piRunName(probe.name);
-  const locks = await lockProbeFolders(probe.name, place, options.onWait ?? announceWait, runName);
-  try {
-    const workspace = prepareWorkspace(probe, place.workspaceRoot);
+  return inFreshWorkspace(probe, place, { onWait: options.onWait, runName }, async (workspace, folderLock) => {
     // pi's prompt names PI_PACKAGE_DIR in its docs paths: the workspace's `pkg`, as for the runtime, linking to pi's package.
     rmSync(workspace.packageDir, { recursive: true });
     symlinkSync(install.packageDir, workspace.packageDir);
-    const skillPaths = stageSkills(probe.agent.skills, place.root, workspace.base);
+    const staged = stageAndFindSkills(probe, workspace, place.root);
+    const skillPaths = staged?.paths ?? [];
     const wirePath = join(liveRunDir(place.runsDir, runName), "mcp-wire.jsonl");
     const seen = { wireLinesBefore: [] as number[], systemTexts: [] as string[] };
     const codec = codecFor(probe.model.api);
@@ -276,17 +241,17 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
       {
         name: probe.name,
         markers: probe.markers,
-        script: substituteSkillPaths(probe.model.script, skillFiles(probe, workspace, skillPaths), probe.file),
+        script: substituteSkillPaths(probe.model.script, skillFiles(staged), probe.file),
       },
       {
         runsDir: place.runsDir,
         runName,
-        folderLock: locks.runFolder,
+        folderLock,
         keepRecords: true,
         keepSecrets: options.keepSecrets,
         database: options.database,
         onRequest: (body) => {
-          seen.wireLinesBefore.push(existsSync(wirePath) ? countJsonlRows(wirePath) : 0);
+          seen.wireLinesBefore.push(wireLinesNow(wirePath));
           seen.systemTexts.push(codec.dissect(body).systemParts.join("\n"));
         },
       },
@@ -298,9 +263,7 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
       await mock.close("error");
       throw error;
     }
-  } finally {
-    locks.release();
-  }
+  });
 }
 
 interface PiRun {
@@ -318,7 +281,8 @@ interface PiRun {
 async function observePi(run: PiRun, seen: { wireLinesBefore: number[]; systemTexts: string[] }): Promise<RunResult> {
   const { probe, workspace, mock, place } = run;
   const { mcpConfig } = writePiAgentDir(probe, workspace.agentDir, mock.baseUrl, place.root);
-  if (mcpConfig) await prepareMcp(probe, workspace, place.root, mcpConfig);
+  // The cache as the probe asks, for the config pi reads (pi's own copy of the probe's), outside the capture.
+  if (mcpConfig) await setUpMcpCache(probe.agent.mcp!.cache, mcpConfig, workspace, place.root);
   const env = piEnvironment(workspace, run.wirePath, probe.agent.mcp?.exclusive ?? false);
   const { toolResults, failure } = await conversePi(probe, run.install, workspace, env, mock, run);
   const records = mock.records;

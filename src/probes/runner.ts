@@ -1,330 +1,36 @@
-import { cpSync, existsSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { type CaptureRun, openCaptureRun, runFolderLockPath } from "../capture/capture-run.js";
+/**
+ * A probe on payload-probe's own runtime: the agent in process, on the probe's scripted model (or a
+ * provider URL), every request through the capture into `runs/<probe>/`, its events observed as
+ * they happen and the expect block checked against them. The workspace, the MCP cache and the
+ * skills are set up by the modules pi-runner.ts shares; run-on.ts chooses between the two.
+ */
+import { join, resolve } from "node:path";
+import { type CaptureRun, openCaptureRun } from "../capture/capture-run.js";
 import { liveRunDir } from "../capture/run-folder.js";
-import type { RequestRecord } from "../capture/types.js";
-import { inputError } from "../errors.js";
-import { countJsonlRows, JsonlWriter } from "../jsonl.js";
-import { initEmptyCache, readCache, writeCacheEntry } from "../mcp/cache.js";
-import { loadMcpConfig } from "../mcp/config.js";
+import { JsonlWriter } from "../jsonl.js";
 import { mcpExtension } from "../mcp/extension.js";
-import { ServerManager } from "../mcp/server-manager.js";
 import { mcpTextsSchema } from "../mcp/texts-schema.js";
-import type { McpConfig } from "../mcp/types.js";
-import { describeProcess, lockWaitMs, type PidLock, waitForLock } from "../pid-lock.js";
-import { PROJECT_ROOT } from "../project-root.js";
+import type { PidLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
 import { httpTransport } from "../providers/http-transport.js";
 import { baseUrlFor, resolveModel } from "../providers/models.js";
 import { createScriptedModel } from "../providers/scripted-model.js";
-import { Agent, type SkillsHook } from "../runtime/agent.js";
+import { Agent } from "../runtime/agent.js";
 import type { EventBus } from "../runtime/events.js";
 import { extensionTexts, loadProfile } from "../runtime/load-profile.js";
 import type { Profile } from "../runtime/profile.js";
 import type { Extension } from "../runtime/types.js";
-import { createDisclosure } from "../skills/disclosure/disclosure.js";
-import { disclosureTextsSchema } from "../skills/disclosure/texts-schema.js";
-import type { CatalogDirs, CatalogLayer } from "../skills/disclosure/types.js";
-import { discoverSkills } from "../skills/discover.js";
-import { expandSkillCommand } from "../skills/expand.js";
-import { renderSkillsBlock } from "../skills/prompt-block.js";
-import type { SkillDiagnostic } from "../skills/types.js";
-import { readWireLog, WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
+import { WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
-import { checkProbeLimits, DEFAULT_LIMITS, limitTransport, REQUESTS_PER_PROMPT, type RunLimits } from "./limits.js";
-import { PRIME_MEMO_ENV, primeMemoKey, readPrimeMemo, savePrimeMemo } from "./prime-memo.js";
+import { checkProbeLimits, limitTransport, REQUESTS_PER_PROMPT } from "./limits.js";
+import { setUpMcpCache } from "./prime-cache.js";
 import { probeEnvironment } from "./probe-env.js";
+import { type ProbeSkills, runtimeSkills, skillsObservation } from "./probe-skills.js";
+import { type RunOptions, type RunPlace, type RunResult, runPlace } from "./run-options.js";
 import { substituteSkillPaths } from "./script-placeholders.js";
 import type { Probe } from "./types.js";
-import { closeWorkspace, openWorkspace, removeWorkspace } from "./workspace-list.js";
-
-export interface RunOptions {
-  root?: string;
-  runsDir?: string;
-  /** Also write to runs/payload-probe.db (default true). */
-  database?: boolean;
-  /** Where probe workspaces are made (default `defaultWorkspaceRoot()`); tests use their own. */
-  workspaceRoot?: string;
-  /** Requests and payload bytes a run may make (default `DEFAULT_LIMITS`). */
-  limits?: RunLimits;
-  /** Store the secrets found in bodies and events as they were instead of markers (`--keep-secrets`). */
-  keepSecrets?: boolean;
-  /**
-   * Send the model's requests over HTTP to this base URL (the form `mock` prints:
-   * `http://host:port/v1`) instead of answering them in process from the probe's script.
-   */
-  providerUrl?: string;
-  /** Told when another run of the probe holds its folders and this one waits (default: a line on stderr). */
-  onWait?: (message: string) => void;
-}
-
-export interface RunResult {
-  probe: Probe;
-  runId: string;
-  dir: string;
-  records: RequestRecord[];
-  failures: string[];
-  skillDiagnostics: SkillDiagnostic[];
-  /** Why the probe was not run on this agent (its set-up cannot be expressed there); no records then. */
-  skipped?: string;
-  /** Which agent ran it: the runtime, or the real pi. */
-  agent?: "runtime" | "pi";
-}
-
-/**
- * Workspace paths enter the system prompt, so the default root is one fixed path rather than
- * whatever $TMPDIR says: the committed baselines then hold on every machine. PAYLOAD_PROBE_WORKSPACE
- * moves it (sizes then differ from the baselines by the path's length).
- */
-export function defaultWorkspaceRoot(): string {
-  const fixed = process.platform === "win32" ? join(tmpdir(), "payload-probe") : "/tmp/payload-probe";
-  return process.env.PAYLOAD_PROBE_WORKSPACE || fixed;
-}
-
-export interface Workspace {
-  base: string;
-  cwd: string;
-  agentDir: string;
-  home: string;
-  packageDir: string;
-}
-
-/**
- * A probe's own folder outside the checkout: the session's cwd, agent dir and home live there, so
- * the paths that enter the system prompt are the same on every machine and every clone.
- */
-export function prepareWorkspace(probe: Probe, root: string): Workspace {
-  const base = join(root, probe.name);
-  removeWorkspace(root, base);
-  const paths = {
-    base,
-    cwd: join(base, "cwd"),
-    agentDir: join(base, "agent"),
-    home: join(base, "home"),
-    packageDir: join(base, "pkg"),
-  };
-  for (const dir of [paths.cwd, paths.agentDir, paths.home, paths.packageDir]) mkdirSync(dir, { recursive: true });
-  openWorkspace(base);
-  return paths;
-}
-
-/** Skill paths are copied into the workspace so a skill's location does not depend on the checkout. */
-export function stageSkills(paths: string[], root: string, base: string): string[] {
-  return paths.map((path) => {
-    const source = isAbsolute(path) ? path : join(root, path);
-    const relative = isAbsolute(path) ? basename(path) : path;
-    const target = join(base, "staged", relative);
-    if (existsSync(source)) cpSync(source, target, { recursive: true, dereference: false, verbatimSymlinks: true });
-    return target;
-  });
-}
-
-/**
- * Fill the metadata cache from each server before the measured run; nothing of it reaches the wire
- * log. Entries primed before from the same builds and command lines are written again without
- * starting the servers (prime-memo.ts says why that is the same); others come from a connection.
- * `env` is the servers' environment; the memo's place and switch are the user's (this process's).
- */
-export async function primeCache(
-  configPath: string,
-  cachePath: string,
-  workspace: { cwd: string; agentDir: string; home: string },
-  root: string,
-  env: NodeJS.ProcessEnv,
-): Promise<void> {
-  initEmptyCache(cachePath);
-  const config = loadMcpConfig({
-    cwd: workspace.cwd,
-    agentDir: workspace.agentDir,
-    home: workspace.home,
-    configPath,
-    exclusive: true,
-    env,
-  });
-  const key = process.env[PRIME_MEMO_ENV] === "off" ? null : primeMemoKey(config, root, env, root);
-  const primed = key && readPrimeMemo(key);
-  if (primed) {
-    for (const [name, entry] of primed) writeCacheEntry(cachePath, name, { ...entry, cachedAt: Date.now() });
-    return;
-  }
-  await primeByConnecting(config, configPath, cachePath, root, env);
-  if (key) savePrimeMemo(key, Object.entries(readCache(cachePath).file.servers));
-}
-
-async function primeByConnecting(
-  config: McpConfig,
-  configPath: string,
-  cachePath: string,
-  root: string,
-  env: NodeJS.ProcessEnv,
-): Promise<void> {
-  const manager = new ServerManager(
-    config,
-    { cachePath, env, baseDir: root, log: () => undefined, onMetadata: () => undefined },
-    {},
-  );
-  try {
-    for (const server of manager.enabled()) {
-      try {
-        await manager.connect(server.name);
-      } catch (error) {
-        // A server that cannot start is bad input in the config, not a bug: name the server and the file.
-        const field = `mcpServers.${server.name}.${server.entry.url ? "url" : "command"}`;
-        throw inputError(
-          configPath,
-          field,
-          `expected a server that starts, but connecting "${server.name}" failed: ${(error as Error).message}`,
-        );
-      }
-    }
-  } finally {
-    await manager.closeAll();
-  }
-}
-
-interface ProbeSkills {
-  hook?: SkillsHook;
-  /** The load_skill model's extension (registers `load_skill`). */
-  extension?: Extension;
-  /** Filled at discovery; the load_skill model adds its dependency drops when its extension starts. */
-  diagnostics: SkillDiagnostic[];
-  /** Skills by name → file path, for `{{skill:name}}` in the model script. */
-  paths: Map<string, string>;
-  /** Names of the skills the model can see or expand, in order; asked after the run. */
-  loaded(): string[];
-}
-
-/**
- * The load_skill model: each `agent.skillLayers` folder is copied to its layer's place in the
- * workspace (builtin apart, user under the agent dir, project under cwd's .pi), then catalogued.
- */
-function disclosureSkills(profile: Profile, probe: Probe, workspace: Workspace, root: string): ProbeSkills {
-  const places: Record<CatalogLayer, string> = {
-    builtin: join(workspace.base, "builtin-skills"),
-    user: join(workspace.agentDir, "skills"),
-    project: join(workspace.cwd, ".pi", "skills"),
-  };
-  const dirs: CatalogDirs = {};
-  for (const [layer, source] of Object.entries(probe.agent.skillLayers ?? {}) as [CatalogLayer, string][]) {
-    cpSync(isAbsolute(source) ? source : join(root, source), places[layer], {
-      recursive: true,
-      verbatimSymlinks: true,
-    });
-    dirs[layer] = places[layer];
-  }
-  const disclosure = createDisclosure({
-    dirs,
-    texts: extensionTexts(profile, "loadSkill", disclosureTextsSchema),
-    cwd: workspace.cwd,
-    model: probe.model.id,
-  });
-  return {
-    hook: { block: disclosure.block, expand: (text) => text, environment: disclosure.environment },
-    extension: disclosure.extension,
-    diagnostics: disclosure.diagnostics,
-    paths: new Map(disclosure.found.map((skill) => [skill.meta.name, skill.entryPath])),
-    loaded: () => disclosure.catalog().map((skill) => skill.meta.name),
-  };
-}
-
-function skillsHook(profile: Profile, probe: Probe, workspace: Workspace, root: string): ProbeSkills {
-  if (probe.agent.skillMode === "load_skill") return disclosureSkills(profile, probe, workspace, root);
-  if (probe.agent.noSkills && probe.agent.skills.length === 0)
-    return { diagnostics: [], paths: new Map(), loaded: () => [] };
-  const { skills, diagnostics } = discoverSkills({
-    cwd: workspace.cwd,
-    agentDir: workspace.agentDir,
-    home: workspace.home,
-    skillPaths: stageSkills(probe.agent.skills, root, workspace.base),
-    noSkills: probe.agent.noSkills,
-    trusted: probe.agent.trusted,
-  });
-  return {
-    diagnostics,
-    paths: new Map(skills.map((skill) => [skill.name, skill.filePath])),
-    loaded: () => skills.map((skill) => skill.name),
-    hook: {
-      block: (active) => renderSkillsBlock(skills, active, profile.skills),
-      expand: (text) => expandSkillCommand(text, skills),
-    },
-  };
-}
-
-/** Discovery's outcome with workspace-relative paths, so a probe can state it independently of the temp folder. */
-function skillsObservation(loaded: string[], diagnostics: SkillDiagnostic[], base: string): RunObservation["skills"] {
-  const rel = (path: string) => relative(base, path).split(sep).join("/");
-  return {
-    loaded,
-    diagnostics: diagnostics.map((d) => ({
-      type: d.type,
-      message: d.message,
-      path: rel(d.path),
-      winner: d.collision && rel(d.collision.winnerPath),
-      loser: d.collision && rel(d.collision.loserPath),
-    })),
-  };
-}
-
-/** Where a run reads and writes, and how far it may go. */
-export interface RunPlace {
-  root: string;
-  runsDir: string;
-  workspaceRoot: string;
-  limits: RunLimits;
-  providerUrl?: string;
-}
-
-export function runPlace(options: RunOptions): RunPlace {
-  const root = options.root ?? PROJECT_ROOT;
-  return {
-    root,
-    runsDir: options.runsDir ?? join(root, "runs"),
-    workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
-    limits: options.limits ?? DEFAULT_LIMITS,
-    providerUrl: options.providerUrl,
-  };
-}
-
-/**
- * Two runs of one probe would share its workspace and its run folder (two clones share the workspace
- * root), so a run holds a lock on each until it is closed; the second run waits. The workspace is
- * always locked first, so two runs can never hold one lock each and wait for the other's.
- */
-export async function lockProbeFolders(
-  name: string,
-  place: RunPlace,
-  onWait: (message: string) => void,
-  /** The run folder's name, when it is not the probe's (`<probe>@pi` shares the probe's workspace). */
-  runName = name,
-): Promise<{ runFolder: PidLock; release(): void }> {
-  const waitFor = (path: string) => {
-    const maxWaitMs = lockWaitMs();
-    return waitForLock(
-      path,
-      (pid) =>
-        onWait(`waiting for ${name}: ${describeProcess(pid)} holds ${path} (giving up after ${maxWaitMs / 1000} s)`),
-      maxWaitMs,
-    );
-  };
-  const workspace = await waitFor(join(place.workspaceRoot, `${name}.lock`));
-  try {
-    const runFolder = await waitFor(runFolderLockPath(place.runsDir, runName));
-    return {
-      runFolder,
-      release() {
-        runFolder.release();
-        closeWorkspace(join(place.workspaceRoot, name));
-        workspace.release();
-      },
-    };
-  } catch (error) {
-    workspace.release();
-    throw error;
-  }
-}
-
-export const announceWait = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
+import { wireLinesNow, wireObservation } from "./wire-observation.js";
+import { inFreshWorkspace, type Workspace } from "./workspace.js";
 
 /** The MCP adapter, when the probe uses one: its cache set up as the probe says, its wire log in the run folder. */
 async function mcpExtensions(
@@ -336,10 +42,7 @@ async function mcpExtensions(
 ): Promise<Extension[]> {
   const mcp = probe.agent.mcp;
   if (!mcp) return [];
-  const serverEnv = probeEnvironment(workspace.home);
-  const cachePath = join(workspace.agentDir, "mcp-cache.json");
-  if (mcp.cache === "valid") await primeCache(mcp.config, cachePath, workspace, root, serverEnv);
-  if (mcp.cache === "empty-file") initEmptyCache(cachePath);
+  const cachePath = await setUpMcpCache(mcp.cache, mcp.config, workspace, root);
   return [
     mcpExtension({
       texts: extensionTexts(profile, "mcp", mcpTextsSchema),
@@ -347,7 +50,7 @@ async function mcpExtensions(
       exclusive: mcp.exclusive,
       cachePath,
       home: workspace.home,
-      env: { ...serverEnv, [WIRE_LOG_ENV]: wirePath },
+      env: { ...probeEnvironment(workspace.home), [WIRE_LOG_ENV]: wirePath },
       baseDir: root,
     }),
   ];
@@ -382,7 +85,7 @@ function observeAgent(
       request.kind === "loop" ? codecFor(request.api).dissect(request.body).systemParts.join("\n") : "",
     );
     observation.surfaces.push({ registered, active });
-    observation.wireLinesBefore.push(existsSync(wirePath) ? countJsonlRows(wirePath) : 0);
+    observation.wireLinesBefore.push(wireLinesNow(wirePath));
     log("request", { kind: request.kind, registered, active });
   });
   bus.on("tool_call", (e) => log("tool_call", { ...e }));
@@ -454,15 +157,6 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
   }
 }
 
-/** What the stub servers received, as the expect block reads it. */
-export function wireObservation(wirePath: string): RunObservation["wire"] {
-  if (!existsSync(wirePath)) return [];
-  return readWireLog(wirePath).map((line) => {
-    const message = line.message as { method?: string; params?: unknown };
-    return { server: line.server, method: message.method, params: message.params };
-  });
-}
-
 /** After the agent has shut down: what the stub servers received, the skills outcome, the expect verdict. */
 function finish(c: Conversation, observation: RunObservation): RunResult {
   observation.wire = wireObservation(c.wirePath);
@@ -496,7 +190,7 @@ async function buildConversation(
   const wirePath = join(liveRunDir(place.runsDir, probe.name), "mcp-wire.jsonl");
   const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
   const run = openCaptureRun({ name: probe.name, runsDir: place.runsDir, markers: probe.markers, ...capture });
-  const skills = skillsHook(profile, probe, workspace, place.root);
+  const skills = runtimeSkills(profile, probe, workspace, place.root);
   return { probe, place, profile, workspace, extensions, skills, run, wirePath };
 }
 
@@ -527,16 +221,12 @@ async function observe(conversation: Conversation): Promise<RunObservation> {
 export async function runProbe(probe: Probe, options: RunOptions = {}): Promise<RunResult> {
   const place = runPlace(options);
   checkProbeLimits(probe, place.limits);
-  const locks = await lockProbeFolders(probe.name, place, options.onWait ?? announceWait);
-  try {
-    const workspace = prepareWorkspace(probe, place.workspaceRoot);
+  return inFreshWorkspace(probe, place, { onWait: options.onWait }, async (workspace, folderLock) => {
     const conversation = await buildConversation(probe, place, workspace, {
       database: options.database,
       keepSecrets: options.keepSecrets,
-      folderLock: locks.runFolder,
+      folderLock,
     });
     return finish(conversation, await observe(conversation));
-  } finally {
-    locks.release();
-  }
+  });
 }

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadProbeFile } from "../../src/probes/load.js";
-import { type RunResult, runProbe } from "../../src/probes/runner.js";
+import type { RunResult } from "../../src/probes/run-options.js";
+import { runProbe } from "../../src/probes/runner.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 
 /** A probe written to a temp folder and run there: its runs folder and workspace stay in `dir`. */

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
-import { type RunResult, runProbe } from "../../src/probes/runner.js";
+import type { RunResult } from "../../src/probes/run-options.js";
+import { runProbe } from "../../src/probes/runner.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 
 export async function runCheckedInProbe(name: string): Promise<RunResult> {

@@ -1,0 +1,108 @@
+/**
+ * A probe's workspace: its own folder outside the checkout, made afresh for each run (the runtime's
+ * and pi's alike) and held by one run at a time. What a run wrote into it, and so whether the next
+ * run may replace it, is workspace-list.ts's.
+ */
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runFolderLockPath } from "../capture/capture-run.js";
+import { describeProcess, lockWaitMs, type PidLock, waitForLock } from "../pid-lock.js";
+import type { Probe } from "./types.js";
+import { closeWorkspace, openWorkspace, removeWorkspace } from "./workspace-list.js";
+
+/**
+ * Workspace paths enter the system prompt, so the default root is one fixed path rather than
+ * whatever $TMPDIR says: the committed baselines then hold on every machine. PAYLOAD_PROBE_WORKSPACE
+ * moves it (sizes then differ from the baselines by the path's length).
+ */
+export function defaultWorkspaceRoot(): string {
+  const fixed = process.platform === "win32" ? join(tmpdir(), "payload-probe") : "/tmp/payload-probe";
+  return process.env.PAYLOAD_PROBE_WORKSPACE || fixed;
+}
+
+export interface Workspace {
+  base: string;
+  cwd: string;
+  agentDir: string;
+  home: string;
+  packageDir: string;
+}
+
+/**
+ * A probe's own folder outside the checkout: the session's cwd, agent dir and home live there, so
+ * the paths that enter the system prompt are the same on every machine and every clone.
+ */
+function prepareWorkspace(probe: Probe, root: string): Workspace {
+  const base = join(root, probe.name);
+  removeWorkspace(root, base);
+  const paths = {
+    base,
+    cwd: join(base, "cwd"),
+    agentDir: join(base, "agent"),
+    home: join(base, "home"),
+    packageDir: join(base, "pkg"),
+  };
+  for (const dir of [paths.cwd, paths.agentDir, paths.home, paths.packageDir]) mkdirSync(dir, { recursive: true });
+  openWorkspace(base);
+  return paths;
+}
+
+const announceWait = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
+
+/**
+ * Two runs of one probe would share its workspace and its run folder (two clones share the workspace
+ * root), so a run holds a lock on each until it is closed; the second run waits, told through
+ * `onWait` (default: a line on stderr). The workspace is always locked first, so two runs can never
+ * hold one lock each and wait for the other's.
+ */
+async function lockProbeFolders(
+  name: string,
+  place: { workspaceRoot: string; runsDir: string },
+  onWait: (message: string) => void = announceWait,
+  /** The run folder's name, when it is not the probe's (`<probe>@pi` shares the probe's workspace). */
+  runName = name,
+): Promise<{ runFolder: PidLock; release(): void }> {
+  const waitFor = (path: string) => {
+    const maxWaitMs = lockWaitMs();
+    return waitForLock(
+      path,
+      (pid) =>
+        onWait(`waiting for ${name}: ${describeProcess(pid)} holds ${path} (giving up after ${maxWaitMs / 1000} s)`),
+      maxWaitMs,
+    );
+  };
+  const workspace = await waitFor(join(place.workspaceRoot, `${name}.lock`));
+  try {
+    const runFolder = await waitFor(runFolderLockPath(place.runsDir, runName));
+    return {
+      runFolder,
+      release() {
+        runFolder.release();
+        closeWorkspace(join(place.workspaceRoot, name));
+        workspace.release();
+      },
+    };
+  } catch (error) {
+    workspace.release();
+    throw error;
+  }
+}
+
+/**
+ * `body` in the probe's workspace, made afresh, with the workspace and the run folder `runName`
+ * locked until `body` has ended (the run folder's lock is handed on to the capture that opens it).
+ */
+export async function inFreshWorkspace<T>(
+  probe: Probe,
+  place: { workspaceRoot: string; runsDir: string },
+  lock: { onWait?: (message: string) => void; runName?: string },
+  body: (workspace: Workspace, runFolder: PidLock) => Promise<T>,
+): Promise<T> {
+  const locks = await lockProbeFolders(probe.name, place, lock.onWait, lock.runName);
+  try {
+    return await body(prepareWorkspace(probe, place.workspaceRoot), locks.runFolder);
+  } finally {
+    locks.release();
+  }
+}
