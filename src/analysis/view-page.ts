@@ -1,7 +1,7 @@
 /**
- * The `view` page: one HTML file that works offline. Its stylesheet and script (src/analysis/view/browser/,
- * bundled into one file by the build) are inline, the run's
- * data is embedded as JSON in `<script type="application/json">` elements (view-data.ts), and a
+ * The `view` page: one HTML file that works offline. Its stylesheet and script (the browser code of
+ * src/analysis/view/browser/, bundled into one file by the build) are inline, the run's data is
+ * embedded as JSON in `<script type="application/json">` elements (view-data.ts), and a
  * Content-Security-Policy admits exactly those two inline blocks by hash and nothing from any
  * network (CSP Level 3, `default-src 'none'` with hash sources), so the page cannot load anything.
  */
