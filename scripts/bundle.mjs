@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Bundles the CLI, each stub MCP server entry and the worker threads (capture, live view data); run
- * by `./run.sh`'s build step, after tsc.
+ * Bundles the CLI, each stub MCP server entry and the worker threads (capture, live view data), and
+ * the view page's browser scripts; run by `./run.sh`'s build step, after tsc.
  *
  * Unbundled, one `run p1` resolves, reads and compiles about 120 ES modules before its first
  * request, and every stub server another hundred. Each entry becomes one CommonJS file,
@@ -118,6 +118,21 @@ async function writeLauncher(entry) {
   });
   writeFileSync(join(dirname(launcherOf(entry)), "package.json"), '{ "type": "commonjs" }\n');
 }
+
+/**
+ * The view page's scripts, typed browser code in src/analysis/view/browser/: `page` for the page
+ * `view` saves, `live` for the live view's. Each is one self-running script (an IIFE) that
+ * src/analysis/view-page.ts inlines into the HTML as it is; the page loads nothing else.
+ */
+await build({
+  entryPoints: { page: "src/analysis/view/browser/page.ts", live: "src/analysis/view/browser/live.ts" },
+  outdir: "dist/view",
+  bundle: true,
+  format: "iife",
+  platform: "browser",
+  target: "es2022",
+  logLevel: "warning",
+});
 
 /**
  * gpt-tokenizer's o200k_base ranks as a V8 structured clone, for src/capture/tokens.ts: its module

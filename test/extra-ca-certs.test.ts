@@ -138,12 +138,12 @@ function runShCheckout(): { checkout: string; dumps: string; bin: string } {
   const bin = join(base, "bin");
   for (const dir of [checkout, dumps, bin, join(checkout, "src"), join(checkout, "scripts")]) mkdirSync(dir);
   copyFileSync(join(PROJECT_ROOT, "run.sh"), join(checkout, "run.sh"));
-  for (const file of ["package-lock.json", "tsconfig.json", "scripts/bundle.mjs"])
+  for (const file of ["package-lock.json", "tsconfig.json", "tsconfig.browser.json", "scripts/bundle.mjs"])
     copyFileSync(join(PROJECT_ROOT, file), join(checkout, file));
   for (const link of ["node_modules", "dist", "probes", "fixtures", "package.json"])
     symlinkSync(join(PROJECT_ROOT, link), join(checkout, link));
   const old = new Date("2020-01-01T00:00:00Z");
-  for (const path of ["src", "package-lock.json", "tsconfig.json", "scripts/bundle.mjs"])
+  for (const path of ["src", "package-lock.json", "tsconfig.json", "tsconfig.browser.json", "scripts/bundle.mjs"])
     utimesSync(join(checkout, path), old, old);
   writeFileSync(
     join(bin, "npm"),

@@ -1,25 +1,12 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { longFunctions, longFunctionsIn, MAX_FUNCTION_LINES } from "./function-length.js";
 
 const ROOT = join(import.meta.dirname, "..");
 
-/**
- * Functions allowed over the limit, by `file name`; each has its reason in NOTES.md ("House rules
- * that run"), and the test fails when one is no longer long, so the list cannot go stale.
- */
-const EXEMPT = new Set(["analysis/view-page-script.ts viewPage"]);
-
-const key = (where: string) => where.replace(/:\d+ /, " ");
-
 describe(`no function in src/ is over ${MAX_FUNCTION_LINES} lines`, () => {
-  it("holds for src/, apart from the exemptions NOTES.md gives a reason for", () => {
-    const found = longFunctions(join(ROOT, "src"));
-    expect(found.filter((f) => !EXEMPT.has(key(f.where))).map((f) => `${f.where} (${f.lines} lines)`)).toEqual([]);
-    expect(found.map((f) => key(f.where)).sort()).toEqual([...EXEMPT].sort());
-    const notes = readFileSync(join(ROOT, "NOTES.md"), "utf8");
-    for (const exempt of EXEMPT) expect(notes).toContain(`\`${exempt.split(" ")[1]}\``);
+  it("holds for every function under src/", () => {
+    expect(longFunctions(join(ROOT, "src")).map((f) => `${f.where} (${f.lines} lines)`)).toEqual([]);
   });
 });
 

@@ -48,6 +48,11 @@ export const LAYER_RULES: LayerRule[] = [
     why: "the segment ledger decodes stored wire bodies with the same codecs capture uses",
   },
   {
+    folder: "analysis/view/browser/",
+    mayImport: ["analysis/view/types.ts"],
+    why: "the view page's script runs in a browser: it shares the types of the page's data with the code that writes them, and takes nothing else of the server side",
+  },
+  {
     folder: "probes/",
     mayImport: [
       "runtime/",

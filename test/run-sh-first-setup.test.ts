@@ -26,7 +26,7 @@ function bareCheckout(): string {
   for (const file of ["run.sh", "package.json", "package-lock.json"])
     copyFileSync(join(PROJECT_ROOT, file), join(dir, file));
   for (const folder of ["src", "scripts", "dist/cli"]) mkdirSync(join(dir, folder), { recursive: true });
-  writeFileSync(join(dir, "tsconfig.json"), "{}");
+  for (const config of ["tsconfig.json", "tsconfig.browser.json"]) writeFileSync(join(dir, config), "{}");
   writeFileSync(join(dir, "scripts/bundle.mjs"), "");
   writeFileSync(join(dir, "dist/cli/main.js"), "console.log('cli ran');\n");
   const stamp = join(dir, "dist/.build-stamp");

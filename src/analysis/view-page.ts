@@ -1,17 +1,39 @@
 /**
- * The `view` page: one HTML file that works offline. Its stylesheet and script are inline, the run's
- * data is embedded as JSON in `<script type="application/json">` elements (view-data.ts), and a
+ * The `view` page: one HTML file that works offline. Its stylesheet and script (the browser code of
+ * src/analysis/view/browser/, bundled into one file by the build) are inline, the run's data is
+ * embedded as JSON in `<script type="application/json">` elements (view-data.ts), and a
  * Content-Security-Policy admits exactly those two inline blocks by hash and nothing from any
  * network (CSP Level 3, `default-src 'none'` with hash sources), so the page cannot load anything.
  */
 import { createHash } from "node:crypto";
-import { renameSync, rmSync } from "node:fs";
+import { readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../project-root.js";
 import type { RequestDiff } from "./diff.js";
 import type { RunSource } from "./load-run.js";
 import { FileSink, type ViewDataOptions, writeViewData } from "./view-data.js";
-import { liveScript } from "./view-live-script.js";
-import { PAGE_SCRIPT, VIEW_PAGE_SOURCE } from "./view-page-script.js";
 import { PAGE_STYLE } from "./view-page-style.js";
+
+/**
+ * The page's scripts as scripts/bundle.mjs bundled them from src/analysis/view/browser/ (`page` for
+ * the saved page, `live` for the live view), each read once, when first needed: inlined as they are,
+ * so the CSP hash is the hash of the file.
+ */
+const scripts = new Map<"page" | "live", string>();
+
+function pageScript(name: "page" | "live"): string {
+  let text = scripts.get(name);
+  if (text === undefined) {
+    const file = join(PROJECT_ROOT, "dist", "view", `${name}.js`);
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      throw new Error(`cannot read the view page's script ${file}: build it with ./run.sh --version`, { cause: error });
+    }
+    scripts.set(name, text);
+  }
+  return text;
+}
 
 const cspHash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
@@ -36,20 +58,21 @@ function pageTop(title: string, script: string, connect = ""): string {
 `;
 }
 
-const pageHead = (title: string) => `${pageTop(title, PAGE_SCRIPT)}<script type="application/json" id="view-index">`;
-
-const LIVE_SCRIPT = liveScript(VIEW_PAGE_SOURCE);
+const pageHead = (title: string) =>
+  `${pageTop(title, pageScript("page"))}<script type="application/json" id="view-index">`;
 
 /**
  * The live view's page (src/cli/live-view.ts): the same stylesheet and drawing code as the saved
  * page, without data; its script fetches `data.json` from the server that served it, and nothing else.
  */
 export function livePage(title: string): string {
-  return `${pageTop(title, LIVE_SCRIPT, " connect-src 'self';")}<script>${LIVE_SCRIPT}</script>\n</body></html>\n`;
+  const script = pageScript("live");
+  return `${pageTop(title, script, " connect-src 'self';")}<script>${script}</script>\n</body></html>\n`;
 }
 
 /** The script comes right after the index and before the items, so it draws before the items are read. */
-const BETWEEN = `</script>\n<script>${PAGE_SCRIPT}</script>\n<script type="application/json" id="view-items">`;
+const between = () =>
+  `</script>\n<script>${pageScript("page")}</script>\n<script type="application/json" id="view-items">`;
 const PAGE_TAIL = "</script>\n</body></html>\n";
 
 /**
@@ -66,7 +89,7 @@ export function writeViewPage(
   const out = new FileSink(partial);
   try {
     out.write(pageHead(`payload-probe view · ${sources.map((s) => s.label).join(" vs ")}`));
-    writeViewData(out, sources, pairs, options, BETWEEN);
+    writeViewData(out, sources, pairs, options, between());
     out.write(PAGE_TAIL);
     out.close();
   } catch (error) {

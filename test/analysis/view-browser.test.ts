@@ -91,6 +91,35 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("seq-search --cost: the detail shows the cost lines show prints; the unit switch redraws in bytes, the detail kept", async () => {
+    const file = join(runs, "seq-search", "view-cost.html");
+    cli("view", "seq-search", "--cost", "--model", "gpt-4.1", "--out", file, "--runs", runs);
+    await open(file);
+    const second = page.locator(".row.req", { hasText: "#2" });
+    await second.click();
+    const detail = page.locator("#detail");
+    await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^Request #2/);
+    const shown = cli("show", "seq-search", "2", "--cost", "--model", "gpt-4.1", "--runs", runs).split("\n");
+    // The cost, the break's re-billing and the prices' source, as show --cost prints them first.
+    expect(await detail.locator(".facts.cost").allTextContents()).toEqual(shown.slice(0, 3));
+    const sizes = () => page.locator(".row.req .num").allTextContents();
+    expect(await sizes()).toEqual(Array(6).fill(expect.stringMatching(/^\d+ tok$/)));
+    // Bars are scaled to the largest request in the unit shown: its bar fills the 300 px track.
+    const widest = () =>
+      page
+        .locator(".row.req .bar")
+        .evaluateAll((bars) =>
+          Math.max(...bars.map((b) => [...b.children].reduce((a, s) => a + s.getBoundingClientRect().width, 0))),
+        );
+    expect(await widest()).toBeCloseTo(300, 0);
+    await page.locator("#unit").click();
+    expect(await sizes()).toEqual(Array(6).fill(expect.stringMatching(/^\d+(\.\d)? (B|KB)$/)));
+    expect(await widest()).toBeCloseTo(300, 0);
+    expect(await detail.locator("h2").textContent()).toMatch(/^Request #2/);
+    expect(await page.locator(".row.req.sel .seq").allTextContents()).toEqual(["#2"]);
+    expect(problems).toEqual([]);
+  });
+
   it("diff seq-namespace vs seq-search: aligned pairs, the added prompt lines highlighted on B's side", async () => {
     cli("view", "seq-namespace", "--diff", "seq-search", "--runs", runs);
     await open(join(runs, "seq-namespace", "view-diff-seq-search.html"));

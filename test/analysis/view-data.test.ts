@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveRun } from "../../src/analysis/load-run.js";
-import type { ViewItem, ViewRequest } from "../../src/analysis/view-data.js";
+import type { ViewItem, ViewRequest } from "../../src/analysis/view/types.js";
 import { writeViewPage } from "../../src/analysis/view-page.js";
 import { loadTokenCounter } from "../../src/capture/tokens.js";
 import { runHandProbe } from "./hand-runs.js";

@@ -75,4 +75,33 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
     const marker = process.env[SUITE_MARKER_ENV] ?? "";
     expect(leftoverProcesses(cli.child.pid!, marker).filter((p) => p.command.includes(runs))).toEqual([]);
   });
+
+  it("keeps the unit the reader chose when it draws a new request", async () => {
+    const runs = tempDir("live-view-browser-");
+    const { file } = await writeTinyProbe(runs);
+    const cli = await startCli(["mock", file, "--runs", runs, "--view"]);
+    const viewUrl = (await cli.line(/^VIEW /)).slice("VIEW ".length);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(0);
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
+    await page.goto(viewUrl);
+    await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("read notes.txt")));
+    await page.locator(".row.req", { hasText: "#1" }).waitFor();
+    await page.locator("#unit").click();
+    expect(await page.locator("#unit").textContent()).toBe("show tokens");
+
+    await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("again")));
+    await page.locator(".row.req", { hasText: "#2" }).waitFor();
+    expect(await page.locator("#unit").textContent()).toBe("show tokens");
+    expect(await page.locator(".row.req .num").allTextContents()).toEqual([
+      expect.stringMatching(/^\d+(\.\d)? (B|KB)$/),
+      expect.stringMatching(/^\d+(\.\d)? (B|KB)$/),
+    ]);
+    expect(problems).toEqual([]);
+    await page.close();
+    const exited = new Promise<number | null>((done) => cli.child.once("exit", (code) => done(code)));
+    cli.child.kill("SIGINT");
+    expect(await exited).toBe(0);
+  });
 });

@@ -1,0 +1,77 @@
+/**
+ * Draws the `view` page from its data: the header, the timeline, and a request's detail on a click.
+ * The saved page (page.ts) draws once from the data embedded in it; the live page (live.ts) draws
+ * again with each fresh copy of the data, handing over the state the previous drawing returned, so
+ * the unit, the selected request and the scroll position survive new requests.
+ */
+import { el, pageElement } from "./dom.js";
+import { drawHeader } from "./header.js";
+import { markerPatterns } from "./marked-lines.js";
+import type { Unit } from "./measure.js";
+import type { PageContext } from "./page-context.js";
+import { Items, readIndex } from "./page-data.js";
+import { pairDetail } from "./pair-detail.js";
+import { requestDetail } from "./request-detail.js";
+import { Timeline, type TimelinePlace } from "./timeline.js";
+
+/** What a drawing hands to the next one. */
+export interface PageState extends TimelinePlace {
+  unit: Unit;
+  selected: number | null;
+}
+
+/** The live page's data: the two documents' texts, and the previous drawing's state (none the first time). */
+export interface LiveData {
+  index: string;
+  items: string;
+  state?: PageState | undefined;
+}
+
+export interface DrawnPage {
+  state(): PageState;
+}
+
+/** The saved page's items follow its script: they can be read once the parser is past them. */
+const itemsReady = (live: LiveData | undefined) =>
+  live !== undefined || (document.getElementById("view-items") !== null && document.readyState !== "loading");
+
+export function drawPage(live?: LiveData): DrawnPage {
+  const before = live?.state ?? null;
+  const index = readIndex(live ? live.index : (pageElement("#view-index").textContent ?? ""));
+  const page: PageContext = {
+    ...index,
+    items: new Items(() => (live ? live.items : (pageElement("#view-items").textContent ?? ""))),
+    markers: markerPatterns(index.meta),
+    unit: before?.unit ?? "tokens",
+    selected: before?.selected ?? null,
+  };
+  const detail = pageElement("#detail");
+  const openDetail = (i: number): void => {
+    page.selected = i;
+    if (!itemsReady(live)) {
+      detail.replaceChildren(el("p", "muted", "reading the page's texts …"));
+      document.addEventListener("DOMContentLoaded", () => openDetail(page.selected ?? i), { once: true });
+      return;
+    }
+    timeline.select(i);
+    detail.replaceChildren(page.pairs ? pairDetail(page, page.pairs[i]) : requestDetail(page, page.requests[i]));
+  };
+  drawHeader(page, () => {
+    timeline.rescale();
+    timeline.draw(true);
+    if (page.selected !== null) openDetail(page.selected);
+  });
+  const timeline = new Timeline(page, pageElement("#timeline"), openDetail);
+  if (page.pairs) document.body.classList.add("diff");
+  timeline.rescale();
+  // Live: a view scrolled to its end follows new requests; the open detail stays (requests only grow).
+  if (before) timeline.restore(before);
+  timeline.draw(true);
+  if (page.selected === null) detail.replaceChildren(el("p", "muted", "Click a request to see what it sent."));
+  // The first frame with the timeline in it: scripts/bench-view.mjs reads this mark.
+  requestAnimationFrame(() => {
+    document.body.dataset.ready = "1";
+    performance.mark("view-ready");
+  });
+  return { state: () => ({ unit: page.unit, selected: page.selected, ...timeline.place() }) };
+}

@@ -1,0 +1,120 @@
+/** A request's detail: its facts, its tools, system parts and messages as the cache orders them, and its wire body. */
+import { el } from "./dom.js";
+import { linesBlock, readable, skillClassifier } from "./marked-lines.js";
+import type { PageContext } from "./page-context.js";
+import type { PageRequest } from "./page-data.js";
+import { rawBody } from "./raw-body.js";
+import { type Segments, segmentDetails, segmentsOf } from "./segments.js";
+
+/** Index in cache order (tools, system parts, messages) of the first segment after the kept prefix. */
+function keptUntil(keptBytes: number, seg: Segments): number {
+  const bytes = [...seg.tools.map((t) => t[3]), ...seg.system.map((s) => s[2]), ...seg.messages.map((m) => m[3])];
+  let start = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (keptBytes < start + bytes[i]) return i;
+    start += bytes[i] + 1;
+  }
+  return bytes.length;
+}
+
+function breakLine(r: PageRequest, keptBytes: number): HTMLElement {
+  const what = r.brk ? `breaks in ${r.brk[0]}: ${r.brk[1]}` : "what follows was appended";
+  return el(
+    "div",
+    "brkline",
+    `cache prefix ends here (${keptBytes} B shared with the previous loop request) · ${what}`,
+  );
+}
+
+/** The heading and the facts above the segments; returns the wire body's sha256. */
+function requestFacts(page: PageContext, r: PageRequest, box: HTMLElement): string {
+  const run = page.meta.runs[r.r];
+  const [, model, usage, hash, cost] = page.items.of(r.D, "req");
+  box.append(el("h2", "", `Request #${r.s} · ${r.k} · ${model}${page.meta.mode === "diff" ? ` · ${run.label}` : ""}`));
+  const ours = r.t
+    ? `${r.t[3]} tokens (tools ${r.t[0]} · system ${r.t[1]} · messages ${r.t[2]})`
+    : "tokens not counted";
+  box.append(el("p", "facts", `our estimate (${page.meta.encoding}): ${ours} · body ${r.b[3]} B`));
+  box.append(el("p", "facts", `provider usage: ${usage ? JSON.stringify(usage) : "none reported"}`));
+  for (const line of cost ?? []) box.append(el("p", "facts cost", line));
+  box.append(
+    el(
+      "p",
+      "facts",
+      !r.kept
+        ? "cache prefix: no previous loop request"
+        : `cache prefix: ${r.kept[0]} B kept${r.kept[1] === null ? "" : ` / ${r.kept[1]} tok`}${r.brk ? ` · breaks in ${r.brk[0]}: ${r.brk[1]}` : ""}`,
+    ),
+  );
+  return hash;
+}
+
+/** The three parts, each segment folded; the line where the cache prefix ends before the first segment past it. */
+function requestParts(page: PageContext, r: PageRequest, seg: Segments, box: HTMLElement): void {
+  const keptBytes = r.kept?.[0] ?? null;
+  const cut = keptBytes === null ? null : keptUntil(keptBytes, seg);
+  let index = 0;
+  const toolNames = new Set(seg.tools.map((t) => t[1]));
+  const added = new Set(r.tc.filter((c) => c[0] === "+").map((c) => c.slice(1)));
+  const part = <T extends unknown[]>(name: string, list: T[], render: (x: T, i: number) => HTMLElement) => {
+    const sum = (k: number) => list.reduce((a, x) => a + (x[k] as number), 0);
+    const tokenKey = name === "system" ? 1 : 2;
+    box.append(el("h3", "", `${name} · ${list.length} · ${sum(tokenKey)} tok · ${sum(tokenKey + 1)} B`));
+    for (const x of list) {
+      if (cut === index && keptBytes !== null) box.append(breakLine(r, keptBytes));
+      box.append(render(x, index));
+      index++;
+    }
+  };
+  part("tools", seg.tools, (t) => {
+    const d = segmentDetails(
+      [
+        `${t[1]}`,
+        el("span", "num", `${t[2]} tok · ${t[3]} B`),
+        ...(added.has(t[1]) ? [el("span", "badge tc", `+${t[1]}`)] : []),
+      ],
+      () => linesBlock(page.markers, readable(JSON.parse(t[4]), 0, []), "tools"),
+      false,
+    );
+    d.classList.add("tool");
+    return d;
+  });
+  part("system", seg.system, (s, i) =>
+    segmentDetails(
+      [`system[${i - seg.tools.length}]`, el("span", "num", `${s[1]} tok · ${s[2]} B`)],
+      () => linesBlock(page.markers, s[3].split("\n"), "system", skillClassifier(toolNames)),
+      true,
+    ),
+  );
+  part("messages", seg.messages, (m, i) => {
+    const { role: _role, ...rest } = JSON.parse(m[4]) as Record<string, unknown>;
+    return segmentDetails(
+      [
+        el("span", `role ${m[1]}`, m[1]),
+        ` messages[${i - seg.tools.length - seg.system.length}]`,
+        el("span", "num", `${m[2]} tok · ${m[3]} B`),
+      ],
+      () => linesBlock(page.markers, readable(rest, 0, []), "messages", skillClassifier(null)),
+      true,
+    );
+  });
+  if (cut === index && keptBytes !== null && r.brk) box.append(breakLine(r, keptBytes));
+}
+
+export function requestDetail(page: PageContext, r: PageRequest): HTMLElement {
+  const box = el("div", "request-detail");
+  const hash = requestFacts(page, r, box);
+  if (r.T < 0) {
+    box.append(el("p", "muted", "This run kept no wire body for the request."));
+    return box;
+  }
+  const seg = segmentsOf(page.items, r);
+  requestParts(page, r, seg, box);
+  const rawButton = el("button", "", "show the raw wire JSON");
+  rawButton.id = "raw";
+  rawButton.onclick = () => {
+    rawButton.replaceWith(rawBody(page.items, r, seg, hash));
+  };
+  box.append(el("h3", "", "wire body"), rawButton);
+  return box;
+}

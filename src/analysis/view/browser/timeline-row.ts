@@ -1,0 +1,88 @@
+/** One row of the timeline: a request's stacked bar, its size and its badges, or a diff's pair of them. */
+import { el } from "./dom.js";
+import { fmt, keptOf, parts, total } from "./measure.js";
+import type { PageContext } from "./page-context.js";
+import type { PageRequest } from "./page-data.js";
+
+/** A row's height in pixels (the stylesheet's `--row`). */
+export const ROW = 26;
+
+/** How bars are drawn: pixels per token or byte, and the width of a bar's track. */
+export interface BarScale {
+  scale: number;
+  width: number;
+}
+
+function bar(page: PageContext, size: BarScale, r: PageRequest): HTMLElement {
+  const track = el("span", "track");
+  track.style.width = `${size.width}px`;
+  const b = el("span", "bar");
+  const [tools, system, messages] = parts(r, page.unit);
+  const seg = (cls: string, value: number) => {
+    const s = el("span", cls);
+    s.style.width = `${value * size.scale}px`;
+    b.append(s);
+  };
+  seg("tools", tools);
+  if (r.sp && page.unit === "bytes") for (let i = 0; i < r.sp.length; i++) seg(`system p${i % 2}`, r.sp[i]);
+  else seg("system", system);
+  seg("messages", messages);
+  track.append(b);
+  const kept = keptOf(r, page.unit);
+  const sum = tools + system + messages;
+  if (r.k === "loop" && (r.brk || kept === null || kept < sum)) {
+    const after = el("span", "after");
+    const from = Math.min(kept ?? 0, sum);
+    after.style.left = `${from * size.scale}px`;
+    after.style.width = `${Math.max(0, sum - from) * size.scale}px`;
+    after.title = r.brk ? `prefix breaks in ${r.brk[0]}: ${r.brk[1]}` : "new since the previous request";
+    track.append(after);
+  }
+  return track;
+}
+
+function badges(r: PageRequest, into: HTMLElement): void {
+  for (const c of r.tc) {
+    const t = el("span", "badge tc", c);
+    t.title = "tool-set change against the previous loop request";
+    into.append(t);
+  }
+  if (r.brk) into.append(el("span", "badge brk", `break: ${r.brk[0]}`));
+  for (const [name, n] of Object.entries(r.mk)) into.append(el("span", "badge mk", `${name} ${n}`));
+}
+
+function requestCells(page: PageContext, size: BarScale, r: PageRequest, into: HTMLElement): void {
+  const seq = el("span", "seq", `#${r.s}`);
+  into.append(seq);
+  if (r.k !== "loop") into.append(el("span", "kind", r.k));
+  into.append(bar(page, size, r), el("span", "num", fmt(total(r, page.unit), page.unit)));
+  badges(r, into);
+}
+
+/** Row `i` at its place in the timeline; a click on it opens its detail. */
+export function rowElement(page: PageContext, size: BarScale, i: number, open: (i: number) => void): HTMLElement {
+  const row = el("div", "row");
+  row.style.top = `${i * ROW}px`;
+  row.dataset.index = String(i);
+  if (page.pairs) {
+    const p = page.pairs[i];
+    if (!p.same) row.classList.add("differs");
+    row.append(el("span", "seq", p.same ? "=" : "≠"));
+    const box = el("span", "pair");
+    for (const side of [p.a, p.b]) {
+      const s = el("span", "side");
+      if (side >= 0) requestCells(page, size, page.requests[side], s);
+      else s.append(el("span", "muted", "— no request —"));
+      box.append(s);
+    }
+    row.append(box);
+  } else {
+    const r = page.requests[i];
+    row.classList.add("req");
+    if (r.k !== "loop") row.classList.add("apart");
+    requestCells(page, size, r, row);
+  }
+  if (i === page.selected) row.classList.add("sel");
+  row.onclick = () => open(i);
+  return row;
+}

@@ -1,0 +1,85 @@
+/**
+ * The shapes of a `view` page's data: what src/analysis/view-data.ts writes and the page's script
+ * (src/analysis/view/browser/) reads. Types only, so the browser code can share them without taking
+ * anything of the server side into its bundle or its DOM-typed program (tsconfig.browser.json).
+ */
+import type { MarkerSpec, RequestRecord } from "../../capture/types.js";
+
+/**
+ * One request of the index. Short keys, and keys left out at their usual value (run 0, kind loop,
+ * no break, no markers, no tool change): a 100,000-request run has 100,000 of these lines, and the
+ * page reads them all before it draws. What only a detail shows is in the request's own item (`D`).
+ */
+export interface ViewRequest {
+  /** Which run: absent for the first, 1 for run B of a diff. */
+  r?: number;
+  s: number;
+  /** Absent for a loop request. */
+  k?: RequestRecord["kind"];
+  /** Bytes of tools, system, messages, body. */
+  b: [number, number, number, number];
+  /** Tokens of tools, system, messages, total; null when the capture did not count them. */
+  t: [number, number, number, number] | null;
+  /** Bytes of each system part, when there are several (stable catalog and dynamic environment). */
+  sp?: number[];
+  /** The kept cache prefix: shared bytes and tokens; absent without a previous loop request. */
+  kept?: [number, number | null];
+  /** Where the prefix broke and why. */
+  brk?: [string, string];
+  /** Markers with a count above zero. */
+  mk?: Record<string, number>;
+  /** Tool-set change against the previous loop request: `+a_tool1`, `-read`. */
+  tc?: string[];
+  /** Item ids: tool set, system set, last message-history node, wire-body frame (-1: none or no body kept), facts. */
+  T: number;
+  S: number;
+  M: number;
+  F: number;
+  D: number;
+}
+
+export type ViewItem =
+  | ["tool", string, number, number, string]
+  | ["sys", number, number, string]
+  | ["msg", string, number, number, string]
+  | ["tools", number[]]
+  | ["system", number[]]
+  | ["node", number, number]
+  | ["frame", string]
+  /** A request's own facts: model, provider usage, sha256 of its wire body, and its cost lines (`view --cost`). */
+  | ["req", string, RequestRecord["usage"], string, string[] | null];
+
+export interface ViewRun {
+  label: string;
+  probe: string;
+  runId: string;
+  requests: number;
+  /** Requests relayed but never recorded (RunSource.lost). */
+  lost: number;
+  /** Secrets the capture replaced with markers in the run's stored bodies. */
+  secrets: number;
+}
+
+export interface ViewMeta {
+  mode: "run" | "diff";
+  runs: ViewRun[];
+  encoding: string;
+  /** Marker patterns from the probe file, for highlighting: a literal, or a regular expression's source and flags. */
+  markers: Record<string, { in: MarkerSpec["in"]; text?: string; re?: string; flags?: string }>;
+  /** Bytes of the run files the page was made from (requests.jsonl + payloads.jsonl). */
+  rawBytes: number;
+}
+
+/** A diff's aligned pair: request index on each side (-1: none) and what differs. */
+export interface ViewPair {
+  a: number;
+  b: number;
+  same: boolean;
+  add: string[];
+  rem: string[];
+  chg: string[];
+  div: string | null;
+}
+
+/** One kind of item, by its tag: `ItemOf<"tool">` is a tool definition. */
+export type ItemOf<K extends ViewItem[0]> = Extract<ViewItem, [K, ...unknown[]]>;
