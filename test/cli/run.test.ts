@@ -8,13 +8,20 @@ import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
 
+/** The view page's browser code is built into its two bundles (scripts/bundle.mjs); the rest file by file by tsc. */
+const BROWSER_SOURCES = join(PROJECT_ROOT, "src", "analysis", "view", "browser");
+const builtFileOf = (source: string): string =>
+  source.startsWith(`${BROWSER_SOURCES}/`)
+    ? join(PROJECT_ROOT, "dist", "view", "page.js")
+    : join(PROJECT_ROOT, "dist", relative(join(PROJECT_ROOT, "src"), source)).replace(/\.ts$/, ".js");
+
 /** The CLI tests run what users run, the compiled dist/; a source newer than its build makes them meaningless. */
 function assertBuildIsCurrent(dir = join(PROJECT_ROOT, "src")): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) assertBuildIsCurrent(path);
     else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
-      const built = join(PROJECT_ROOT, "dist", relative(join(PROJECT_ROOT, "src"), path)).replace(/\.ts$/, ".js");
+      const built = builtFileOf(path);
       let stale: boolean;
       try {
         stale = statSync(built).mtimeMs < statSync(path).mtimeMs;
