@@ -20,7 +20,7 @@ const rows = (path: string, onTornLine?: (n: number) => void) => [
   ...jsonlRows(path, isObject, "a JSON object", { onTornLine }),
 ];
 
-describe("JsonlWriter (design.md, run outputs)", () => {
+describe("JsonlWriter (docs/architecture.md, the run format)", () => {
   it("is append-only: a second writer on the same file adds rows after the first writer's", () => {
     const path = join(dir, "deep", "rows.jsonl");
     const first = new JsonlWriter(path);

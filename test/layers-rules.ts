@@ -1,8 +1,8 @@
 /**
- * The layer table of design.md as data, and the import walk that holds `src/` to it. The test in
+ * The layer table of docs/architecture.md as data, and the import walk that holds `src/` to it. The test in
  * layers.test.ts runs it on the real tree; layers-check.test.ts runs it on small trees written to a
  * temp folder, so a broken walk cannot pass silently. Where a rule here is stricter or wider than
- * design.md's table, NOTES.md ("Layers") says why: this file is the rule.
+ * docs/architecture.md's table, NOTES.md ("Layers") says why: this file is the rule.
  */
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -14,7 +14,7 @@ export interface LayerRule {
   folder: string;
   /** Folders (`providers/`) or single modules (`runtime/types.ts`) this layer may import. */
   mayImport: string[];
-  /** Why, when the rule differs from design.md's table. */
+  /** Why, when the rule differs from docs/architecture.md's table. */
   why?: string;
 }
 

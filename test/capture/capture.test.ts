@@ -31,7 +31,7 @@ function fileCapture(run: string, keepRecords?: boolean): { dir: string; capture
 const countLines = (path: string) =>
   existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).length : 0;
 
-describe("capture around the transport (design.md)", () => {
+describe("capture around the transport (docs/architecture.md)", () => {
   it("writes each request's record to requests.jsonl and SQLite before the agent executes that response's tool calls", async () => {
     const dir = tempDir();
     const db = new RunDatabase(join(dir, "runs.db"));

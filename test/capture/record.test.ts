@@ -29,7 +29,7 @@ const record = buildRecord({
   tokens: null,
 });
 
-describe("a RequestRecord computed from a known wire body (design.md, RequestRecord v1)", () => {
+describe("a RequestRecord computed from a known wire body (docs/architecture.md, RequestRecord v1)", () => {
   it("the body's JSON splits into verbatim pieces", () => {
     expect(BODY.includes(TOOLS_JSON)).toBe(true);
     expect(JSON.parse(BODY)).toBeTruthy();
@@ -82,7 +82,7 @@ describe("a RequestRecord computed from a known wire body (design.md, RequestRec
   });
 });
 
-describe("markers (design.md, probe files)", () => {
+describe("markers (docs/architecture.md and README, probe files)", () => {
   it("a /regex/g marker counts every matching unit, not only the first", () => {
     expect(countMarker({ in: "messages", match: /shape:/gi }, dissection)).toBe(2);
     expect(countMarker({ in: "messages", match: /shape:/gi }, dissection)).toBe(2);

@@ -28,7 +28,7 @@ const recordOf = (run: string, seq: number) =>
     tokens: null,
   });
 
-describe("the run database (design.md, run outputs)", () => {
+describe("the run database (docs/architecture.md, the run format)", () => {
   it("is a real SQLite file in WAL mode with runs, requests, payloads and events tables", () => {
     const path = dbPath();
     new RunDatabase(path).close();
