@@ -10,7 +10,8 @@ import type {
   SecretLintRuleReportDescriptor,
   SecretLintSourceCode,
 } from "@secretlint/types";
-import { NOT_SECRET_MESSAGES, OWN_RULES, PRESET_RULES, presetKind, type Regions } from "./secret-rules.js";
+import { LiteralSearch } from "./literal-search.js";
+import { type Anchor, NOT_SECRET_MESSAGES, OWN_RULES, PRESET_RULES, presetKind } from "./secret-rules.js";
 
 /** Where a secret is in a text, and its kind (the rule that found it). */
 export interface SecretSpan {
@@ -124,38 +125,134 @@ const SPACE = 0x20;
 /** What an escape's letter reads as: `n` a line break, `t` a tab, `r` a return, `"` and `/` themselves. */
 const READ_AS = new Map([...'ntr"/'].map((char, i) => [char.charCodeAt(0), '\n\t\r"/'.charCodeAt(i)]));
 
-/**
- * The text a rule reads: its regions of the window, each as escapeView shows it, joined by blank
- * lines; and where a position of it is in the window.
- */
-function ruleText(content: string, regions: Regions): { text: string; at(position: number, from: number): number } {
-  const merged: { start: number; end: number }[] = [];
-  for (const { start, end } of regions(content).sort((a, b) => a.start - b.start)) {
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** Spans sorted and joined where they touch or overlap, each cut to `[0, length)`. */
+function mergedSpans(spans: Span[], length: number): Span[] {
+  const merged: Span[] = [];
+  for (const { start, end } of spans.sort((a, b) => a.start - b.start)) {
     const last = merged.at(-1);
-    if (last && start <= last.end) last.end = Math.max(last.end, Math.min(end, content.length));
-    else merged.push({ start: Math.max(start, 0), end: Math.min(end, content.length) });
+    if (last && start <= last.end) last.end = Math.max(last.end, Math.min(end, length));
+    else merged.push({ start: Math.max(start, 0), end: Math.min(end, length) });
   }
+  return merged;
+}
+
+/** The last of `starts` (ascending) at or before `position`. */
+function lastAtOrBefore(starts: readonly number[], position: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (starts[middle]! <= position) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/**
+ * Every rule's regions of a text, found in one pass over it for all rules' literals, and the text's
+ * escape view over the regions of all rules together: each part is escaped once, however many rules
+ * read it, and a rule with no region is not run.
+ */
+class Reading {
+  private readonly union: Span[];
+  private readonly starts: number[];
+  private readonly views: string[];
+
+  constructor(content: string, regions: Span[][]) {
+    this.union = mergedSpans(
+      regions.flatMap((spans) => spans.map((span) => ({ ...span }))),
+      content.length,
+    );
+    this.starts = this.union.map((span) => span.start);
+    this.views = this.union.map((span) => escapeView(content.slice(span.start, span.end)));
+  }
+
+  /** The escape view of `[start, end)`, which lies in one of the union's regions. */
+  view(start: number, end: number): string {
+    const index = lastAtOrBefore(this.starts, start);
+    const from = this.union[index]!.start;
+    return this.views[index]!.slice(start - from, end - from);
+  }
+}
+
+/** Each rule's anchors, in RULES order, and one search for all their literals. */
+const RULES: { rule: SecretLintRuleCreator<never>; options: object; anchors: Anchor[]; kind: Kind }[] = [
+  ...PRESET_RULES.map(({ rule, options, regions }) => ({
+    rule,
+    options,
+    anchors: regions,
+    kind: (id: string) => (NOT_SECRET_MESSAGES.has(id) ? null : presetKind(rule.meta.id, id)),
+  })),
+  ...OWN_RULES.map(({ rule, regions }) => ({
+    rule: rule as SecretLintRuleCreator<never>,
+    options: {},
+    anchors: regions,
+    kind: () => rule.meta.id,
+  })),
+];
+
+/** Every literal once, with the (rule, anchor) pairs that read around it. */
+const LITERALS = (() => {
+  const byText = new Map<string, { rule: number; anchor: Anchor }[]>();
+  for (const [rule, { anchors }] of RULES.entries())
+    for (const anchor of anchors)
+      for (const text of anchor.literals) {
+        const id = `${anchor.caseless === true}:${text}`;
+        byText.set(id, [...(byText.get(id) ?? []), { rule, anchor }]);
+      }
+  const ids = [...byText.keys()];
+  return {
+    search: new LiteralSearch(
+      ids.map((id) => ({ text: id.slice(id.indexOf(":") + 1), caseless: id.startsWith("true") })),
+    ),
+    readers: ids.map((id) => ({ length: id.length - id.indexOf(":") - 1, reading: byText.get(id)! })),
+  };
+})();
+
+/** Each rule's regions of a text, merged. */
+function regionsOf(content: string): Span[][] {
+  const regions: Span[][] = RULES.map(() => []);
+  const { search, readers } = LITERALS;
+  search.each(content, (at, literal) => {
+    const { length, reading } = readers[literal]!;
+    for (const { rule, anchor } of reading)
+      if (!anchor.accept || anchor.accept(content, at, length)) regions[rule]!.push(anchor.region(at, length));
+  });
+  return regions.map((spans) => mergedSpans(spans, content.length));
+}
+
+/**
+ * The text a rule reads: its regions' escape views joined by blank lines; and where a position of
+ * it is in the content.
+ */
+function ruleText(reading: Reading, regions: Span[]): { text: string; at(position: number, from: number): number } {
   const starts: number[] = [];
   let length = 0;
-  for (const region of merged) {
+  for (const region of regions) {
     starts.push(length);
     length += region.end - region.start + 2;
   }
-  const text = merged.map((region) => escapeView(content.slice(region.start, region.end))).join("\n\n");
   return {
-    text,
+    text: regions.map((region) => reading.view(region.start, region.end)).join("\n\n"),
     // Positions of one find are mapped from its start's region.
     at(position, from) {
-      let index = starts.length - 1;
-      while (index > 0 && starts[index]! > from) index--;
-      return merged[index]!.start + position - starts[index]!;
+      const index = lastAtOrBefore(starts, from);
+      return regions[index]!.start + position - starts[index]!;
     },
   };
 }
 
 function scanWindow(content: string, found: SecretSpan[], offset: number): void {
-  const run = (rule: SecretLintRuleCreator<never>, options: object, regions: Regions, kind: Kind) => {
-    const read = ruleText(content, regions);
+  const regions = regionsOf(content);
+  const reading = new Reading(content, regions);
+  for (const [index, { rule, options, kind }] of RULES.entries()) {
+    if (regions[index]!.length === 0) continue;
+    const read = ruleText(reading, regions[index]!);
     const context = contextFor((descriptor) => {
       const name = kind(descriptor.message.messageId);
       if (name === null) return;
@@ -165,10 +262,7 @@ function scanWindow(content: string, found: SecretSpan[], offset: number): void 
     });
     // The GCP rule's file reader returns a promise that ends at once without a file path.
     void rule.create(context, options as never).file?.(sourceOf(read.text));
-  };
-  for (const { rule, options, regions } of PRESET_RULES)
-    run(rule, options, regions, (id) => (NOT_SECRET_MESSAGES.has(id) ? null : presetKind(rule.meta.id, id)));
-  for (const { rule, regions } of OWN_RULES) run(rule as SecretLintRuleCreator<never>, {}, regions, () => rule.meta.id);
+  }
 }
 
 /** The kind a rule's message names, or null for a message that names no secret. */
