@@ -11,6 +11,7 @@ import type {
   SecretLintSourceCode,
 } from "@secretlint/types";
 import { LiteralSearch } from "./literal-search.js";
+import { lastAtOrBefore, unescapedRare } from "./rare-escapes.js";
 import { type Anchor, NOT_SECRET_MESSAGES, OWN_RULES, PRESET_RULES, presetKind } from "./secret-rules.js";
 
 /** Where a secret is in a text, and its kind (the rule that found it). */
@@ -88,7 +89,8 @@ function narrowed(content: string, descriptor: SecretLintRuleReportDescriptor): 
 
 /**
  * The text as the rules read it, of the same length: the JSON escapes `\\n`, `\\t`, `\\r`, `\\"` and
- * `\\/` written as a space and the character each stands for, so a key on a line of its own inside a
+ * `\\/` written as a space and the character each stands for (`\\uXXXX` and most `\\/` are decoded
+ * before, by unescapedRare), so a key on a line of its own inside a
  * JSON string starts a line, and a quote ends a value. Each is replaced wherever its two characters
  * are, also after another backslash: tool arguments are JSON inside a JSON string, whose escapes
  * are escaped again (`\\\\n`), and those are the breaks that matter; that an escaped backslash
@@ -139,18 +141,6 @@ function mergedSpans(spans: Span[], length: number): Span[] {
     else merged.push({ start: Math.max(start, 0), end: Math.min(end, length) });
   }
   return merged;
-}
-
-/** The last of `starts` (ascending) at or before `position`. */
-function lastAtOrBefore(starts: readonly number[], position: number): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (starts[middle]! <= position) low = middle;
-    else high = middle - 1;
-  }
-  return low;
 }
 
 /**
@@ -247,7 +237,7 @@ function ruleText(reading: Reading, regions: Span[]): { text: string; at(positio
   };
 }
 
-function scanWindow(content: string, found: SecretSpan[], offset: number): void {
+function scanWindow(content: string, found: SecretSpan[]): void {
   const regions = regionsOf(content);
   const reading = new Reading(content, regions);
   for (const [index, { rule, options, kind }] of RULES.entries()) {
@@ -257,8 +247,7 @@ function scanWindow(content: string, found: SecretSpan[], offset: number): void 
       const name = kind(descriptor.message.messageId);
       if (name === null) return;
       const [start, end] = narrowed(read.text, descriptor);
-      if (end > start)
-        found.push({ start: read.at(start, start) + offset, end: read.at(end, start) + offset, kind: name });
+      if (end > start) found.push({ start: read.at(start, start), end: read.at(end, start), kind: name });
     });
     // The GCP rule's file reader returns a promise that ends at once without a file path.
     void rule.create(context, options as never).file?.(sourceOf(read.text));
@@ -276,13 +265,13 @@ export function findSecrets(text: string): SecretSpan[] {
   const found: SecretSpan[] = [];
   for (let at = 0; at < text.length; at += WINDOW) {
     const last = at + WINDOW >= text.length;
-    const before = found.length;
-    scanWindow(text.slice(at, at + WINDOW + OVERLAP), found, at);
-    // A find starting in the overlap is found again, whole, by the next window.
-    if (!last) {
-      const kept = found.slice(before).filter((span) => span.start < at + WINDOW);
-      found.length = before;
-      found.push(...kept);
+    const window = unescapedRare(text.slice(at, at + WINDOW + OVERLAP));
+    const spans: SecretSpan[] = [];
+    scanWindow(window.text, spans);
+    for (const span of spans) {
+      const start = window.start(span.start) + at;
+      // A find starting in the overlap is found again, whole, by the next window.
+      if (last || start < at + WINDOW) found.push({ start, end: window.end(span.end) + at, kind: span.kind });
     }
   }
   return merged(found);

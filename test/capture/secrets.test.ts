@@ -78,6 +78,51 @@ describe("SecretScanner", () => {
     expect(stored).toMatch(/^DATABASE_URL=postgres:\/\/app:\[redacted:db-connection:[0-9a-f]{8}\]@db\.example\.com/);
   });
 
+  it("finds the corpus in JSON whose writer escaped every slash (PHP), once and inside tool arguments", () => {
+    const scanner = new SecretScanner();
+    const php = (value: unknown) => JSON.stringify(value).replaceAll("/", "\\/");
+    const args = php({ path: "/app/.env", content: dotEnv(corpus) });
+    const body = php({
+      messages: [
+        { role: "tool", content: dotEnv(corpus) },
+        { role: "assistant", arguments: args },
+      ],
+    });
+    expect(body).toContain(":\\/\\/deploy:");
+    expect(body).toContain(":\\\\\\/\\\\\\/deploy:");
+    const stored = scanner.redact(body);
+    const parsed = JSON.parse(stored);
+    expectNoValue(parsed.messages[0].content);
+    expectNoValue(JSON.parse(parsed.messages[1].arguments).content);
+    expect(parsed.messages[0].content).toMatch(
+      /https:\/\/deploy:\[redacted:basic-auth:[0-9a-f]{8}\]@git\.example\.org/,
+    );
+    expect(scanner.take().replaced).toBe(2 * corpus.length);
+  });
+
+  it("finds secrets written with \\uXXXX escapes: whole values, and the symbols Go's and Gson's writers escape", () => {
+    const scanner = new SecretScanner();
+    const unicode = (text: string) =>
+      [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    let content = JSON.stringify(dotEnv(corpus)).slice(1, -1);
+    for (const { value } of corpus) content = content.replace(JSON.stringify(value).slice(1, -1), unicode(value));
+    // Go escapes <, > and &, Gson = too: a password with them, and the `=` of a NAME=value line.
+    const go = "postgres://app:Xk2\\u0026hunter\\u003c22q@db.example.com/main";
+    const gson = "DB_PASSWORD\\u003dsw0rd-fish-9";
+    const body = `{"messages":[{"role":"tool","content":"${content}\\n${go}\\n${gson}"}]}`;
+    const stored = scanner.redact(body);
+    const text = JSON.parse(stored).messages[0].content as string;
+    expectNoValue(text);
+    expect(text).not.toContain("hunter");
+    expect(text).not.toContain("fish");
+    expect(text).toContain("postgres://app:[redacted:db-connection:");
+    expect(scanner.take().replaced).toBe(corpus.length + 2);
+    // Escaped twice, as in tool arguments: `\\u0041` is `\u0041` inside a JSON string.
+    const twice = JSON.stringify({ arguments: `{"content":"${content}"}` });
+    const inner = JSON.parse(JSON.parse(scanner.redact(twice)).arguments).content as string;
+    expectNoValue(inner);
+  });
+
   it("leaves look-alikes alone: lockfile hashes, git SHAs, UUIDs, base64 images", () => {
     const scanner = new SecretScanner();
     for (const text of lookAlikes()) {
