@@ -2,8 +2,9 @@
  * A text with its `\/` and `\uXXXX` JSON escapes written as the character each stands for, as the
  * rules must read them: PHP's writer escapes every slash (`https:\/\/user:pass@host`), Go's `<`, `>`
  * and `&`, Gson's `=` and `'`, and any writer may escape a whole secret. Unlike the frequent escapes
- * (`\n`, `\"`, read in place by escapeView), these change the text's length, so the text is decoded
- * here first and positions in it mapped back; they are rare, so a text pays for few of them.
+ * (`\n`, `\"`, read in place by escapeView), these change the text's length, so positions are
+ * mapped both ways. Only the regions the rules read are decoded: a decoded copy of a whole body
+ * costs more than the scan (a new string of megabytes is fresh memory to fault in).
  */
 
 /** A backslash run and what it may escape: the run's last one or two backslashes are the escape. */
@@ -16,6 +17,8 @@ export interface Unescaped {
   start(position: number): number;
   /** Where the characters before `position` end in the original (after an escape's last character). */
   end(position: number): number;
+  /** Where the original's `position` is in the decoded text (an escape's own character from inside it). */
+  at(position: number): number;
 }
 
 interface Escape {
@@ -52,9 +55,16 @@ export function unescapedRare(text: string): Unescaped {
     shift += length - 1;
     from = at + length;
   }
-  if (escapes.length === 0) return { text, start: (position) => position, end: (position) => position };
+  const same = (position: number) => position;
+  if (escapes.length === 0) return { text, start: same, end: same, at: same };
   parts.push(text.slice(from));
+  return { text: parts.join(""), ...mapping(escapes) };
+}
+
+/** Positions mapped both ways across the escapes (in order). */
+function mapping(escapes: Escape[]): Omit<Unescaped, "text"> {
   const views = escapes.map((escape) => escape.view);
+  const ats = escapes.map((escape) => escape.at);
   const start = (position: number) => {
     const escape = escapes[lastAtOrBefore(views, position)]!;
     if (escape.view > position) return position;
@@ -65,9 +75,14 @@ export function unescapedRare(text: string): Unescaped {
     return escape.view === position ? escape.length : 1;
   };
   return {
-    text: parts.join(""),
     start,
     end: (position) => (position === 0 ? 0 : start(position - 1) + width(position - 1)),
+    at(position) {
+      const escape = escapes[lastAtOrBefore(ats, position)]!;
+      if (escape.at > position) return position;
+      if (position < escape.at + escape.length) return escape.view;
+      return escape.view + 1 + position - escape.at - escape.length;
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import type {
   SecretLintSourceCode,
 } from "@secretlint/types";
 import { LiteralSearch } from "./literal-search.js";
-import { lastAtOrBefore, unescapedRare } from "./rare-escapes.js";
+import { lastAtOrBefore, type Unescaped, unescapedRare } from "./rare-escapes.js";
 import { type Anchor, NOT_SECRET_MESSAGES, OWN_RULES, PRESET_RULES, presetKind } from "./secret-rules.js";
 
 /** Where a secret is in a text, and its kind (the rule that found it). */
@@ -151,7 +151,7 @@ function mergedSpans(spans: Span[], length: number): Span[] {
 class Reading {
   private readonly union: Span[];
   private readonly starts: number[];
-  private readonly views: string[];
+  private readonly parts: { decoded: Unescaped; view: string }[];
 
   constructor(content: string, regions: Span[][]) {
     this.union = mergedSpans(
@@ -159,15 +159,32 @@ class Reading {
       content.length,
     );
     this.starts = this.union.map((span) => span.start);
-    this.views = this.union.map((span) => escapeView(content.slice(span.start, span.end)));
+    this.parts = this.union.map((span) => {
+      const decoded = unescapedRare(content.slice(span.start, span.end));
+      return { decoded, view: escapeView(decoded.text) };
+    });
   }
 
-  /** The escape view of `[start, end)`, which lies in one of the union's regions. */
-  view(start: number, end: number): string {
+  /** The view of `[start, end)`, which lies in one of the union's regions, and where its positions are in the content. */
+  piece(start: number, end: number): Piece {
     const index = lastAtOrBefore(this.starts, start);
     const from = this.union[index]!.start;
-    return this.views[index]!.slice(start - from, end - from);
+    const { decoded, view } = this.parts[index]!;
+    const first = decoded.at(start - from);
+    const last = end - from === 0 ? 0 : decoded.at(end - from - 1) + 1;
+    return {
+      text: view.slice(first, last),
+      start: (position) => from + decoded.start(first + position),
+      end: (position) => from + decoded.end(first + position),
+    };
   }
+}
+
+/** A region as a rule reads it, and where its positions (of a find's start, of its end) are in the content. */
+interface Piece {
+  text: string;
+  start(position: number): number;
+  end(position: number): number;
 }
 
 /** Each rule's anchors, in RULES order, and one search for all their literals. */
@@ -217,22 +234,26 @@ function regionsOf(content: string): Span[][] {
 }
 
 /**
- * The text a rule reads: its regions' escape views joined by blank lines; and where a position of
- * it is in the content.
+ * The text a rule reads: its regions' views joined by blank lines; and where a find's start and end
+ * (mapped from the region its start is in) are in the content.
  */
-function ruleText(reading: Reading, regions: Span[]): { text: string; at(position: number, from: number): number } {
+function ruleText(
+  reading: Reading,
+  regions: Span[],
+): { text: string; at(position: number, from: number, end: boolean): number } {
+  const pieces = regions.map((region) => reading.piece(region.start, region.end));
   const starts: number[] = [];
   let length = 0;
-  for (const region of regions) {
+  for (const piece of pieces) {
     starts.push(length);
-    length += region.end - region.start + 2;
+    length += piece.text.length + 2;
   }
   return {
-    text: regions.map((region) => reading.view(region.start, region.end)).join("\n\n"),
-    // Positions of one find are mapped from its start's region.
-    at(position, from) {
+    text: pieces.map((piece) => piece.text).join("\n\n"),
+    at(position, from, end) {
       const index = lastAtOrBefore(starts, from);
-      return regions[index]!.start + position - starts[index]!;
+      const piece = pieces[index]!;
+      return end ? piece.end(position - starts[index]!) : piece.start(position - starts[index]!);
     },
   };
 }
@@ -247,7 +268,7 @@ function scanWindow(content: string, found: SecretSpan[]): void {
       const name = kind(descriptor.message.messageId);
       if (name === null) return;
       const [start, end] = narrowed(read.text, descriptor);
-      if (end > start) found.push({ start: read.at(start, start), end: read.at(end, start), kind: name });
+      if (end > start) found.push({ start: read.at(start, start, false), end: read.at(end, start, true), kind: name });
     });
     // The GCP rule's file reader returns a promise that ends at once without a file path.
     void rule.create(context, options as never).file?.(sourceOf(read.text));
@@ -265,14 +286,11 @@ export function findSecrets(text: string): SecretSpan[] {
   const found: SecretSpan[] = [];
   for (let at = 0; at < text.length; at += WINDOW) {
     const last = at + WINDOW >= text.length;
-    const window = unescapedRare(text.slice(at, at + WINDOW + OVERLAP));
     const spans: SecretSpan[] = [];
-    scanWindow(window.text, spans);
-    for (const span of spans) {
-      const start = window.start(span.start) + at;
-      // A find starting in the overlap is found again, whole, by the next window.
-      if (last || start < at + WINDOW) found.push({ start, end: window.end(span.end) + at, kind: span.kind });
-    }
+    scanWindow(text.slice(at, at + WINDOW + OVERLAP), spans);
+    // A find starting in the overlap is found again, whole, by the next window.
+    for (const span of spans)
+      if (last || span.start < WINDOW) found.push({ start: span.start + at, end: span.end + at, kind: span.kind });
   }
   return merged(found);
 }

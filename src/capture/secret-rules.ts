@@ -192,8 +192,11 @@ const AWS_REGIONS: Anchor[] = [
   },
 ];
 
-/** Every URL rule's finds hold `://`; a scheme (`mongodb+srv`, `jdbc:mysqlx`) is at most 16 characters ahead. */
-const URL_REGIONS = around(["://"], 16, 1024);
+/**
+ * Every URL rule's finds hold `://` (its slashes maybe escaped, once or twice: rare-escapes.ts); a
+ * scheme (`mongodb+srv`, `jdbc:mysqlx`) is at most 16 characters ahead.
+ */
+const URL_REGIONS = around(["://", ":\\/\\/", ":\\\\/\\\\/", ":\\\\\\/\\\\\\/"], 16, 1024);
 
 /** Where each preset rule (by the end of its id) reads. */
 const PRESET_REGIONS: Record<string, Anchor[]> = {

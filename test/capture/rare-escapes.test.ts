@@ -23,6 +23,9 @@ describe("unescapedRare", () => {
     expect(view.end(at("/", 3) + 1)).toBe(text.indexOf(String.raw`w\\\/`) + 5);
     // After an escaped backslash pair the last backslash escapes the `u`.
     expect(view.start(at("C"))).toBe(text.indexOf(String.raw`\u0043`));
+    // And the other way: an escape's characters, any of them, are its one character.
+    const escapeAt = text.indexOf(String.raw`\u0041`);
+    expect([view.at(escapeAt), view.at(escapeAt + 5), view.at(escapeAt + 6)]).toEqual([at("A"), at("A"), at("A") + 1]);
     // A plain character after the escapes maps by the length they lost.
     expect(view.start(view.text.length - 1)).toBe(text.length - 1);
     expect(view.end(view.text.length)).toBe(text.length);

@@ -32,16 +32,16 @@ const alike = lookAlikes();
 /** A reply that repeats some of the credentials, as a model quoting a config back does. */
 const reply = `Found these in your config:\n${dotEnv(corpus.filter((_, i) => i % 3 === 0))}\nRotate them.`;
 
-/** A text with every character written as a `\uXXXX` escape, as a JSON writer may write a whole secret. */
-const unicodeEscaped = (text: string) =>
-  [...text].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+/** A text with the symbols Gson's JSON writer escapes (`<`, `>`, `&`, `=`, `'`) written as `\uXXXX` escapes. */
+const gsonEscaped = (text: string) =>
+  text.replace(/[<>&=']/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /**
  * Every form a value may take in a file: as is, with its slashes or all its characters escaped as
  * the bodies below send it, each JSON-escaped once and twice, and each long line of it.
  */
 function needles(value: string): string[] {
-  const forms = [value, value.replaceAll("/", "\\/"), unicodeEscaped(value)];
+  const forms = [value, value.replaceAll("/", "\\/"), gsonEscaped(value)];
   const once = forms.map((form) => JSON.stringify(form).slice(1, -1));
   const twice = once.map((form) => JSON.stringify(form).slice(1, -1));
   const lines = value.split("\n").filter((line) => line.length >= 16 && !line.startsWith("-----"));
@@ -74,12 +74,9 @@ function sqlDump(path: string): string {
   }
 }
 
-/** The chat conversation as a PHP writer sends it (every slash escaped), and the .env with each value's characters `\u`-escaped. */
+/** The chat conversation as a PHP writer sends it (every slash escaped) and as Gson's does (`=`, `&`, `<`, `>`, `'`). */
 function escapedConversations(): string[] {
-  let unicode = JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: `keys:\n${env}` }] });
-  for (const { value } of corpus)
-    unicode = unicode.replaceAll(JSON.stringify(value).slice(1, -1), unicodeEscaped(value));
-  return [chatConversation().replaceAll("/", "\\/"), unicode];
+  return [chatConversation().replaceAll("/", "\\/"), gsonEscaped(chatConversation())];
 }
 
 /** A chat completions conversation carrying the corpus in a system prompt, a user message, tool arguments and a tool result. */

@@ -100,27 +100,24 @@ describe("SecretScanner", () => {
     expect(scanner.take().replaced).toBe(2 * corpus.length);
   });
 
-  it("finds secrets written with \\uXXXX escapes: whole values, and the symbols Go's and Gson's writers escape", () => {
+  it("finds secrets with \\uXXXX escapes in them: the symbols Go's and Gson's writers escape, once and twice", () => {
     const scanner = new SecretScanner();
-    const unicode = (text: string) =>
-      [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
-    let content = JSON.stringify(dotEnv(corpus)).slice(1, -1);
-    for (const { value } of corpus) content = content.replace(JSON.stringify(value).slice(1, -1), unicode(value));
-    // Go escapes <, > and &, Gson = too: a password with them, and the `=` of a NAME=value line.
-    const go = "postgres://app:Xk2\\u0026hunter\\u003c22q@db.example.com/main";
-    const gson = "DB_PASSWORD\\u003dsw0rd-fish-9";
-    const body = `{"messages":[{"role":"tool","content":"${content}\\n${go}\\n${gson}"}]}`;
-    const stored = scanner.redact(body);
-    const text = JSON.parse(stored).messages[0].content as string;
+    // Gson escapes <, >, &, = and ' (Go the first three): every NAME=value line's `=`, and symbols in values.
+    const gson = (json: string) =>
+      json.replace(/[<>&=']/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    const go = "postgres://app:Xk2&hunter<22q@db.example.com/main";
+    const body = gson(JSON.stringify({ messages: [{ role: "tool", content: `${dotEnv(corpus)}\n${go}` }] }));
+    expect(body).toContain("DB_PASSWORD\\u003d");
+    expect(body).toContain("Xk2\\u0026hunter\\u003c22q");
+    const text = JSON.parse(scanner.redact(body)).messages[0].content as string;
     expectNoValue(text);
-    expect(text).not.toContain("hunter");
-    expect(text).not.toContain("fish");
     expect(text).toContain("postgres://app:[redacted:db-connection:");
-    expect(scanner.take().replaced).toBe(corpus.length + 2);
-    // Escaped twice, as in tool arguments: `\\u0041` is `\u0041` inside a JSON string.
-    const twice = JSON.stringify({ arguments: `{"content":"${content}"}` });
-    const inner = JSON.parse(JSON.parse(scanner.redact(twice)).arguments).content as string;
-    expectNoValue(inner);
+    expect(text).not.toContain("hunter");
+    expect(scanner.take().replaced).toBe(corpus.length + 1);
+    // Escaped twice, as in tool arguments: `\\u003d` is `\u003d` inside a JSON string.
+    const twice = JSON.stringify({ arguments: gson(JSON.stringify({ content: dotEnv(corpus) })) });
+    expect(twice).toContain("\\\\u003d");
+    expectNoValue(JSON.parse(JSON.parse(scanner.redact(twice)).arguments).content);
   });
 
   it("leaves look-alikes alone: lockfile hashes, git SHAs, UUIDs, base64 images", () => {
