@@ -63,25 +63,25 @@ export function unescapedRare(text: string): Unescaped {
 
 /** Positions mapped both ways across the escapes (in order). */
 function mapping(escapes: Escape[]): Omit<Unescaped, "text"> {
-  const views = escapes.map((escape) => escape.view);
-  const ats = escapes.map((escape) => escape.at);
+  const views = escapes.map((hit) => hit.view);
+  const ats = escapes.map((hit) => hit.at);
   const start = (position: number) => {
-    const escape = escapes[lastAtOrBefore(views, position)]!;
-    if (escape.view > position) return position;
-    return escape.view === position ? escape.at : escape.at + escape.length + position - escape.view - 1;
+    const hit = escapes[lastAtOrBefore(views, position)]!;
+    if (hit.view > position) return position;
+    return hit.view === position ? hit.at : hit.at + hit.length + position - hit.view - 1;
   };
   const width = (position: number) => {
-    const escape = escapes[lastAtOrBefore(views, position)]!;
-    return escape.view === position ? escape.length : 1;
+    const hit = escapes[lastAtOrBefore(views, position)]!;
+    return hit.view === position ? hit.length : 1;
   };
   return {
     start,
     end: (position) => (position === 0 ? 0 : start(position - 1) + width(position - 1)),
     at(position) {
-      const escape = escapes[lastAtOrBefore(ats, position)]!;
-      if (escape.at > position) return position;
-      if (position < escape.at + escape.length) return escape.view;
-      return escape.view + 1 + position - escape.at - escape.length;
+      const hit = escapes[lastAtOrBefore(ats, position)]!;
+      if (hit.at > position) return position;
+      if (position < hit.at + hit.length) return hit.view;
+      return hit.view + 1 + position - hit.at - hit.length;
     },
   };
 }
