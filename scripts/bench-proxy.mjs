@@ -33,13 +33,14 @@
  * request completed, the proxy's max RSS against the queue bound plus the bodies in flight, the small
  * client's latency before and while the large bodies are captured, and then the same shutdown figures.
  *
- *   node scripts/bench-proxy.mjs --secrets [--bodies K] [--mb M]                   (defaults 24 bodies of 1 MB)
+ *   node scripts/bench-proxy.mjs --secrets [--bodies K] [--mb M] [--baseline=<other checkout>]  (24 bodies of 1 MB)
  *
  * Secrets: the secrets scan's cost. First the scanner alone, in this process (one thread): MB/s of
  * wall time and per CPU second (what one core does, however loaded the machine) on K
  * typical bodies of M MB (chat completions JSON whose tool results are this checkout's source files
- * and README, code and prose as a coding agent sends them, with a few made-up keys), and on one 50 MB
- * body, with this process's RSS before and its peak after. Then the capture's throughput through the
+ * and README, code and prose as a coding agent sends them, with a few made-up keys), in three rounds
+ * taken in turns with the baseline checkout's scanner (its dist/ built) and their ratios; then on
+ * one 50 MB body, with this process's RSS before and its peak after. Then the capture's throughput through the
  * built proxy (database on), with the scan and with --keep-secrets: the K bodies sent one after
  * another, MB/s from the first send until the proxy has said each was written. Both proxies share a
  * token cache warmed first, so token counting (the same in both) does not hide the difference.
@@ -578,10 +579,8 @@ function cpuSecondsSince(start) {
   return (user + system) / 1e6;
 }
 
-async function scannerAlone(bodies) {
-  const { SecretScanner } = await import(join(root, "dist/capture/secrets.js"));
-  const scanner = new SecretScanner();
-  scanner.redact(bodies[0]);
+/** One scanner over the bodies: MB/s of wall time and per CPU second. */
+function scanRound(scanner, bodies) {
   let bytes = 0;
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -589,23 +588,45 @@ async function scannerAlone(bodies) {
     scanner.redact(body);
     bytes += Buffer.byteLength(body);
   }
-  const seconds = (performance.now() - started) / 1000;
-  const perCpu = bytes / 1e6 / cpuSecondsSince(cpu);
-  console.log(
-    `scanner alone: ${(bytes / 1e6 / seconds).toFixed(1)} MB/s wall, ${perCpu.toFixed(1)} MB per CPU second, on ${bodies.length} bodies (${(bytes / 1e6).toFixed(0)} MB), one thread`,
-  );
-  const texts = checkoutTexts();
-  const big = typicalBody(texts, 50, 0);
-  const before = memoryOf(process.pid).rss;
-  const bigStarted = performance.now();
-  const bigCpu = process.cpuUsage();
-  const found = scanner.take();
-  scanner.redact(big);
-  const bigSeconds = (performance.now() - bigStarted) / 1000;
-  const bigPerCpu = big.length / 1e6 / cpuSecondsSince(bigCpu);
-  console.log(
-    `one ${(big.length / 1e6).toFixed(0)} MB body: ${(big.length / 1e6 / bigSeconds).toFixed(1)} MB/s wall, ${bigPerCpu.toFixed(1)} MB per CPU second; RSS ${before.toFixed(0)} MB before, peak ${memoryOf(process.pid).peak.toFixed(0)} MB (the body itself is ${((big.length * 2) / 1e6).toFixed(0)} MB as a JS string); ${found.replaced} secrets replaced in the small bodies`,
-  );
+  return { wall: bytes / 1e6 / ((performance.now() - started) / 1000), cpu: bytes / 1e6 / cpuSecondsSince(cpu) };
+}
+
+/**
+ * The scanner of this checkout, and of the `--baseline=<checkout>` one when given, in turns over the
+ * same bodies in this process: round 1 is each scanner's first pass (the JIT still compiling), the
+ * others what it does warm. Bodies are flat strings decoded from bytes, as the capture has them (a
+ * JSON.stringify result is a tree of parts, and whatever reads it first pays for joining them).
+ */
+async function scannerAlone(bodies) {
+  const baseline = process.argv.find((arg) => arg.startsWith("--baseline="))?.slice("--baseline=".length);
+  const sides = [{ label: "this", dir: root }, ...(baseline ? [{ label: "baseline", dir: baseline }] : [])];
+  for (const side of sides) {
+    const { SecretScanner } = await import(join(side.dir, "dist/capture/secrets.js"));
+    side.scanner = new SecretScanner();
+    side.rounds = [];
+  }
+  const flat = bodies.map((body) => Buffer.from(body).toString());
+  const megabytes = flat.reduce((sum, body) => sum + Buffer.byteLength(body), 0) / 1e6;
+  console.log(`scanner alone on ${flat.length} bodies (${megabytes.toFixed(0)} MB), one thread, 3 rounds:`);
+  for (let round = 0; round < 3; round++)
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) side.rounds.push(scanRound(side.scanner, flat));
+  for (const side of sides) {
+    const rounds = side.rounds.map((r) => `${r.cpu.toFixed(1)} (${r.wall.toFixed(1)} wall)`).join(", ");
+    console.log(`  ${side.label.padEnd(8)} MB per CPU second: ${rounds}`);
+  }
+  if (baseline) {
+    const ratios = sides[0].rounds.map((r, i) => (r.cpu / sides[1].rounds[i].cpu).toFixed(2)).join(", ");
+    console.log(`  this / baseline per CPU second: ${ratios}`);
+  }
+  const big = Buffer.from(typicalBody(checkoutTexts(), 50, 0)).toString();
+  for (const side of sides) {
+    const before = memoryOf(process.pid).rss;
+    const { cpu, wall } = scanRound(side.scanner, [big]);
+    console.log(
+      `  ${side.label.padEnd(8)} one ${(big.length / 1e6).toFixed(0)} MB body: ${cpu.toFixed(1)} MB per CPU second (${wall.toFixed(1)} wall); RSS ${before.toFixed(0)} MB before, peak ${memoryOf(process.pid).peak.toFixed(0)} MB (the body is ${((big.length * 2) / 1e6).toFixed(0)} MB as a JS string)`,
+    );
+  }
+  console.log(`  ${sides[0].scanner.take().replaced} secrets replaced by this checkout's scanner`);
 }
 
 /** The K bodies through a proxy, one after another: MB/s from the first send until each was said written. */

@@ -10,7 +10,9 @@ import type {
   SecretLintRuleReportDescriptor,
   SecretLintSourceCode,
 } from "@secretlint/types";
-import { NOT_SECRET_MESSAGES, OWN_RULES, PRESET_RULES, presetKind, type Regions } from "./secret-rules.js";
+import { LiteralSearch } from "./literal-search.js";
+import { lastAtOrBefore, type Unescaped, unescapedRare } from "./rare-escapes.js";
+import { type Anchor, NOT_SECRET_MESSAGES, OWN_RULES, PRESET_RULES, presetKind } from "./secret-rules.js";
 
 /** Where a secret is in a text, and its kind (the rule that found it). */
 export interface SecretSpan {
@@ -87,7 +89,8 @@ function narrowed(content: string, descriptor: SecretLintRuleReportDescriptor): 
 
 /**
  * The text as the rules read it, of the same length: the JSON escapes `\\n`, `\\t`, `\\r`, `\\"` and
- * `\\/` written as a space and the character each stands for, so a key on a line of its own inside a
+ * `\\/` written as a space and the character each stands for (`\\uXXXX` and most `\\/` are decoded
+ * before, by unescapedRare), so a key on a line of its own inside a
  * JSON string starts a line, and a quote ends a value. Each is replaced wherever its two characters
  * are, also after another backslash: tool arguments are JSON inside a JSON string, whose escapes
  * are escaped again (`\\\\n`), and those are the breaks that matter; that an escaped backslash
@@ -124,51 +127,152 @@ const SPACE = 0x20;
 /** What an escape's letter reads as: `n` a line break, `t` a tab, `r` a return, `"` and `/` themselves. */
 const READ_AS = new Map([...'ntr"/'].map((char, i) => [char.charCodeAt(0), '\n\t\r"/'.charCodeAt(i)]));
 
-/**
- * The text a rule reads: its regions of the window, each as escapeView shows it, joined by blank
- * lines; and where a position of it is in the window.
- */
-function ruleText(content: string, regions: Regions): { text: string; at(position: number, from: number): number } {
-  const merged: { start: number; end: number }[] = [];
-  for (const { start, end } of regions(content).sort((a, b) => a.start - b.start)) {
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** Spans sorted and joined where they touch or overlap, each cut to `[0, length)`. */
+function mergedSpans(spans: Span[], length: number): Span[] {
+  const merged: Span[] = [];
+  for (const { start, end } of spans.sort((a, b) => a.start - b.start)) {
     const last = merged.at(-1);
-    if (last && start <= last.end) last.end = Math.max(last.end, Math.min(end, content.length));
-    else merged.push({ start: Math.max(start, 0), end: Math.min(end, content.length) });
+    if (last && start <= last.end) last.end = Math.max(last.end, Math.min(end, length));
+    else merged.push({ start: Math.max(start, 0), end: Math.min(end, length) });
   }
+  return merged;
+}
+
+/**
+ * Every rule's regions of a text, found in one pass over it for all rules' literals, and the text's
+ * escape view over the regions of all rules together: each part is escaped once, however many rules
+ * read it, and a rule with no region is not run.
+ */
+class Reading {
+  private readonly union: Span[];
+  private readonly starts: number[];
+  private readonly parts: { decoded: Unescaped; view: string }[];
+
+  constructor(content: string, regions: Span[][]) {
+    this.union = mergedSpans(
+      regions.flatMap((spans) => spans.map((span) => ({ ...span }))),
+      content.length,
+    );
+    this.starts = this.union.map((span) => span.start);
+    this.parts = this.union.map((span) => {
+      const decoded = unescapedRare(content.slice(span.start, span.end));
+      return { decoded, view: escapeView(decoded.text) };
+    });
+  }
+
+  /** The view of `[start, end)`, which lies in one of the union's regions, and where its positions are in the content. */
+  piece(start: number, end: number): Piece {
+    const index = lastAtOrBefore(this.starts, start);
+    const from = this.union[index]!.start;
+    const { decoded, view } = this.parts[index]!;
+    const first = decoded.at(start - from);
+    const last = end - from === 0 ? 0 : decoded.at(end - from - 1) + 1;
+    return {
+      text: view.slice(first, last),
+      start: (position) => from + decoded.start(first + position),
+      end: (position) => from + decoded.end(first + position),
+    };
+  }
+}
+
+/** A region as a rule reads it, and where its positions (of a find's start, of its end) are in the content. */
+interface Piece {
+  text: string;
+  start(position: number): number;
+  end(position: number): number;
+}
+
+/** Each rule's anchors, in RULES order, and one search for all their literals. */
+const RULES: { rule: SecretLintRuleCreator<never>; options: object; anchors: Anchor[]; kind: Kind }[] = [
+  ...PRESET_RULES.map(({ rule, options, regions }) => ({
+    rule,
+    options,
+    anchors: regions,
+    kind: (id: string) => (NOT_SECRET_MESSAGES.has(id) ? null : presetKind(rule.meta.id, id)),
+  })),
+  ...OWN_RULES.map(({ rule, regions }) => ({
+    rule: rule as SecretLintRuleCreator<never>,
+    options: {},
+    anchors: regions,
+    kind: () => rule.meta.id,
+  })),
+];
+
+/** Every literal once, with the (rule, anchor) pairs that read around it. */
+const LITERALS = (() => {
+  const byText = new Map<string, { rule: number; anchor: Anchor }[]>();
+  for (const [rule, { anchors }] of RULES.entries())
+    for (const anchor of anchors)
+      for (const text of anchor.literals) {
+        const id = `${anchor.caseless === true}:${text}`;
+        byText.set(id, [...(byText.get(id) ?? []), { rule, anchor }]);
+      }
+  const ids = [...byText.keys()];
+  return {
+    search: new LiteralSearch(
+      ids.map((id) => ({ text: id.slice(id.indexOf(":") + 1), caseless: id.startsWith("true") })),
+    ),
+    readers: ids.map((id) => ({ length: id.length - id.indexOf(":") - 1, reading: byText.get(id)! })),
+  };
+})();
+
+/** Each rule's regions of a text, merged. */
+function regionsOf(content: string): Span[][] {
+  const regions: Span[][] = RULES.map(() => []);
+  const { search, readers } = LITERALS;
+  search.each(content, (at, literal) => {
+    const { length, reading } = readers[literal]!;
+    for (const { rule, anchor } of reading)
+      if (!anchor.accept || anchor.accept(content, at, length)) regions[rule]!.push(anchor.region(at, length));
+  });
+  return regions.map((spans) => mergedSpans(spans, content.length));
+}
+
+/**
+ * The text a rule reads: its regions' views joined by blank lines; and where a find's start and end
+ * (mapped from the region its start is in) are in the content.
+ */
+function ruleText(
+  reading: Reading,
+  regions: Span[],
+): { text: string; at(position: number, from: number, end: boolean): number } {
+  const pieces = regions.map((region) => reading.piece(region.start, region.end));
   const starts: number[] = [];
   let length = 0;
-  for (const region of merged) {
+  for (const piece of pieces) {
     starts.push(length);
-    length += region.end - region.start + 2;
+    length += piece.text.length + 2;
   }
-  const text = merged.map((region) => escapeView(content.slice(region.start, region.end))).join("\n\n");
   return {
-    text,
-    // Positions of one find are mapped from its start's region.
-    at(position, from) {
-      let index = starts.length - 1;
-      while (index > 0 && starts[index]! > from) index--;
-      return merged[index]!.start + position - starts[index]!;
+    text: pieces.map((piece) => piece.text).join("\n\n"),
+    at(position, from, end) {
+      const index = lastAtOrBefore(starts, from);
+      const piece = pieces[index]!;
+      return end ? piece.end(position - starts[index]!) : piece.start(position - starts[index]!);
     },
   };
 }
 
-function scanWindow(content: string, found: SecretSpan[], offset: number): void {
-  const run = (rule: SecretLintRuleCreator<never>, options: object, regions: Regions, kind: Kind) => {
-    const read = ruleText(content, regions);
+function scanWindow(content: string, found: SecretSpan[]): void {
+  const regions = regionsOf(content);
+  const reading = new Reading(content, regions);
+  for (const [index, { rule, options, kind }] of RULES.entries()) {
+    if (regions[index]!.length === 0) continue;
+    const read = ruleText(reading, regions[index]!);
     const context = contextFor((descriptor) => {
       const name = kind(descriptor.message.messageId);
       if (name === null) return;
       const [start, end] = narrowed(read.text, descriptor);
-      if (end > start)
-        found.push({ start: read.at(start, start) + offset, end: read.at(end, start) + offset, kind: name });
+      if (end > start) found.push({ start: read.at(start, start, false), end: read.at(end, start, true), kind: name });
     });
     // The GCP rule's file reader returns a promise that ends at once without a file path.
     void rule.create(context, options as never).file?.(sourceOf(read.text));
-  };
-  for (const { rule, options, regions } of PRESET_RULES)
-    run(rule, options, regions, (id) => (NOT_SECRET_MESSAGES.has(id) ? null : presetKind(rule.meta.id, id)));
-  for (const { rule, regions } of OWN_RULES) run(rule as SecretLintRuleCreator<never>, {}, regions, () => rule.meta.id);
+  }
 }
 
 /** The kind a rule's message names, or null for a message that names no secret. */
@@ -182,14 +286,11 @@ export function findSecrets(text: string): SecretSpan[] {
   const found: SecretSpan[] = [];
   for (let at = 0; at < text.length; at += WINDOW) {
     const last = at + WINDOW >= text.length;
-    const before = found.length;
-    scanWindow(text.slice(at, at + WINDOW + OVERLAP), found, at);
+    const spans: SecretSpan[] = [];
+    scanWindow(text.slice(at, at + WINDOW + OVERLAP), spans);
     // A find starting in the overlap is found again, whole, by the next window.
-    if (!last) {
-      const kept = found.slice(before).filter((span) => span.start < at + WINDOW);
-      found.length = before;
-      found.push(...kept);
-    }
+    for (const span of spans)
+      if (last || span.start < WINDOW) found.push({ start: span.start + at, end: span.end + at, kind: span.kind });
   }
   return merged(found);
 }

@@ -32,12 +32,20 @@ const alike = lookAlikes();
 /** A reply that repeats some of the credentials, as a model quoting a config back does. */
 const reply = `Found these in your config:\n${dotEnv(corpus.filter((_, i) => i % 3 === 0))}\nRotate them.`;
 
-/** Every form a value may take in a file: as is, JSON-escaped once and twice, and each long line of it. */
+/** A text with the symbols Gson's JSON writer escapes (`<`, `>`, `&`, `=`, `'`) written as `\uXXXX` escapes. */
+const gsonEscaped = (text: string) =>
+  text.replace(/[<>&=']/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/**
+ * Every form a value may take in a file: as is, with its slashes or all its characters escaped as
+ * the bodies below send it, each JSON-escaped once and twice, and each long line of it.
+ */
 function needles(value: string): string[] {
-  const once = JSON.stringify(value).slice(1, -1);
-  const twice = JSON.stringify(once).slice(1, -1);
+  const forms = [value, value.replaceAll("/", "\\/"), gsonEscaped(value)];
+  const once = forms.map((form) => JSON.stringify(form).slice(1, -1));
+  const twice = once.map((form) => JSON.stringify(form).slice(1, -1));
   const lines = value.split("\n").filter((line) => line.length >= 16 && !line.startsWith("-----"));
-  return [...new Set([value, once, twice, ...lines])];
+  return [...new Set([...forms, ...once, ...twice, ...lines])];
 }
 
 /** What of the corpus each file under dir holds, as bytes and, for SQLite files, through SQL too. */
@@ -64,6 +72,11 @@ function sqlDump(path: string): string {
   } finally {
     db.close();
   }
+}
+
+/** The chat conversation as a PHP writer sends it (every slash escaped) and as Gson's does (`=`, `&`, `<`, `>`, `'`). */
+function escapedConversations(): string[] {
+  return [chatConversation().replaceAll("/", "\\/"), gsonEscaped(chatConversation())];
 }
 
 /** A chat completions conversation carrying the corpus in a system prompt, a user message, tool arguments and a tool result. */
@@ -138,6 +151,7 @@ async function throughProxy(runs: string, upstream: string, name: string): Promi
   closers.push(() => proxy.stop());
   await post(`${proxy.url}/chat/completions`, chatConversation());
   await post(`${proxy.url}/messages`, messagesConversation());
+  for (const body of escapedConversations()) await post(`${proxy.url}/chat/completions`, body);
   expect(await proxy.stop()).toBe(0);
 }
 
@@ -168,7 +182,8 @@ const CAPTURE_PATHS: CapturePath[] = [
   {
     name: "the proxy in front of the mock (and the mock's own run)",
     async capture(_scratch, runs) {
-      const script = [{ text: reply }, { text: reply }];
+      // One reply for each conversation throughProxy posts.
+      const script = Array.from({ length: 4 }, () => ({ text: reply }));
       const mock = await startMockServer({ name: "corpus", markers: {}, script }, { runsDir: runs });
       closers.push(() => mock.close());
       await throughProxy(runs, mock.baseUrl, "proxy");

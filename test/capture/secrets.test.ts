@@ -78,6 +78,48 @@ describe("SecretScanner", () => {
     expect(stored).toMatch(/^DATABASE_URL=postgres:\/\/app:\[redacted:db-connection:[0-9a-f]{8}\]@db\.example\.com/);
   });
 
+  it("finds the corpus in JSON whose writer escaped every slash (PHP), once and inside tool arguments", () => {
+    const scanner = new SecretScanner();
+    const php = (value: unknown) => JSON.stringify(value).replaceAll("/", "\\/");
+    const args = php({ path: "/app/.env", content: dotEnv(corpus) });
+    const body = php({
+      messages: [
+        { role: "tool", content: dotEnv(corpus) },
+        { role: "assistant", arguments: args },
+      ],
+    });
+    expect(body).toContain(":\\/\\/deploy:");
+    expect(body).toContain(":\\\\\\/\\\\\\/deploy:");
+    const stored = scanner.redact(body);
+    const parsed = JSON.parse(stored);
+    expectNoValue(parsed.messages[0].content);
+    expectNoValue(JSON.parse(parsed.messages[1].arguments).content);
+    expect(parsed.messages[0].content).toMatch(
+      /https:\/\/deploy:\[redacted:basic-auth:[0-9a-f]{8}\]@git\.example\.org/,
+    );
+    expect(scanner.take().replaced).toBe(2 * corpus.length);
+  });
+
+  it("finds secrets with \\uXXXX escapes in them: the symbols Go's and Gson's writers escape, once and twice", () => {
+    const scanner = new SecretScanner();
+    // Gson escapes <, >, &, = and ' (Go the first three): every NAME=value line's `=`, and symbols in values.
+    const gson = (json: string) =>
+      json.replace(/[<>&=']/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    const go = "postgres://app:Xk2&hunter<22q@db.example.com/main";
+    const body = gson(JSON.stringify({ messages: [{ role: "tool", content: `${dotEnv(corpus)}\n${go}` }] }));
+    expect(body).toContain("DB_PASSWORD\\u003d");
+    expect(body).toContain("Xk2\\u0026hunter\\u003c22q");
+    const text = JSON.parse(scanner.redact(body)).messages[0].content as string;
+    expectNoValue(text);
+    expect(text).toContain("postgres://app:[redacted:db-connection:");
+    expect(text).not.toContain("hunter");
+    expect(scanner.take().replaced).toBe(corpus.length + 1);
+    // Escaped twice, as in tool arguments: `\\u003d` is `\u003d` inside a JSON string.
+    const twice = JSON.stringify({ arguments: gson(JSON.stringify({ content: dotEnv(corpus) })) });
+    expect(twice).toContain("\\\\u003d");
+    expectNoValue(JSON.parse(JSON.parse(scanner.redact(twice)).arguments).content);
+  });
+
   it("leaves look-alikes alone: lockfile hashes, git SHAs, UUIDs, base64 images", () => {
     const scanner = new SecretScanner();
     for (const text of lookAlikes()) {
