@@ -1,8 +1,8 @@
-import { runOrBaseline } from "../analysis/baseline-run.js";
-import { diffItems, diffRuns } from "../analysis/diff.js";
-import { writeDiff } from "../analysis/diff-render.js";
+import { runOrBaseline } from "../analysis/check/baseline-run.js";
+import { diffItems, diffRuns } from "../analysis/diff/diff.js";
+import { writeDiff } from "../analysis/diff/diff-render.js";
 import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
-import { LineWriter } from "../analysis/output.js";
+import { LineWriter } from "../analysis/table/output.js";
 import { parseCommand, usageError } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 import { runPricer } from "./run-pricer.js";
@@ -74,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
     );
   if (values.cost) {
     // Loaded only with --cost, as in report: the pricing table and cost model are no part of a plain diff.
-    const { costDiff, writeCostDiff } = await import("../analysis/cost-diff.js");
+    const { costDiff, writeCostDiff } = await import("../analysis/cost/cost-diff.js");
     const price = await runPricer(values);
     const [costA, costB] = [await price(a, values["model-a"]), await price(b, values["model-b"])];
     await writeCostDiff(costDiff(costA, costB), labels, out, as, look.maxWidth);
