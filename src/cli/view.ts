@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { diffItems, diffRuns } from "../analysis/diff/diff.js";
+import { diffSources } from "../analysis/diff/diff.js";
 import { type RunSource, resolveRun } from "../analysis/load-run.js";
 import { runFileBytes, segmentMeasure } from "../analysis/view/view-inputs.js";
 import { writeViewPage } from "../analysis/view/view-page.js";
@@ -62,12 +62,7 @@ export async function main(argv: string[]): Promise<number> {
   const b = values.diff === undefined ? null : resolveRun(values.diff, lookup);
   const out = resolve(values.out ?? defaultOut(a, b, lookup.runsDir));
   const sources = b ? [a, b] : [a];
-  const pairs = b
-    ? diffRuns(diffItems(a, a.hasPayloads && b.hasPayloads), diffItems(b, a.hasPayloads && b.hasPayloads), {
-        a: a.count(),
-        b: b.count(),
-      })
-    : null;
+  const pairs = b ? diffSources(a, b) : null;
   const bytes = writeViewPage(out, sources, pairs, {
     counter: await segmentMeasure(sources),
     markers: await markersOf(sources),

@@ -316,6 +316,12 @@ function tally(side: SideSummary, item: DiffItem | null): void {
     });
 }
 
+/** Two runs diffed as `diff` and `view --diff` show them: bodies compared only when both runs kept them. */
+export function diffSources(a: RunSource, b: RunSource): Generator<RequestDiff, DiffSummary> {
+  const bodies = a.hasPayloads && b.hasPayloads;
+  return diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() });
+}
+
 /**
  * Every aligned pair as it is read, then the summary. `counts` (the number of requests of each run)
  * decides the alignment before anything is read.
