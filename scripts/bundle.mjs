@@ -28,13 +28,13 @@ const ENTRIES = [
   "src/stub-mcp/configurable-stub.ts",
   "src/stub-mcp/minimal-stub.ts",
   "src/capture/capture-worker.ts",
-  "src/analysis/live-data-worker.ts",
+  "src/analysis/view/live-data-worker.ts",
 ];
 /**
  * Worker threads' entries get launchers of their own folder, dist/workers/: a launcher's folder is
  * marked CommonJS, and dist/capture/ holds tsc's ES modules that scripts import.
  */
-const WORKERS = new Set(["src/capture/capture-worker.ts", "src/analysis/live-data-worker.ts"]);
+const WORKERS = new Set(["src/capture/capture-worker.ts", "src/analysis/view/live-data-worker.ts"]);
 /** What src/bundle-loader.ts expects a bundle to be: a function of Node's five CommonJS arguments. */
 const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) {";
 
@@ -122,7 +122,7 @@ async function writeLauncher(entry) {
 /**
  * The view page's scripts, typed browser code in src/analysis/view/browser/: `page` for the page
  * `view` saves, `live` for the live view's. Each is one self-running script (an IIFE) that
- * src/analysis/view-page.ts inlines into the HTML as it is; the page loads nothing else.
+ * src/analysis/view/view-page.ts inlines into the HTML as it is; the page loads nothing else.
  */
 await build({
   entryPoints: { page: "src/analysis/view/browser/page.ts", live: "src/analysis/view/browser/live.ts" },

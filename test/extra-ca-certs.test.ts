@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DEFERRED_CA_ENV } from "../src/extra-ca-certs.js";
 import { PROJECT_ROOT } from "../src/project-root.js";
-import { startOtlpReceiver } from "./analysis/otlp-receiver.js";
+import { startOtlpReceiver } from "./analysis/otel/otlp-receiver.js";
 import { chatBody, postChat, startCli } from "./capture/http-harness.js";
 import { MAIN } from "./cli/scratch-cli.js";
 import { stopAfterTest } from "./fixtures/children.js";

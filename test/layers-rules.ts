@@ -45,7 +45,7 @@ export const LAYER_RULES: LayerRule[] = [
   {
     folder: "analysis/",
     mayImport: ["capture/", "providers/"],
-    why: "the segment ledger decodes stored wire bodies with the same codecs capture uses",
+    why: "the segment ledger decodes stored wire bodies with the same codecs capture uses; its feature folders (check/, cost/, diff/, show/, table/, view/, otel/) are this one layer and have no rule of their own, so each has exactly these rights",
   },
   {
     folder: "analysis/view/browser/",

@@ -6,9 +6,9 @@
  */
 import type { RequestRecord } from "../capture/types.js";
 import { compactRoles } from "./format.js";
-import type { LineWriter } from "./output.js";
-import { type NarrowStep, TableOutput } from "./table-output.js";
-import { legendLines, narrowedLegend, PLAIN_LOOK, type TableLook } from "./table-style.js";
+import type { LineWriter } from "./table/output.js";
+import { type NarrowStep, TableOutput } from "./table/table-output.js";
+import { legendLines, narrowedLegend, PLAIN_LOOK, type TableLook } from "./table/table-style.js";
 
 /** What one agent's run shows, each aspect as one comparable text. */
 export interface AgentSide {

@@ -16,10 +16,17 @@ import {
   prefixSummary,
   type SizeUnit,
 } from "./format.js";
-import type { LineWriter } from "./output.js";
 import type { RequestLedger } from "./segments.js";
-import { type Align, type NarrowStep, type TableCell, TableOutput } from "./table-output.js";
-import { legendLines, type Narrowed, narrowedLegend, PLAIN_LOOK, type TableLook, type Tone } from "./table-style.js";
+import type { LineWriter } from "./table/output.js";
+import { type Align, type NarrowStep, type TableCell, TableOutput } from "./table/table-output.js";
+import {
+  legendLines,
+  type Narrowed,
+  narrowedLegend,
+  PLAIN_LOOK,
+  type TableLook,
+  type Tone,
+} from "./table/table-style.js";
 
 export type ReportFormat = "table" | "plain" | "json" | "markdown";
 

@@ -1,11 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check.js";
-import { checkCapturedRun } from "../analysis/check-captured.js";
-import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check-render.js";
+import { checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check/check.js";
+import { checkCapturedRun } from "../analysis/check/check-captured.js";
+import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check/check-render.js";
 import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
-import { LineWriter } from "../analysis/output.js";
+import { LineWriter } from "../analysis/table/output.js";
 import { UserError } from "../errors.js";
 import { cliName } from "../invoked-as.js";
 import { runCheck } from "../probes/check-run.js";
@@ -95,7 +95,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!values.baseline)
       throw new UserError("check --run: expected --baseline FILE (the run's baseline; --update writes it)");
     const source = resolveRun(values.run, { runsDir, warn: warnOnStderr });
-    const { loadPricing } = await import("../analysis/pricing.js");
+    const { loadPricing } = await import("../analysis/cost/pricing.js");
     const check = await checkCapturedRun(source, {
       baselinePath: resolve(values.baseline),
       updateCommand: `${cliName()} check --run ${values.run} --baseline ${values.baseline} --update`,

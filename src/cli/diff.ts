@@ -1,8 +1,8 @@
-import { runOrBaseline } from "../analysis/baseline-run.js";
-import { diffItems, diffRuns } from "../analysis/diff.js";
-import { writeDiff } from "../analysis/diff-render.js";
+import { runOrBaseline } from "../analysis/check/baseline-run.js";
+import { diffSources } from "../analysis/diff/diff.js";
+import { writeDiff } from "../analysis/diff/diff-render.js";
 import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
-import { LineWriter } from "../analysis/output.js";
+import { LineWriter } from "../analysis/table/output.js";
 import { parseCommand, usageError } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 import { runPricer } from "./run-pricer.js";
@@ -57,24 +57,16 @@ export async function main(argv: string[]): Promise<number> {
   const lookup = { runsDir, warn: warnOnStderr };
   const [a, b] = positionals.map((spec) => runOrBaseline(spec, lookup)) as [RunSource, RunSource];
   const format = outputFormat("diff", values, "text");
-  const bodies = a.hasPayloads && b.hasPayloads;
   const out = new LineWriter(process.stdout);
   const labels = { a: a.label, b: b.label };
   const as = format === "plain" ? "text" : format;
   const look = tableLook(values.wide ?? false);
   if (!values.cost && (values["model-a"] ?? values["model-b"] ?? values.model ?? values.pricing) !== undefined)
     throw usageError("diff", "--model, --model-a, --model-b and --pricing price runs; give them with --cost");
-  if (!(values.cost && as === "json"))
-    await writeDiff(
-      diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() }),
-      labels,
-      out,
-      as,
-      look,
-    );
+  if (!(values.cost && as === "json")) await writeDiff(diffSources(a, b), labels, out, as, look);
   if (values.cost) {
     // Loaded only with --cost, as in report: the pricing table and cost model are no part of a plain diff.
-    const { costDiff, writeCostDiff } = await import("../analysis/cost-diff.js");
+    const { costDiff, writeCostDiff } = await import("../analysis/cost/cost-diff.js");
     const price = await runPricer(values);
     const [costA, costB] = [await price(a, values["model-a"]), await price(b, values["model-b"])];
     await writeCostDiff(costDiff(costA, costB), labels, out, as, look.maxWidth);

@@ -1,6 +1,6 @@
+import { roundDollars } from "../analysis/cost/money.js";
+import type { RunCost } from "../analysis/cost/run-cost.js";
 import { type RunSource, resolveRun, warnOnStderr } from "../analysis/load-run.js";
-import { roundDollars } from "../analysis/money.js";
-import type { RunCost } from "../analysis/run-cost.js";
 import { parseCommand } from "./args.js";
 import { contentArg, headerArgs, openOtel } from "./otel-flag.js";
 import { runPricer } from "./run-pricer.js";

@@ -1,6 +1,6 @@
 /**
  * `--view`: the run's viewer served while a capture records (proxy, mock, record). GET / is the `view`
- * page's code without data (analysis/view-page.ts, `livePage`); it listens to GET /events (server-sent
+ * page's code without data (analysis/view/view-page.ts, `livePage`); it listens to GET /events (server-sent
  * events) and fetches GET /data.json, the run as it is on disk now, each time it is told `changed`.
  *
  * The data are made when a page asks, at most once per change, on a worker thread (so the relay
@@ -14,8 +14,8 @@ import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import type { LiveDataReply, LiveDataRequest } from "../analysis/live-data.js";
-import { livePage } from "../analysis/view-page.js";
+import type { LiveDataReply, LiveDataRequest } from "../analysis/view/live-data.js";
+import { livePage } from "../analysis/view/view-page.js";
 import { listen } from "../capture/http.js";
 import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";

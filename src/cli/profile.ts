@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
-import { hangingIndent, LineWriter } from "../analysis/output.js";
+import { hangingIndent, LineWriter } from "../analysis/table/output.js";
 import { UserError } from "../errors.js";
 import { importProfile, PROGRESS_EVERY } from "../profile-import/import-run.js";
 import { IMPORTED_PROFILES_DIR, importedName, summaryLines, writeImportedProfile } from "../profile-import/write.js";

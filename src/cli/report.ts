@@ -1,9 +1,9 @@
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
-import { LineWriter } from "../analysis/output.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { secretCount, secretsNote } from "../analysis/secret-count.js";
 import { tokenLedger } from "../analysis/segments.js";
 import { lostRequestNote, sideRequestNote } from "../analysis/side-requests.js";
+import { LineWriter } from "../analysis/table/output.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 import { runPricer } from "./run-pricer.js";
@@ -67,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
   const out = new LineWriter(process.stdout);
   const look = tableLook(values.wide ?? false);
   if (values.cost) {
-    const { writeCostReport } = await import("../analysis/cost-render.js");
+    const { writeCostReport } = await import("../analysis/cost/cost-render.js");
     const cost = await (await runPricer(values))(source);
     await writeCostReport(cost, out, format, look);
   } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);

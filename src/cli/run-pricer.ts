@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { CostOptions, RunCost } from "../analysis/cost/run-cost.js";
 import type { RunSource } from "../analysis/load-run.js";
-import type { CostOptions, RunCost } from "../analysis/run-cost.js";
 import type { RequestRecord } from "../capture/types.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile } from "../probes/load.js";
@@ -27,8 +27,8 @@ export type RunPricer = (source: RunSource, model?: string, priceAs?: CostOption
  * shipped probe is priced as its probe's `model.priceAs` (read from probes/<probe>.yaml).
  */
 export async function runPricer(flags: PriceFlags): Promise<RunPricer> {
-  const { runCost } = await import("../analysis/run-cost.js");
-  const { loadPricing } = await import("../analysis/pricing.js");
+  const { runCost } = await import("../analysis/cost/run-cost.js");
+  const { loadPricing } = await import("../analysis/cost/pricing.js");
   const pricing = loadPricing(flags.pricing);
   return async (source, model = flags.model, priceAs = undefined) =>
     runCost(source, {

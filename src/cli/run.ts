@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
+import { dollars, PRICE_UNKNOWN } from "../analysis/cost/money.js";
 import { writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun } from "../analysis/load-run.js";
-import { dollars, PRICE_UNKNOWN } from "../analysis/money.js";
-import { LineWriter } from "../analysis/output.js";
 import { writeReport } from "../analysis/report.js";
-import { TableOutput } from "../analysis/table-output.js";
-import type { TableLook } from "../analysis/table-style.js";
+import { LineWriter } from "../analysis/table/output.js";
+import { TableOutput } from "../analysis/table/table-output.js";
+import type { TableLook } from "../analysis/table/table-style.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";

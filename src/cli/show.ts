@@ -1,8 +1,8 @@
 import { type RunSource, resolveRun } from "../analysis/load-run.js";
-import { LineWriter } from "../analysis/output.js";
 import { secretCount, secretsNote } from "../analysis/secret-count.js";
-import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show-render.js";
-import { decodeRequest } from "../analysis/show-request.js";
+import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show/show-render.js";
+import { decodeRequest } from "../analysis/show/show-request.js";
+import { LineWriter } from "../analysis/table/output.js";
 import { UserError } from "../errors.js";
 import { wrapLines } from "../text-wrap.js";
 import { parseCommand } from "./args.js";
@@ -72,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
     const json = showJson(decoded, part as ShowPart | null) as Record<string, unknown>;
     if (!cost) process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     else {
-      const { costJson } = await import("../analysis/cost-render.js");
+      const { costJson } = await import("../analysis/cost/cost-render.js");
       // Rounded and stripped as cost JSON is, without touching the request's own figures.
       const money = JSON.parse(costJson({ ...cost.request, prices: cost.prices }));
       process.stdout.write(`${JSON.stringify({ ...json, cost: money }, null, 2)}\n`);
@@ -81,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const out = new LineWriter(process.stdout);
   if (cost) {
-    const { requestCostLines } = await import("../analysis/cost-render.js");
+    const { requestCostLines } = await import("../analysis/cost/cost-render.js");
     const lines = requestCostLines(cost.request, cost.prices);
     for (const line of wrapLines(lines, tableLook(false).maxWidth)) await out.line(line);
   }

@@ -1,8 +1,8 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { LineWriter } from "../analysis/output.js";
-import { TableOutput } from "../analysis/table-output.js";
-import type { TableLook } from "../analysis/table-style.js";
+import { LineWriter } from "../analysis/table/output.js";
+import { TableOutput } from "../analysis/table/table-output.js";
+import type { TableLook } from "../analysis/table/table-style.js";
 import { discoverSkills, skillSources } from "../skills/discover.js";
 import type { SkillDiagnostic, SkillLoadResult } from "../skills/types.js";
 import { parseCommand, usageError } from "./args.js";

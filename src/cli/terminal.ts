@@ -1,4 +1,4 @@
-import type { TableLook } from "../analysis/table-style.js";
+import type { TableLook } from "../analysis/table/table-style.js";
 import { terminalWidth } from "../terminal-width.js";
 
 /**

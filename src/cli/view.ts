@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { diffItems, diffRuns } from "../analysis/diff.js";
+import { diffSources } from "../analysis/diff/diff.js";
 import { type RunSource, resolveRun } from "../analysis/load-run.js";
-import { runFileBytes, segmentMeasure } from "../analysis/view-inputs.js";
-import { writeViewPage } from "../analysis/view-page.js";
+import { runFileBytes, segmentMeasure } from "../analysis/view/view-inputs.js";
+import { writeViewPage } from "../analysis/view/view-page.js";
 import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
@@ -62,12 +62,7 @@ export async function main(argv: string[]): Promise<number> {
   const b = values.diff === undefined ? null : resolveRun(values.diff, lookup);
   const out = resolve(values.out ?? defaultOut(a, b, lookup.runsDir));
   const sources = b ? [a, b] : [a];
-  const pairs = b
-    ? diffRuns(diffItems(a, a.hasPayloads && b.hasPayloads), diffItems(b, a.hasPayloads && b.hasPayloads), {
-        a: a.count(),
-        b: b.count(),
-      })
-    : null;
+  const pairs = b ? diffSources(a, b) : null;
   const bytes = writeViewPage(out, sources, pairs, {
     counter: await segmentMeasure(sources),
     markers: await markersOf(sources),
@@ -81,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Each run's requests in money, the lines `show --cost` prints, for the page's request details. */
 async function costLinesOf(sources: RunSource[], flags: PriceFlags) {
-  const { requestCostLines } = await import("../analysis/cost-render.js");
+  const { requestCostLines } = await import("../analysis/cost/cost-render.js");
   const price = await runPricer(flags);
   const maps: Map<number, string[]>[] = [];
   for (const source of sources) {

@@ -16,7 +16,7 @@ import {
   readBaseline,
   type Tolerances,
   writeBaseline,
-} from "../analysis/check.js";
+} from "../analysis/check/check.js";
 import { CheckFailed, UserError } from "../errors.js";
 import { piRunName } from "../safe-path.js";
 import { poolPerProbe, runProgressLine } from "./in-order-pool.js";

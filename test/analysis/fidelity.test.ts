@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { agentSide, fidelityRow, writeFidelityTable } from "../../src/analysis/fidelity.js";
-import { LineWriter } from "../../src/analysis/output.js";
+import { LineWriter } from "../../src/analysis/table/output.js";
 import { sharedRecords } from "../fixtures/shared-runs.js";
 
 /** Real records: p1 and seq-search on the runtime (the suite's shared runs). */

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { dollars } from "../../src/analysis/money.js";
+import { dollars } from "../../src/analysis/cost/money.js";
 import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import type { Context, ModelSpec, ToolDefinition } from "../../src/providers/types.js";

@@ -1,7 +1,7 @@
 /**
  * `report --cost` and `diff --cost` on real probe runs, each figure worked out by hand from the
  * records (their token totals and shared prefix tokens) and the models' prices in
- * @pydantic/genai-prices (held to the library in test/analysis/pricing.test.ts), printed by the one
+ * @pydantic/genai-prices (held to the library in test/analysis/cost/pricing.test.ts), printed by the one
  * money rule (dollars()).
  */
 import { spawnSync } from "node:child_process";
@@ -10,10 +10,10 @@ import { join } from "node:path";
 // cli-table3 measures display width with it, as the tables are drawn.
 import { strlen } from "cli-table3/src/utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dollars, roundDollars } from "../../src/analysis/money.js";
+import { dollars, roundDollars } from "../../src/analysis/cost/money.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { runProbesInto } from "../analysis/view-runs.js";
+import { runProbesInto } from "../analysis/view/view-runs.js";
 
 function cli(...args: string[]) {
   const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {

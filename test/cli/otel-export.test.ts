@@ -7,10 +7,10 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { roundDollars } from "../../src/analysis/money.js";
+import { roundDollars } from "../../src/analysis/cost/money.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { type OtlpReceiver, type ReceivedSpan, SPAN_KIND, startOtlpReceiver } from "../analysis/otlp-receiver.js";
+import { type OtlpReceiver, type ReceivedSpan, SPAN_KIND, startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
 import { chatBody, jsonl, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
 import { closedPort } from "../fixtures/closed-port.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";

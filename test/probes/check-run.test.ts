@@ -11,11 +11,11 @@ import {
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkExitCode, findingMessage } from "../../src/analysis/check.js";
-import { renderCheckJunit, renderCheckMarkdown } from "../../src/analysis/check-render.js";
+import { checkExitCode, findingMessage } from "../../src/analysis/check/check.js";
+import { renderCheckJunit, renderCheckMarkdown } from "../../src/analysis/check/check-render.js";
 import { type CheckOptions, runCheck } from "../../src/probes/check-run.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { parseXml } from "../analysis/xml-well-formed.js";
+import { parseXml } from "../analysis/view/xml-well-formed.js";
 
 /**
  * A copy of a project in a temp folder: one small probe whose profile is a fixture of its own, so

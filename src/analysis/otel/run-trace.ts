@@ -11,7 +11,7 @@
  */
 
 import type { RequestRecord } from "../../capture/types.js";
-import { roundDollars } from "../money.js";
+import { roundDollars } from "../cost/money.js";
 import { chatSpan, providerName, recordEndMs } from "./chat-span.js";
 import type { Attributes, PlanOptions, SpanPlan } from "./span-plan.js";
 

@@ -1,5 +1,5 @@
 /**
- * The shapes of a `view` page's data: what src/analysis/view-data.ts writes and the page's script
+ * The shapes of a `view` page's data: what src/analysis/view/view-data.ts writes and the page's script
  * (src/analysis/view/browser/) reads. Types only, so the browser code can share them without taking
  * anything of the server side into its bundle or its DOM-typed program (tsconfig.browser.json).
  */

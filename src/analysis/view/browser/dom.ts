@@ -12,7 +12,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return e;
 }
 
-/** An element the page's HTML always has (src/analysis/view-page.ts writes it). */
+/** An element the page's HTML always has (src/analysis/view/view-page.ts writes it). */
 export function pageElement(selector: string): HTMLElement {
   const found = document.querySelector<HTMLElement>(selector);
   if (!found) throw new Error(`the page has no ${selector}`);

@@ -1,5 +1,5 @@
 /**
- * The page's data as src/analysis/view-data.ts lays it out: the request index, parsed whole before
+ * The page's data as src/analysis/view/view-data.ts lays it out: the request index, parsed whole before
  * the first drawing, and the item table, whose lines are parsed one at a time when a detail needs them.
  */
 import type { ItemOf, ViewItem, ViewMeta, ViewPair, ViewRequest } from "../types.js";

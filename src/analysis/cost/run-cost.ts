@@ -1,0 +1,311 @@
+/**
+ * A run in money: each request's prompt split into cache reads, cache writes and uncached tokens
+ * by the cache model of its provider, priced from the pricing table, beside what the provider
+ * reported (when a response carried usage) priced the same way.
+ *
+ * OpenAI rules need only the records (their `prefix.sharedTokens`). Anthropic rules also need where
+ * each `cache_control` breakpoint sits in tokens, so the wire bodies are read for those requests
+ * and counted with the capture's tokenizer, segment by segment, as the record's totals were.
+ */
+
+import type { TokenCounter } from "../../capture/tokens.js";
+import type { Part, RequestRecord } from "../../capture/types.js";
+import { codecFor } from "../../providers/codecs.js";
+import type { Usage, WireDissection } from "../../providers/types.js";
+import { sharedTokensOf } from "../format.js";
+import type { LazyPayload, RunSource } from "../load-run.js";
+import {
+  anthropicMinCacheTokens,
+  type CacheInput,
+  type CacheModel,
+  type CacheSplit,
+  cacheModel,
+} from "./cache-model.js";
+import {
+  type ModelPrice,
+  nearestPriced,
+  type PriceSource,
+  type PricingTable,
+  priceOf,
+  requestDollars,
+} from "./pricing.js";
+
+export interface CostOptions {
+  pricing: PricingTable;
+  /** Price every request as this model (a run made against a mock carries the mock's model id). */
+  model?: string;
+  /** The model a request is priced as when `model` is not given (a probe's `model.priceAs`); default its own. */
+  priceAs?: (record: RequestRecord) => string | undefined;
+}
+
+export interface ReportedSplit extends CacheSplit {
+  outputTokens: number | null;
+  source: Usage["source"];
+}
+
+export interface RequestCost {
+  seq: number;
+  kind: RequestRecord["kind"];
+  /** The request's time (the record's `ts`): dated prices are taken as of then. */
+  ts: string;
+  /** The model priced: `--model`, else its probe's `priceAs`, else the request's own. */
+  model: string;
+  /** The table's id of the model priced (null without a price). */
+  pricedAs: string | null;
+  /** The model the request itself named. */
+  sent: string;
+  /** null when the model has no price: tokens only, "price unknown". */
+  price: ModelPrice | null;
+  predicted: CacheSplit;
+  /** Dollars of the predicted prompt (null without a price), and of the reported output when there is one. */
+  predictedCost: number | null;
+  reported: ReportedSplit | null;
+  reportedCost: number | null;
+  /** Why predicted and reported disagree (provider usage only); null when they agree or nothing was reported. */
+  disagreement: string | null;
+  /** Tokens shared with the previous loop request, and where that request's prefix broke. */
+  sharedTokens: number | null;
+  breakDetail: string | null;
+  /** Tokens the request would have read from the cache had its prefix not broken, beyond what it read. */
+  lostRead: number;
+  /** At a prefix break: what it re-billed (null where nothing broke or nothing cached was lost). Always one request (see attributeRebills). */
+  rebill: Rebill | null;
+}
+
+/** "this break re-billed `tokens` tokens × `requests` requests = `dollars`". */
+export interface Rebill {
+  tokens: number;
+  requests: number;
+  /** Extra dollars over reading those tokens from the cache; null without a price. */
+  dollars: number | null;
+}
+
+export interface RunCost {
+  /** The table and files every figure of the run was priced from. */
+  prices: PriceSource;
+  requests: RequestCost[];
+  /** Models without a price, so a total leaves them out and says so, each with the nearest priced names. */
+  unpriced: { model: string; nearest: string[] }[];
+  /** Dollars of the priced requests (null when none has a price). */
+  total: { predicted: number | null; reported: number | null; inputTokens: number; cacheRead: number };
+  /** Requests the run relayed but never recorded (RunSource.lost): the total cannot include them. */
+  lost: number;
+}
+
+export async function runCost(source: RunSource, options: CostOptions): Promise<RunCost> {
+  const requests: RequestCost[] = [];
+  const models = new Map<string, CacheModel>();
+  const payloads = payloadCursor(source);
+  let counter: TokenCounter | null = null;
+  const prices = new Map<string, ModelPrice | null>();
+  for (const record of source.records()) {
+    const modelId = options.model ?? options.priceAs?.(record) ?? record.model;
+    const anthropic = record.api === "anthropic-messages";
+    const rulesKey = `${anthropic ? "anthropic" : "openai"} ${modelId}`;
+    if (!prices.has(rulesKey))
+      prices.set(rulesKey, priceOf(options.pricing, modelId, anthropic ? "anthropic" : "openai"));
+    const price = prices.get(rulesKey)!;
+    let model = models.get(rulesKey);
+    if (!model) {
+      // The wire API says which cache the request met; the priced model gives Anthropic's minimum.
+      const minCacheTokens = price?.minCacheTokens ?? anthropicMinCacheTokens(price?.model ?? modelId);
+      model = cacheModel(anthropic ? { provider: "anthropic", minCacheTokens } : { provider: "openai" });
+      models.set(rulesKey, model);
+    }
+    let breakpoints: CacheInput["breakpoints"];
+    if (anthropic) {
+      const body = payloads.bodyOf(record.seq);
+      if (body !== null) {
+        counter ??= await (await import("../../capture/tokens.js")).loadTokenCounter();
+        breakpoints = breakpointTokens(codecFor("anthropic-messages").dissect(body), counter);
+      }
+    }
+    const cost = requestCost(record, modelId, price, model.next(cacheInputOf(record, breakpoints)));
+    // Only a break loses cached tokens; elsewhere the two reads differ by the reply opener at most.
+    if (cost.breakDetail !== null) cost.lostRead = Math.max(model.unbrokenRead() - cost.predicted.cacheRead, 0);
+    requests.push(cost);
+  }
+  attributeRebills(requests);
+  return summarize(requests, source.lost?.() ?? 0, options.pricing);
+}
+
+function cacheInputOf(record: RequestRecord, breakpoints: CacheInput["breakpoints"]): CacheInput {
+  return {
+    seq: record.seq,
+    kind: record.kind,
+    atMs: Date.parse(record.ts),
+    inputTokens: record.tokens?.total ?? 0,
+    sharedTokens: record.kind === "loop" ? sharedTokensOf(record) : null,
+    ...(breakpoints ? { breakpoints } : {}),
+  };
+}
+
+function requestCost(
+  record: RequestRecord,
+  model: string,
+  price: ModelPrice | null,
+  predicted: CacheSplit,
+): RequestCost {
+  const reported = record.usage ? reportedSplit(record.usage) : null;
+  // Output is priced from a provider's own count only: a mock's estimate of its scripted reply is not
+  // what anyone is billed for, and a baseline file (one side of a diff) keeps no output figures.
+  const output = reported?.source === "provider" ? reported.outputTokens : null;
+  const at = new Date(record.ts);
+  const cost = (split: CacheSplit) => (price ? requestDollars(price, split, output ?? 0, at) : null);
+  return {
+    seq: record.seq,
+    kind: record.kind,
+    ts: record.ts,
+    model,
+    pricedAs: price?.model ?? null,
+    sent: record.model,
+    price,
+    predicted,
+    predictedCost: cost(predicted),
+    reported,
+    reportedCost: reported ? cost(reported) : null,
+    disagreement: reported?.source === "provider" ? disagreement(predicted, reported) : null,
+    sharedTokens: record.kind === "loop" ? sharedTokensOf(record) : null,
+    breakDetail: record.prefix?.breakDetail ?? null,
+    lostRead: 0,
+    rebill: null,
+  };
+}
+
+/**
+ * Each prefix break is charged with the cached tokens its request lost, priced as the difference
+ * from reading them. Under both providers' rules the request after it reads the new prefix again
+ * (OpenAI caches it automatically, Anthropic wrote it at the break's breakpoints), so a break
+ * re-bills its own request: the rest of the run pays nothing more for it.
+ */
+function attributeRebills(requests: RequestCost[]): void {
+  for (const r of requests) {
+    if (r.kind !== "loop" || r.breakDetail === null || r.lostRead === 0) continue;
+    const dollars = r.price
+      ? requestDollars(r.price, r.predicted, 0, new Date(r.ts)) -
+        requestDollars(r.price, readInstead(r.predicted, r.lostRead), 0, new Date(r.ts))
+      : null;
+    r.rebill = { tokens: r.lostRead, requests: 1, dollars };
+  }
+}
+
+/** The split had `tokens` more been read from the cache: taken from writes first, then from full-price tokens. */
+function readInstead(split: CacheSplit, tokens: number): CacheSplit {
+  let left = tokens;
+  const take = (n: number) => {
+    const taken = Math.min(n, left);
+    left -= taken;
+    return n - taken;
+  };
+  const cacheWrite5m = take(split.cacheWrite5m);
+  const cacheWrite1h = take(split.cacheWrite1h);
+  const uncached = take(split.uncached);
+  return {
+    inputTokens: split.inputTokens,
+    cacheRead: split.inputTokens - cacheWrite5m - cacheWrite1h - uncached,
+    cacheWrite5m,
+    cacheWrite1h,
+    uncached,
+  };
+}
+
+/** The provider's figures in the model's terms: `inputTokens` includes what was read and written. */
+export function reportedSplit(usage: Usage): ReportedSplit {
+  const input = usage.inputTokens ?? 0;
+  const read = usage.cachedInputTokens ?? 0;
+  const w1h = usage.cacheWrite1hTokens ?? 0;
+  const w5m = usage.cacheWrite5mTokens ?? Math.max((usage.cacheWriteTokens ?? 0) - w1h, 0);
+  return {
+    inputTokens: input,
+    cacheRead: read,
+    cacheWrite5m: w5m,
+    cacheWrite1h: w1h,
+    uncached: Math.max(input - read - w5m - w1h, 0),
+    outputTokens: usage.outputTokens ?? null,
+    source: usage.source,
+  };
+}
+
+/**
+ * Our tokens are an o200k estimate, not the provider's tokenizer, so counts are compared as shares
+ * of the prompt: they disagree when one side has cache reads (or writes) and the other none, or
+ * when the shares differ by more than 10 points.
+ */
+export const SHARE_TOLERANCE = 0.1;
+
+function disagreement(predicted: CacheSplit, reported: CacheSplit): string | null {
+  const problems: string[] = [];
+  const share = (n: number, of: number) => (of > 0 ? n / of : 0);
+  const compare = (what: string, p: number, r: number) => {
+    const ps = share(p, predicted.inputTokens);
+    const rs = share(r, reported.inputTokens);
+    if (p > 0 !== r > 0 || Math.abs(ps - rs) > SHARE_TOLERANCE)
+      problems.push(`${what} predicted ${p} (${percent(ps)}), reported ${r} (${percent(rs)})`);
+  };
+  compare("cache read", predicted.cacheRead, reported.cacheRead);
+  compare(
+    "cache write",
+    predicted.cacheWrite5m + predicted.cacheWrite1h,
+    reported.cacheWrite5m + reported.cacheWrite1h,
+  );
+  return problems.length > 0 ? problems.join("; ") : null;
+}
+
+const percent = (share: number) => `${Math.round(share * 100)}%`;
+
+/**
+ * Prefix tokens up to and including each breakpoint's segment. Segments are counted without their
+ * `cache_control` markers, as the capture's `sharedTokens` are: a marker moved to the newest message
+ * does not change what the provider matches.
+ */
+export function breakpointTokens(d: WireDissection, counter: TokenCounter): { tokens: number; ttl: string }[] {
+  const count = (kind: Part, text: string) => counter.segmentTokens({ kind, text });
+  const tools = d.tools.map((t) => count("tools", t.prefixJson ?? t.json));
+  const system = d.systemParts.map((text) => count("system", text));
+  const messages = d.messages.map((m) => count("messages", m.prefixJson ?? m.json));
+  const sum = (values: number[], end = values.length) => values.slice(0, end).reduce((a, b) => a + b, 0);
+  const before: Record<Part, number> = { tools: 0, system: sum(tools), messages: sum(tools) + sum(system) };
+  const counts: Record<Part, number[]> = { tools, system, messages };
+  return (d.cacheBreakpoints ?? []).map((b) => ({
+    tokens: before[b.part] + sum(counts[b.part], b.index + 1),
+    ttl: b.ttl,
+  }));
+}
+
+/** Payload bodies by seq, read in step with the records (both files are in seq order). */
+function payloadCursor(source: RunSource): { bodyOf(seq: number): string | null } {
+  const iterator: Iterator<LazyPayload> | null = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
+  let current: LazyPayload | null = null;
+  return {
+    bodyOf(seq) {
+      if (!iterator) return null;
+      while (current === null || current.seq < seq) {
+        const next = iterator.next();
+        if (next.done) return null;
+        current = next.value;
+      }
+      return current.seq === seq ? current.load().body : null;
+    },
+  };
+}
+
+function summarize(requests: RequestCost[], lost: number, pricing: PricingTable): RunCost {
+  const unpriced = [...new Set(requests.filter((r) => r.price === null).map((r) => r.model))].map((model) => ({
+    model,
+    nearest: nearestPriced(pricing, model),
+  }));
+  const anyReported = requests.some((r) => r.reportedCost !== null);
+  const anyPriced = requests.some((r) => r.predictedCost !== null);
+  return {
+    prices: pricing.source,
+    requests,
+    unpriced,
+    total: {
+      predicted: anyPriced ? requests.reduce((sum, r) => sum + (r.predictedCost ?? 0), 0) : null,
+      reported: anyReported ? requests.reduce((sum, r) => sum + (r.reportedCost ?? 0), 0) : null,
+      inputTokens: requests.reduce((sum, r) => sum + r.predicted.inputTokens, 0),
+      cacheRead: requests.reduce((sum, r) => sum + r.predicted.cacheRead, 0),
+    },
+    lost,
+  };
+}

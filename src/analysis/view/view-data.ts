@@ -1,0 +1,372 @@
+/**
+ * The data of a `view` page, streamed as one JSON document a line at a time.
+ *
+ * A run repeats itself: every request sends the tools, the system prompt and the whole history
+ * again. The page therefore stores each distinct piece once, content-addressed, in an `items`
+ * table — a tool definition, a system part, a message, a tool set (which definitions), a system
+ * set, a message-history node (parent node + one message: histories that share a prefix share
+ * nodes), a wire-body frame (the body with its segments cut out) — and each request points into it.
+ * Tool sets and system sets are keyed by the records' own `hashes`, so an unchanged prompt is not
+ * even hashed again.
+ *
+ * Layout (what the page's script relies on): two JSON documents, each valid on its own, in which
+ * every request and every item is one line, so the page parses the request index at once and an
+ * item only when a detail needs it. The index comes first and the page's script right after it, so
+ * the timeline is drawn while the browser is still reading the items, which are most of the page:
+ *
+ *   index:  {"v":1,"meta":{…}
+ *           ,"requests":[
+ *           {…}              one line per request (a leading comma from the second on)
+ *           ]
+ *           ,"pairs":[ … ]   diff mode only: one line per aligned pair
+ *           }
+ *   items:  [
+ *           […]              one line per item; an item's id is its position
+ *           ]
+ *
+ * Items are found while requests are written, so they go to a side file that is appended at the
+ * end; nothing of the run is held in memory but the content addresses.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
+import type { TokenMeasure } from "../../capture/tokens.js";
+import type { MarkerSpec, RequestRecord } from "../../capture/types.js";
+import { codecFor } from "../../providers/codecs.js";
+import type { WireDissection } from "../../providers/types.js";
+import type { RequestDiff } from "../diff/diff.js";
+import { sharedTokensOf } from "../format.js";
+import type { RequestPayload, RunSource } from "../load-run.js";
+import type { ViewItem, ViewMeta, ViewPair, ViewRequest, ViewRun } from "./types.js";
+
+/**
+ * Where a segment's placeholder stands in a frame: U+0000 cannot occur in JSON text (control
+ * characters inside strings must be escaped, RFC 8259 §7), so it never collides with the body.
+ * The letter after it says which of the request's segments goes there, taken in order per kind.
+ */
+const HOLE = "\u0000";
+
+/** Buffered synchronous writes: the page is written in a few hundred large writes, not one per line. */
+export class FileSink {
+  private parts: string[] = [];
+  private size = 0;
+  readonly fd: number;
+  bytes = 0;
+  constructor(readonly path: string) {
+    this.fd = openSync(path, "w");
+  }
+  write(text: string): void {
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= 1 << 20) this.flush();
+  }
+  flush(): void {
+    if (this.parts.length === 0) return;
+    const buffer = Buffer.from(this.parts.join(""), "utf8");
+    writeSync(this.fd, buffer);
+    this.bytes += buffer.length;
+    this.parts = [];
+    this.size = 0;
+  }
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+}
+
+/**
+ * JSON for inside `<script type="application/json">`: `<` becomes `\u003c`, so neither `</script>`
+ * nor `<!--` can end or alter the element (HTML §4.12.1.3, restrictions for contents of script
+ * elements); U+2028/2029 are escaped as well, so the text stays one line for every reader.
+ */
+export function scriptSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+const bytesOf = (text: string) => Buffer.byteLength(text, "utf8");
+const digest = (text: string) => createHash("sha1").update(text).digest("base64");
+
+/** The content-addressed item table, written to its own file as items are first seen. */
+class ItemTable {
+  private ids = new Map<string, number>();
+  private next = 0;
+  constructor(
+    private readonly sink: FileSink,
+    private readonly counter: TokenMeasure,
+  ) {}
+
+  close(): void {
+    this.sink.close();
+  }
+
+  get count(): number {
+    return this.next;
+  }
+
+  private add(key: string, item: () => ViewItem): number {
+    const known = this.ids.get(key);
+    if (known !== undefined) return known;
+    // The item first: a set adds its members, which must take the ids (lines) before its own.
+    const id = this.write(item());
+    this.ids.set(key, id);
+    return id;
+  }
+
+  private write(item: ViewItem): number {
+    const id = this.next++;
+    this.sink.write(`${id === 0 ? "[\n" : ","}${scriptSafeJson(item)}\n`);
+    return id;
+  }
+
+  /** Facts of one request: never shared, so not addressed. */
+  request(r: RequestRecord, cost: string[] | null): number {
+    return this.write(["req", r.model, r.usage, r.hashes.body, cost]);
+  }
+
+  tool(name: string, json: string): number {
+    return this.add(`t${digest(json)}`, () => [
+      "tool",
+      name,
+      this.counter.segmentTokens({ kind: "tools", text: json }),
+      bytesOf(json),
+      json,
+    ]);
+  }
+  systemPart(text: string): number {
+    return this.add(`s${digest(text)}`, () => [
+      "sys",
+      this.counter.segmentTokens({ kind: "system", text }),
+      bytesOf(text),
+      text,
+    ]);
+  }
+  message(role: string, json: string): number {
+    return this.add(`m${digest(json)}`, () => [
+      "msg",
+      role,
+      this.counter.segmentTokens({ kind: "messages", text: json }),
+      bytesOf(json),
+      json,
+    ]);
+  }
+  /** A set keyed by the record's hash: its members are read (and hashed) only the first time. */
+  set(kind: "tools" | "system", hash: string, members: () => number[]): number {
+    return this.add(`${kind}:${hash}`, () => [kind, members()]);
+  }
+  node(parent: number, message: number): number {
+    return this.add(`n${parent}:${message}`, () => ["node", parent, message]);
+  }
+  frame(text: string): number {
+    return this.add(`f${digest(text)}`, () => ["frame", text]);
+  }
+}
+
+/** Cut the segments out of a wire body; the frame left rebuilds the exact body with them put back. */
+export function bodyFrame(body: string, d: WireDissection): string {
+  const needles: [string, string][] = [
+    ...d.tools.map((t): [string, string] => ["T", t.json]),
+    ...d.systemParts.map((p): [string, string] => ["S", JSON.stringify(p)]),
+    ...d.messages.map((m): [string, string] => ["M", m.json]),
+  ];
+  const found: { at: number; end: number; code: string }[] = [];
+  const from: Record<string, number> = { T: 0, S: 0, M: 0 };
+  for (const [code, needle] of needles) {
+    // A short needle (an empty system part is `""`) could match inside something else: keep it literal.
+    if (needle.length < 3) continue;
+    const at = body.indexOf(needle, from[code]);
+    if (at < 0) return body;
+    from[code] = at + needle.length;
+    found.push({ at, end: at + needle.length, code });
+  }
+  found.sort((x, y) => x.at - y.at);
+  let frame = "";
+  let pos = 0;
+  for (const f of found) {
+    if (f.at < pos) return body;
+    frame += body.slice(pos, f.at) + HOLE + f.code;
+    pos = f.end;
+  }
+  return frame + body.slice(pos);
+}
+
+function toolChange(previous: string[] | null, tools: string[]): string[] {
+  if (!previous) return [];
+  const before = new Set(previous);
+  const after = new Set(tools);
+  return [
+    ...tools.filter((t) => !before.has(t)).map((t) => `+${t}`),
+    ...previous.filter((t) => !after.has(t)).map((t) => `-${t}`),
+  ];
+}
+
+function requestEntry(
+  run: number,
+  r: RequestRecord,
+  previousTools: string[] | null,
+): Omit<ViewRequest, "T" | "S" | "M" | "F" | "D"> {
+  const p = r.prefix;
+  const markers = Object.entries(r.markers).filter(([, n]) => n > 0);
+  const change = r.kind === "loop" ? toolChange(previousTools, r.tools) : [];
+  return {
+    ...(run === 0 ? {} : { r: run }),
+    s: r.seq,
+    ...(r.kind === "loop" ? {} : { k: r.kind }),
+    b: [r.toolsBytes, r.systemBytes, r.messagesBytes, r.bodyBytes],
+    t: r.tokens ? [r.tokens.tools, r.tokens.system, r.tokens.messages, r.tokens.total] : null,
+    ...(r.systemParts.length > 1 ? { sp: r.systemParts.map((s) => s.bytes) } : {}),
+    ...(p && (p.breakAt !== null || p.sharedBytes > 0)
+      ? { kept: [p.sharedBytes, sharedTokensOf(r)] as [number, number | null] }
+      : {}),
+    ...(p?.breakAt ? { brk: [p.breakAt, p.breakDetail ?? ""] as [string, string] } : {}),
+    ...(markers.length > 0 ? { mk: Object.fromEntries(markers) } : {}),
+    ...(change.length > 0 ? { tc: change } : {}),
+  };
+}
+
+/** Records joined with their wire bodies by seq; a record without a body gets null. */
+function* withPayloads(source: RunSource): Generator<[RequestRecord, RequestPayload | null]> {
+  const payloads = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
+  let next = payloads?.next();
+  for (const record of source.records()) {
+    while (next && !next.done && next.value.seq < record.seq) next = payloads!.next();
+    const found = next && !next.done && next.value.seq === record.seq ? next.value.load() : null;
+    yield [record, found];
+  }
+}
+
+export interface ViewDataOptions {
+  /** Counts each segment the page shows (view.ts makes sure it knows every one). */
+  counter: TokenMeasure;
+  markers: Record<string, MarkerSpec>;
+  /** Bytes of the run files, for the page's size ratio. */
+  rawBytes: number;
+  /** `view --cost`: per run, each request's cost lines by seq (as `show --cost` prints them). */
+  costLines?: Map<number, string[]>[];
+}
+
+/**
+ * Streams the index of one run, or of two runs and their alignment (`pairs`, from diff.ts), then
+ * `between` (what the page puts between the two documents), then the items, into `out`; requests
+ * and items pass through side files next to it.
+ */
+export function writeViewData(
+  out: FileSink,
+  sources: RunSource[],
+  pairs: Iterable<RequestDiff> | null,
+  options: ViewDataOptions,
+  between: string,
+): void {
+  const path = out.path;
+  const itemsPath = `${path}.items`;
+  const items = new ItemTable(new FileSink(itemsPath), options.counter);
+  const runs: ViewRun[] = sources.map((s) => ({
+    label: s.label,
+    probe: "",
+    runId: "",
+    requests: 0,
+    lost: s.lost?.() ?? 0,
+    secrets: 0,
+  }));
+  const requestLines = new FileSink(`${path}.requests`);
+  const index: Map<number, number>[] = sources.map(() => new Map());
+  let n = 0;
+  sources.forEach((source, run) => {
+    let previousTools: string[] | null = null;
+    for (const [record, payload] of withPayloads(source)) {
+      runs[run]!.probe ||= record.probe;
+      runs[run]!.runId ||= record.run;
+      runs[run]!.requests++;
+      runs[run]!.secrets += record.secrets?.replaced ?? 0;
+      const entry: ViewRequest = {
+        ...requestEntry(run, record, previousTools),
+        ...itemRefs(items, record, payload),
+        D: items.request(record, options.costLines?.[run]?.get(record.seq) ?? null),
+      };
+      if (record.kind === "loop") previousTools = record.tools;
+      index[run]!.set(record.seq, n);
+      requestLines.write(`${n === 0 ? "" : ","}${scriptSafeJson(entry)}\n`);
+      n++;
+    }
+  });
+  requestLines.close();
+  items.close();
+  const meta: ViewMeta = {
+    mode: pairs ? "diff" : "run",
+    runs,
+    encoding: options.counter.encoding,
+    markers: markerPatterns(options.markers),
+    rawBytes: options.rawBytes,
+  };
+  out.write(`{"v":1,"meta":${scriptSafeJson(meta)}\n,"requests":[\n`);
+  out.flush();
+  appendFile(out, `${path}.requests`);
+  out.write("]\n");
+  if (pairs) {
+    out.write(',"pairs":[\n');
+    let first = true;
+    for (const d of pairs) {
+      out.write(`${first ? "" : ","}${scriptSafeJson(viewPair(d, index))}\n`);
+      first = false;
+    }
+    out.write("]\n");
+  }
+  out.write(`}${between}${items.count === 0 ? "[\n" : ""}`);
+  out.flush();
+  appendFile(out, itemsPath);
+  out.write("]");
+  out.flush();
+}
+
+function itemRefs(
+  items: ItemTable,
+  record: RequestRecord,
+  payload: RequestPayload | null,
+): Pick<ViewRequest, "T" | "S" | "M" | "F"> {
+  if (!payload || payload.api === null) return { T: -1, S: -1, M: -1, F: -1 };
+  const d = codecFor(payload.api).dissect(payload.body);
+  const T = items.set("tools", record.hashes.tools, () => d.tools.map((t) => items.tool(t.name, t.json)));
+  const S = items.set("system", record.hashes.system, () => d.systemParts.map((p) => items.systemPart(p)));
+  let M = -1;
+  for (const m of d.messages) M = items.node(M, items.message(m.role, m.json));
+  return { T, S, M, F: items.frame(bodyFrame(payload.body, d)) };
+}
+
+function viewPair(d: RequestDiff, index: Map<number, number>[]): ViewPair {
+  return {
+    a: d.seqA === null ? -1 : index[0]!.get(d.seqA)!,
+    b: d.seqB === null ? -1 : index[1]!.get(d.seqB)!,
+    same: d.identical,
+    add: d.toolsAdded,
+    rem: d.toolsRemoved,
+    chg: d.toolsChanged.map((c) => c.name),
+    div: d.divergesIn,
+  };
+}
+
+function markerPatterns(markers: Record<string, MarkerSpec>): ViewMeta["markers"] {
+  return Object.fromEntries(
+    Object.entries(markers).map(([name, spec]) => [
+      name,
+      typeof spec.match === "string"
+        ? { in: spec.in, text: spec.match }
+        : { in: spec.in, re: spec.match.source, flags: spec.match.flags.replace("g", "") },
+    ]),
+  );
+}
+
+/** Copies a side file into the page and removes it. */
+function appendFile(out: FileSink, path: string): void {
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  const fd = openSync(path, "r");
+  try {
+    for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer)) {
+      writeSync(out.fd, buffer, 0, read);
+      out.bytes += read;
+    }
+  } finally {
+    closeSync(fd);
+    unlinkSync(path);
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The view pages in a real browser: Debian's Chromium driven headless through playwright-core
+ * (test/fixtures/chromium.ts). Where no Chromium can be had the tests skip with one line.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../../src/project-root.js";
+import { chromiumPath, launchChromium, warnWithoutChromium } from "../../fixtures/chromium.js";
+import { runProbesInto } from "./view-runs.js";
+
+warnWithoutChromium("view browser tests");
+
+/** Screenshots for a reviewer, in the checkout's git-ignored runs/. */
+const SHOTS = join(PROJECT_ROOT, "runs", "view-screenshots");
+
+function cli(...args: string[]) {
+  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  expect(child.stderr).toBe("");
+  expect(child.status).toBe(0);
+  return child.stdout;
+}
+
+let base: string;
+let runs: string;
+let browser: Browser;
+let page: Page;
+/** Anything the page tried to load that is not its own file, and every script error. */
+const problems: string[] = [];
+
+async function open(file: string): Promise<void> {
+  await page.goto(`file://${file}`);
+  await page.waitForSelector("body[data-ready]");
+}
+
+describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
+  beforeAll(async () => {
+    ({ base, runs } = await runProbesInto(["p1", "seq-search", "seq-namespace", "p7", "p4"]));
+    mkdirSync(SHOTS, { recursive: true });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(0);
+    page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
+    page.on("request", (r) => {
+      if (!r.url().startsWith("file:")) problems.push(`request: ${r.url()}`);
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it("p1: one bar per request, a click opens the request with its markers highlighted", async () => {
+    cli("view", "p1", "--runs", runs);
+    await open(join(runs, "p1", "view.html"));
+    expect(await page.locator(".row.req .bar").count()).toBe(4);
+    await page.locator(".row.req", { hasText: "#2" }).click();
+    await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(/^Request #2 · loop/);
+    // p1's marker `schema` matches "Shape:" in messages: the search result shows it marked.
+    expect(await page.locator("#detail mark.marker", { hasText: "Shape:" }).count()).toBeGreaterThan(0);
+    await page.locator("#raw").click();
+    await expect.poll(() => page.locator(".raw-body .facts").textContent()).toMatch(/matches the captured body/);
+    await page.screenshot({ path: join(SHOTS, "p1.png") });
+    expect(problems).toEqual([]);
+  });
+
+  it("seq-search: six bars, +a_tool1 called out at request 2, the added tool's prompt line picked out", async () => {
+    cli("view", "seq-search", "--runs", runs);
+    await open(join(runs, "seq-search", "view.html"));
+    expect(await page.locator(".row.req .bar").count()).toBe(6);
+    const second = page.locator(".row.req", { hasText: "#2" });
+    expect(await second.locator(".badge.tc").allTextContents()).toEqual(["+a_tool1"]);
+    expect(await page.locator(".badge.tc").allTextContents()).toEqual(["+a_tool1", "+b_tool2"]);
+    await second.click();
+    const detail = page.locator("#detail");
+    await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^Request #2/);
+    expect(await detail.locator(".ln.toolline").allTextContents()).toEqual([
+      expect.stringMatching(/^- mcp: /),
+      "- a_tool1: Call server a tool1",
+    ]);
+    expect(await detail.locator(".brkline").textContent()).toMatch(/breaks in tools: tools\[1\] added: a_tool1/);
+    // the bytes toggle redraws the bars
+    await page.locator("#unit").click();
+    expect(await page.locator("#unit").textContent()).toBe("show tokens");
+    await page.screenshot({ path: join(SHOTS, "seq-search.png") });
+    expect(problems).toEqual([]);
+  });
+
+  it("seq-search --cost: the detail shows the cost lines show prints; the unit switch redraws in bytes, the detail kept", async () => {
+    const file = join(runs, "seq-search", "view-cost.html");
+    cli("view", "seq-search", "--cost", "--model", "gpt-4.1", "--out", file, "--runs", runs);
+    await open(file);
+    const second = page.locator(".row.req", { hasText: "#2" });
+    await second.click();
+    const detail = page.locator("#detail");
+    await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^Request #2/);
+    const shown = cli("show", "seq-search", "2", "--cost", "--model", "gpt-4.1", "--runs", runs).split("\n");
+    // The cost, the break's re-billing and the prices' source, as show --cost prints them first.
+    expect(await detail.locator(".facts.cost").allTextContents()).toEqual(shown.slice(0, 3));
+    const sizes = () => page.locator(".row.req .num").allTextContents();
+    expect(await sizes()).toEqual(Array(6).fill(expect.stringMatching(/^\d+ tok$/)));
+    // Bars are scaled to the largest request in the unit shown: its bar fills the 300 px track.
+    const widest = () =>
+      page
+        .locator(".row.req .bar")
+        .evaluateAll((bars) =>
+          Math.max(...bars.map((b) => [...b.children].reduce((a, s) => a + s.getBoundingClientRect().width, 0))),
+        );
+    expect(await widest()).toBeCloseTo(300, 0);
+    await page.locator("#unit").click();
+    expect(await sizes()).toEqual(Array(6).fill(expect.stringMatching(/^\d+(\.\d)? (B|KB)$/)));
+    expect(await widest()).toBeCloseTo(300, 0);
+    expect(await detail.locator("h2").textContent()).toMatch(/^Request #2/);
+    expect(await page.locator(".row.req.sel .seq").allTextContents()).toEqual(["#2"]);
+    expect(problems).toEqual([]);
+  });
+
+  it("diff seq-namespace vs seq-search: aligned pairs, the added prompt lines highlighted on B's side", async () => {
+    cli("view", "seq-namespace", "--diff", "seq-search", "--runs", runs);
+    await open(join(runs, "seq-namespace", "view-diff-seq-search.html"));
+    expect(await page.locator(".row").count()).toBe(6);
+    expect(await page.locator(".row .side .bar").count()).toBe(12);
+    await page.locator(".row").nth(1).click();
+    const detail = page.locator("#detail");
+    await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^#2 vs #2 · first differs in tools/);
+    expect(await detail.textContent()).toContain("tools only in B: a_tool1");
+    expect(await detail.locator(".d-add", { hasText: "- a_tool1: Call server a tool1" }).count()).toBe(1);
+    await page.screenshot({ path: join(SHOTS, "diff-seq-namespace-seq-search.png") });
+    expect(problems).toEqual([]);
+  });
+
+  it("p7: the sampling request is set apart from the loop requests", async () => {
+    cli("view", "p7", "--runs", runs);
+    await open(join(runs, "p7", "view.html"));
+    expect(await page.locator(".row.req").count()).toBe(3);
+    expect(await page.locator(".row.req.apart .seq").allTextContents()).toEqual(["#2"]);
+    expect(await page.locator(".row.req.apart .kind").allTextContents()).toEqual(["sampling"]);
+    await page.locator(".row.req.apart").click();
+    await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(/^Request #2 · sampling/);
+    expect(problems).toEqual([]);
+  });
+
+  it("p4: the skills block of the system prompt and the expanded skill body in the user message picked out", async () => {
+    cli("view", "p4", "--runs", runs);
+    await open(join(runs, "p4", "view.html"));
+    await page.locator(".row.req").first().click();
+    const detail = page.locator("#detail");
+    await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^Request #1/);
+    const skills = await detail.locator(".ln.skills").allTextContents();
+    expect(skills[0]).toBe("<available_skills>");
+    expect(skills.at(-1)).toBe("</available_skills>");
+    expect(skills.some((l) => l.includes("<name>probe-marker</name>"))).toBe(true);
+    const body = await detail.locator(".ln.skillbody").allTextContents();
+    expect(body[0]).toMatch(/<skill name="probe-marker"/);
+    expect(body.some((l) => l.trim() === "MARKER-BODY-7731")).toBe(true);
+    expect(await detail.locator("mark.marker").allTextContents()).toContain("MARKER-BODY-7731");
+    await page.screenshot({ path: join(SHOTS, "p4.png") });
+    expect(problems).toEqual([]);
+  });
+
+  it("a long run keeps only the rows on screen in the DOM and draws the end when scrolled there", async () => {
+    const dir = join(base, "long");
+    spawnSync(process.execPath, [join(PROJECT_ROOT, "scripts/gen-synthetic-run.mjs"), dir, "600", "--payloads"], {
+      timeout: 120_000,
+    });
+    cli("view", dir, "--runs", runs);
+    await open(join(dir, "view.html"));
+    const rows = await page.locator(".row.req").count();
+    expect(rows).toBeGreaterThan(20);
+    expect(rows).toBeLessThan(100);
+    await page.locator("#timeline").evaluate((e) => {
+      e.scrollTop = e.scrollHeight;
+    });
+    await expect.poll(() => page.locator(".row.req", { hasText: "#600" }).count()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,113 @@
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveRun } from "../../../src/analysis/load-run.js";
+import type { ViewItem, ViewRequest } from "../../../src/analysis/view/types.js";
+import { writeViewPage } from "../../../src/analysis/view/view-page.js";
+import { loadTokenCounter } from "../../../src/capture/tokens.js";
+import { runHandProbe } from "../hand-runs.js";
+import { runProbesInto } from "./view-runs.js";
+
+let base: string;
+let runs: string;
+beforeAll(async () => {
+  ({ base, runs } = await runProbesInto(["seq-search"]));
+  await runHandProbe(
+    base,
+    "hostile",
+    `name: hostile
+agent: { tools: read, noSkills: true }
+model:
+  script:
+    - text: "ok </script><script>alert(1)</script>"
+    - text: done
+prompts:
+  - "first </script><!-- \\u2028 line sep \\u2029 para"
+  - "second"
+`,
+  );
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/** The two data documents of a page, the request index and the item table, parsed whole. */
+function pageData(html: string) {
+  const element = (id: string) => {
+    const open = `<script type="application/json" id="${id}">`;
+    const start = html.indexOf(open) + open.length;
+    return html.slice(start, html.indexOf("</script>", start));
+  };
+  const index = element("view-index");
+  const items = element("view-items");
+  return {
+    text: index + items,
+    data: {
+      ...(JSON.parse(index) as { requests: ViewRequest[]; meta: unknown }),
+      items: JSON.parse(items) as ViewItem[],
+    },
+  };
+}
+
+async function page(run: string) {
+  const out = join(base, `${run}.html`);
+  writeViewPage(out, [resolveRun(run, { runsDir: runs })], null, {
+    counter: await loadTokenCounter(),
+    markers: {},
+    rawBytes: 0,
+  });
+  return readFileSync(out, "utf8");
+}
+
+describe("view page data", () => {
+  it("stores each tool definition, system prompt and message once, however many requests send it", async () => {
+    const { data } = pageData(await page("seq-search"));
+    expect(data.requests.map((r) => r.s)).toEqual([1, 2, 3, 4, 5, 6]);
+    const kinds = (k: string) => data.items.filter((i) => i[0] === k);
+    // mcp, a_tool1, b_tool2; three tool sets; three prompts (each added tool adds a line)
+    expect(kinds("tool").map((t) => t[1])).toEqual(["mcp", "a_tool1", "b_tool2"]);
+    expect(kinds("tools")).toHaveLength(3);
+    expect(kinds("sys")).toHaveLength(3);
+    const payloads = readFileSync(join(runs, "seq-search", "payloads.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean);
+    const lastBody = JSON.parse(JSON.parse(payloads.filter((l) => l.includes('"type":"request"')).at(-1)!).body);
+    // the last request carries every message of the run once: one item per distinct message
+    expect(kinds("msg")).toHaveLength(lastBody.messages.length - 1);
+    expect(data.requests[1]!.tc).toEqual(["+a_tool1"]);
+    expect(data.requests[4]!.tc).toEqual(["+b_tool2"]);
+  });
+
+  it("a request's frame and items rebuild its exact wire body", async () => {
+    const { data } = pageData(await page("seq-search"));
+    const bodies = readFileSync(join(runs, "seq-search", "payloads.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"type":"request"'))
+      .map((l) => JSON.parse(l).body as string);
+    const item = (id: number) => data.items[id]!;
+    data.requests.forEach((r, i) => {
+      const tools = (item(r.T)[1] as number[]).map((id) => item(id)[4] as string);
+      const system = (item(r.S)[1] as number[]).map((id) => item(id)[3] as string);
+      const messages: string[] = [];
+      for (let n = r.M; n >= 0; n = item(n)[1] as number) messages.unshift(item(item(n)[2] as number)[4] as string);
+      const next = { T: 0, S: 0, M: 0 };
+      const pieces = (item(r.F)[1] as string).split("\u0000");
+      let body = pieces[0]!;
+      for (const piece of pieces.slice(1)) {
+        const c = piece[0] as "T" | "S" | "M";
+        const k = next[c]++;
+        body += (c === "T" ? tools[k]! : c === "S" ? JSON.stringify(system[k]) : messages[k]!) + piece.slice(1);
+      }
+      expect(body).toBe(bodies[i]);
+    });
+  });
+
+  it("text holding </script>, <!-- and U+2028/2029 cannot end the data element and survives intact", async () => {
+    const html = await page("hostile");
+    // the index, the page's script and the items each close once
+    expect(html.match(/<\/script/gi)).toHaveLength(3);
+    const { text, data } = pageData(html);
+    expect(text).not.toMatch(/[<\u2028\u2029]/);
+    const texts = data.items.filter((i) => i[0] === "msg").map((i) => i[4] as string);
+    expect(texts.some((t) => t.includes("first </script><!-- \u2028 line sep \u2029 para"))).toBe(true);
+    expect(texts.some((t) => t.includes("ok </script><script>alert(1)</script>"))).toBe(true);
+  });
+});

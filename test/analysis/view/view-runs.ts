@@ -1,0 +1,17 @@
+/**
+ * Committed probes' runs in one temp folder for the show and view tests: the runs those commands
+ * read, made the way a user makes them, never the checkout's runs/. They are copies of the suite's
+ * shared runs (test/fixtures/shared-runs.ts), since the commands may write into a run's folder.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { copySharedRuns } from "../../fixtures/shared-runs.js";
+
+/** Copies each probe's run in; returns the temp folder and its runs/ (one folder per probe). */
+export async function runProbesInto(names: string[]): Promise<{ base: string; runs: string }> {
+  const base = mkdtempSync(join(tmpdir(), "pp-view-"));
+  const runs = join(base, "runs");
+  await copySharedRuns(names, runs);
+  return { base, runs };
+}
