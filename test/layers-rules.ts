@@ -2,7 +2,7 @@
  * The layer table of docs/architecture.md as data, and the import walk that holds `src/` to it. The test in
  * layers.test.ts runs it on the real tree; layers-check.test.ts runs it on small trees written to a
  * temp folder, so a broken walk cannot pass silently. Where a rule here is stricter or wider than
- * docs/architecture.md's table, NOTES.md ("Layers") says why: this file is the rule.
+ * docs/architecture.md's table, docs/decisions.md ("Layers") says why: this file is the rule.
  */
 
 import { readdirSync, readFileSync, statSync } from "node:fs";

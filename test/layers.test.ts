@@ -7,7 +7,7 @@ const SRC = join(import.meta.dirname, "..", "src");
 let cached: LayerReport | undefined;
 const report = (): LayerReport => (cached ??= checkLayers(SRC));
 
-describe("layer boundaries under src/ (docs/architecture.md's table, as amended in NOTES.md)", () => {
+describe("layer boundaries under src/ (docs/architecture.md's table, as amended in docs/decisions.md)", () => {
   it("no import breaks the layer table and no modules import each other in a cycle", () => {
     const { violations, cycles } = report();
     expect([...violations.map(formatViolation), ...cycles.map(formatCycle)]).toEqual([]);

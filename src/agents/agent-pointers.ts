@@ -2,7 +2,7 @@
  * How `record` points each known agent at its capture proxy: the environment variables (and, for
  * agents only a file configures, temporary config files) that make the agent send its model requests
  * to the proxy instead of the provider. Each agent's entry says what it honours, from its own
- * documentation or code (NOTES.md, "record"). The user's own files are never touched.
+ * documentation or code (docs/decisions.md, "record"). The user's own files are never touched.
  */
 
 import { claudeCodePointer } from "./claude-code-pointer.js";

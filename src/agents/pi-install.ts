@@ -10,7 +10,7 @@ import { UserError } from "../errors.js";
 import { cliName } from "../invoked-as.js";
 import { agentsCacheDir, type InstallSpec, installInto, isInstalled } from "./agent-install.js";
 
-/** The versions the runtime mirrors (pi) and the adapter pinned in its place (see NOTES "Real pi"). */
+/** The versions the runtime mirrors (pi) and the adapter pinned in its place (see docs/decisions.md, "Real pi"). */
 export const PI_PINS = {
   pi: "0.85.1",
   /** pi 0.85.1 declares Node >= 22.19; the newest 22.x the registry had when this was pinned. */

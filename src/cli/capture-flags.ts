@@ -26,8 +26,8 @@ export const CAPTURE_FLAGS_HELP = `  --port N        port to listen on (default 
   --runs DIR      where the run folder and payload-probe.db go (default: runs/)
   --no-db         do not write payload-probe.db
   --redact NAME   also store query parameter NAME as [redacted] (repeatable;
-                  any case). Always redacted: the list in README's "External
-                  agents" (key, token, code, sig, X-Amz-Signature …) and names
+                  any case). Always redacted: the list in docs/capture.md
+                  (key, token, code, sig, X-Amz-Signature …) and names
                   containing token, secret, passw, signature, credential
   --redact-body REGEX
                   replace every match of REGEX (JavaScript syntax) in stored

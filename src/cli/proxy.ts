@@ -17,7 +17,7 @@ request prints one line on stderr once it is written (seq, API, model, tools, to
 HTTP status, where the cache prefix broke); stopping prints a summary.
 Headers are never stored, so credentials (Authorization, x-api-key …) never reach a file; stored URLs
 have their userinfo (user:password@) and credential query values replaced by [redacted]. Secrets
-inside bodies (API keys, tokens, private keys, passwords in URLs and NAME=value lines: README's
+inside bodies (API keys, tokens, private keys, passwords in URLs and NAME=value lines: docs/capture.md,
 "Security") are stored as markers naming their kind, after the response has been relayed;
 --redact-body replaces what else you name. The first line printed is LISTENING <base URL>: the
 proxy's address with the upstream's path (--upstream http://host/v1 prints http://127.0.0.1:N/v1,

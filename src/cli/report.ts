@@ -32,7 +32,7 @@ not read) are counted on stderr with the reason, by seq.
   --model ID    price every request as model ID (default: each request's own, or for a probe's
                 run the probe's model.priceAs)
   --pricing FILE  a pricing file that adds or overrides models (default: $PAYLOAD_PROBE_PRICING;
-                format in the README, "What it costs")
+                format in docs/cost.md)
   --json        JSON: an array with one object per request
   --markdown    a markdown table
   --wide        every cell whole (the table is otherwise fitted to the terminal, or to COLUMNS,

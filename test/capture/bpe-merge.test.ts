@@ -56,7 +56,7 @@ describe("mergeBytePairs", () => {
   });
 
   it("merges the words of real texts as gpt-tokenizer does, also as one long piece", () => {
-    for (const file of ["README.md", "NOTES.md", "src/capture/tokens.ts"]) {
+    for (const file of ["README.md", "docs/decisions.md", "src/capture/tokens.ts"]) {
       const text = readFileSync(file, "utf8");
       for (const [piece] of text.slice(0, 20_000).matchAll(/\S+\s*/g)) expectSameMerge(utf8.encode(piece));
       // Letters alone run together into one piece of real words, as a minified identifier might.

@@ -305,9 +305,9 @@ describe("capture proxy credentials", () => {
     expect(record!.response?.text).toBe("your key is [redacted]");
   });
 
-  it("README lists every query name the proxy redacts", () => {
-    const readme = readFileSync(join(PROJECT_ROOT, "README.md"), "utf8").toLowerCase();
-    for (const name of CREDENTIAL_QUERY_NAMES) expect(readme, name).toContain(`\`${name}\``);
+  it("docs/capture.md lists every query name the proxy redacts", () => {
+    const page = readFileSync(join(PROJECT_ROOT, "docs", "capture.md"), "utf8").toLowerCase();
+    for (const name of CREDENTIAL_QUERY_NAMES) expect(page, name).toContain(`\`${name}\``);
   });
 
   it("--redact-body with a pattern that is not a regular expression exits 2 naming the flag", () => {

@@ -82,7 +82,7 @@ describe("a RequestRecord computed from a known wire body (docs/architecture.md,
   });
 });
 
-describe("markers (docs/architecture.md and README, probe files)", () => {
+describe("markers (docs/architecture.md and docs/probes.md)", () => {
   it("a /regex/g marker counts every matching unit, not only the first", () => {
     expect(countMarker({ in: "messages", match: /shape:/gi }, dissection)).toBe(2);
     expect(countMarker({ in: "messages", match: /shape:/gi }, dissection)).toBe(2);

@@ -54,7 +54,7 @@ const PROBES = readdirSync(join(PROJECT_ROOT, "probes"))
   .filter((name) => name.endsWith(".yaml"))
   .map((name) => name.slice(0, -".yaml".length));
 
-/** Pairs the probes were written to be compared in (README "Experiments"), and two that differ a lot. */
+/** Pairs the probes were written to be compared in (the probe table in docs/probes.md), and two that differ a lot. */
 const PAIRS = [
   ["p1", "p1-anthropic"],
   ["p1", "p1-responses"],

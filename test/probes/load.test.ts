@@ -28,7 +28,7 @@ async function loadError(file: string): Promise<UserError> {
   throw new Error(`${file} loaded without an error`);
 }
 
-describe("probe files are validated on load, every problem naming the file and the field (docs/architecture.md and README, probe files)", () => {
+describe("probe files are validated on load, every problem naming the file and the field (docs/architecture.md and docs/probes.md)", () => {
   it("p1 loads", async () => {
     const probe = await loadProbeFile(join(PROJECT_ROOT, "probes/p1.yaml"), PROJECT_ROOT);
     expect(probe.agent.tools).toEqual(["read", "mcp"]);
