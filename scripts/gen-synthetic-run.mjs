@@ -15,7 +15,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { PrefixLocator } from "../dist/capture/prefix.js";
 import { buildRecord } from "../dist/capture/record.js";
-import { RUN_FOLDER_FILES } from "../dist/capture/run-folder.js";
+import { RUN_FOLDER_FILES } from "../dist/capture/run-format.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
 import { JsonlWriter } from "../dist/jsonl.js";
 import { resolveModel } from "../dist/providers/models.js";

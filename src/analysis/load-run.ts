@@ -14,6 +14,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { runFiles } from "../capture/run-format.js";
 import { RunDatabaseReader } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, StorageError, UserError } from "../errors.js";
@@ -110,7 +111,7 @@ function nthLatestRun(probe: string, n: number, lookup: RunLookup): RunSource {
 }
 
 function isRunFolder(dir: string): boolean {
-  return existsSync(join(dir, "requests.jsonl")) && statSync(dir).isDirectory();
+  return existsSync(runFiles(dir).requests) && statSync(dir).isDirectory();
 }
 
 function databasePath(lookup: RunLookup): string {
@@ -127,7 +128,7 @@ function openDatabase(lookup: RunLookup): RunDatabaseReader | null {
 
 /** The run id in the first record of a folder; null when that line is not a record (the database has it). */
 function firstRunId(dir: string): string | null {
-  const path = join(dir, "requests.jsonl");
+  const path = runFiles(dir).requests;
   for (const { n, line } of jsonlLines(path)) {
     try {
       const record = parseJsonlLine(path, n, line) as Partial<RequestRecord> | null;
@@ -142,8 +143,7 @@ function firstRunId(dir: string): string | null {
 
 /** A run folder read as it is now: each read of `records()` or `payloads()` reads the files again. */
 export function folderSource(dir: string, lookup: RunLookup): RunSource {
-  const requests = join(dir, "requests.jsonl");
-  const payloads = join(dir, "payloads.jsonl");
+  const { requests, payloads } = runFiles(dir);
   const torn = tornLineWarning(lookup);
   return {
     label: dir,

@@ -1,10 +1,10 @@
-import { join } from "node:path";
 import type { StorageError } from "../errors.js";
 import { JsonlWriter } from "../jsonl.js";
 import type { Codec, Transport, WireDissection, WireRequest } from "../providers/types.js";
 import type { BodyEncoding } from "./body-encoding.js";
 import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
+import { runFiles } from "./run-format.js";
 import { SecretScanner, type SecretTally } from "./secrets.js";
 import type { RunDatabase } from "./sqlite.js";
 import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
@@ -106,8 +106,8 @@ export class Capture {
   private readonly secrets: SecretScanner | null;
 
   constructor(private readonly options: CaptureOptions) {
-    this.requests = new JsonlWriter(join(options.dir, "requests.jsonl"));
-    this.payloads = new JsonlWriter(join(options.dir, "payloads.jsonl"));
+    this.requests = new JsonlWriter(runFiles(options.dir).requests);
+    this.payloads = new JsonlWriter(runFiles(options.dir).payloads);
     // Texts counted before are read from the cache; the tokenizer loads only for a text it lacks.
     this.tokens =
       options.tokens === false

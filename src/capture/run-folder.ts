@@ -11,9 +11,7 @@ import { join } from "node:path";
 import { UserError } from "../errors.js";
 import { isOwnFolder, removeOwnFolder } from "../safe-path.js";
 import { asStorageError } from "../storage-error.js";
-
-/** What a run folder holds: the files a capture and the probe runner write, nothing else. */
-export const RUN_FOLDER_FILES = ["requests.jsonl", "payloads.jsonl", "events.jsonl", "mcp-wire.jsonl"] as const;
+import { RUN_FOLDER_FILES } from "./run-format.js";
 
 /** Where a run of `name` in this process writes until it closes (the MCP wire log is named before the run opens). */
 export function liveRunDir(runsDir: string, name: string, pid = process.pid): string {

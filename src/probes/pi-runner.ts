@@ -6,10 +6,10 @@
  */
 import { spawn } from "node:child_process";
 import { rmSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
 import { findPi, installHint, type PiInstall } from "../agents/pi-install.js";
 import { type MockServer, startMockServer } from "../capture/mock-server.js";
 import { liveRunDir } from "../capture/run-folder.js";
+import { runFiles } from "../capture/run-format.js";
 import { SecretScanner } from "../capture/secrets.js";
 import { UserError } from "../errors.js";
 import { JsonlWriter } from "../jsonl.js";
@@ -174,7 +174,7 @@ async function conversePi(
   mock: { liveDir: string; records: unknown[] },
   { skillPaths, keepSecrets }: Pick<PiRun, "skillPaths" | "keepSecrets">,
 ): Promise<{ toolResults: string[]; failure?: string }> {
-  const events = new JsonlWriter(join(mock.liveDir, "events.jsonl"));
+  const events = new JsonlWriter(runFiles(mock.liveDir).events);
   const toolResults: string[] = [];
   let index = 0;
   // Tool calls and results are stored as the mock stores bodies: secrets replaced (keyed by this scanner).
@@ -234,7 +234,7 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
     symlinkSync(install.packageDir, workspace.packageDir);
     const staged = stageAndFindSkills(probe, workspace, place.root);
     const skillPaths = staged?.paths ?? [];
-    const wirePath = join(liveRunDir(place.runsDir, runName), "mcp-wire.jsonl");
+    const wirePath = runFiles(liveRunDir(place.runsDir, runName)).mcpWire;
     const seen = { wireLinesBefore: [] as number[], systemTexts: [] as string[] };
     const codec = codecFor(probe.model.api);
     const mock = await startMockServer(

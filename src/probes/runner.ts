@@ -7,6 +7,7 @@
 import { join, resolve } from "node:path";
 import { type CaptureRun, openCaptureRun } from "../capture/capture-run.js";
 import { liveRunDir } from "../capture/run-folder.js";
+import { runFiles } from "../capture/run-format.js";
 import { JsonlWriter } from "../jsonl.js";
 import { mcpExtension } from "../mcp/extension.js";
 import { mcpTextsSchema } from "../mcp/texts-schema.js";
@@ -58,7 +59,7 @@ async function mcpExtensions(
 
 /** events.jsonl and the database's events: each event carries the seq of the request it precedes. */
 function openEventLog(run: CaptureRun): { log(type: string, data: Record<string, unknown>): void; close(): void } {
-  const file = new JsonlWriter(join(run.liveDir, "events.jsonl"));
+  const file = new JsonlWriter(runFiles(run.liveDir).events);
   let index = 0;
   return {
     log(type, event) {
@@ -187,7 +188,7 @@ async function buildConversation(
   // resolve, not join: `run --profile` hands over an absolute path.
   const profile = loadProfile(probe.agent.profile ? resolve(place.root, probe.agent.profile) : undefined);
   // Named before the run opens (the MCP servers are configured first): the run's live folder, swapped in at close.
-  const wirePath = join(liveRunDir(place.runsDir, probe.name), "mcp-wire.jsonl");
+  const wirePath = runFiles(liveRunDir(place.runsDir, probe.name)).mcpWire;
   const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
   const run = openCaptureRun({ name: probe.name, runsDir: place.runsDir, markers: probe.markers, ...capture });
   const skills = runtimeSkills(profile, probe, workspace, place.root);

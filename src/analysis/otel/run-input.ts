@@ -5,7 +5,8 @@
  */
 
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
+import { runFiles } from "../../capture/run-format.js";
 import type { RequestRecord } from "../../capture/types.js";
 import { jsonlRows } from "../../jsonl.js";
 import type { RunSource } from "../load-run.js";
@@ -38,8 +39,8 @@ export function traceInputFromFolder(dir: string | null, records: RequestRecord[
     run: first?.run ?? label,
     probe: first?.probe ?? label,
     records,
-    events: dir ? rowsIfPresent(join(dir, "events.jsonl"), isEvent, "an event row with a numeric seq") : [],
-    wire: dir ? rowsIfPresent(join(dir, "mcp-wire.jsonl"), isWireLine, "a wire log row {server, ts, message}") : [],
+    events: dir ? rowsIfPresent(runFiles(dir).events, isEvent, "an event row with a numeric seq") : [],
+    wire: dir ? rowsIfPresent(runFiles(dir).mcpWire, isWireLine, "a wire log row {server, ts, message}") : [],
   };
 }
 

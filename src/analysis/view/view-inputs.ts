@@ -4,7 +4,8 @@
  * and the live view (cli/live-view.ts) both take them from here.
  */
 import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { runFiles } from "../../capture/run-format.js";
 import { defaultTokenCachePath, TokenCountCache } from "../../capture/token-count-cache.js";
 import type { TokenMeasure } from "../../capture/tokens.js";
 import { codecFor } from "../../providers/codecs.js";
@@ -34,9 +35,6 @@ export async function segmentMeasure(
 /** Bytes of requests.jsonl and payloads.jsonl of a run read from a folder; 0 for one read from the database. */
 export function runFileBytes(source: RunSource): number {
   if (!source.recordsFile) return 0;
-  const dir = resolve(source.recordsFile, "..");
-  return ["requests.jsonl", "payloads.jsonl"]
-    .map((f) => join(dir, f))
-    .filter((f) => existsSync(f))
-    .reduce((n, f) => n + statSync(f).size, 0);
+  const files = runFiles(resolve(source.recordsFile, ".."));
+  return [files.requests, files.payloads].filter((f) => existsSync(f)).reduce((n, f) => n + statSync(f).size, 0);
 }
