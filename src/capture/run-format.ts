@@ -34,3 +34,17 @@ export function runFiles(dir: string): RunFiles {
     mcpWire: join(dir, MCP_WIRE_FILE),
   };
 }
+
+/**
+ * The database's format, kept in SQLite's `PRAGMA user_version`. 0 is a database from before the
+ * number (migrated by the column additions in sqlite.ts, then stamped); a number above this one was
+ * written by a newer payload-probe, whose tables this build cannot promise to read or write.
+ * Raise it with a migration in sqlite.ts whenever the tables change.
+ */
+export const DATABASE_FORMAT = 1;
+
+/** One line for a database a newer payload-probe wrote (the caller makes it a StorageError naming the file). */
+export function newerFormatMessage(path: string, format: number): string | null {
+  if (format <= DATABASE_FORMAT) return null;
+  return `${path}: written by a newer payload-probe (format ${format}, this one reads up to ${DATABASE_FORMAT}); upgrade payload-probe, or pass --runs to another folder`;
+}

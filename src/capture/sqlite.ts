@@ -5,6 +5,7 @@ import { StorageError } from "../errors.js";
 import { isProcessAlive } from "../pid-lock.js";
 import { processStart } from "../process-identity.js";
 import { asStorageError, keepingFailure, storageError } from "../storage-error.js";
+import { DATABASE_FORMAT, newerFormatMessage } from "./run-format.js";
 import type { RequestRecord } from "./types.js";
 
 const SCHEMA = `
@@ -72,6 +73,12 @@ const BUSY_TIMEOUT_MS = 5_000;
 /** Where SQLite keeps a WAL database's shared index; a read-only connection needs it or must make it. */
 const shmPath = (path: string) => `${path}-shm`;
 
+/** A database a newer payload-probe wrote is refused before anything reads or writes its tables. */
+function checkFormat(path: string, db: Database.Database): void {
+  const message = newerFormatMessage(path, db.pragma("user_version", { simple: true }) as number);
+  if (message !== null) throw new StorageError(message, path);
+}
+
 /**
  * The run database read without writing a byte to it, for report, diff and the other readers: a
  * read-only connection, so it reads on a read-only filesystem and while another process writes.
@@ -89,6 +96,7 @@ export class RunDatabaseReader {
       db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
       // SQLite opens the file lazily: the first read is where a damaged or unreadable file shows.
       db.prepare("SELECT count(*) FROM sqlite_master").get();
+      checkFormat(path, db);
       return new RunDatabaseReader(path, db);
     } catch (error) {
       db?.close();
@@ -205,8 +213,12 @@ export class RunDatabase extends RunDatabaseReader {
     keepingFailure(this, this.path, work);
   }
 
-  /** The schema, and the columns databases written before them lack (one writer at a time). */
+  /**
+   * The schema, and the columns databases written before them lack (one writer at a time); then the
+   * format stamp, so a newer build knows what it opens and an older one refuses what it cannot read.
+   */
   private migrate(): void {
+    checkFormat(this.path, this.db);
     this.db.exec(SCHEMA);
     const columns = this.db.prepare(`PRAGMA table_info(runs)`).all() as { name: string }[];
     for (const [name, type] of [
@@ -216,6 +228,7 @@ export class RunDatabase extends RunDatabaseReader {
     ])
       if (!columns.some((column) => column.name === name)) this.db.exec(`ALTER TABLE runs ADD COLUMN ${name} ${type}`);
     this.addRequestColumns();
+    this.db.pragma(`user_version = ${DATABASE_FORMAT}`);
   }
 
   /**

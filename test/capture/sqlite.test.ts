@@ -3,8 +3,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildRecord } from "../../src/capture/record.js";
-import { RunDatabase } from "../../src/capture/sqlite.js";
-import { UserError } from "../../src/errors.js";
+import { DATABASE_FORMAT } from "../../src/capture/run-format.js";
+import { RunDatabase, RunDatabaseReader } from "../../src/capture/sqlite.js";
+import { StorageError, UserError } from "../../src/errors.js";
 import { processStart } from "../../src/process-identity.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -172,5 +173,66 @@ describe("the requests table's HTTP columns", () => {
       { seq: 2, http_status: null, ending: null },
     ]);
     check.close();
+  });
+});
+
+describe("the database's format (issue 25)", () => {
+  const versionOf = (path: string) => {
+    const raw = new Database(path, { readonly: true });
+    try {
+      return raw.pragma("user_version", { simple: true });
+    } finally {
+      raw.close();
+    }
+  };
+
+  it("a new database is stamped with this build's format", () => {
+    const path = dbPath();
+    new RunDatabase(path).close();
+    expect(DATABASE_FORMAT).toBeGreaterThan(0);
+    expect(versionOf(path)).toBe(DATABASE_FORMAT);
+  });
+
+  it("a database from before the stamp (user_version 0, columns missing) is migrated, then stamped", () => {
+    const path = dbPath();
+    const first = new RunDatabase(path);
+    first.startRun("old", "known", "/x");
+    first.close();
+    const raw = new Database(path);
+    raw.exec("ALTER TABLE runs DROP COLUMN lost; ALTER TABLE runs DROP COLUMN pid_start;");
+    raw.exec("ALTER TABLE requests DROP COLUMN http_status; ALTER TABLE requests DROP COLUMN ending;");
+    raw.pragma("user_version = 0");
+    raw.close();
+    const reader = RunDatabaseReader.open(path);
+    expect(reader.runsOf("known").map((run) => run.id)).toEqual(["old"]);
+    reader.close();
+    new RunDatabase(path).close();
+    expect(versionOf(path)).toBe(DATABASE_FORMAT);
+    const after = new Database(path, { readonly: true });
+    const columns = (table: string) =>
+      (after.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+    expect(columns("runs")).toEqual(expect.arrayContaining(["lost", "pid_start"]));
+    expect(columns("requests")).toEqual(expect.arrayContaining(["http_status", "ending"]));
+    after.close();
+  });
+
+  it("a database a newer payload-probe wrote is refused by writer and reader in one sentence, and left as it was", () => {
+    const path = dbPath();
+    new RunDatabase(path).close();
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${DATABASE_FORMAT + 1}`);
+    raw.close();
+    const expected = `${path}: written by a newer payload-probe (format ${DATABASE_FORMAT + 1}, this one reads up to ${DATABASE_FORMAT})`;
+    for (const open of [() => new RunDatabase(path), () => RunDatabaseReader.open(path)]) {
+      let thrown: unknown;
+      try {
+        open().close();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(StorageError);
+      expect((thrown as Error).message.startsWith(expected), (thrown as Error).message).toBe(true);
+    }
+    expect(versionOf(path)).toBe(DATABASE_FORMAT + 1);
   });
 });

@@ -99,6 +99,21 @@ describe("a database or disk that cannot be used (issue 21)", () => {
     expect(report.stderr).toBe("");
   });
 
+  it("written by a newer payload-probe (a higher user_version): one line for run, proxy and report", {
+    timeout: 60_000,
+  }, () => {
+    const { scratch, db, before, snapshot } = previousCapture();
+    const raw = new Database(db);
+    raw.pragma("user_version = 999");
+    raw.close();
+    for (const args of [RUN, PROXY, REPORT_LATEST]) {
+      const result = failing(scratch, ...args);
+      expectOneLine(result, db);
+      expect(result.stderr).toMatch(/written by a newer payload-probe \(format 999, this one reads up to \d+\)/);
+      expect(snapshot()).toEqual(before);
+    }
+  });
+
   it("damaged: garbage over the file, or over its tables, is one line for run, proxy and report", {
     timeout: 60_000,
   }, () => {
