@@ -14,7 +14,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { runFiles } from "../capture/run-format.js";
+import { runDatabasePath, runFiles } from "../capture/run-format.js";
 import { RunDatabaseReader } from "../capture/sqlite.js";
 import type { RequestRecord } from "../capture/types.js";
 import { inputError, StorageError, UserError } from "../errors.js";
@@ -115,7 +115,7 @@ function isRunFolder(dir: string): boolean {
 }
 
 function databasePath(lookup: RunLookup): string {
-  return join(lookup.runsDir, "payload-probe.db");
+  return runDatabasePath(lookup.runsDir);
 }
 
 /**

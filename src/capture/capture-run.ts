@@ -5,6 +5,7 @@ import { codecFor } from "../providers/codecs.js";
 import { isRunName, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture, type CaptureOptions } from "./capture.js";
 import { checkRunFolderReplaceable, dropEmptyLiveFolder, prepareRunFolder, swapInRunFolder } from "./run-folder.js";
+import { runDatabasePath } from "./run-format.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
 
@@ -108,7 +109,7 @@ export function takeFolderLock(options: Pick<CaptureRunOptions, "folderLock" | "
  */
 function openStorage(options: CaptureRunOptions, dir: string, id: string): { db: RunDatabase | null; live: string } {
   checkRunFolderReplaceable(options.runsDir, options.name);
-  const db = options.database === false ? null : new RunDatabase(join(options.runsDir, "payload-probe.db"));
+  const db = options.database === false ? null : new RunDatabase(runDatabasePath(options.runsDir));
   let live: string | undefined;
   try {
     live = prepareRunFolder(options.runsDir, options.name, announce);

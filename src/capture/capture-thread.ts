@@ -15,6 +15,7 @@ import type { FinishedExchange } from "./capture.js";
 import { type CaptureRunOptions, checkRunName, takeFolderLock } from "./capture-run.js";
 import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
 import { swapInRunFolder } from "./run-folder.js";
+import { runDatabasePath } from "./run-format.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { RequestRecord } from "./types.js";
 
@@ -296,7 +297,7 @@ export class CaptureThread {
     const ms = this.options.drainMs ?? CAPTURE_DRAIN_MS;
     this.notice(`capture: ${lost} exchange(s) not written within ${ms} ms of stopping; the run counts them as lost`);
     if (this.options.database !== false) {
-      const db = new RunDatabase(join(this.options.runsDir, "payload-probe.db"));
+      const db = new RunDatabase(runDatabasePath(this.options.runsDir));
       try {
         db.finishRun(this.id, status, lost);
       } finally {

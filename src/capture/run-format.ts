@@ -15,6 +15,9 @@ export const EVENTS_FILE = "events.jsonl";
 /** The JSON-RPC messages the stub MCP servers received. */
 export const MCP_WIRE_FILE = "mcp-wire.jsonl";
 
+/** The database beside the run folders, where many runs accumulate (src/capture/sqlite.ts). */
+export const DATABASE_FILE = "payload-probe.db";
+
 /** What a run folder holds: the files a capture and the probe runner write, nothing else. */
 export const RUN_FOLDER_FILES = [REQUESTS_FILE, PAYLOADS_FILE, EVENTS_FILE, MCP_WIRE_FILE] as const;
 
@@ -34,6 +37,9 @@ export function runFiles(dir: string): RunFiles {
     mcpWire: join(dir, MCP_WIRE_FILE),
   };
 }
+
+/** The run database of a runs folder. */
+export const runDatabasePath = (runsDir: string) => join(runsDir, DATABASE_FILE);
 
 /**
  * The database's format, kept in SQLite's `PRAGMA user_version`. 0 is a database from before the
