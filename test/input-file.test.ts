@@ -80,3 +80,15 @@ describe("every input file over 1 MiB is refused before it is parsed (issue 21)"
     expect(() => loadPricing(files.yaml)).toThrow(tooLarge(files.yaml, "pricing file"));
   });
 });
+
+describe("a tolerances or pricing file that is not YAML", () => {
+  it("is refused naming the file and what the parser found", () => {
+    const file = join(dir, "broken.yaml");
+    writeFileSync(file, "default: [unclosed\n");
+    for (const load of [() => loadTolerances(file), () => loadPricing(file)]) {
+      const { message } = userErrorOf(load);
+      expect(message.startsWith(`${file}: expected YAML (`), message).toBe(true);
+      expect(message).toContain("unclosed");
+    }
+  });
+});

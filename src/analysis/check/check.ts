@@ -7,11 +7,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { parse as parseYaml } from "yaml";
 import type { RequestRecord } from "../../capture/types.js";
 import { inputError } from "../../errors.js";
-import { readInputFile } from "../../input-file.js";
 import { cliName } from "../../invoked-as.js";
+import { readYamlFile } from "../../yaml-file.js";
 
 export const COUNT_METRICS = [
   "tokens.tools",
@@ -132,13 +131,7 @@ const EXACT: Tolerance = { abs: 0, pct: 0 };
 
 export function loadTolerances(path: string): Tolerances {
   if (!existsSync(path)) return { default: {}, probes: {} };
-  const text = readInputFile(path, "tolerances file").toString("utf8");
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (error) {
-    throw inputError(path, undefined, `expected YAML (${(error as Error).message})`);
-  }
+  const doc = readYamlFile(path, "tolerances file");
   const top = (doc ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(top))
     if (key !== "default" && key !== "probes") throw inputError(path, key, "unknown field; expected default, probes");

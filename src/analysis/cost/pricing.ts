@@ -15,12 +15,11 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import type * as GenaiPrices from "@pydantic/genai-prices";
 import type { ModelInfo, Provider } from "@pydantic/genai-prices";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { inputError } from "../../errors.js";
-import { readInputFile } from "../../input-file.js";
 import { nearestNames } from "../../nearest.js";
 import { parseInput, strictMapping } from "../../validate.js";
+import { readYamlFile } from "../../yaml-file.js";
 import type { CacheSplit } from "./cache-model.js";
 
 /**
@@ -120,13 +119,7 @@ export function loadPricing(userFile: string | undefined = process.env[PRICING_E
 
 function readPricingFile(file: string): { info: ModelInfo; minCacheTokens?: number }[] {
   if (!existsSync(file)) throw inputError(file, undefined, "no such pricing file");
-  const text = readInputFile(file, "pricing file").toString("utf8");
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (error) {
-    throw inputError(file, undefined, `expected YAML (${(error as Error).message})`);
-  }
+  const doc = readYamlFile(file, "pricing file");
   const parsed = parseInput(fileSchema, doc, file);
   return Object.entries(parsed.models).map(([model, p]) => {
     if (p.provider === "anthropic" && (p.cacheWrite5m === undefined || p.cacheWrite1h === undefined))
