@@ -16,13 +16,13 @@ import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { runDatabasePath, runFiles } from "../capture/run-format.js";
 import { RunDatabaseReader } from "../capture/sqlite.js";
-import type { RequestRecord } from "../capture/types.js";
+import type { AgentEventRow, RequestRecord } from "../capture/types.js";
 import { inputError, StorageError, UserError } from "../errors.js";
 import { countJsonlRows, type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
 import type { WireRequest } from "../providers/types.js";
 import { isRunName } from "../safe-path.js";
 import { printable } from "../terminal-text.js";
-import { recordLines } from "./record-file.js";
+import { eventLines, recordLines } from "./record-file.js";
 
 /** A request's wire body as payloads.jsonl keeps it. */
 export interface RequestPayload {
@@ -51,6 +51,8 @@ export interface RunSource {
   payloads(): Iterable<RequestPayload>;
   /** The same, each body parsed only if asked for: a diff needs few of them and they are large. */
   lazyPayloads(): Iterable<LazyPayload>;
+  /** The agent's events between requests (tool calls and results…), in the order they were logged. */
+  events(): Iterable<AgentEventRow>;
   /** The requests.jsonl a run folder is read from; null for a run read from the database. */
   recordsFile: string | null;
   /** Whether the run kept its wire bodies (a run folder may hold only requests.jsonl). */
@@ -143,7 +145,7 @@ function firstRunId(dir: string): string | null {
 
 /** A run folder read as it is now: each read of `records()` or `payloads()` reads the files again. */
 export function folderSource(dir: string, lookup: RunLookup): RunSource {
-  const { requests, payloads } = runFiles(dir);
+  const { requests, payloads, events } = runFiles(dir);
   const torn = tornLineWarning(lookup);
   return {
     label: dir,
@@ -152,6 +154,7 @@ export function folderSource(dir: string, lookup: RunLookup): RunSource {
     records: () => recordLines(requests, torn(requests)),
     payloads: () => loadEach(lazyPayloadLines(payloads, torn(payloads))),
     lazyPayloads: () => lazyPayloadLines(payloads, torn(payloads)),
+    events: () => eventLines(events, torn(events)),
     hasPayloads: existsSync(payloads),
     lost() {
       const id = firstRunId(dir);
@@ -219,6 +222,14 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
     },
     *lazyPayloads() {
       for (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };
+    },
+    events() {
+      const db = RunDatabaseReader.open(databasePath(lookup));
+      try {
+        return db.eventsOf(runId);
+      } finally {
+        db.close();
+      }
     },
     *payloads() {
       const db = RunDatabaseReader.open(databasePath(lookup));

@@ -1,5 +1,6 @@
-/** The rows of a run's requests.jsonl, each checked for the fields analysis reads. */
-import type { RequestRecord } from "../capture/types.js";
+/** The rows of a run folder's requests.jsonl and events.jsonl, each checked for the fields analysis reads. */
+import { existsSync } from "node:fs";
+import type { AgentEventRow, RequestRecord } from "../capture/types.js";
 import { type JsonlReadOptions, jsonlRows } from "../jsonl.js";
 
 export function recordLines(path: string, options: JsonlReadOptions = {}): Iterable<RequestRecord> {
@@ -23,5 +24,21 @@ function isRecord(value: unknown): value is RequestRecord {
     typeof r.messagesBytes === "number" &&
     typeof r.hashes === "object" &&
     r.hashes !== null
+  );
+}
+
+/** A run's agent events (none when the run logged none: the proxy's, a mock's without an agent beside it). */
+export function eventLines(path: string, options: JsonlReadOptions = {}): Iterable<AgentEventRow> {
+  return existsSync(path) ? jsonlRows(path, isEvent, "an event row {idx, seq, type}", options) : [];
+}
+
+function isEvent(value: unknown): value is AgentEventRow {
+  const e = value as AgentEventRow;
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    typeof e.idx === "number" &&
+    typeof e.seq === "number" &&
+    typeof e.type === "string"
   );
 }

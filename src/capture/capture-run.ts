@@ -46,8 +46,6 @@ export interface CaptureRun {
   /** Where the run's files are written while it is open; it becomes `dir` when the run closes. */
   liveDir: string;
   capture: Capture;
-  /** The run database, when the run is recorded there too (the probe runner adds its events). */
-  db: RunDatabase | null;
   /**
    * Closes the files, records how the run ended (and how many exchanges were `lost`) in the database
    * and swaps the run folder in. When a write failed (`failure`, or one the database or capture files
@@ -178,7 +176,6 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     dir,
     liveDir: live,
     capture,
-    db,
     close(status = "captured", end = {}) {
       if (!openRuns.delete(run)) return;
       try {

@@ -38,6 +38,7 @@ export type ToWorker =
   | { type: "open"; options: WorkerRunOptions }
   | { type: "exchange"; id: number; request: HandedRequest; response: HandedResponse; ts: string; durationMs: number }
   | { type: "count"; id: number; api: WireApi; body: string }
+  | { type: "event"; event: string; data: Record<string, unknown>; seq: number }
   | { type: "close"; status: RunStatus };
 
 export type FromWorker =
@@ -240,6 +241,14 @@ export class CaptureThread {
   countRequestTokens(api: WireApi, body: string): Promise<number> {
     if (this.stopped) return Promise.reject(new Error("the capture worker has stopped"));
     return this.ask({ type: "count", id: ++this.nextId, api, body }, 0);
+  }
+
+  /**
+   * An agent event into the run (Capture.addEvent), written in its turn among the exchanges; nothing
+   * waits for it. A write that fails fails the run's close, as a failed record's write does.
+   */
+  addEvent(event: string, data: Record<string, unknown>, seq: number): void {
+    if (!this.stopped) this.worker.postMessage({ type: "event", event, data, seq } satisfies ToWorker);
   }
 
   private ask<T>(message: ToWorker & { id: number }, bytes: number, transfer: ArrayBuffer[] = []): Promise<T> {

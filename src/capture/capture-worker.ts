@@ -33,6 +33,7 @@ async function handle(message: ToWorker): Promise<void> {
     const exchange = await run!.capture.recordExchange(loggedRequest(request), outcome, ts, durationMs);
     return post({ type: "finished", id: message.id, exchange });
   }
+  if (message.type === "event") return run!.capture.addEvent(message.event, message.data, message.seq);
   if (message.type === "count") {
     const total = await run!.capture.countRequestTokens(message.api, message.body);
     return post({ type: "counted", id: message.id, total });

@@ -101,6 +101,9 @@ export class Capture {
   private readonly prefixes = new PrefixLocator();
   private readonly requests: JsonlWriter;
   private readonly payloads: JsonlWriter;
+  /** Opened with the first event, so a run without agent events (the proxy's) has no events.jsonl. */
+  private events: JsonlWriter | null = null;
+  private eventCount = 0;
   private readonly tokens: TokenCountCache | null;
   private readonly redactUser: (text: string) => string;
   private readonly secrets: SecretScanner | null;
@@ -128,9 +131,17 @@ export class Capture {
     return this.redactUser(safe);
   }
 
-  /** A value for events.jsonl (an agent event's data) with its secrets replaced, as bodies' are. */
-  stored<T>(value: T): T {
-    return this.secrets ? this.secrets.value(value) : value;
+  /**
+   * One agent event (a tool call, a tool result, an MCP cache or lifecycle event) into events.jsonl and
+   * the database, with the seq of the request it precedes (default: the next one). Its data is stored
+   * as bodies are: a tool result holds what the tool read (a .env file), so its secrets are replaced.
+   */
+  addEvent(type: string, data: Record<string, unknown>, seq = this.nextSeq()): void {
+    const stored = this.secrets ? this.secrets.value(data) : data;
+    const idx = this.eventCount++;
+    this.events ??= new JsonlWriter(runFiles(this.options.dir).events);
+    this.events.write({ idx, seq, type, ...stored });
+    this.options.db?.addEvent(this.options.run, idx, seq, type, stored);
   }
 
   /** Resolves once the tokenizer has loaded (when tokens are counted), so no request waits for it. */
@@ -348,14 +359,15 @@ export class Capture {
     }
   }
 
-  /** The first write to requests.jsonl or payloads.jsonl that failed (the disk full, read-only): the files are incomplete. */
+  /** The first write to a run file that failed (the disk full, read-only): the files are incomplete. */
   get failure(): StorageError | null {
-    return this.requests.failure ?? this.payloads.failure;
+    return this.requests.failure ?? this.payloads.failure ?? this.events?.failure ?? null;
   }
 
   close(): void {
     this.requests.close();
     this.payloads.close();
+    this.events?.close();
   }
 }
 

@@ -58,6 +58,8 @@ export interface MockServer {
   liveDir: string;
   /** The records captured so far, when `keepRecords` was asked for. */
   records: RequestRecord[];
+  /** An agent event observed beside the mock (the real pi's tool calls), stored with the run (Capture.addEvent). */
+  addEvent(type: string, data: Record<string, unknown>, seq: number): void;
   /**
    * Stops serving, waits for open replies, then finishes the run (as `captured` unless told how it
    * ended); later calls return the same promise.
@@ -239,6 +241,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     dir: capture.dir,
     liveDir: capture.liveDir,
     records: capture.records,
+    addEvent: (type, data, seq) => capture.addEvent(type, data, seq),
     close(status) {
       closing ??= capture.close(service.close(), status);
       return closing;

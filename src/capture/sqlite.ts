@@ -6,7 +6,7 @@ import { isProcessAlive } from "../pid-lock.js";
 import { processStart } from "../process-identity.js";
 import { asStorageError, keepingFailure, storageError } from "../storage-error.js";
 import { DATABASE_FORMAT, newerFormatMessage } from "./run-format.js";
-import type { RequestRecord } from "./types.js";
+import type { AgentEventRow, RequestRecord } from "./types.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -165,6 +165,20 @@ export class RunDatabaseReader {
       if (next.done) return;
       yield (next.value as { data: string }).data;
     }
+  }
+
+  /** A run's agent events in the order they were logged, as events.jsonl holds them. */
+  eventsOf(run: string): AgentEventRow[] {
+    const rows = this.read(
+      () =>
+        this.db.prepare(`SELECT idx, seq, type, data FROM events WHERE run_id = ? ORDER BY idx`).all(run) as {
+          idx: number;
+          seq: number;
+          type: string;
+          data: string;
+        }[],
+    );
+    return rows.map(({ idx, seq, type, data }) => ({ idx, seq, type, ...(JSON.parse(data) as object) }));
   }
 
   close(): void {

@@ -89,6 +89,18 @@ export interface RequestRecord {
  */
 export type ResponseEnding = "complete" | "truncated" | "cancelled" | "failed";
 
+/**
+ * One agent event as a run stores it (events.jsonl and the database's events): its order in the run,
+ * the seq of the request it precedes, its type (a tool call, a tool result, an MCP cache or lifecycle
+ * event…) and the event's own fields, stored as bodies are (secrets replaced).
+ */
+export interface AgentEventRow {
+  idx: number;
+  seq: number;
+  type: string;
+  [field: string]: unknown;
+}
+
 /** Where a marker looks, and what it looks for (a literal string or a regular expression). */
 export interface MarkerSpec {
   in: Part;

@@ -10,9 +10,7 @@ import { findPi, installHint, type PiInstall } from "../agents/pi-install.js";
 import { type MockServer, startMockServer } from "../capture/mock-server.js";
 import { liveRunDir } from "../capture/run-folder.js";
 import { runFiles } from "../capture/run-format.js";
-import { SecretScanner } from "../capture/secrets.js";
 import { UserError } from "../errors.js";
-import { JsonlWriter } from "../jsonl.js";
 import { codecFor } from "../providers/codecs.js";
 import { piRunName } from "../safe-path.js";
 import { WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
@@ -164,37 +162,28 @@ export function piExpect(probe: Probe): ProbeExpect {
 
 /**
  * pi given every prompt (print mode takes them in order, as one session); its tool calls and results
- * go to events.jsonl with the seq of the request they precede. Returns the tool results' texts.
+ * are stored with the mock's run (events.jsonl and the database, secrets replaced as in its bodies),
+ * each with the seq of the request it precedes. Returns the tool results' texts.
  */
 async function conversePi(
   probe: Probe,
   install: PiInstall,
   workspace: Workspace,
   env: NodeJS.ProcessEnv,
-  mock: { liveDir: string; records: unknown[] },
-  { skillPaths, keepSecrets }: Pick<PiRun, "skillPaths" | "keepSecrets">,
+  mock: Pick<MockServer, "records" | "addEvent">,
+  skillPaths: PiRun["skillPaths"],
 ): Promise<{ toolResults: string[]; failure?: string }> {
-  const events = new JsonlWriter(runFiles(mock.liveDir).events);
   const toolResults: string[] = [];
-  let index = 0;
-  // Tool calls and results are stored as the mock stores bodies: secrets replaced (keyed by this scanner).
-  const secrets = keepSecrets ? null : new SecretScanner();
-  const log = (type: string, data: Record<string, unknown>) =>
-    events.write({ idx: index++, seq: mock.records.length + 1, type, ...(secrets ? secrets.value(data) : data) });
-  let exit: PiExit;
-  try {
-    exit = await runPi(install, piArguments(probe, install, skillPaths), workspace.cwd, env, (event) => {
-      if (event.type === "tool_execution_start")
-        log("tool_call", { id: event.toolCallId, name: event.toolName, arguments: event.args });
-      if (event.type === "tool_execution_end") {
-        const content = resultText(event.result);
-        toolResults.push(content);
-        log("tool_result", { id: event.toolCallId, name: event.toolName, isError: event.isError, content });
-      }
-    });
-  } finally {
-    events.close();
-  }
+  const log = (type: string, data: Record<string, unknown>) => mock.addEvent(type, data, mock.records.length + 1);
+  const exit = await runPi(install, piArguments(probe, install, skillPaths), workspace.cwd, env, (event) => {
+    if (event.type === "tool_execution_start")
+      log("tool_call", { id: event.toolCallId, name: event.toolName, arguments: event.args });
+    if (event.type === "tool_execution_end") {
+      const content = resultText(event.result);
+      toolResults.push(content);
+      log("tool_result", { id: event.toolCallId, name: event.toolName, isError: event.isError, content });
+    }
+  });
   if (exit.code === 0) return { toolResults };
   // Like a scripted model running out in the runtime, a pi that stops with an error fails the probe.
   const tail = exit.stderr.trim().split("\n").slice(-5).join(" — ");
@@ -257,8 +246,7 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
       },
     );
     try {
-      const keepSecrets = options.keepSecrets ?? false;
-      return await observePi({ probe, install, place, workspace, mock, wirePath, skillPaths, keepSecrets }, seen);
+      return await observePi({ probe, install, place, workspace, mock, wirePath, skillPaths }, seen);
     } catch (error) {
       await mock.close("error");
       throw error;
@@ -274,7 +262,6 @@ interface PiRun {
   mock: MockServer;
   wirePath: string;
   skillPaths: string[];
-  keepSecrets: boolean;
 }
 
 /** pi's agent dir and MCP state, the conversation, then the expect verdict; the run is closed with it. */
@@ -284,7 +271,7 @@ async function observePi(run: PiRun, seen: { wireLinesBefore: number[]; systemTe
   // The cache as the probe asks, for the config pi reads (pi's own copy of the probe's), outside the capture.
   if (mcpConfig) await setUpMcpCache(probe.agent.mcp!.cache, mcpConfig, workspace, place.root);
   const env = piEnvironment(workspace, run.wirePath, probe.agent.mcp?.exclusive ?? false);
-  const { toolResults, failure } = await conversePi(probe, run.install, workspace, env, mock, run);
+  const { toolResults, failure } = await conversePi(probe, run.install, workspace, env, mock, run.skillPaths);
   const records = mock.records;
   const failures = failure ? [failure] : [];
   failures.push(

@@ -8,7 +8,6 @@ import { join, resolve } from "node:path";
 import { type CaptureRun, openCaptureRun } from "../capture/capture-run.js";
 import { liveRunDir } from "../capture/run-folder.js";
 import { runFiles } from "../capture/run-format.js";
-import { JsonlWriter } from "../jsonl.js";
 import { mcpExtension } from "../mcp/extension.js";
 import { mcpTextsSchema } from "../mcp/texts-schema.js";
 import type { PidLock } from "../pid-lock.js";
@@ -57,23 +56,6 @@ async function mcpExtensions(
   ];
 }
 
-/** events.jsonl and the database's events: each event carries the seq of the request it precedes. */
-function openEventLog(run: CaptureRun): { log(type: string, data: Record<string, unknown>): void; close(): void } {
-  const file = new JsonlWriter(runFiles(run.liveDir).events);
-  let index = 0;
-  return {
-    log(type, event) {
-      const seq = run.capture.nextSeq();
-      const idx = index++;
-      // A tool result holds what the tool read (a .env file): stored as the bodies are, secrets replaced.
-      const data = run.capture.stored(event);
-      file.write({ idx, seq, type, ...data });
-      run.db?.addEvent(run.id, idx, seq, type, data);
-    },
-    close: () => file.close(),
-  };
-}
-
 /** What the probe's expect block is checked against, collected from the agent's events as they happen. */
 function observeAgent(
   bus: EventBus,
@@ -114,7 +96,7 @@ interface Conversation {
 /** The agent on the scripted model, through the capture and the run's limits, given every prompt in turn. */
 async function converse(c: Conversation, observation: RunObservation): Promise<void> {
   const { probe, place, run } = c;
-  const events = openEventLog(run);
+  const log = (type: string, data: Record<string, unknown>) => run.capture.addEvent(type, data);
   const codec = codecFor(probe.model.api);
   let agent: Agent | undefined;
   try {
@@ -149,12 +131,11 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
       extensions: c.skills.extension ? [...c.extensions, c.skills.extension] : c.extensions,
       toolSnapshot: probe.agent.skillMode === "load_skill" ? "per-run" : "per-request",
       maxRequestsPerPrompt: REQUESTS_PER_PROMPT,
-      observe: (bus) => observeAgent(bus, observation, events.log, c.wirePath),
+      observe: (bus) => observeAgent(bus, observation, log, c.wirePath),
     });
     for (const prompt of probe.prompts) await agent.prompt(prompt);
   } finally {
     await agent?.shutdown();
-    events.close();
   }
 }
 

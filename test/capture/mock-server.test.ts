@@ -3,6 +3,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveRun } from "../../src/analysis/load-run.js";
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -68,6 +69,41 @@ describe("mock server", () => {
       { probe: "tiny-mock", status: "captured", request_count: 2 },
     ]);
     db.close();
+  });
+
+  it("stores the events told beside it with the run, secrets replaced with the markers its bodies get; none, no events file", async () => {
+    const { server, runs } = await mock();
+    // A GitHub token as a tool read it, then sent back to the model in the next request's body.
+    const token = `ghp_${"Zq7Rt2Lm9Vx4Nb8Kc1Hd6Jf3Pw5Sy0Ga2Ue7"}`;
+    await parseReply(await postChat(`${server.baseUrl}/chat/completions`, chatBody("read notes.txt")));
+    server.addEvent("tool_result", { id: "call_1_1", name: "read", content: `the token is ${token}` }, 2);
+    await parseReply(await postChat(`${server.baseUrl}/chat/completions`, chatBody(`the file says ${token}`)));
+    await server.close();
+    servers.length = 0;
+
+    const lookup = { runsDir: runs };
+    const fromFolder = [...resolveRun(server.dir, lookup).events()];
+    expect([...resolveRun(server.runId, lookup).events()]).toEqual(fromFolder);
+    expect(fromFolder).toEqual([
+      {
+        idx: 0,
+        seq: 2,
+        type: "tool_result",
+        id: "call_1_1",
+        name: "read",
+        content: expect.stringMatching(/^the token is \[redacted:github/),
+      },
+    ]);
+    const marker = /\[redacted:[^\]]+\]/.exec(fromFolder[0]!.content as string)![0];
+    const bodies = [...resolveRun(server.dir, lookup).payloads()].map((p) => p.body);
+    expect(bodies[1]).toContain(marker);
+    expect(JSON.stringify(fromFolder) + bodies.join("")).not.toContain(token);
+
+    const quiet = await mock();
+    await parseReply(await postChat(`${quiet.server.baseUrl}/chat/completions`, chatBody("read notes.txt")));
+    await quiet.server.close();
+    servers.length = 0;
+    expect(readdirSync(quiet.server.dir).sort()).toEqual(["payloads.jsonl", "requests.jsonl"]);
   });
 
   it("an exhausted script answers 500 naming the request, and keeps serving; unknown paths and methods are 404", async () => {

@@ -60,7 +60,7 @@ describe("a run folder swapped in at close (issue 21)", () => {
     const holder = new Database(join(runsDir, "payload-probe.db"));
     closers.push(() => holder.close());
     holder.exec("BEGIN IMMEDIATE");
-    expect(() => run.db!.addEvent(run.id, 0, 1, "request", {})).toThrow(StorageError);
+    expect(() => run.capture.addEvent("request", {})).toThrow(StorageError);
     holder.exec("ROLLBACK");
     // The mock and the proxy close without the error in hand: the run knows its database failed.
     expect(() => run.close("captured")).toThrow(

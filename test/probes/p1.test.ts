@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveRun } from "../../src/analysis/load-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { UserError } from "../../src/errors.js";
 import { loadProbeFile } from "../../src/probes/load.js";
@@ -70,13 +71,17 @@ describe("p1 end to end: MCP proxy mode (experiments.md p1, issue 2)", () => {
     const connect = events.find((e) => e.type === "mcp_connect")!;
     expect(connect.idx).toBeGreaterThan(thirdCall.idx);
 
-    // The run is also in the database, next to the run folder.
+    // The run is also in the database, next to the run folder: its events read back the same from both.
     const db = new Database(join(result.dir, "..", "payload-probe.db"), { readonly: true });
     expect(db.prepare("SELECT status, request_count FROM runs WHERE id = ?").get(result.runId)).toEqual({
       status: "passed",
       request_count: 4,
     });
     db.close();
+    const lookup = { runsDir: join(result.dir, "..") };
+    const fromDatabase = [...resolveRun(result.runId, lookup).events()];
+    expect(fromDatabase).toEqual([...resolveRun(result.dir, lookup).events()]);
+    expect(fromDatabase).toEqual(events);
   });
 
   it("without a database, events.jsonl still numbers its events 0, 1, 2, … (idx once advanced only with one)", async () => {

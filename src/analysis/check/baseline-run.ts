@@ -54,5 +54,6 @@ export function baselineRunSource(path: string): RunSource {
     records: () => baseline.requests.map(record),
     payloads: () => [],
     lazyPayloads: () => [],
+    events: () => [],
   };
 }

@@ -1,7 +1,7 @@
 /**
- * What a trace is planned from, read from a captured run: its records, and from its folder the
- * agent's events (tool calls and results) and the MCP wire log. A run read from the database alone
- * (its folder replaced by a later run) has no wire log there, so its trace holds the requests only.
+ * What a trace is planned from, read from a captured run: its records, the agent's events (tool calls
+ * and results), and from its folder the MCP wire log. A run read from the database alone (its folder
+ * replaced by a later run) has no wire log there, so its trace holds no MCP spans.
  */
 
 import { existsSync } from "node:fs";
@@ -10,11 +10,9 @@ import { runFiles } from "../../capture/run-format.js";
 import type { RequestRecord } from "../../capture/types.js";
 import { jsonlRows } from "../../jsonl.js";
 import type { RunSource } from "../load-run.js";
+import { eventLines } from "../record-file.js";
 import type { RunEvent, RunTraceInput, WireLine } from "./run-trace.js";
 import type { ContentMode } from "./span-plan.js";
-
-const isEvent = (value: unknown): value is RunEvent =>
-  typeof value === "object" && value !== null && typeof (value as RunEvent).seq === "number";
 
 const isWireLine = (value: unknown): value is WireLine => {
   const line = value as WireLine;
@@ -32,23 +30,27 @@ function rowsIfPresent<T>(path: string, accept: (value: unknown) => value is T, 
   return existsSync(path) ? [...jsonlRows(path, accept, expected)] : [];
 }
 
-/** A run folder's events and wire log beside records already read (a probe run that just finished). */
-export function traceInputFromFolder(dir: string | null, records: RequestRecord[], label: string): RunTraceInput {
+function traceInput(records: RequestRecord[], label: string, events: RunEvent[], dir: string | null): RunTraceInput {
   const first = records[0];
   return {
     run: first?.run ?? label,
     probe: first?.probe ?? label,
     records,
-    events: dir ? rowsIfPresent(runFiles(dir).events, isEvent, "an event row with a numeric seq") : [],
+    events,
     wire: dir ? rowsIfPresent(runFiles(dir).mcpWire, isWireLine, "a wire log row {server, ts, message}") : [],
   };
+}
+
+/** A run folder's events and wire log beside records already read (a probe run that just finished). */
+export function traceInputFromFolder(dir: string, records: RequestRecord[], label: string): RunTraceInput {
+  return traceInput(records, label, [...eventLines(runFiles(dir).events)], dir);
 }
 
 /** The run's parts a trace needs; wire bodies only when the texts are to be exported. */
 export function readRunTraceInput(source: RunSource, content: ContentMode): RunTraceInput {
   const records = [...source.records()].sort((a, b) => a.seq - b.seq);
   const dir = source.recordsFile ? dirname(source.recordsFile) : null;
-  const input = traceInputFromFolder(dir, records, source.label);
+  const input = traceInput(records, source.label, [...source.events()], dir);
   if (content === "full" && source.hasPayloads) {
     input.bodies = new Map();
     for (const payload of source.payloads()) if (payload.api !== null) input.bodies.set(payload.seq, payload.body);

@@ -10,15 +10,13 @@
  * after its result; MCP messages carry the time the server received them.
  */
 
-import type { RequestRecord } from "../../capture/types.js";
+import type { AgentEventRow, RequestRecord } from "../../capture/types.js";
 import { roundDollars } from "../cost/money.js";
 import { chatSpan, providerName, recordEndMs } from "./chat-span.js";
 import type { Attributes, PlanOptions, SpanPlan } from "./span-plan.js";
 
-/** The events.jsonl rows a trace uses (tool calls and results); other types are passed over. */
-export interface RunEvent {
-  seq: number;
-  type: string;
+/** The agent events a trace uses (tool calls and results); other types are passed over. */
+export interface RunEvent extends AgentEventRow {
   id?: string;
   name?: string;
   arguments?: string;

@@ -29,6 +29,7 @@ const source = (records: RequestRecord[]): RunSource => ({
   count: () => records.length,
   payloads: () => [],
   lazyPayloads: () => [],
+  events: () => [],
   recordsFile: null,
   hasPayloads: false,
 });

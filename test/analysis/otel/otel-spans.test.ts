@@ -5,16 +5,20 @@
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { InMemorySpanExporter, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
+import { resolveRun } from "../../../src/analysis/load-run.js";
 import { chatSpan } from "../../../src/analysis/otel/chat-span.js";
 import { openOtlpSession } from "../../../src/analysis/otel/otlp-session.js";
-import { traceInputFromFolder } from "../../../src/analysis/otel/run-input.js";
+import { readRunTraceInput, traceInputFromFolder } from "../../../src/analysis/otel/run-input.js";
 import { planRunTrace } from "../../../src/analysis/otel/run-trace.js";
 import type { PlanOptions, SpanPlan } from "../../../src/analysis/otel/span-plan.js";
 import { openCaptureRun } from "../../../src/capture/capture-run.js";
 import type { RequestRecord } from "../../../src/capture/types.js";
+import { loadProbeFile, resolveProbePath } from "../../../src/probes/load.js";
+import { runProbe } from "../../../src/probes/runner.js";
+import { PROJECT_ROOT } from "../../../src/project-root.js";
 import { codecFor } from "../../../src/providers/codecs.js";
 import { resolveModel } from "../../../src/providers/models.js";
 import type { WireApi } from "../../../src/providers/types.js";
@@ -248,5 +252,17 @@ describe("a run's trace", () => {
     const call = spans.find((s) => s.name === "tools/call ask_model");
     expect(call?.parentSpanContext?.spanId).toBe(tool!.spanContext().spanId);
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
+  });
+
+  it("a run read from the database alone keeps its tool spans: its events are stored there too", async () => {
+    // The shared runs keep no database: this one does.
+    const probe = await loadProbeFile(resolveProbePath("p7", PROJECT_ROOT), PROJECT_ROOT);
+    const run = await runProbe(probe, { runsDir: join(base, "p7-db"), workspaceRoot: join(base, "p7-ws") });
+    const source = resolveRun(run.runId, { runsDir: dirname(run.dir) });
+    expect(source.recordsFile).toBeNull();
+    const spans = await throughSdk(planRunTrace(readRunTraceInput(source, "hashes"), { content: "hashes" }));
+    const tools = spans.filter((s) => s.name === "execute_tool mcp");
+    expect(tools).toHaveLength(1);
+    expect(tools[0]!.attributes["gen_ai.tool.call.id"]).toBeTruthy();
   });
 });
