@@ -13,42 +13,68 @@ case "$0" in */*) cd "${0%/*}" ;; esac
 log() { printf 'run.sh: %s\n' "$*" >&2; }
 
 NODE_MAJOR=0
+NODE_VERSION=
 need_node() {
   if ! command -v node >/dev/null 2>&1; then
     log "Node.js 20 or newer is required and was not found on PATH"; exit 2
   fi
   # `node --version` answers before the runtime boots; `node -p` would cost a whole Node start-up.
-  NODE_MAJOR=$(node --version); NODE_MAJOR=${NODE_MAJOR#v}; NODE_MAJOR=${NODE_MAJOR%%.*}
-  if [ "$NODE_MAJOR" -lt 20 ]; then log "Node.js 20 or newer is required (found $(node --version))"; exit 2; fi
+  NODE_VERSION=$(node --version); NODE_MAJOR=${NODE_VERSION#v}; NODE_MAJOR=${NODE_MAJOR%%.*}
+  if [ "$NODE_MAJOR" -lt 20 ]; then log "Node.js 20 or newer is required (found $NODE_VERSION)"; exit 2; fi
 }
 
 # Reinstall when the lockfile changed since the last install (npm writes its own copy into node_modules).
 # better-sqlite3 has no downloadable prebuilt binary here, so its native addon is compiled once per
 # version and Node ABI and kept in the user's cache; a fresh machine compiles it, later clones reuse it.
+# The addon in node_modules serves one Node at a time: a run on another Node (CI runs the suite on 20
+# and on 22) puts that Node's copy in place; a stamp names the Node it was placed for, so the check
+# costs no Node start-up.
+ADDON_STAMP=node_modules/.better-sqlite3-node
 install_deps() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    local version abi addon cached
-    # Read from the lockfile, so the user hears before npm ci's own silence whether a compile follows it.
-    version=$(node -p 'require("./package-lock.json").packages["node_modules/better-sqlite3"].version')
-    abi=$(node -p 'process.versions.modules + "-" + process.platform + "-" + process.arch')
-    addon=node_modules/better-sqlite3/build/Release/better_sqlite3.node
-    cached="${XDG_CACHE_HOME:-$HOME/.cache}/payload-probe/better_sqlite3-$version-$abi.node"
-    if [ -f "$cached" ]; then
+    addon_paths
+    if [ -f "$ADDON_CACHED" ]; then
       log "installing dependencies (npm ci) …"
     else
       log "first set-up on this machine: installing dependencies (npm ci), then compiling the SQLite addon" \
-        "(better-sqlite3 $version) from C++, as no prebuilt one can be downloaded here. This takes a few" \
+        "(better-sqlite3 $ADDON_VERSION) from C++, as no prebuilt one can be downloaded here. This takes a few" \
         "minutes and prints little; it happens once per machine and Node version."
     fi
     npm ci --no-audit --no-fund --loglevel=error --ignore-scripts >&2
-    if [ -f "$cached" ]; then
-      mkdir -p "$(dirname "$addon")" && cp "$cached" "$addon"
-    else
-      log "compiling better-sqlite3 $version …"
-      npm rebuild better-sqlite3 --loglevel=error >&2
-      mkdir -p "$(dirname "$cached")" && cp "$addon" "$cached.tmp.$$" && mv "$cached.tmp.$$" "$cached"
-    fi
+    place_addon
+  elif [ "$(cat "$ADDON_STAMP" 2>/dev/null)" != "$NODE_VERSION" ]; then
+    addon_paths
+    place_addon
   fi
+}
+
+# The addon's version (read from the lockfile, so the user hears before npm ci's own silence whether a
+# compile follows it), the running Node's ABI, and where its compiled copy is kept.
+addon_paths() {
+  local abi
+  ADDON_VERSION=$(node -p 'require("./package-lock.json").packages["node_modules/better-sqlite3"].version')
+  abi=$(node -p 'process.versions.modules + "-" + process.platform + "-" + process.arch')
+  ADDON=node_modules/better-sqlite3/build/Release/better_sqlite3.node
+  ADDON_CACHED="${XDG_CACHE_HOME:-$HOME/.cache}/payload-probe/better_sqlite3-$ADDON_VERSION-$abi.node"
+}
+
+place_addon() {
+  if [ -f "$ADDON_CACHED" ]; then
+    mkdir -p "$(dirname "$ADDON")" && cp "$ADDON_CACHED" "$ADDON"
+  else
+    log "compiling better-sqlite3 $ADDON_VERSION for Node $NODE_VERSION …"
+    # Against the running Node's own headers when it ships them (the Node 22 that pi's install brings
+    # does); npm's configured nodedir may hold another version's.
+    local prefix
+    prefix=$(command -v node); prefix=${prefix%/bin/node}
+    if [ -f "$prefix/include/node/node.h" ]; then
+      npm_config_nodedir=$prefix npm rebuild better-sqlite3 --loglevel=error >&2
+    else
+      npm rebuild better-sqlite3 --loglevel=error >&2
+    fi
+    mkdir -p "$(dirname "$ADDON_CACHED")" && cp "$ADDON" "$ADDON_CACHED.tmp.$$" && mv "$ADDON_CACHED.tmp.$$" "$ADDON_CACHED"
+  fi
+  echo "$NODE_VERSION" >"$ADDON_STAMP"
 }
 
 # Rebuild when any source, or the build config, is newer than the last build.
