@@ -136,7 +136,8 @@ class ClientRelay implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.handed.firstByteMs ??= performance.now() - this.started;
-    if (this.chunks.push(chunk) === 1 || !this.corked) {
+    this.chunks.push(chunk);
+    if (!this.corked) {
       // The chunks of one read leave in one write: the parser hands them over one by one, in one turn.
       this.corked = true;
       this.response.cork();
