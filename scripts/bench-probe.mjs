@@ -2,7 +2,7 @@
 /**
  * The whole `./run.sh <probe>` process, as a user starts it: wall time and peak resident memory.
  *
- *   node scripts/bench-probe.mjs [--probe p1|all] [--rounds 5] [--baseline=<other checkout>] [--no-pi]
+ *   node scripts/bench-probe.mjs [--probe p1|all] [--rounds 5] [--baseline=<other checkout>] [--no-pi] [--parts]
  *
  * When the real pi is installed (`./run.sh agents install pi`), its run of the same probe
  * (`./run.sh <probe> --agent pi`: pi in print mode against our mock, as the fidelity table runs it)
@@ -17,6 +17,11 @@
  * machine never makes a round wait for its lock; a round that still waited is reported.
  * Both checkouts must be built (`./run.sh` once) before timing starts; the first round warms the disk
  * cache and is dropped.
+ *
+ * `--parts` adds, in the same rounds, what a probe's wall time is made of, each as a process of its
+ * own: a bare Node start (`node -e 0`), the CLI's start (`--version`: Node, the bundle from its code
+ * cache, nothing else), and the probe stub's whole life (start, one `initialize` answered, exit on
+ * end of input), the process p1 starts when it calls the lazy server's tool.
  */
 import "./help.mjs";
 import { spawnSync } from "node:child_process";
@@ -49,6 +54,18 @@ if (!process.argv.includes("--no-pi")) {
   if (findPi()) sides.push({ label: "pi", dir: here, extra: ["--agent", "pi"] });
   else console.error("bench-probe: the real pi is not installed (./run.sh agents install pi); timing without it");
 }
+const INITIALIZE = `${JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+})}\n`;
+if (process.argv.includes("--parts"))
+  sides.push(
+    { label: "node -e 0", dir: here, command: ["node", "-e", "0"] },
+    { label: "--version", dir: here, command: ["node", "dist/cli/main.js", "--version"] },
+    { label: "stub", dir: here, command: ["node", "dist/stub-mcp/probe-stub.js"], input: INITIALIZE },
+  );
 for (const side of sides) {
   side.scratch = mkdtempSync(join(tmpdir(), `bench-${side.label}-`));
   side.walls = [];
@@ -58,6 +75,7 @@ for (const side of sides) {
 
 /** One `./run.sh <probe>`; GNU time writes "wall maxrssKB" as the last stderr line. */
 function runOnce(side) {
+  if (side.command) return timeCommand(side);
   const env = { ...process.env, PAYLOAD_PROBE_WORKSPACE: join(side.scratch, "ws") };
   const command = probe === "all" ? ["run", "all"] : [probe];
   const args = ["-f", "BENCH %e %M", "./run.sh", ...command, ...side.extra, "--runs", join(side.scratch, "runs")];
@@ -70,6 +88,26 @@ function runOnce(side) {
     process.exit(1);
   }
   if (result.stderr.includes("waiting for")) side.waits++;
+  return { wall, rssMb: Number(line.split(" ")[2]) / 1024 };
+}
+
+/** A part of `--parts`: one process, its wall time and peak RSS as GNU time gives them. */
+function timeCommand(side) {
+  const started = process.hrtime.bigint();
+  // As run.sh starts the CLI and a probe its stubs: without the CA file Node 20 would parse at start.
+  const { NODE_EXTRA_CA_CERTS: _, ...env } = process.env;
+  const result = spawnSync(TIME, ["-f", "BENCH %e %M", ...side.command], {
+    cwd: side.dir,
+    env,
+    input: side.input ?? "",
+    encoding: "utf8",
+  });
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  const line = result.stderr.split("\n").find((l) => l.startsWith("BENCH "));
+  if (result.status !== 0 || !line) {
+    console.error(`bench-probe: ${side.command.join(" ")} exited ${result.status}:\n${result.stderr}`);
+    process.exit(1);
+  }
   return { wall, rssMb: Number(line.split(" ")[2]) / 1024 };
 }
 
@@ -99,9 +137,13 @@ for (const side of sides) {
   );
 }
 const mine = sides.find((side) => side.label === "this");
-for (const other of sides.filter((side) => side !== mine)) {
+for (const other of sides.filter((side) => side !== mine && !side.command)) {
   const wall = format(median(other.walls) / median(mine.walls), 2);
   const rss = format(median(other.rss) / median(mine.rss), 2);
   console.log(`ratio     wall ${wall}×  RSS ${rss}× (${other.label} / this)`);
 }
+for (const part of sides.filter((side) => side.command))
+  console.log(
+    `share     ${part.label.padEnd(10)} ${format((median(part.walls) / median(mine.walls)) * 100, 0)}% of this`,
+  );
 for (const side of sides) rmSync(side.scratch, { recursive: true, force: true });

@@ -7,7 +7,10 @@
  *
  * Latency: starts the built `mock` (a probe of enough text steps, no database) and the built `proxy`
  * in front of it (database on, as a user runs it), then sends small chat completions requests at Q
- * per second, streamed and not, straight to the mock and through the proxy. The four kinds take
+ * per second, streamed and not, straight to the mock and through the proxy; with
+ * `--baseline=<checkout>` through that checkout's built proxy too, in the same rounds. Prints the CPU
+ * per request of each proxy's relay thread (its main thread, from /proc) and of its whole process;
+ * `--cpu-prof=<dir>` writes each proxy's CPU profiles there. The kinds take
  * turns in every round, so a busy machine slows all alike. Prints per kind the median of the round
  * medians and the p99, the proxy's added time, and the very first request through a fresh proxy.
  *
@@ -19,7 +22,13 @@
  * stays near the first-response one however large N is.
  *
  *   node scripts/bench-proxy.mjs --sustained [--clients N] [--seconds S] [--kb B]   (defaults 32, 60, 16)
+ *   node scripts/bench-proxy.mjs --sustained --rate Q [--seconds S]                (open loop at Q/s)
  *   node scripts/bench-proxy.mjs --large-bodies [--bodies K] [--mb M]              (defaults 16 bodies of 50 MB)
+ *
+ * Sustained at a rate: small streamed requests, each with a text of its own, started Q a second
+ * whatever the replies do, for S seconds. Prints the latency, the relay thread's CPU per request
+ * (/proc's figure for the proxy's main thread), RSS at the start and end, and the records dropped
+ * (sent less the lines of requests.jsonl once the proxy has exited on SIGINT): 0 is the target.
  *
  * Sustained: N clients each send streamed chat completions requests of B KB of fresh words (no token
  * cache answers them) one after another, through the built proxy (database on) to an upstream in this
@@ -89,9 +98,18 @@ async function startUpstream(body) {
   return { server, url: `http://127.0.0.1:${server.address().port}` };
 }
 
-/** Starts `payload-probe <args>` (the built CLI) and resolves with its LISTENING URL; stderr is kept apart. */
-function startCli(args, stderr = "inherit") {
-  const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), ...args], {
+/** `--name=<value>`, or undefined. */
+const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+/**
+ * Starts `payload-probe <args>` (the built CLI of `checkout`, this one by default) and resolves with
+ * its LISTENING URL; stderr is kept apart. `--cpu-prof=<dir>` profiles each proxy started (one
+ * .cpuprofile per thread, written when it exits).
+ */
+function startCli(args, stderr = "inherit", checkout = root) {
+  const profile = option("cpu-prof");
+  const flags = profile && args[0] === "proxy" ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(process.execPath, [...flags, join(checkout, "dist/cli/main.js"), ...args], {
     stdio: ["ignore", "pipe", stderr],
   });
   return new Promise((resolve, reject) => {
@@ -216,11 +234,15 @@ async function paced(count, perSecond, send) {
   return Promise.all(pending);
 }
 
-/** CPU milliseconds a process has used (Linux /proc: utime + stime, in clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+/** CPU milliseconds a process, or one of its threads, has used (Linux /proc: utime + stime, in clock ticks of 10 ms). */
+function cpuMs(pid, tid) {
+  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  const fields = readFileSync(file, "utf8").split(") ")[1].split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** CPU of a proxy's whole process and of its main thread (the relay: its tid is the pid), for a before/after difference. */
+const proxyCpu = (pid) => ({ all: cpuMs(pid), relay: cpuMs(pid, pid) });
 
 const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -255,68 +277,93 @@ async function measureRounds(agent, kinds) {
   return { samples, roundMedians };
 }
 
-/** Per kind the median of round medians and the p99; per form the proxy's added time (kinds: direct, proxy pairs). */
-function printLatency(kinds, samples, roundMedians) {
+/** Per kind the median of round medians and the p99; per proxy and form the added time (`pairs`: direct, proxied, label). */
+function printLatency(kinds, samples, roundMedians, pairs) {
   console.log(
     `${rounds} rounds x ${perRound} requests per kind at ${rate}/s; ms from sending to the reply's last byte`,
   );
-  console.log(`${"".padEnd(16)} ${"median of round medians".padStart(24)} ${"p99".padStart(8)}`);
+  console.log(`${"".padEnd(24)} ${"median of round medians".padStart(24)} ${"p99".padStart(8)}`);
   const stat = kinds.map((kind, i) => ({ kind, med: median(roundMedians[i]), p99: percentile(samples[i], 99) }));
   for (const { kind, med, p99 } of stat)
-    console.log(`${kind.name.padEnd(16)} ${med.toFixed(3).padStart(24)} ${p99.toFixed(3).padStart(8)}`);
-  for (const [direct, proxied, label] of [
-    [0, 1, "stream"],
-    [2, 3, "json"],
-  ]) {
+    console.log(`${kind.name.padEnd(24)} ${med.toFixed(3).padStart(24)} ${p99.toFixed(3).padStart(8)}`);
+  for (const [direct, proxied, label] of pairs) {
     const added = median(roundMedians[proxied].map((m, r) => m - roundMedians[direct][r]));
     const ratio = (stat[proxied].med / stat[direct].med).toFixed(2);
     console.log(
-      `${label}: proxy adds ${added.toFixed(3)} ms median (median of per-round differences; ${ratio}x direct), ` +
+      `${label}: adds ${added.toFixed(3)} ms median (median of per-round differences; ${ratio}x direct), ` +
         `${(stat[proxied].p99 - stat[direct].p99).toFixed(3)} ms at p99`,
     );
   }
 }
 
+/**
+ * The proxies measured: this checkout's, and with `--baseline=<checkout>` that checkout's built
+ * proxy too, both in front of the same mock.
+ */
+async function startLatencyProxies(mockUrl, runs) {
+  const baseline = option("baseline");
+  const sides = [{ label: "proxy", checkout: root }, ...(baseline ? [{ label: "baseline", checkout: baseline }] : [])];
+  for (const side of sides) {
+    // The proxy's live lines go to a pipe that is read, as a terminal would take them.
+    const args = ["proxy", "--upstream", mockUrl, "--runs", runs, "--name", `bench-${side.label}`];
+    Object.assign(side, await startCli(args, "pipe", side.checkout));
+    side.child.stderr.resume();
+  }
+  return sides;
+}
+
 async function latency() {
   const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
-  const steps = rounds * perRound * 4 + 10;
+  const proxies = [];
+  const steps = rounds * perRound * 6 + 10;
   const probe = join(runs, "bench.yaml");
   writeFileSync(probe, `name: bench\nmodel:\n  script:\n${"    - text: ok\n".repeat(steps)}prompts: [go]\n`);
   const mock = await startCli(["mock", probe, "--runs", runs, "--no-db"]);
-  // The proxy's live lines go to a pipe that is read, as a terminal would take them.
-  const proxy = await startCli(["proxy", "--upstream", mock.url, "--runs", runs, "--name", "bench-proxy"], "pipe");
-  proxy.child.stderr.resume();
   try {
+    proxies.push(...(await startLatencyProxies(mock.url, runs)));
     const kinds = [
       { name: "stream, direct", url: `${mock.url}/chat/completions`, body: smallBody(true) },
-      { name: "stream, proxy", url: `${proxy.url}/chat/completions`, body: smallBody(true) },
       { name: "json, direct", url: `${mock.url}/chat/completions`, body: smallBody(false) },
-      { name: "json, proxy", url: `${proxy.url}/chat/completions`, body: smallBody(false) },
     ];
+    const pairs = [];
+    for (const side of proxies)
+      for (const [d, form] of [
+        [0, "stream"],
+        [1, "json"],
+      ]) {
+        pairs.push([d, kinds.length, `${form}, ${side.label}`]);
+        kinds.push({ name: `${form}, ${side.label}`, url: `${side.url}/chat/completions`, body: smallBody(d === 0) });
+      }
     const agent = new Agent({ keepAlive: true });
     // The very first request through a proxy that has just printed LISTENING, against the mock's own first.
     const firstDirect = await timedRequest(agent, kinds[0].url, kinds[0].body);
-    const firstProxy = await timedRequest(agent, kinds[1].url, kinds[1].body);
-    const cpuBefore = { mock: cpuMs(mock.child.pid), proxy: cpuMs(proxy.child.pid) };
+    const firstProxy = await timedRequest(agent, kinds[2].url, kinds[2].body);
+    for (const side of proxies) {
+      if (side !== proxies[0]) await timedRequest(agent, `${side.url}/chat/completions`, smallBody(true));
+      side.cpuBefore = proxyCpu(side.child.pid);
+    }
     const { samples, roundMedians } = await measureRounds(agent, kinds);
     agent.destroy();
     // The proxy's capture runs after each reply; let it finish before its CPU time is read.
     await new Promise((resolve) => setTimeout(resolve, 1000));
+    printLatency(kinds, samples, roundMedians, pairs);
     const proxied = rounds * perRound * 2;
-    const cpu = {
-      mock: (cpuMs(mock.child.pid) - cpuBefore.mock) / (proxied * 2),
-      proxy: (cpuMs(proxy.child.pid) - cpuBefore.proxy) / proxied,
-    };
-    printLatency(kinds, samples, roundMedians);
+    for (const side of proxies) {
+      const after = proxyCpu(side.child.pid);
+      const per = (key) => ((after[key] - side.cpuBefore[key]) / proxied).toFixed(3);
+      console.log(`CPU per request, ${side.label}: relay thread ${per("relay")} ms, whole process ${per("all")} ms`);
+    }
     console.log(
-      `CPU per request: mock ${cpu.mock.toFixed(3)} ms, proxy ${cpu.proxy.toFixed(3)} ms (relay and capture; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
+      `load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")} on ${cpus().length} cores`,
     );
     console.log(
       `first request: direct ${firstDirect.toFixed(1)} ms, through the fresh proxy ${firstProxy.toFixed(1)} ms`,
     );
     console.log("target: added median < 0.5 ms, added p99 < 2 ms, first request near the median");
   } finally {
-    await stop(proxy.child);
+    for (const side of proxies) await stop(side.child);
     await stop(mock.child);
     rmSync(runs, { recursive: true, force: true });
   }
@@ -404,14 +451,74 @@ function streamedRequest(agent, url, text) {
   });
 }
 
-async function sustained() {
-  const clients = flag("clients", 32);
-  const seconds = flag("seconds", 60);
-  const kb = flag("kb", 16);
+/** An upstream in this process and the built proxy in front of it while `body` runs; both stopped and the runs removed after. */
+async function withBenchProxy(body) {
   const upstream = await streamingUpstream();
   const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
   const proxy = await startBenchProxy(upstream.url, runs);
   try {
+    return await body(proxy, runs);
+  } finally {
+    if (proxy.child.exitCode === null) await stop(proxy.child);
+    upstream.server.close();
+    rmSync(runs, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Open loop at `--rate` requests a second for `--seconds`: small streamed requests, each with a text
+ * of its own, through the built proxy (database on) to an upstream in this process. Prints the
+ * proxied latency, the relay thread's CPU per request, RSS at the start and end, and what was dropped
+ * (sent but not in requests.jsonl once the proxy has exited on SIGINT).
+ */
+async function sustainedRate() {
+  const perSecond = flag("rate", 500);
+  const seconds = flag("seconds", 60);
+  return withBenchProxy(async (proxy, runs) => {
+    const rss = sampleRss(proxy.child.pid);
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    const cpuBefore = proxyCpu(proxy.child.pid);
+    let n = 0;
+    let failed = 0;
+    const times = await paced(perSecond * seconds, perSecond, async () => {
+      const started = performance.now();
+      if ((await streamedRequest(agent, proxy.url, `request ${++n} ${randomUUID()}`)) !== 200) failed++;
+      return performance.now() - started;
+    });
+    const cpu = proxyCpu(proxy.child.pid);
+    agent.destroy();
+    rss.stop();
+    const end = rssOf(proxy.child.pid);
+    const shutdown = await interrupt(proxy, runs);
+    const sent = times.length;
+    console.log(
+      `${perSecond} requests/s for ${seconds} s, streamed (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
+    );
+    console.log(
+      `latency through the proxy (ms): median ${median(times).toFixed(2)}, p99 ${percentile(times, 99).toFixed(2)}, max ${Math.max(...times).toFixed(1)}`,
+    );
+    const per = (key) => ((cpu[key] - cpuBefore[key]) / sent).toFixed(3);
+    console.log(`CPU per request: relay thread ${per("relay")} ms, whole process ${per("all")} ms`);
+    console.log(
+      `proxy RSS (MB): start ${rss.samples[0].toFixed(0)}, max ${Math.max(rss.max(), end).toFixed(0)}, end ${end.toFixed(0)}; ` +
+        `every 10 s: ${rss.samples
+          .filter((_, i) => i % 10 === 0)
+          .map((mb) => mb.toFixed(0))
+          .join(" ")}`,
+    );
+    if (failed > 0) console.log(`requests not answered 200: ${failed}`);
+    console.log(`dropped records: ${sent - shutdown.records} (sent ${sent}, recorded ${shutdown.records})`);
+    printShutdown(proxy, shutdown, sent);
+    console.log("target: dropped 0; RSS at the end near the start (flat)");
+  });
+}
+
+async function sustained() {
+  if (process.argv.includes("--rate")) return sustainedRate();
+  const clients = flag("clients", 32);
+  const seconds = flag("seconds", 60);
+  const kb = flag("kb", 16);
+  return withBenchProxy(async (proxy, runs) => {
     const rss = sampleRss(proxy.child.pid);
     const agent = new Agent({ keepAlive: true });
     const until = performance.now() + seconds * 1000;
@@ -438,11 +545,7 @@ async function sustained() {
     if (failed > 0) console.log(`requests not answered 200: ${failed}`);
     printShutdown(proxy, shutdown, sent);
     console.log("target: max/start flat however long the run; recorded + lost = sent; SIGINT within the 10 s drain");
-  } finally {
-    if (proxy.child.exitCode === null) await stop(proxy.child);
-    upstream.server.close();
-    rmSync(runs, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Sends one request of `mb` MB of a single letter, written in 1 MiB pieces; resolves with ms to its reply's end. */
@@ -495,10 +598,7 @@ async function smallClient(url, done) {
 async function largeBodies() {
   const bodies = flag("bodies", 16);
   const mb = flag("mb", 50);
-  const upstream = await streamingUpstream();
-  const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
-  const proxy = await startBenchProxy(upstream.url, runs);
-  try {
+  return withBenchProxy(async (proxy, runs) => {
     const agent = new Agent({ keepAlive: true });
     const before = [];
     for (let i = 0; i < 20; i++)
@@ -535,11 +635,7 @@ async function largeBodies() {
         (held === null ? "" : `; one still held by the proxy after ${held.toFixed(0)} ms`),
     );
     printShutdown(proxy, shutdown, bodies + before.length + times.length);
-  } finally {
-    if (proxy.child.exitCode === null) await stop(proxy.child);
-    upstream.server.close();
-    rmSync(runs, { recursive: true, force: true });
-  }
+  });
 }
 
 /** This checkout's source files and README: code and prose, what a coding agent's tool results hold. */

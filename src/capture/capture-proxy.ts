@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { request as upstreamRequest } from "undici";
+import { type Dispatcher, getGlobalDispatcher } from "undici";
 import { trustExtraCasFor } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { FinishedExchange } from "./capture.js";
@@ -74,95 +74,120 @@ export interface CaptureProxy {
  */
 const CLIENT_BUFFER_LIMIT = 8 * 1024 * 1024;
 
-/** Writes a chunk, and waits while more than CLIENT_BUFFER_LIMIT is queued for the client, so a slow client never piles the stream up in memory. */
-function writeToClient(response: ServerResponse, chunk: Uint8Array): Promise<void> {
-  response.write(chunk);
-  if (response.writableLength < CLIENT_BUFFER_LIMIT || response.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      response.off("drain", done);
-      response.off("close", done);
-      resolve();
-    };
-    response.on("drain", done);
-    response.on("close", done);
-  });
-}
-
-/** An abort signal that fires when the client's connection closes before its response has finished. */
-function whenClientLeaves(response: ServerResponse): { signal: AbortSignal; stop(): void } {
-  const left = new AbortController();
-  const onClose = () => {
-    if (!response.writableFinished) left.abort();
-  };
-  response.on("close", onClose);
-  return { signal: left.signal, stop: () => response.off("close", onClose) };
-}
-
 /**
- * Sends one request upstream and relays the response to the client chunk by chunk, ending the
- * client's response the moment the upstream's ends. A client that leaves aborts the upstream call.
+ * One response relayed to the client chunk by chunk as undici's parser reads it (a dispatch handler:
+ * `request`'s body stream and its async iterator cost the relay about a third more CPU per request,
+ * scripts/bench-proxy.mjs), the client's response ending the moment the upstream's does. A client
+ * that leaves aborts the upstream call.
  */
-async function relay(
+class ClientRelay implements Dispatcher.DispatchHandler {
+  private readonly started = performance.now();
+  private readonly handed: Omit<HandedResponse, "bytes" | "ending"> = {
+    status: null,
+    firstByteMs: null,
+    eventStream: false,
+  };
+  // Raw bytes, decoded by the capture: decoding as they pass costs the relay CPU time.
+  private readonly chunks: Buffer[] = [];
+  private controller: Dispatcher.DispatchController | undefined;
+  private settled = false;
+  private corked = false;
+  private readonly onClose = () => {
+    if (this.response.writableFinished) return;
+    // Settled first: the abort calls onResponseError at once, which must not take it for the upstream's failure.
+    this.settle("cancelled", "the client disconnected; the upstream call was aborted");
+    this.controller?.abort(new Error("the client disconnected"));
+  };
+  private readonly onDrain = () => this.controller?.paused && this.controller.resume();
+
+  constructor(
+    private readonly origin: string,
+    private readonly response: ServerResponse,
+    private readonly done: (handed: HandedResponse) => void,
+  ) {
+    response.on("close", this.onClose);
+    response.on("drain", this.onDrain);
+  }
+
+  private settle(ending: HandedResponse["ending"], error?: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.response.off("close", this.onClose);
+    this.response.off("drain", this.onDrain);
+    const bytes = Buffer.concat(this.chunks);
+    this.done({ ...this.handed, bytes, ending, ...(error !== undefined && { error }) });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // The client left while the request waited for a connection.
+    if (this.settled) controller.abort(new Error("the client disconnected"));
+  }
+
+  onResponseStart(_: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+    this.handed.status = status;
+    if (headers[USAGE_ESTIMATE_HEADER] === "estimate") this.handed.usageEstimated = true;
+    this.handed.contentEncoding = headerText(headers["content-encoding"]);
+    this.handed.eventStream = String(headers["content-type"] ?? "").includes("text/event-stream");
+    this.response.writeHead(status, endToEnd(headers));
+    // The headers go out with the first chunk when it came in the same read, and alone when it did not.
+    setImmediate(() => this.chunks.length === 0 && !this.settled && this.response.flushHeaders());
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.handed.firstByteMs ??= performance.now() - this.started;
+    this.chunks.push(chunk);
+    if (!this.corked) {
+      // The chunks of one read leave in one write: the parser hands them over one by one, in one turn.
+      this.corked = true;
+      this.response.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.response.uncork();
+      });
+    }
+    this.response.write(chunk);
+    // A slow client: the upstream waits (in TCP) rather than the stream piling up here.
+    if (this.response.writableLength >= CLIENT_BUFFER_LIMIT && !this.response.destroyed) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.response.end();
+    this.settle("complete");
+  }
+
+  onResponseError(_: Dispatcher.DispatchController, error: Error): void {
+    if (this.settled) return;
+    const message = `upstream ${this.origin} failed: ${error.message}`;
+    if (this.handed.status === null) {
+      sendJson(this.response, 502, { error: { message: `proxy: ${message}` } });
+      this.settle("failed", message);
+    } else {
+      // The upstream broke off mid-response: the client's connection is cut the same way, so it cannot take a part for the whole.
+      this.response.destroy();
+      this.settle("truncated", message);
+    }
+  }
+}
+
+/** Sends one request upstream on the global dispatcher (its connections kept alive and pooled) and relays the response. */
+function relay(
   target: URL,
   authorization: string | undefined,
   request: IncomingMessage,
   bytes: Buffer,
   response: ServerResponse,
 ): Promise<HandedResponse> {
-  const started = performance.now();
-  const clientLeft = whenClientLeaves(response);
-  let status: number | null = null;
-  let firstByteMs: number | null = null;
-  let usageEstimated = false;
-  let contentEncoding: string | undefined;
-  let eventStream = false;
-  // Raw bytes, decoded by the capture: decoding as they pass costs the relay CPU time.
-  const chunks: Buffer[] = [];
-  const outcome = (ending: HandedResponse["ending"], error?: string): HandedResponse => ({
-    bytes: Buffer.concat(chunks),
-    contentEncoding,
-    eventStream,
-    status,
-    firstByteMs,
-    ending,
-    ...(error !== undefined && { error }),
-    ...(usageEstimated && { usageEstimated }),
-  });
-  try {
-    const reply = await upstreamRequest(target, {
-      method: request.method as "POST",
+  return new Promise((resolve) => {
+    const options: Dispatcher.DispatchOptions = {
+      origin: target.origin,
+      path: target.pathname + target.search,
+      method: request.method as Dispatcher.HttpMethod,
       headers: { ...(authorization && { authorization }), ...endToEnd(request.headers) },
       body: bytes.length > 0 ? bytes : undefined,
-      signal: clientLeft.signal,
-    });
-    status = reply.statusCode;
-    usageEstimated = reply.headers[USAGE_ESTIMATE_HEADER] === "estimate";
-    contentEncoding = headerText(reply.headers["content-encoding"]);
-    eventStream = String(reply.headers["content-type"] ?? "").includes("text/event-stream");
-    response.writeHead(reply.statusCode, endToEnd(reply.headers));
-    response.flushHeaders();
-    for await (const chunk of reply.body) {
-      firstByteMs ??= performance.now() - started;
-      chunks.push(chunk as Buffer);
-      await writeToClient(response, chunk as Buffer);
-    }
-    response.end();
-    return outcome("complete");
-  } catch (error) {
-    if (clientLeft.signal.aborted)
-      return outcome("cancelled", "the client disconnected; the upstream call was aborted");
-    const message = `upstream ${target.origin} failed: ${(error as Error).message}`;
-    if (status === null) {
-      sendJson(response, 502, { error: { message: `proxy: ${message}` } });
-      return outcome("failed", message);
-    }
-    // The upstream broke off mid-response: the client's connection is cut the same way, so it cannot take a part for the whole.
-    response.destroy();
-    return outcome("truncated", message);
-  } finally {
-    clientLeft.stop();
-  }
+    };
+    getGlobalDispatcher().dispatch(options, new ClientRelay(target.origin, response, resolve));
+  });
 }
 
 /** The routes an options object names: its routes, or its one upstream as the route of every path. */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveRun } from "../../src/analysis/load-run.js";
@@ -71,6 +71,31 @@ async function stepwiseUpstream(firstSeen: Promise<void>): Promise<{ url: string
   return { url: `http://127.0.0.1:${port}`, headers };
 }
 
+/** A proxy (no database) in front of an upstream that reads each request to its end, then answers with `answer`. */
+async function proxyInFrontOf(
+  answer: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+): Promise<CaptureProxy> {
+  const upstream = await serveHttp(
+    async (request, response) => {
+      for await (const _ of request) {
+        // Read to the end so the request completes.
+      }
+      await answer(request, response);
+    },
+    (error) => ({ status: 500, message: error.message }),
+    0,
+    "127.0.0.1",
+  );
+  closers.push(() => upstream.close());
+  const proxy = await startCaptureProxy({
+    upstream: `http://127.0.0.1:${upstream.port}`,
+    runsDir: tempDir("proxy-upstream-"),
+    database: false,
+  });
+  closers.push(() => proxy.close());
+  return proxy;
+}
+
 describe("capture proxy", () => {
   it("forwards the body bytes exactly, streams the mock's SSE back, and records the request", async () => {
     const { mock, proxy, runs } = await mockBehindProxy();
@@ -128,6 +153,34 @@ describe("capture proxy", () => {
     expect(jsonl<RequestRecord>(join(runs, "proxy", "requests.jsonl")).map((r) => r.response?.text)).toEqual([
       "first second",
     ]);
+  });
+
+  it("the client gets the status and headers while the upstream still holds the body", async () => {
+    let headersSeen!: () => void;
+    const seen = new Promise<void>((resolve) => (headersSeen = resolve));
+    const proxy = await proxyInFrontOf(async (_, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream", "x-held": "yes" });
+      response.flushHeaders();
+      await seen;
+      response.end("data: [DONE]\n\n");
+    });
+    // fetch resolves at the headers: a proxy that kept them back for the first body byte never gets here.
+    const response = await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi"));
+    expect([response.status, response.headers.get("x-held")]).toEqual([200, "yes"]);
+    headersSeen();
+    expect(await response.text()).toBe("data: [DONE]\n\n");
+  });
+
+  it("requests one after another reach the upstream on one kept-alive connection", async () => {
+    const ports: number[] = [];
+    const proxy = await proxyInFrontOf(async (request, response) => {
+      ports.push(request.socket.remotePort!);
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end("{}");
+    });
+    for (let i = 0; i < 3; i++) await (await postChat(`${proxy.url}/v1/models`, "")).text();
+    expect(ports).toHaveLength(3);
+    expect(new Set(ports).size).toBe(1);
   });
 
   it("credential headers are forwarded but leave no trace of their values in any file under runs, the database included", async () => {
