@@ -16,7 +16,7 @@ import { sharedRecords, sharedRun } from "../fixtures/shared-runs.js";
 
 describe("the codec registry", () => {
   it("has one codec per wire API, each answering for its own API", () => {
-    expect(WIRE_APIS).toEqual(["openai-completions", "anthropic-messages", "openai-responses"]);
+    expect(WIRE_APIS).toEqual(["openai-completions", "anthropic-messages", "openai-responses", "google-generative-ai"]);
     for (const api of WIRE_APIS) expect(codecFor(api).api).toBe(api);
   });
 
@@ -47,6 +47,7 @@ describe("provider usage in records", () => {
         const reply = codec.renderReply(
           { kind: "text", text: "ok", usage: { inputTokens: 50, outputTokens: 2 } },
           sent.body,
+          sent.url,
         );
         return (async function* () {
           yield* reply.chunks;
