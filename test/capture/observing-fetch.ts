@@ -5,6 +5,7 @@
 
 import { createHash } from "node:crypto";
 import { expect } from "vitest";
+import type { RequestRecord } from "../../src/capture/types.js";
 
 /** What one client call sent and received on the wire. */
 export interface Observed {
@@ -52,4 +53,22 @@ export function expectRelayedWhole(
   const received = Buffer.concat(seen.received.map((r) => r.bytes)).toString("utf8");
   expect(received).toBe(upstream.find((p) => p.type === "response")!.body);
   return { seq, received };
+}
+
+/** What an SDK test's request must have become in the proxy's record: its API, tools, system text, roles, body and usage. */
+export function expectSdkRecord(
+  record: RequestRecord,
+  want: { api: string; tools: string[]; system: string; roles: string[] },
+  seen: Observed,
+  usage: { input: number; output: number },
+): void {
+  expect(record.api).toBe(want.api);
+  expect(record.tools).toEqual(want.tools);
+  expect(record.systemBytes).toBe(Buffer.byteLength(want.system, "utf8"));
+  expect(record.roles).toEqual(want.roles);
+  expect(record.hashes.body).toBe(createHash("sha256").update(seen.body).digest("hex"));
+  expect(record.status).toBe(200);
+  expect(record.ending).toBe("complete");
+  expect(record.usage).toMatchObject({ source: "estimate", inputTokens: usage.input, outputTokens: usage.output });
+  expect(usage.input).toBeGreaterThan(0);
 }

@@ -3,7 +3,6 @@
  * for all three wire APIs, streamed and not. What each client sent and received is observed through
  * the `fetch` option both SDKs take, below the SDK and above the network.
  */
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
@@ -15,14 +14,12 @@ import { baseUrlFor } from "../../src/providers/models.js";
 import type { WireApi } from "../../src/providers/types.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { jsonl } from "./http-harness.js";
-import { expectRelayedWhole, type Observed, observingFetch } from "./observing-fetch.js";
+import { expectRelayedWhole, expectSdkRecord, type Observed, observingFetch } from "./observing-fetch.js";
 
 /** The mock waits this long before each chunk after the first: a provider that takes its time. */
 const CHUNK_DELAY_MS = 120;
 const SYSTEM = "You are a careful assistant. Ünïcödé keeps bytes and characters apart.";
 const DEVELOPER = "Answer in one line.";
-const sha256 = (text: string | Uint8Array) => createHash("sha256").update(text).digest("hex");
-const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
 const readTool = {
   name: "read",
@@ -189,20 +186,7 @@ describe("official SDK clients through the proxy in front of the mock", () => {
     // Wait for the proxy's record: its capture runs after the response has been relayed.
     await expect.poll(() => jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl")).length).toBe(seq);
     const record = jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl")).at(-1)!;
-    const expected = EXPECTED[api];
-    expect(record.api).toBe(api);
-    expect(record.tools).toEqual(expected.tools);
-    expect(record.systemBytes).toBe(bytes(expected.system));
-    expect(record.roles).toEqual(expected.roles);
-    expect(record.hashes.body).toBe(sha256(seen.body));
-    expect(record.status).toBe(200);
-    expect(record.ending).toBe("complete");
-    expect(record.usage).toMatchObject({
-      source: "estimate",
-      inputTokens: answer.usage.input,
-      outputTokens: answer.usage.output,
-    });
-    expect(answer.usage.input).toBeGreaterThan(0);
+    expectSdkRecord(record, { api, ...EXPECTED[api] }, seen, answer.usage);
     expect(record.response?.kind).toBe(seq % 2 === 1 ? "tool_calls" : "text");
   });
 });
