@@ -1,10 +1,11 @@
 /**
  * The Gemini codec on its own: the body the runtime sends, a client's body taken apart (function
  * declarations and other tools, the system instruction, roles, parts, inline data as a size, the
- * model from the URL), the three response forms read back, usage in our vocabulary, and where a
- * stream counts as ended.
+ * model from the URL), prefix analysis over it, the three response forms read back, usage in our
+ * vocabulary, and where a stream counts as ended.
  */
 import { describe, expect, it } from "vitest";
+import { PrefixLocator } from "../../src/capture/prefix.js";
 import { apiForPath, requestProblem, streamReachedEnd } from "../../src/capture/wire-request.js";
 import { googleGenerativeAi as codec, geminiEndpoint } from "../../src/providers/google-generative-ai.js";
 import { baseUrlFor, resolveModel } from "../../src/providers/models.js";
@@ -98,6 +99,24 @@ describe("the Gemini request", () => {
     expect(d.messages[1]!.text).toBe('thinking\ngrep {"q":"x"}');
     expect(d.cachedContent).toBe("cachedContents/abc");
     expect(d.settingsJson).toBe('{"temperature":0,"responseMimeType":"application/json"}');
+  });
+
+  it("prefix analysis reads Gemini bodies as the others': a turn appended keeps the prefix, a declaration added breaks it in tools", () => {
+    const body = (declarations: string[], turns: number) =>
+      JSON.stringify({
+        contents: Array.from({ length: turns }, (_, i) => ({
+          role: i % 2 ? "model" : "user",
+          parts: [{ text: `t${i}` }],
+        })),
+        systemInstruction: { parts: [{ text: "S" }] },
+        tools: [{ functionDeclarations: declarations.map((name) => ({ name })) }],
+      });
+    const locator = new PrefixLocator();
+    const first = codec.dissect(body(["a"], 1));
+    expect(locator.locate(first, codec.dissect(body(["a"], 3))).breakAt).toBeNull();
+    const broken = locator.locate(first, codec.dissect(body(["a", "b"], 3)));
+    expect(broken.breakAt).toBe("tools");
+    expect(broken.breakDetail).toBe("tools[1] added: b");
   });
 
   it("paths: the generate methods under v1beta and v1 are the API; countTokens and others are not", () => {
