@@ -2,7 +2,7 @@
  * `report --cost` on Gemini runs: p1-gemini priced as its probe's gemini-2.5-flash, Gemini's implicit
  * cache rules (the minimum prefix per model, the cached-token price) worked out by hand from the
  * records, a request that reads an explicit cache (`cachedContent`), and the provider's
- * `usageMetadata` compared with the prediction — and `view` takes the run (the OTel span of a Gemini
+ * `usageMetadata` compared with the prediction — and `show` and `view` take the run (the OTel span of a Gemini
  * record is test/analysis/otel/otel-spans.test.ts's).
  */
 import { spawnSync } from "node:child_process";
@@ -99,7 +99,19 @@ describe("report --cost on Gemini", () => {
   });
 });
 
-describe("view reads a Gemini run", () => {
+describe("show and view read a Gemini run", () => {
+  it("show names the API and the model from the URL, and prints the body's generationConfig; --json carries it", () => {
+    const { code, out, err } = cli("show", "p1-gemini", "1");
+    expect(code, err).toBe(0);
+    const lines = out.split("\n");
+    // At 80 columns the headline wraps before the model.
+    expect(out).toMatch(/request 1 · loop · google-generative-ai\s+qwen3\.8-flash\n/);
+    expect(lines).toContain('generationConfig: {"maxOutputTokens":131072}');
+    const json = JSON.parse(cli("show", "p1-gemini", "1", "--json").out);
+    expect(json.generationConfig).toEqual({ maxOutputTokens: 131072 });
+    expect(json.segments.map((s: { name?: string }) => s.name).slice(0, 2)).toEqual(["read", "mcp"]);
+  });
+
   it("view --cost writes the page with the tools taken apart from the Gemini bodies", () => {
     const page = join(base, "gemini.html");
     const view = cli("view", "p1-gemini", "--cost", "--out", page);
