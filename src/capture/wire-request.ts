@@ -151,11 +151,13 @@ export function isCheckedStream(api: WireApi, eventStream: boolean, text: string
 /**
  * Gemini's stream ends with the chunk whose candidate carries `finishReason` (REST reference,
  * "GenerateContentResponse"): the last `"finishReason"` must follow the last chunk's `"candidates"`
- * (a text never holds either quoted key unescaped), and an array stream must be closed by `]`.
+ * (a text never holds either quoted key unescaped), and an array stream must be closed by `]`. A
+ * prompt refused outright ends with `promptFeedback.blockReason` and no candidate.
  */
 function geminiStreamEnded(text: string): boolean {
   const tail = text.slice(-4096);
-  const finished = tail.lastIndexOf('"finishReason"') > tail.lastIndexOf('"candidates"');
+  const blocked = tail.includes('"blockReason"') && !tail.includes('"candidates"');
+  const finished = blocked || tail.lastIndexOf('"finishReason"') > tail.lastIndexOf('"candidates"');
   return finished && (!text.trimStart().startsWith("[") || /\]\s*$/.test(tail));
 }
 

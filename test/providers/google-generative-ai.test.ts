@@ -164,6 +164,13 @@ describe("the Gemini response", () => {
       expect(streamReachedEnd("google-generative-ai", rendered.chunks.slice(0, -1).join("")).ended).toBe(false);
   });
 
+  it("a refused prompt (blockReason, no candidate) ends its stream; a candidate without finishReason does not", () => {
+    const blocked = `data: ${JSON.stringify({ promptFeedback: { blockReason: "SAFETY" } })}\n\n`;
+    expect(streamReachedEnd("google-generative-ai", blocked).ended).toBe(true);
+    const open = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: "blockReason" }] } }] })}\n\n`;
+    expect(streamReachedEnd("google-generative-ai", open).ended).toBe(false);
+  });
+
   it("calls without ids get one by position; usage keeps cached, thought and tool-use tokens apart from the raw", async () => {
     const body = JSON.stringify({
       candidates: [
