@@ -157,12 +157,33 @@ function responseOf(chunks: Record<string, unknown>[]): ModelResponse {
   return usage ? { message, usage: geminiUsage(usage) } : { message };
 }
 
+/**
+ * The whole objects of a JSON-array stream, in order: each top-level `{…}` once its closing brace has
+ * come, so a stream cut part-way still gives the chunks that arrived whole (as SSE does).
+ */
+function arrayElements(text: string): Record<string, unknown>[] {
+  const elements: Record<string, unknown>[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" && depth++ === 0) start = i;
+    else if (c === "}" && --depth === 0) elements.push(asObject(JSON.parse(text.slice(start, i + 1))));
+  }
+  return elements;
+}
+
 /** The response's chunks: the elements of a JSON-array stream, the events of an SSE one, or the one object. */
 async function parseStream(stream: ResponseStream): Promise<ModelResponse> {
   const chunks: string[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   const text = chunks.join("");
-  if (text.trimStart().startsWith("[")) return responseOf(asArray(JSON.parse(text)).map(asObject));
+  if (text.trimStart().startsWith("[")) return responseOf(arrayElements(text));
   const body = await readResponse(
     (async function* () {
       yield text;

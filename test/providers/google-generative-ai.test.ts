@@ -164,6 +164,22 @@ describe("the Gemini response", () => {
       expect(streamReachedEnd("google-generative-ai", rendered.chunks.slice(0, -1).join("")).ended).toBe(false);
   });
 
+  it("an array stream cut part-way still gives the chunks that came whole, braces and quotes in texts included", async () => {
+    const reply: ScriptedReply = {
+      kind: "text",
+      text: 'a {"b": "}" c\\" d e f',
+      usage: { inputTokens: 3, outputTokens: 2 },
+    };
+    const rendered = codec.renderReply(reply, "{}", url("streamGenerateContent"));
+    const whole = await codec.parseStream(stream(rendered.chunks));
+    expect(whole.message.text).toBe(reply.text);
+    const cut = rendered.chunks.join("").slice(0, rendered.chunks.slice(0, -1).join("").length + 20);
+    const partial = await codec.parseStream(stream([cut]));
+    expect(reply.text.startsWith(partial.message.text)).toBe(true);
+    expect(partial.message.text.length).toBeLessThan(reply.text.length);
+    expect(partial.usage).toBeUndefined();
+  });
+
   it("a refused prompt (blockReason, no candidate) ends its stream; a candidate without finishReason does not", () => {
     const blocked = `data: ${JSON.stringify({ promptFeedback: { blockReason: "SAFETY" } })}\n\n`;
     expect(streamReachedEnd("google-generative-ai", blocked).ended).toBe(true);
