@@ -174,13 +174,16 @@ describe("the mock's Gemini endpoints besides a turn", () => {
 });
 
 describe("a Gemini stream cut before its final chunk", () => {
-  it("is recorded as truncated", async () => {
-    const chunk = (text: string, last: boolean) =>
-      `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, ...(last && { finishReason: "STOP" }) }] })}\n\n`;
+  const piece = JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: "Half of " }] } }] });
+  // What an upstream sends before it stops: one chunk without finishReason, as SSE or as the array's start.
+  it.each([
+    { form: "SSE", query: "?alt=sse", contentType: "text/event-stream", sent: `data: ${piece}\n\n` },
+    { form: "JSON array", query: "", contentType: "application/json", sent: `[${piece}` },
+  ])("$form: is recorded as truncated, with the text that came", async ({ query, contentType, sent }) => {
     const cut = await serveHttp(
       async (_request, response: ServerResponse) => {
-        response.writeHead(200, { "content-type": "text/event-stream" });
-        response.end(chunk("Half of ", false));
+        response.writeHead(200, { "content-type": contentType });
+        response.end(sent);
       },
       (error) => ({ status: 500, message: error.message }),
       0,
@@ -189,11 +192,11 @@ describe("a Gemini stream cut before its final chunk", () => {
     const cutRuns = tempDir("sdk-gemini-cut-");
     const cutProxy = await startCaptureProxy({ upstream: `http://127.0.0.1:${cut.port}`, runsDir: cutRuns });
     try {
-      const response = await fetch(`${cutProxy.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
+      const response = await fetch(`${cutProxy.url}/v1beta/models/m:streamGenerateContent${query}`, {
         method: "POST",
         body: JSON.stringify({ contents: request.contents }),
       });
-      expect(await response.text()).toBe(chunk("Half of ", false));
+      expect(await response.text()).toBe(sent);
       await expect.poll(() => recordsOf(cutProxy).length).toBe(1);
       const record = recordsOf(cutProxy)[0]!;
       expect(record.ending).toBe("truncated");
