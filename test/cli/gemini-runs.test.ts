@@ -1,5 +1,5 @@
 /**
- * `report --cost` on Gemini runs: p1-gemini priced as its probe's gemini-2.5-flash, Gemini's implicit
+ * `report --cost` and `diff p1 p1-gemini --cost` on Gemini runs: p1-gemini priced as its probe's gemini-2.5-flash, Gemini's implicit
  * cache rules (the minimum prefix per model, the cached-token price) worked out by hand from the
  * records, a request that reads an explicit cache (`cachedContent`), and the provider's
  * `usageMetadata` compared with the prediction — and `show` and `view` take the run (the OTel span of a Gemini
@@ -37,7 +37,7 @@ const writeLines = (path: string, rows: unknown[]) =>
 const shared = (r: RequestRecord) => (r.prefix as unknown as { sharedTokens: number }).sharedTokens;
 
 beforeAll(async () => {
-  ({ base, runs } = await runProbesInto(["p1-gemini"]));
+  ({ base, runs } = await runProbesInto(["p1", "p1-gemini"]));
 }, 120_000);
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -96,6 +96,17 @@ describe("report --cost on Gemini", () => {
     // Predicted under the 2,048 minimum: nothing read, where the provider reported a read.
     expect(cost.requests[1].disagreement).toMatch(/cache read/);
     expect(cost.requests[0].disagreement).toBeNull();
+  });
+});
+
+describe("diff p1 p1-gemini", () => {
+  it("compares the same conversation on both APIs: same roles, no prefix break, each side priced as its own model", () => {
+    const { code, out, err } = cli("diff", "p1", "p1-gemini", "--cost");
+    expect(code, err).toBe(0);
+    expect(out).toContain("A priced as gpt-4.1; B as gemini-2.5-flash");
+    expect(out).toMatch(/roles\s+same/);
+    expect(out).toContain("prefix breaks B: none");
+    for (const line of out.split("\n")) expect(strlen(line), line).toBeLessThanOrEqual(80);
   });
 });
 
