@@ -1,9 +1,9 @@
 /**
- * `report --cost` and `diff p1 p1-gemini --cost` on Gemini runs: p1-gemini priced as its probe's gemini-2.5-flash, Gemini's implicit
- * cache rules (the minimum prefix per model, the cached-token price) worked out by hand from the
- * records, a request that reads an explicit cache (`cachedContent`), and the provider's
- * `usageMetadata` compared with the prediction — and `show` and `view` take the run (the OTel span of a Gemini
- * record is test/analysis/otel/otel-spans.test.ts's).
+ * `report --cost` and `diff p1 p1-gemini --cost` on Gemini runs: p1-gemini priced as its probe's
+ * gemini-2.5-flash, Gemini's implicit cache rules (the minimum prefix per model, the cached-token
+ * price) worked out by hand from the records, a request that reads an explicit cache
+ * (`cachedContent`), and the provider's `usageMetadata` compared with the prediction — and `show`
+ * and `view` take the run (the OTel span of a Gemini record is test/analysis/otel/otel-spans.test.ts's).
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
