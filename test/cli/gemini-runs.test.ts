@@ -3,7 +3,7 @@
  * gemini-2.5-flash, Gemini's implicit cache rules (the minimum prefix per model, the cached-token
  * price) worked out by hand from the records, a request that reads an explicit cache
  * (`cachedContent`), and the provider's `usageMetadata` compared with the prediction — and `show`
- * and `view` take the run (the OTel span of a Gemini record is test/analysis/otel/otel-spans.test.ts's).
+ * and `view` take the run, and `export otel` sends it to a real OTLP receiver.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roundDollars } from "../../src/analysis/cost/money.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
 import { runProbesInto } from "../analysis/view/view-runs.js";
+import { startCliIn } from "./scratch-cli.js";
 
 function cli(...args: string[]) {
   const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args, "--runs", runs], {
@@ -107,6 +109,26 @@ describe("diff p1 p1-gemini", () => {
     expect(out).toMatch(/roles\s+same/);
     expect(out).toContain("prefix breaks B: none");
     for (const line of out.split("\n")) expect(strlen(line), line).toBeLessThanOrEqual(80);
+  });
+});
+
+describe("export otel sends a Gemini run", () => {
+  it("one chat span per request, provider gcp.gemini, the model from the URL, priced as the probe's model", async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const args = ["export", "otel", "p1-gemini", "--endpoint", receiver.url, "--runs", runs];
+      const result = await startCliIn(base, args, PROJECT_ROOT, { OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }).done;
+      expect(result.code, result.stderr).toBe(0);
+      const chats = receiver.spans().filter((span) => span.name.startsWith("chat "));
+      expect(chats.map((span) => span.name)).toEqual(Array(4).fill("chat qwen3.8-flash"));
+      for (const span of chats)
+        expect(span.attributes).toMatchObject({
+          "gen_ai.provider.name": "gcp.gemini",
+          "payload_probe.api": "google-generative-ai",
+        });
+    } finally {
+      await receiver.close();
+    }
   });
 });
 
