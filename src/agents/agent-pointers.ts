@@ -27,12 +27,11 @@ const openaiSdk: AgentPointer = {
 
 /**
  * The Gemini CLI with an API key reads GOOGLE_GEMINI_BASE_URL (packages/core contentGenerator.ts);
- * so does `new GoogleGenAI()` of @google/genai (node_client.ts). Their generateContent requests are
- * side requests until the capture reads the Gemini API (issue 26).
+ * so does `new GoogleGenAI()` of @google/genai (node_client.ts).
  */
 const gemini: AgentPointer[] = ["Gemini CLI", "@google/genai"].map((agent) => ({
   agent,
-  api: "Gemini generateContent (kept as side requests for now)",
+  api: "Gemini generateContent",
   point: ({ bases }) => ({ GOOGLE_GEMINI_BASE_URL: bases.gemini }),
 }));
 

@@ -226,7 +226,7 @@ export class Capture {
     let record: RequestRecord | null = null;
     if (request.api !== null) {
       const wire = { ...request, api: request.api };
-      const dissection = this.options.codecFor(request.api).dissect(request.body);
+      const dissection = this.options.codecFor(request.api).dissect(request.body, request.url);
       record = await this.record(wire, dissection, seq, ts, durationMs, outcome);
       if (replaced) record.secrets = replaced;
       if (this.options.keepRecords !== false) this.records.push(record);

@@ -6,7 +6,7 @@
 import type { WireApi } from "../providers/types.js";
 import { decodeBody } from "./body-encoding.js";
 import type { LoggedRequest, ResponseOutcome } from "./capture.js";
-import { requestProblem, streamReachedEnd } from "./wire-request.js";
+import { isCheckedStream, requestProblem, streamReachedEnd } from "./wire-request.js";
 
 /** A request: its exact bytes, the API its path names, the URL to store. */
 export interface HandedRequest {
@@ -52,8 +52,8 @@ export function responseOutcome(api: WireApi | null, handed: HandedResponse): Re
   const outcome: ResponseOutcome = { ...how, body: text, ...(encoding && { encoding }) };
   if (encoding?.undecodable)
     return { ...outcome, error: how.error ?? `the response body could not be decoded: ${encoding.undecodable}` };
-  if (api === null || !eventStream || how.ending !== "complete" || how.status === null || how.status >= 300)
-    return outcome;
+  if (api === null || how.ending !== "complete" || how.status === null || how.status >= 300) return outcome;
+  if (!isCheckedStream(api, eventStream === true, text)) return outcome;
   const { ended, expected } = streamReachedEnd(api, text);
   return ended ? outcome : { ...outcome, ending: "truncated", error: `the event stream ended without ${expected}` };
 }

@@ -2,12 +2,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PidLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
+import { geminiEndpoint, geminiReplyForm } from "../providers/google-generative-ai.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import { createScriptedModel, ScriptExhausted, type ScriptStep } from "../providers/scripted-model.js";
 import type { ScriptedReply, Transport, WireApi, WireRequest } from "../providers/types.js";
 import { requestedReply } from "../providers/wire-json.js";
 import type { CaptureOptions } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
+import { jsonObject } from "./chat-request.js";
 import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
 import type { RunStatus } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
@@ -67,7 +69,12 @@ export interface MockServer {
   close(status?: RunStatus): Promise<void>;
 }
 
-const ENDPOINTS = [...Object.values(API_PATHS).map((path) => `POST /v1${path}`), "GET /v1/models"].join(", ");
+const ENDPOINTS = [
+  ...Object.values(API_PATHS).map((path) => `POST /v1${path}`),
+  "GET /v1/models",
+  "POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens (also under /v1)",
+  "GET /v1beta/models",
+].join(", ");
 
 /**
  * Token figures the mock answers with: our offline count of the request (counted on the capture
@@ -80,17 +87,69 @@ function estimateUsage(counter: TokenCounter, inputTokens: number, reply: Script
   return { inputTokens, outputTokens: counter.countText(replyText) };
 }
 
-/** One model list both SDKs read: OpenAI's `object`/`owned_by` and Anthropic's `type`/`display_name`/paging. */
+/** A model as Gemini's `models.list` and `models.get` describe it ("Model" in Google's REST reference). */
+function geminiModel(id: string) {
+  const methods = ["generateContent", "streamGenerateContent", "countTokens"];
+  return { name: `models/${id}`, displayName: id, supportedGenerationMethods: methods };
+}
+
+/**
+ * One model list every SDK reads: OpenAI's `object`/`owned_by`, Anthropic's `type`/`display_name`/paging,
+ * and Gemini's `models` (its clients ask `GET /v1beta/models`, or `/v1/models`).
+ */
 function modelList(id: string) {
   const entry = { id, object: "model", type: "model", created: 0, created_at: "1970-01-01T00:00:00Z" };
   const model = { ...entry, owned_by: "payload-probe", display_name: id };
-  return { object: "list", data: [model], has_more: false, first_id: id, last_id: id };
+  return { object: "list", data: [model], has_more: false, first_id: id, last_id: id, models: [geminiModel(id)] };
 }
 
-/** Which API a request asks for: a POST to one of the three paths under `/v1`, or null. */
+/** Gemini's paths the mock serves: a model method under `/v1beta` or `/v1`, nothing before it. */
+const GEMINI_PATH = /^\/v1(beta)?\/models\/[^/:]+:[A-Za-z]+$/;
+/** Gemini's model list, or one model of it. */
+const GEMINI_MODELS = /^\/v1(beta)?\/models(\/[^/:]+)?$/;
+
+/** Which API a request asks for: a POST to one of the fixed paths under `/v1` or a Gemini model method, or null. */
 function requestedApi(request: IncomingMessage, path: string): WireApi | null {
   const api = request.method === "POST" ? apiForPath(path) : null;
+  if (api === "google-generative-ai") return GEMINI_PATH.test(path) ? api : null;
   return api !== null && path === `/v1${API_PATHS[api]}` ? api : null;
+}
+
+/** How the mock answers a request: an event stream, or JSON (one body, or Gemini's array sent in pieces). */
+function replyStreams(api: WireApi, url: string, body: string): { contentType: string; eventStream: boolean } {
+  const eventStream = api === "google-generative-ai" ? geminiReplyForm(url) === "sse" : requestedReply(body).stream;
+  return { contentType: eventStream ? "text/event-stream" : "application/json", eventStream };
+}
+
+/**
+ * Gemini's requests that are no model turn: the model list and one model (GET), and countTokens,
+ * answered with our count of the request (`{"totalTokens"}`, Google's CountTokensResponse); none
+ * takes a script step or is captured. False when the request is none of these.
+ */
+async function answerGeminiSide(
+  state: MockState,
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+): Promise<boolean> {
+  const id = state.model.modelId ?? "scripted";
+  if (request.method === "GET" && GEMINI_MODELS.test(path)) {
+    sendJson(response, 200, path.endsWith("/models") ? modelList(id) : geminiModel(id));
+    return true;
+  }
+  const endpoint = request.method === "POST" && GEMINI_PATH.test(path) ? geminiEndpoint(path) : null;
+  if (endpoint?.method !== "countTokens") return false;
+  const body = (await readBody(request)).toString("utf8");
+  const read = jsonObject(body);
+  const problem = read.problem ?? requestProblem("google-generative-ai", JSON.stringify(countedRequest(read.object)));
+  if (problem) sendJson(response, 400, errorBody("google-generative-ai", 400, problem.message));
+  else sendJson(response, 200, { totalTokens: await state.capture.countRequestTokens("google-generative-ai", body) });
+  return true;
+}
+
+/** countTokens takes `contents` or a whole `generateContentRequest`; either is checked as a generate body. */
+function countedRequest(body: Record<string, unknown>): unknown {
+  return body.generateContentRequest ?? body;
 }
 
 /** What a running mock answers with: its model, its run, the scripted transport and where it listens. */
@@ -105,12 +164,16 @@ interface MockState {
   onRequest?: (body: string) => void;
 }
 
-/** Sends a scripted reply as its API's provider would: SSE when the body asked to stream, else one JSON body. */
-async function sendReply(response: ServerResponse, body: string, chunks: string[], delayMs: number): Promise<void> {
-  const streamed = requestedReply(body).stream;
+/** Sends a scripted reply as its API's provider would: SSE when the request asked for it, else JSON. */
+async function sendReply(
+  response: ServerResponse,
+  form: ReturnType<typeof replyStreams>,
+  chunks: string[],
+  delayMs: number,
+): Promise<void> {
   response.writeHead(200, {
-    "content-type": streamed ? "text/event-stream" : "application/json",
-    ...(streamed && { "cache-control": "no-cache" }),
+    "content-type": form.contentType,
+    ...(form.eventStream && { "cache-control": "no-cache" }),
     [USAGE_ESTIMATE_HEADER]: "estimate",
   });
   for (const [index, chunk] of chunks.entries()) {
@@ -120,15 +183,23 @@ async function sendReply(response: ServerResponse, body: string, chunks: string[
   response.end();
 }
 
+/** Gemini asks for SSE in the query (`?alt=sse`); the stored URL keeps that and no other parameter (a `key`). */
+function geminiStreamQuery(api: WireApi, request: IncomingMessage): string {
+  if (api !== "google-generative-ai") return "";
+  return new URL(request.url ?? "/", "http://mock").searchParams.get("alt") === "sse" ? "?alt=sse" : "";
+}
+
 async function answer(state: MockState, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const { capture, model } = state;
   const path = new URL(request.url ?? "/", "http://mock").pathname;
   if (request.method === "GET" && path === "/v1/models")
     return sendJson(response, 200, modelList(model.modelId ?? "scripted"));
+  if (await answerGeminiSide(state, request, response, path)) return;
   const api = requestedApi(request, path);
   if (api === null) {
     const message = `no such endpoint: ${request.method} ${path} (the mock serves ${ENDPOINTS})`;
-    return sendJson(response, 404, errorBody(apiForPath(path) ?? "openai-completions", 404, message));
+    const shape = apiForPath(path) ?? (geminiEndpoint(path) ? "google-generative-ai" : "openai-completions");
+    return sendJson(response, 404, errorBody(shape, 404, message));
   }
   // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
   await capture.room(declaredLength(request));
@@ -136,7 +207,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
   const started = performance.now();
   const bytes = await readBody(request);
   const body = bytes.toString("utf8");
-  const url = `${state.origin}${path}`;
+  const url = `${state.origin}${path}${geminiStreamQuery(api, request)}`;
   const problem = requestProblem(api, body);
   if (problem) {
     // Kept as a side payload, so the capture shows what the agent sent; the script is not touched.
@@ -172,7 +243,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     usageEstimated: true,
   } as const;
   await capture.hand({ api, url, bytes }, reply, ts, performance.now() - started);
-  await sendReply(response, body, chunks, state.delayMs);
+  await sendReply(response, replyStreams(api, url, body), chunks, state.delayMs);
 }
 
 /**

@@ -2,18 +2,28 @@
  * Which wire API an HTTP request speaks (by its path), whether the capture can take its body apart,
  * and how that API's provider words an error, so the mock answers each client in the shape its SDK reads.
  */
+import { geminiEndpoint } from "../providers/google-generative-ai.js";
 import type { WireApi } from "../providers/types.js";
 import { type ChatRequestProblem, chatRequestProblem, invalid, isObject, jsonObject } from "./chat-request.js";
 
-/** The request path each API's clients post to, after the base URL's `/v1`. */
-export const API_PATHS: Record<WireApi, string> = {
+/** APIs whose path is fixed; Gemini's names its model and method (`/v1beta/models/{model}:generateContent`). */
+export type FixedPathApi = Exclude<WireApi, "google-generative-ai">;
+
+/** The request path each fixed-path API's clients post to, after the base URL's `/v1`. */
+export const API_PATHS: Record<FixedPathApi, string> = {
   "openai-completions": "/chat/completions",
   "anthropic-messages": "/messages",
   "openai-responses": "/responses",
 };
 
-/** The wire API a request path belongs to (any prefix before it), or null for any other path. */
+/**
+ * The wire API a request path belongs to (any prefix before it), or null for any other path. Of
+ * Gemini's methods only the two that generate are requests the capture takes apart; `countTokens`
+ * and the model list stay side requests.
+ */
 export function apiForPath(path: string): WireApi | null {
+  const gemini = geminiEndpoint(path);
+  if (gemini) return gemini.method === "countTokens" ? null : "google-generative-ai";
   for (const [api, suffix] of Object.entries(API_PATHS) as [WireApi, string][]) if (path.endsWith(suffix)) return api;
   return null;
 }
@@ -49,6 +59,49 @@ function responsesBodyProblem(body: Record<string, unknown>): ChatRequestProblem
   return input ?? listProblem(body.tools, "tools", "tools", true);
 }
 
+/** A Gemini Content: an object whose `parts` is a list of objects (`role` a string when given). */
+function contentProblem(value: unknown, param: string): ChatRequestProblem | null {
+  if (!isObject(value)) return invalid(param, "an object", value);
+  if (value.role !== undefined && typeof value.role !== "string")
+    return invalid(`${param}.role`, "a string", value.role);
+  if (!Array.isArray(value.parts)) return invalid(`${param}.parts`, "an array of parts", value.parts);
+  return listProblem(value.parts, `${param}.parts`, "parts", false);
+}
+
+/**
+ * Gemini generateContent: `contents` (required) of Contents; `systemInstruction` a Content or a
+ * string; `tools` objects, each `functionDeclarations` a list of named objects.
+ */
+function geminiBodyProblem(body: Record<string, unknown>): ChatRequestProblem | null {
+  if (!Array.isArray(body.contents)) return invalid("contents", "an array of contents", body.contents);
+  for (const [i, content] of body.contents.entries()) {
+    const problem = contentProblem(content, `contents[${i}]`);
+    if (problem) return problem;
+  }
+  const system = body.systemInstruction;
+  if (system !== undefined && typeof system !== "string") {
+    const problem = contentProblem(system, "systemInstruction");
+    if (problem) return problem;
+  }
+  const tools = listProblem(body.tools, "tools", "tools", false);
+  if (tools) return tools;
+  for (const [i, tool] of (Array.isArray(body.tools) ? body.tools : []).entries()) {
+    const declarations = (tool as Record<string, unknown>).functionDeclarations;
+    const problem = listProblem(declarations, `tools[${i}].functionDeclarations`, "function declarations", true);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+const BODY_PROBLEMS: Record<
+  Exclude<WireApi, "openai-completions">,
+  (body: Record<string, unknown>) => ChatRequestProblem | null
+> = {
+  "anthropic-messages": messagesBodyProblem,
+  "openai-responses": responsesBodyProblem,
+  "google-generative-ai": geminiBodyProblem,
+};
+
 /** The first thing wrong with a body of the given API, or null when the capture can take it apart. */
 export function requestProblem(api: WireApi, body: string): ChatRequestProblem | null {
   if (api === "openai-completions") return chatRequestProblem(body);
@@ -56,7 +109,7 @@ export function requestProblem(api: WireApi, body: string): ChatRequestProblem |
   if (read.problem) return read.problem;
   if (read.object.model !== undefined && typeof read.object.model !== "string")
     return invalid("model", "a string", read.object.model);
-  return api === "anthropic-messages" ? messagesBodyProblem(read.object) : responsesBodyProblem(read.object);
+  return BODY_PROBLEMS[api](read.object);
 }
 
 /** Anthropic's error types by HTTP status ("Errors" page of its API reference). */
@@ -66,9 +119,12 @@ const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
   500: "api_error",
 };
 
+/** Google's canonical status names by HTTP status (the Gemini API's "Troubleshooting" error table). */
+const GOOGLE_STATUSES: Record<number, string> = { 400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 500: "INTERNAL" };
+
 /**
  * An error body as the API's provider sends it: Anthropic `{"type":"error","error":{"type","message"}}`;
- * both OpenAI APIs `{"error":{"message","type","param","code"}}`.
+ * both OpenAI APIs `{"error":{"message","type","param","code"}}`; Google `{"error":{"code","message","status"}}`.
  */
 export function errorBody(
   api: WireApi,
@@ -78,17 +134,42 @@ export function errorBody(
 ): unknown {
   if (api === "anthropic-messages")
     return { type: "error", error: { type: ANTHROPIC_ERROR_TYPES[status] ?? "api_error", message } };
+  if (api === "google-generative-ai")
+    return { error: { code: status, message, status: GOOGLE_STATUSES[status] ?? "INTERNAL" } };
   const type = status === 400 ? "invalid_request_error" : status === 404 ? "not_found_error" : "server_error";
   return { error: { message, type, param: problem?.param ?? null, code: problem?.code ?? null } };
 }
 
 /**
- * Whether a successful event stream reached its API's last event: chat completions end with
+ * Whether a response is a stream whose end is checked: an event stream, or Gemini's JSON-array
+ * stream (`streamGenerateContent` without `alt=sse`, sent as `application/json`).
+ */
+export function isCheckedStream(api: WireApi, eventStream: boolean, text: string): boolean {
+  return eventStream || (api === "google-generative-ai" && text.trimStart().startsWith("["));
+}
+
+/**
+ * Gemini's stream ends with the chunk whose candidate carries `finishReason` (REST reference,
+ * "GenerateContentResponse"): the last `"finishReason"` must follow the last chunk's `"candidates"`
+ * (a text never holds either quoted key unescaped), and an array stream must be closed by `]`. A
+ * prompt refused outright ends with `promptFeedback.blockReason` and no candidate.
+ */
+function geminiStreamEnded(text: string): boolean {
+  const tail = text.slice(-4096);
+  const blocked = tail.includes('"blockReason"') && !tail.includes('"candidates"');
+  const finished = blocked || tail.lastIndexOf('"finishReason"') > tail.lastIndexOf('"candidates"');
+  return finished && (!text.trimStart().startsWith("[") || /\]\s*$/.test(tail));
+}
+
+/**
+ * Whether a successful stream reached its API's last event: chat completions end with
  * `data: [DONE]`, Anthropic with `message_stop`, Responses with `response.completed` (or its
- * `failed`/`incomplete` siblings). A stream without it was cut short.
+ * `failed`/`incomplete` siblings), Gemini with a chunk carrying `finishReason`. A stream without it was cut short.
  */
 export function streamReachedEnd(api: WireApi, text: string): { ended: boolean; expected: string } {
   const tail = text.slice(-4096);
+  if (api === "google-generative-ai")
+    return { ended: geminiStreamEnded(text), expected: "a chunk with a finishReason" };
   if (api === "openai-completions") return { ended: /data: ?\[DONE\]\s*$/.test(tail), expected: "data: [DONE]" };
   if (api === "anthropic-messages")
     return { ended: /event: ?message_stop\s*\n/.test(tail), expected: "a message_stop event" };

@@ -12,16 +12,19 @@ import { parsePort, serveUntilSignal } from "./serve.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
 
-Serves a probe's scripted model as a provider of all three wire APIs at once, for an agent running
+Serves a probe's scripted model as a provider of all four wire APIs at once, for an agent running
 outside payload-probe: POST /v1/chat/completions (OpenAI chat completions), POST /v1/messages
-(Anthropic Messages), POST /v1/responses (OpenAI Responses) and GET /v1/models. Each request is
-answered with the next step of the probe's model.script (sampling requests too) in its API's format:
-SSE when the body says "stream": true, one JSON body otherwise (chat completions streams carry usage
-only with stream_options.include_usage). Usage figures are our offline token count, marked as an
+(Anthropic Messages), POST /v1/responses (OpenAI Responses), POST
+/v1beta/models/<model>:generateContent and :streamGenerateContent (Gemini, also under /v1/) and GET
+/v1/models. Each request is answered with the next step of the probe's model.script (sampling
+requests too) in its API's format: SSE when the body says "stream": true (Gemini: ?alt=sse; without
+it a JSON array sent piece by piece), one JSON body otherwise (chat completions streams carry usage
+only with stream_options.include_usage). Gemini's :countTokens and GET /v1beta/models are answered
+without taking a step. Usage figures are our offline token count, marked as an
 estimate in the record and by the response header x-payload-probe-usage: estimate. Requests are
 captured to <runs>/<probe>-mock/ and <runs>/payload-probe.db. The first line printed is LISTENING
-<base URL> (http://127.0.0.1:N/v1): an OpenAI client's base URL; an Anthropic client takes it without
-/v1. When the script runs out, requests get HTTP 500 naming the request. A body the API cannot take
+<base URL> (http://127.0.0.1:N/v1): an OpenAI client's base URL; Anthropic and Gemini clients take it
+without /v1. When the script runs out, requests get HTTP 500 naming the request. A body the API cannot take
 gets HTTP 400 in that API's error shape naming what is wrong, and takes no step. The run folder is
 replaced only once the port is listening. Each request prints one line on stderr once it is written
 (seq, API, model, tools, tokens by our count, HTTP status, where the cache prefix broke); stopping

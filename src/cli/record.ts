@@ -34,8 +34,7 @@ Runs <command> at your terminal and captures every model request it makes. A
 capture proxy starts first, on one port, with one route per provider:
   /anthropic → https://api.anthropic.com   Anthropic Messages
   /openai    → https://api.openai.com      OpenAI chat completions, Responses
-  /gemini    → https://generativelanguage.googleapis.com
-               Gemini: kept as side requests until the capture reads its API
+  /gemini    → https://generativelanguage.googleapis.com   Gemini
 The command runs with an environment that points the known agents there:
   ANTHROPIC_BASE_URL=<proxy>/anthropic
   ENABLE_TOOL_SEARCH=true, unless set (Claude Code turns its tool search off

@@ -9,6 +9,7 @@ export const DEFAULT_PRICE_AS: Record<WireApi, string> = {
   "openai-completions": "gpt-4.1",
   "openai-responses": "gpt-4.1",
   "anthropic-messages": "claude-sonnet-4-5",
+  "google-generative-ai": "gemini-2.5-flash",
 };
 
 /** The model a probe's requests are priced as: its `model.priceAs`, else its API's default. */

@@ -1,5 +1,6 @@
 import { UserError } from "../errors.js";
 import { anthropicMessages } from "./anthropic-messages.js";
+import { googleGenerativeAi } from "./google-generative-ai.js";
 import { openaiCompletions } from "./openai-completions.js";
 import { openaiResponses } from "./openai-responses.js";
 import { type Codec, WIRE_APIS, type WireApi } from "./types.js";
@@ -9,6 +10,7 @@ const CODECS: Record<WireApi, Codec> = {
   "openai-completions": openaiCompletions,
   "anthropic-messages": anthropicMessages,
   "openai-responses": openaiResponses,
+  "google-generative-ai": googleGenerativeAi,
 };
 
 /** The codec of a wire API; an api no codec reads (from a file written elsewhere) is bad input. */

@@ -25,16 +25,19 @@ export const DEFAULT_MODEL_REF = "token-plan/qwen3.8-flash";
 
 /** Anthropic clients put `/v1` in the request path, so their base URL has none; OpenAI's includes it. */
 function defaultBaseUrl(api: WireApi): string {
-  return api === "anthropic-messages" ? "http://127.0.0.1" : "http://127.0.0.1/v1";
+  return baseUrlFor(api, "http://127.0.0.1/v1");
 }
 
 /**
  * A provider's base URL for an API, from the OpenAI form that `mock` and `proxy` print
- * (`http://host:port/v1`): Anthropic's drops the `/v1`, which its request path carries.
+ * (`http://host:port/v1`): Anthropic's drops the `/v1`, which its request path carries; Gemini's
+ * names the API version its paths sit under, `/v1beta` (Google's REST reference).
  */
 export function baseUrlFor(api: WireApi, v1BaseUrl: string): string {
   const base = v1BaseUrl.replace(/\/$/, "");
-  return api === "anthropic-messages" ? base.replace(/\/v1$/, "") : base;
+  if (api === "anthropic-messages") return base.replace(/\/v1$/, "");
+  if (api === "google-generative-ai") return `${base.replace(/\/v1$/, "")}/v1beta`;
+  return base;
 }
 
 export function resolveModel(ref: string, api: WireApi, baseUrl = defaultBaseUrl(api)): ModelSpec {

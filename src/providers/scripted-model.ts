@@ -52,7 +52,7 @@ export function createScriptedModel(
     const reply = toReply(step, index + 1);
     const usage = options.usage?.(request, reply);
     const render = typeof codec === "function" ? codec(request.api) : codec;
-    const { chunks } = render.renderReply(usage ? { ...reply, usage } : reply, request.body);
+    const { chunks } = render.renderReply(usage ? { ...reply, usage } : reply, request.body, request.url);
     return (async function* () {
       yield* chunks;
     })();

@@ -1,7 +1,12 @@
 /** The nouns every wire API shares: the conversation a runtime holds, and what travels on the wire. */
 
 /** Every wire API a codec reads, in the order help texts and schemas list them. */
-export const WIRE_APIS = ["openai-completions", "anthropic-messages", "openai-responses"] as const;
+export const WIRE_APIS = [
+  "openai-completions",
+  "anthropic-messages",
+  "openai-responses",
+  "google-generative-ai",
+] as const;
 
 export type WireApi = (typeof WIRE_APIS)[number];
 
@@ -144,6 +149,10 @@ export interface WireDissection {
   roles: string[];
   /** Anthropic `cache_control` markers in cache order (tools, system, messages); empty or absent for other APIs. */
   cacheBreakpoints?: CacheBreakpoint[];
+  /** Gemini: the explicit cache the request reads (`cachedContent: "cachedContents/…"`), absent when none. */
+  cachedContent?: string;
+  /** Gemini: the exact JSON text of `generationConfig`, absent when the body has none. */
+  settingsJson?: string;
 }
 
 /** A scripted reply rendered as a provider sends it: SSE chunks, or one JSON body when streaming was off. */
@@ -158,7 +167,11 @@ export interface Codec {
   buildRequest(model: ModelSpec, context: Context, kind: WireRequest["kind"]): WireRequest;
   /** Read a streamed (SSE) or a non-streamed (one JSON body) response. */
   parseStream(stream: ResponseStream): Promise<ModelResponse>;
-  /** Render a reply as a provider of this API answers `requestBody`: SSE when it asks to stream, else JSON. */
-  renderReply(reply: ScriptedReply, requestBody: string): RenderedReply;
-  dissect(body: string): WireDissection;
+  /**
+   * Render a reply as a provider of this API answers `requestBody`: SSE when it asks to stream, else
+   * JSON. `url` is the request's (Gemini names the model and the stream form there).
+   */
+  renderReply(reply: ScriptedReply, requestBody: string, url?: string): RenderedReply;
+  /** Take a body apart; `url`, when known, is the request's (Gemini's model is in its path). */
+  dissect(body: string, url?: string): WireDissection;
 }

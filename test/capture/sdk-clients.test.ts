@@ -3,7 +3,6 @@
  * for all three wire APIs, streamed and not. What each client sent and received is observed through
  * the `fetch` option both SDKs take, below the SDK and above the network.
  */
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
@@ -15,43 +14,12 @@ import { baseUrlFor } from "../../src/providers/models.js";
 import type { WireApi } from "../../src/providers/types.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { jsonl } from "./http-harness.js";
+import { expectRelayedWhole, expectSdkRecord, type Observed, observingFetch } from "./observing-fetch.js";
 
 /** The mock waits this long before each chunk after the first: a provider that takes its time. */
 const CHUNK_DELAY_MS = 120;
 const SYSTEM = "You are a careful assistant. Ünïcödé keeps bytes and characters apart.";
 const DEVELOPER = "Answer in one line.";
-const sha256 = (text: string | Uint8Array) => createHash("sha256").update(text).digest("hex");
-const bytes = (text: string) => Buffer.byteLength(text, "utf8");
-
-/** What one client call sent and received on the wire, with when each piece arrived. */
-interface Observed {
-  body: string;
-  received: { at: number; bytes: Uint8Array }[];
-  endedAt: number;
-}
-
-/** A fetch that passes everything through and notes the body sent and every chunk received. */
-function observingFetch(log: Observed[]): typeof fetch {
-  return async (input, init) => {
-    const seen: Observed = { body: String(init?.body), received: [], endedAt: 0 };
-    log.push(seen);
-    const response = await fetch(input, init);
-    const reader = response.body!.getReader();
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) {
-          seen.endedAt = performance.now();
-          controller.close();
-          return;
-        }
-        seen.received.push({ at: performance.now(), bytes: value });
-        controller.enqueue(value);
-      },
-    });
-    return new Response(body, { status: response.status, headers: response.headers });
-  };
-}
 
 const readTool = {
   name: "read",
@@ -92,9 +60,12 @@ afterAll(async () => {
   removeTempDirs();
 });
 
+/** The APIs these two SDKs speak; Gemini's client has its own test (sdk-gemini.test.ts). */
+type OpenAiOrAnthropic = Exclude<WireApi, "google-generative-ai">;
+
 /** Each API's request with a system text, a tool and a user turn, and how it reports usage to the client. */
 const CALLS: Record<
-  WireApi,
+  OpenAiOrAnthropic,
   (stream: boolean) => Promise<{ events: number; usage: { input: number; output: number } }>
 > = {
   async "openai-completions"(stream) {
@@ -182,7 +153,7 @@ const CALLS: Record<
 };
 
 /** What each API's record must say of the request above. */
-const EXPECTED: Record<WireApi, { tools: string[]; system: string; roles: string[] }> = {
+const EXPECTED: Record<OpenAiOrAnthropic, { tools: string[]; system: string; roles: string[] }> = {
   "openai-completions": { tools: ["read"], system: SYSTEM, roles: ["system", "user"] },
   "anthropic-messages": { tools: ["read"], system: SYSTEM, roles: ["system", "user"] },
   "openai-responses": { tools: ["read"], system: `${SYSTEM}\n${DEVELOPER}`, roles: ["system", "developer", "user"] },
@@ -202,15 +173,7 @@ describe("official SDK clients through the proxy in front of the mock", () => {
     const answer = await CALLS[api](stream);
     expect(sent.length).toBe(before + 1);
     const seen = sent.at(-1)!;
-    const seq = payloadsOf(mock).filter((p) => p.type === "request").length;
-
-    // The upstream received the client's body byte for byte.
-    const upstream = payloadsOf(mock).filter((p) => p.seq === seq);
-    expect(sha256(upstream.find((p) => p.type === "request")!.body)).toBe(sha256(seen.body));
-
-    // The client received every byte the upstream sent, in order.
-    const received = Buffer.concat(seen.received.map((r) => r.bytes)).toString("utf8");
-    expect(received).toBe(upstream.find((p) => p.type === "response")!.body);
+    const { seq, received } = expectRelayedWhole(payloadsOf(mock), seen);
 
     // Streamed: the first chunk arrived while the slow upstream still had chunks to send.
     if (stream) {
@@ -223,20 +186,7 @@ describe("official SDK clients through the proxy in front of the mock", () => {
     // Wait for the proxy's record: its capture runs after the response has been relayed.
     await expect.poll(() => jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl")).length).toBe(seq);
     const record = jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl")).at(-1)!;
-    const expected = EXPECTED[api];
-    expect(record.api).toBe(api);
-    expect(record.tools).toEqual(expected.tools);
-    expect(record.systemBytes).toBe(bytes(expected.system));
-    expect(record.roles).toEqual(expected.roles);
-    expect(record.hashes.body).toBe(sha256(seen.body));
-    expect(record.status).toBe(200);
-    expect(record.ending).toBe("complete");
-    expect(record.usage).toMatchObject({
-      source: "estimate",
-      inputTokens: answer.usage.input,
-      outputTokens: answer.usage.output,
-    });
-    expect(answer.usage.input).toBeGreaterThan(0);
+    expectSdkRecord(record, { api, ...EXPECTED[api] }, seen, answer.usage);
     expect(record.response?.kind).toBe(seq % 2 === 1 ? "tool_calls" : "text");
   });
 });

@@ -20,6 +20,7 @@ import { startCliIn } from "./scratch-cli.js";
 
 const FIXTURES = join(PROJECT_ROOT, "test", "fixtures", "record");
 const CLIENT = join(FIXTURES, "sdk-client.mjs");
+const GEMINI_CLIENT = join(FIXTURES, "gemini-client.mjs");
 /** The fake keys the clients send: they must reach the upstream's headers and no file. */
 const KEYS = { OPENAI_API_KEY: "sk-record-test-OPENAI-4f1c", ANTHROPIC_API_KEY: "sk-ant-record-test-ANTHROPIC-9b2e" };
 
@@ -29,8 +30,8 @@ afterEach(async () => {
   removeTempDirs();
 });
 
-async function mockIn(runs: string, runName: string): Promise<MockServer> {
-  const probe = await loadProbeFile(join(FIXTURES, "sdk-probe.yaml"), PROJECT_ROOT);
+async function mockIn(runs: string, runName: string, script = "sdk-probe.yaml"): Promise<MockServer> {
+  const probe = await loadProbeFile(join(FIXTURES, script), PROJECT_ROOT);
   const mock = await startMockServer(
     { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
     { runsDir: runs, runName },
@@ -97,6 +98,39 @@ describe("record", () => {
     for (const key of Object.values(KEYS)) expect(filesContaining(scratch, key)).toEqual([]);
     // The session's private folder went with it.
     expect(readdirSync(scratch).filter((name) => name.startsWith("payload-probe-record-"))).toEqual([]);
+  });
+
+  it("a Gemini session through @google/genai: full records of both turns, countTokens kept as a side payload, no key in any file", async () => {
+    const scratch = tempDir("record-gemini-");
+    const runs = join(scratch, "runs");
+    const mock = await mockIn(runs, "upstream", "gemini-probe.yaml");
+    const key = "AIzaSyRECORDTEST00000000000000000000000";
+    const args = ["--upstream-gemini", originOf(mock), "--runs", runs, "--name", "gemini", "--", "node", GEMINI_CLIENT];
+    const result = await startRecord(scratch, args, { GEMINI_API_KEY: key }).done;
+    expect(result.code, result.stderr).toBe(0);
+
+    const records = jsonl<RequestRecord>(join(runs, "gemini", "requests.jsonl"));
+    expect(records.map((r) => [r.seq, r.kind, r.api, r.model, r.tools, r.roles])).toEqual([
+      [1, "loop", "google-generative-ai", "mock-model", [], ["user"]],
+      [2, "loop", "google-generative-ai", "mock-model", ["read"], ["system", "user"]],
+    ]);
+    expect(records.map((r) => [r.status, r.ending, r.response?.kind, r.usage?.source])).toEqual([
+      [200, "complete", "text", "estimate"],
+      [200, "complete", "tool_calls", "estimate"],
+    ]);
+    expect(records[1]!.systemBytes).toBe(Buffer.byteLength("You read files for the user. Ünïcödé stays as it is."));
+    const payloads = jsonl<{ type: string; seq: number; kind?: string; url: string }>(
+      join(runs, "gemini", "payloads.jsonl"),
+    ).filter((p) => p.type === "request");
+    expect(payloads.map((p) => [p.kind, new URL(p.url).pathname])).toEqual([
+      ["loop", "/v1beta/models/mock-model:generateContent"],
+      ["loop", "/v1beta/models/mock-model:streamGenerateContent"],
+      ["side", "/v1beta/models/mock-model:countTokens"],
+    ]);
+    expect(payloads[2]!.url).toContain("key=");
+    expect(requestBodies(mock.liveDir)).toEqual(requestBodies(join(runs, "gemini")).slice(0, 2));
+    await mock.close();
+    expect(filesContaining(scratch, key)).toEqual([]);
   });
 
   it("--upstream-openai sends the OpenAI route elsewhere than --upstream; a base URL of the user's is replaced", async () => {

@@ -31,7 +31,7 @@ const shape = (r: RequestRecord) => ({
 });
 
 describe("the runtime's provider over HTTP", () => {
-  it.each(["p1", "p1-anthropic", "p1-responses"])(
+  it.each(["p1", "p1-anthropic", "p1-responses", "p1-gemini"])(
     "%s through mock holds p1's expectations, with the in-process run's requests and estimated usage",
     async (name) => {
       const base = tempDir("http-provider-");

@@ -93,11 +93,12 @@ describe("tool definitions of the three wire APIs", () => {
     },
   };
 
-  it("nested, flat and input_schema forms give the same texts", () => {
+  it("nested, flat, input_schema and Gemini's parametersJsonSchema forms give the same texts", () => {
     const forms = [
       { type: "function", function: { name: "edit", description: "D", parameters } },
       { type: "function", name: "edit", description: "D", parameters },
       { name: "edit", description: "D", input_schema: parameters, cache_control: { type: "ephemeral" } },
+      { name: "edit", description: "D", parametersJsonSchema: parameters },
     ];
     for (const form of forms)
       expect(sentTool(JSON.stringify(form))).toEqual({ name: "edit", description: "D", parameters });

@@ -16,7 +16,7 @@ import { sharedRecords, sharedRun } from "../fixtures/shared-runs.js";
 
 describe("the codec registry", () => {
   it("has one codec per wire API, each answering for its own API", () => {
-    expect(WIRE_APIS).toEqual(["openai-completions", "anthropic-messages", "openai-responses"]);
+    expect(WIRE_APIS).toEqual(["openai-completions", "anthropic-messages", "openai-responses", "google-generative-ai"]);
     for (const api of WIRE_APIS) expect(codecFor(api).api).toBe(api);
   });
 
@@ -47,6 +47,7 @@ describe("provider usage in records", () => {
         const reply = codec.renderReply(
           { kind: "text", text: "ok", usage: { inputTokens: 50, outputTokens: 2 } },
           sent.body,
+          sent.url,
         );
         return (async function* () {
           yield* reply.chunks;
@@ -67,11 +68,16 @@ describe("provider usage in records", () => {
 describe("p1 on every wire API, end to end through runProbe", () => {
   // The suite's shared runs (test/fixtures/shared-runs.ts): each made by runProbe, in temp folders.
   const read = async (name: string) => ({ name, ...(await sharedRun(name)), records: await sharedRecords(name) });
-  const runs = (async () => [await read("p1"), await read("p1-anthropic"), await read("p1-responses")])();
+  const runs = (async () => [
+    await read("p1"),
+    await read("p1-anthropic"),
+    await read("p1-responses"),
+    await read("p1-gemini"),
+  ])();
 
   it("the same conversation holds p1's expectations on each API: roles, markers, constant tools, no prefix break", async () => {
-    const [p1, anthropic, responses] = await runs;
-    for (const result of [p1!, anthropic!, responses!]) {
+    const [p1, anthropic, responses, gemini] = await runs;
+    for (const result of [p1!, anthropic!, responses!, gemini!]) {
       expect(result.failures).toEqual([]);
       expect(result.records).toHaveLength(4);
       expect(result.records.map((r) => r.markers)).toEqual(p1!.records.map((r) => r.markers));
@@ -80,7 +86,9 @@ describe("p1 on every wire API, end to end through runProbe", () => {
     }
     expect(anthropic!.records.map((r) => r.api)).toEqual(Array(4).fill("anthropic-messages"));
     expect(responses!.records.map((r) => r.api)).toEqual(Array(4).fill("openai-responses"));
+    expect(gemini!.records.map((r) => r.api)).toEqual(Array(4).fill("google-generative-ai"));
     expect(anthropic!.records.map((r) => r.roles)).toEqual(p1!.records.map((r) => r.roles));
+    expect(gemini!.records.map((r) => r.roles)).toEqual(p1!.records.map((r) => r.roles));
     expect(responses!.records.at(-1)!.roles.join(">")).toBe(
       "developer>user>assistant>tool>assistant>tool>assistant>tool",
     );
@@ -91,6 +99,10 @@ describe("p1 on every wire API, end to end through runProbe", () => {
       p1: { url: /\/v1\/chat\/completions$/, firstKeys: ["model", "messages", "stream", "stream_options"] },
       "p1-anthropic": { url: /^http:\/\/127\.0\.0\.1\/v1\/messages\?beta=true$/, firstKeys: ["model", "messages"] },
       "p1-responses": { url: /\/v1\/responses$/, firstKeys: ["model", "input", "stream", "prompt_cache_key"] },
+      "p1-gemini": {
+        url: /\/v1beta\/models\/qwen3\.8-flash:streamGenerateContent\?alt=sse$/,
+        firstKeys: ["contents", "systemInstruction", "tools"],
+      },
     };
     for (const result of await runs) {
       const want = expected[result.name]!;

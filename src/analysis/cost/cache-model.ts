@@ -20,8 +20,8 @@
  * is predicted uncached although a provider might still hold it. Sampling and side requests are
  * predicted on their own (no read; Anthropic writes what their breakpoints qualify for).
  */
-/** Whose cache rules apply: OpenAI's automatic prefix cache, or Anthropic's explicit breakpoints. */
-export type CacheProvider = "openai" | "anthropic";
+/** Whose cache rules apply: OpenAI's or Gemini's automatic prefix cache, or Anthropic's explicit breakpoints. */
+export type CacheProvider = "openai" | "anthropic" | "gemini";
 
 /** What the model needs of one request. Token counts are the capture's offline estimate. */
 export interface CacheInput {
@@ -35,6 +35,8 @@ export interface CacheInput {
   sharedTokens: number | null;
   /** Anthropic: prefix tokens up to and including each breakpoint's segment, in cache order, and its lifetime. */
   breakpoints?: { tokens: number; ttl: string }[];
+  /** Gemini: the request names an explicit cache (`cachedContent`), whose tokens are not in its body. */
+  explicitCache?: boolean;
 }
 
 /** How a request's prompt tokens are billed: read from the cache, written to it, or neither. */
@@ -48,7 +50,7 @@ export interface CacheSplit {
 
 export interface CacheRules {
   provider: CacheProvider;
-  /** Anthropic: the model's minimum cacheable prefix. */
+  /** Anthropic and Gemini: the model's minimum cacheable prefix. */
   minCacheTokens?: number;
 }
 
@@ -80,6 +82,32 @@ export function anthropicMinCacheTokens(modelId: string): number {
   return ANTHROPIC_MIN_CACHE.find(([pattern]) => pattern.test(modelId))?.[1] ?? 1024;
 }
 
+/**
+ * Gemini's implicit cache, on by default for Gemini 2.5 and newer (Gemini API, "Context caching" →
+ * "Implicit caching", the page of 2026-10-23): a request whose prompt reaches the model's minimum
+ * and shares its start with a recent request is billed those tokens at the cached-token price
+ * (the price table's `cache_read_mtok`, a tenth of the input price for 2.5 Flash); there is no write
+ * premium. The minimums by model, newest first, are that page's table: 4,096 for Gemini 3.1 Pro and
+ * the 3.5 to 3.8 Flash and 4 models, 2,048 for 2.5 Flash and 2.5 Pro; the older page of 2026-05-07
+ * gave 1,024 for Gemini 3 Flash Preview and 4,096 for 3 Pro Preview. Any other model: 2,048. Google
+ * documents neither a step nor a lifetime for implicit hits, so a hit covers the whole shared prefix
+ * and lives as long as OpenAI's shorter end (OPENAI_IDLE_MS): both are assumptions, named here.
+ * An explicit cache (`cachedContent: "cachedContents/…"`) holds tokens outside the request body,
+ * which the capture cannot count: its reads are seen only in the reported `cachedContentTokenCount`.
+ */
+const GEMINI_MIN_CACHE: [RegExp, number][] = [
+  [/gemini-(3\.[1-9]|[4-9])|gemini-3-pro/, 4096],
+  [/gemini-3-flash/, 1024],
+];
+
+export function geminiMinCacheTokens(modelId: string): number {
+  return GEMINI_MIN_CACHE.find(([pattern]) => pattern.test(modelId))?.[1] ?? 2048;
+}
+
+function geminiCachedTokens(minCacheTokens: number): (shared: number) => number {
+  return (shared) => (shared < minCacheTokens ? 0 : shared);
+}
+
 const TTL_MS: Record<string, number> = { "5m": 5 * 60_000, "1h": 60 * 60_000 };
 
 export interface CacheModel {
@@ -92,7 +120,8 @@ export interface CacheModel {
 }
 
 export function cacheModel(rules: CacheRules): CacheModel {
-  return rules.provider === "openai" ? openaiCache() : anthropicCache(rules.minCacheTokens ?? 0);
+  if (rules.provider === "gemini") return automaticCache(geminiCachedTokens(rules.minCacheTokens ?? 0));
+  return rules.provider === "openai" ? automaticCache(openaiCachedTokens) : anthropicCache(rules.minCacheTokens ?? 0);
 }
 
 function split(inputTokens: number, cacheRead: number, cacheWrite5m = 0, cacheWrite1h = 0): CacheSplit {
@@ -111,19 +140,24 @@ export function openaiCachedTokens(shared: number): number {
   return Math.floor(shared / OPENAI_CACHE_STEP) * OPENAI_CACHE_STEP;
 }
 
-function openaiCache(): CacheModel {
+/**
+ * A cache the provider keeps on its own (OpenAI, Gemini's implicit one): a loop request reads what
+ * it shares with the previous one while that one is recent enough, as `cached` rounds it. A request
+ * naming an explicit cache (Gemini) is predicted to read nothing implicitly.
+ */
+function automaticCache(cached: (shared: number) => number): CacheModel {
   let last: { atMs: number; inputTokens: number } | null = null;
   let unbroken = 0;
   return {
     next(r) {
-      if (r.kind !== "loop") {
+      if (r.kind !== "loop" || r.explicitCache) {
         unbroken = 0;
         return split(r.inputTokens, 0);
       }
       const alive = last !== null && r.atMs - last.atMs <= OPENAI_IDLE_MS;
-      unbroken = alive ? openaiCachedTokens(Math.min(last!.inputTokens, r.inputTokens)) : 0;
+      unbroken = alive ? cached(Math.min(last!.inputTokens, r.inputTokens)) : 0;
       last = { atMs: r.atMs, inputTokens: r.inputTokens };
-      return split(r.inputTokens, alive ? openaiCachedTokens(Math.min(r.sharedTokens ?? 0, r.inputTokens)) : 0);
+      return split(r.inputTokens, alive ? cached(Math.min(r.sharedTokens ?? 0, r.inputTokens)) : 0);
     },
     unbrokenRead: () => unbroken,
   };

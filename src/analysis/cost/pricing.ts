@@ -136,7 +136,7 @@ function readPricingFile(file: string): { info: ModelInfo; minCacheTokens?: numb
 }
 
 /** Which provider's list to look in first, by wire API: a Messages request is most likely Claude. */
-export type ProviderHint = "anthropic" | "openai";
+export type ProviderHint = "anthropic" | "openai" | "google";
 
 /**
  * A request's model id priced by the table. The user's file wins, by the id exactly or without a

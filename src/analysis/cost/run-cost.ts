@@ -18,14 +18,17 @@ import {
   anthropicMinCacheTokens,
   type CacheInput,
   type CacheModel,
+  type CacheProvider,
   type CacheSplit,
   cacheModel,
+  geminiMinCacheTokens,
 } from "./cache-model.js";
 import {
   type ModelPrice,
   nearestPriced,
   type PriceSource,
   type PricingTable,
+  type ProviderHint,
   priceOf,
   requestDollars,
 } from "./pricing.js";
@@ -101,15 +104,14 @@ export async function runCost(source: RunSource, options: CostOptions): Promise<
   for (const record of source.records()) {
     const modelId = options.model ?? options.priceAs?.(record) ?? record.model;
     const anthropic = record.api === "anthropic-messages";
-    const rulesKey = `${anthropic ? "anthropic" : "openai"} ${modelId}`;
-    if (!prices.has(rulesKey))
-      prices.set(rulesKey, priceOf(options.pricing, modelId, anthropic ? "anthropic" : "openai"));
+    const provider = cacheProviderOf(record.api);
+    const rulesKey = `${provider} ${modelId}`;
+    if (!prices.has(rulesKey)) prices.set(rulesKey, priceOf(options.pricing, modelId, PRICE_HINTS[provider]));
     const price = prices.get(rulesKey)!;
     let model = models.get(rulesKey);
     if (!model) {
-      // The wire API says which cache the request met; the priced model gives Anthropic's minimum.
-      const minCacheTokens = price?.minCacheTokens ?? anthropicMinCacheTokens(price?.model ?? modelId);
-      model = cacheModel(anthropic ? { provider: "anthropic", minCacheTokens } : { provider: "openai" });
+      // The wire API says which cache the request met; the priced model gives the minimum prefix.
+      model = cacheModel({ provider, minCacheTokens: minCacheTokensOf(provider, price, modelId) });
       models.set(rulesKey, model);
     }
     let breakpoints: CacheInput["breakpoints"];
@@ -120,13 +122,35 @@ export async function runCost(source: RunSource, options: CostOptions): Promise<
         breakpoints = breakpointTokens(codecFor("anthropic-messages").dissect(body), counter);
       }
     }
-    const cost = requestCost(record, modelId, price, model.next(cacheInputOf(record, breakpoints)));
+    const explicitCache = provider === "gemini" && namesExplicitCache(payloads.bodyOf(record.seq));
+    const input = { ...cacheInputOf(record, breakpoints), ...(explicitCache && { explicitCache }) };
+    const cost = requestCost(record, modelId, price, model.next(input));
     // Only a break loses cached tokens; elsewhere the two reads differ by the reply opener at most.
     if (cost.breakDetail !== null) cost.lostRead = Math.max(model.unbrokenRead() - cost.predicted.cacheRead, 0);
     requests.push(cost);
   }
   attributeRebills(requests);
   return summarize(requests, source.lost?.() ?? 0, options.pricing);
+}
+
+/** A Gemini body that reads an explicit cache (`cachedContent`); the cache model predicts no implicit read for it. */
+function namesExplicitCache(body: string | null): boolean {
+  return body !== null && codecFor("google-generative-ai").dissect(body).cachedContent !== undefined;
+}
+
+/** Whose cache a request met, by its wire API. */
+function cacheProviderOf(api: string): CacheProvider {
+  if (api === "anthropic-messages") return "anthropic";
+  return api === "google-generative-ai" ? "gemini" : "openai";
+}
+
+/** Which provider's price list to look in first. */
+const PRICE_HINTS: Record<CacheProvider, ProviderHint> = { anthropic: "anthropic", openai: "openai", gemini: "google" };
+
+function minCacheTokensOf(provider: CacheProvider, price: ModelPrice | null, modelId: string): number | undefined {
+  if (provider === "openai") return undefined;
+  const minimum = provider === "anthropic" ? anthropicMinCacheTokens : geminiMinCacheTokens;
+  return price?.minCacheTokens ?? minimum(price?.model ?? modelId);
 }
 
 function cacheInputOf(record: RequestRecord, breakpoints: CacheInput["breakpoints"]): CacheInput {

@@ -26,6 +26,8 @@ function headline(r: DecodedRequest): string[] {
     `${r.run} · request ${rec.seq} · ${rec.kind} · ${rec.api} ${printable(rec.model)}`,
     `${tokens} · ${rec.bodyBytes} B body · roles ${compactRoles(rec.roles)}`,
     `cache prefix: ${prefixSummary(rec)}`,
+    ...(r.cachedContent === null ? [] : [`explicit cache: ${printable(r.cachedContent)}`]),
+    ...(r.settings === null ? [] : [`generationConfig: ${printable(r.settings)}`]),
   ];
 }
 
@@ -95,6 +97,8 @@ export function showJson(r: DecodedRequest, part: ShowPart | null): unknown {
     usage: rec.usage,
     prefix: rec.prefix,
     prefixEndsBefore: r.keptUntil === null ? null : (r.segments[r.keptUntil]?.segment ?? "end"),
+    ...(r.settings !== null && { generationConfig: JSON.parse(r.settings) as unknown }),
+    ...(r.cachedContent !== null && { cachedContent: r.cachedContent }),
   };
   if (part === "body") return { ...head, body: JSON.parse(r.body) };
   const segments = r.segments

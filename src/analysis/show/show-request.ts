@@ -31,6 +31,9 @@ export interface DecodedRequest {
    * (segments.length when all of it was kept); null when the request has no previous loop request.
    */
   keptUntil: number | null;
+  /** Gemini: the body's `generationConfig` as sent (JSON text) and the explicit cache it reads; null when absent. */
+  settings: string | null;
+  cachedContent: string | null;
 }
 
 /** The record and the wire body of request `seq`; a run without that seq is bad input naming both. */
@@ -57,7 +60,7 @@ export function findRequest(source: RunSource, seq: number): { record: RequestRe
 export async function decodeRequest(source: RunSource, seq: number): Promise<DecodedRequest> {
   const { record, payload } = findRequest(source, seq);
   if (payload.api === null) throw new UserError(`run ${source.label}: request ${seq} has no wire API a codec reads`);
-  const d = codecFor(payload.api).dissect(payload.body);
+  const d = codecFor(payload.api).dissect(payload.body, payload.url);
   const ledger = await firstLedger(payload);
   const segments = ledger.segments.map((s, i) => ({ ...s, ...segmentContent(d, i) }));
   return {
@@ -70,6 +73,8 @@ export async function decodeRequest(source: RunSource, seq: number): Promise<Dec
       segments.map((s) => s.bytes),
       record.prefix,
     ),
+    settings: d.settingsJson ?? null,
+    cachedContent: d.cachedContent ?? null,
   };
 }
 

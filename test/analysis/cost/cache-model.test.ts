@@ -9,6 +9,7 @@ import {
   type CacheInput,
   type CacheSplit,
   cacheModel,
+  geminiMinCacheTokens,
 } from "../../../src/analysis/cost/cache-model.js";
 import { loadPricing, type ModelPrice, priceOf, requestDollars } from "../../../src/analysis/cost/pricing.js";
 
@@ -153,5 +154,31 @@ describe("Anthropic: cache_control breakpoints, a minimum length, 5-minute and 1
     const model = anthropic();
     model.next(loop(0, 5000, null, []));
     expect(model.next(loop(1, 5100, 5000, []))).toMatchObject({ cacheRead: 0, cacheWrite5m: 0, uncached: 5100 });
+  });
+});
+
+describe("Gemini: implicit caching from the model's minimum, the whole shared prefix, no write premium", () => {
+  const flash = priceOf(table, "gemini-2.5-flash", "google")!; // $0.30 input, $0.03 cached
+
+  it("minimums by model: 2,048 for 2.5 Flash and Pro, 4,096 for 3.1 Pro and 3.5+ Flash, 1,024 for 3 Flash Preview", () => {
+    expect(
+      [
+        "gemini-2.5-flash",
+        "gemini-2.5-pro",
+        "gemini-3.1-pro-preview",
+        "gemini-3.6-flash",
+        "gemini-3-flash-preview",
+      ].map(geminiMinCacheTokens),
+    ).toEqual([2048, 2048, 4096, 4096, 1024]);
+  });
+
+  it("5,000 shared of 6,000 read 5,000 (no 128 steps); 2,000 shared under 2,048 read nothing; an explicit cache reads nothing implicitly", () => {
+    const model = cacheModel({ provider: "gemini", minCacheTokens: 2048 });
+    expect(model.next(loop(0, 5000, null)).cacheRead).toBe(0);
+    const hit = model.next(loop(1, 6000, 5000));
+    expect(hit).toEqual({ inputTokens: 6000, cacheRead: 5000, cacheWrite5m: 0, cacheWrite1h: 0, uncached: 1000 });
+    expect(inputCost(hit, flash)).toBeCloseTo((1000 * 0.3 + 5000 * 0.03) / 1e6, 12);
+    expect(model.next(loop(2, 6100, 2000)).cacheRead).toBe(0);
+    expect(model.next({ ...loop(3, 6200, 6100), explicitCache: true }).cacheRead).toBe(0);
   });
 });

@@ -49,6 +49,16 @@ const REPLIES: Record<WireApi, unknown> = {
     output: [{ id: "fc_1", type: "function_call", call_id: "call_x", name: "read", arguments: '{"path":"b"}' }],
     usage: { input_tokens: 900, input_tokens_details: { cached_tokens: 768 }, output_tokens: 20, total_tokens: 920 },
   },
+  "google-generative-ai": {
+    candidates: [{ content: { role: "model", parts: [{ text: "Read it." }] }, finishReason: "STOP", index: 0 }],
+    usageMetadata: {
+      promptTokenCount: 3000,
+      cachedContentTokenCount: 2048,
+      candidatesTokenCount: 5,
+      thoughtsTokenCount: 40,
+      totalTokenCount: 3045,
+    },
+  },
 };
 
 const TOOL = {
@@ -189,6 +199,24 @@ describe("a chat span per request (GenAI conventions, in-memory exporter)", asyn
     const endMs = span!.endTime[0] * 1000 + span!.endTime[1] / 1e6;
     expect(startMs).toBeCloseTo(Date.parse(r.ts), 3);
     expect(endMs - startMs).toBeCloseTo(r.durationMs, 3);
+  });
+
+  it("Gemini: provider gcp.gemini, the prompt holds the cached content, thoughts count as output", async () => {
+    const r = byApi("google-generative-ai");
+    const [span] = await throughSdk([chatSpan(r, null, hashesOnly)]);
+    expect(span!.attributes).toEqual({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "gcp.gemini",
+      "gen_ai.request.model": "model-google-generative-ai",
+      "gen_ai.conversation.id": r.run,
+      "gen_ai.usage.input_tokens": 3000,
+      "gen_ai.usage.output_tokens": 5 + 40,
+      "gen_ai.usage.cache_read.input_tokens": 2048,
+      "payload_probe.usage.source": "provider",
+      "gen_ai.response.finish_reasons": ["stop"],
+      ...measures(r),
+      ...hashes(r),
+    });
   });
 
   it("--content none sends no hashes; full adds the texts as the conventions name them", async () => {
