@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { type Dispatcher, getGlobalDispatcher } from "undici";
-import { trustExtraCasFor } from "../extra-ca-certs.js";
+import { Agent, type Dispatcher } from "undici";
+import { trustedCas } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { FinishedExchange } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
@@ -170,7 +170,20 @@ class ClientRelay implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Sends one request upstream on the global dispatcher (its connections kept alive and pooled) and relays the response. */
+/**
+ * The relay's own pool of kept-alive upstream connections, trusting the certificates run.sh held back
+ * from start-up. Not undici's global dispatcher: that slot is shared with Node's built-in fetch, and
+ * when fetch ran first in the process it holds Node's bundled undici, whose dispatch takes another
+ * handler interface than ClientRelay's ("invalid onError method").
+ */
+let upstreamPool: Agent | undefined;
+function upstreamDispatcher(): Agent {
+  const ca = trustedCas();
+  upstreamPool ??= new Agent(ca ? { connect: { ca } } : {});
+  return upstreamPool;
+}
+
+/** Sends one request upstream on the relay's pool (its connections kept alive) and relays the response. */
 function relay(
   target: URL,
   authorization: string | undefined,
@@ -186,7 +199,7 @@ function relay(
       headers: { ...(authorization && { authorization }), ...endToEnd(request.headers) },
       body: bytes.length > 0 ? bytes : undefined,
     };
-    getGlobalDispatcher().dispatch(options, new ClientRelay(target.origin, response, resolve));
+    upstreamDispatcher().dispatch(options, new ClientRelay(target.origin, response, resolve));
   });
 }
 
@@ -224,7 +237,6 @@ function refuseUnrouted(routes: ResolvedRoute[], request: IncomingMessage, respo
 export async function startCaptureProxy(options: CaptureProxyOptions): Promise<CaptureProxy> {
   const isCredential = credentialQueryName(options.redactQuery);
   const routes = resolveRoutes(routesOf(options), isCredential);
-  for (const route of routes) await trustExtraCasFor(route.origin);
   let thread: Promise<CaptureThread> | undefined;
 
   /** The route and target of a request, or undefined when no route serves its path (told to onUnrouted). */

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { connect as connectTcp } from "node:net";
 import type { Duplex } from "node:stream";
 import { connect as connectTls } from "node:tls";
+import { trustedCas } from "../extra-ca-certs.js";
 import { isHopByHop } from "./forward-headers.js";
 import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
 import type { ResponseEnding } from "./types.js";
@@ -54,8 +55,10 @@ export function tunnelUpgrade(
   const secure = target.protocol === "https:";
   const port = Number(target.port) || (secure ? 443 : 80);
   const hostname = target.hostname.replace(/^\[|\]$/g, "");
+  // The certificates run.sh held back from start-up are trusted here as on the relay's HTTP pool.
+  const ca = secure ? trustedCas() : undefined;
   const upstream = secure
-    ? connectTls({ host: hostname, port, servername: hostname, ALPNProtocols: ["http/1.1"] })
+    ? connectTls({ host: hostname, port, servername: hostname, ALPNProtocols: ["http/1.1"], ...(ca && { ca }) })
     : connectTcp({ host: hostname, port });
   const frames = { client: new FrameCounter(), upstream: new FrameCounter() };
   let status: number | null = null;

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { tokenLedger } from "../../src/analysis/segments.js";
@@ -140,7 +141,11 @@ describe("capture proxy", () => {
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let seen = "";
-    while (!seen.includes("first ")) seen += decoder.decode((await reader.read()).value, { stream: true });
+    while (!seen.includes("first ")) {
+      const chunk = await reader.read();
+      if (chunk.done) throw new Error(`the response ended before its first event: ${JSON.stringify(seen)}`);
+      seen += decoder.decode(chunk.value, { stream: true });
+    }
     expect(seen).not.toContain("second");
     seeFirst();
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
@@ -153,6 +158,32 @@ describe("capture proxy", () => {
     expect(jsonl<RequestRecord>(join(runs, "proxy", "requests.jsonl")).map((r) => r.response?.text)).toEqual([
       "first second",
     ]);
+  });
+
+  it("relays in a process where Node's built-in fetch ran before undici was loaded", () => {
+    // Node's bundled undici then holds the global dispatcher slot, with another handler interface.
+    const proxyModule = pathToFileURL(join(PROJECT_ROOT, "dist/capture/capture-proxy.js")).href;
+    const script = `
+      import { createServer } from "node:http";
+      const upstream = createServer((q, r) => { q.resume(); q.on("end", () => r.end("relayed")); });
+      await new Promise((r) => upstream.listen(0, "127.0.0.1", r));
+      const base = "http://127.0.0.1:" + upstream.address().port;
+      await (await fetch(base + "/warm")).text();
+      const { startCaptureProxy } = await import(${JSON.stringify(proxyModule)});
+      const proxy = await startCaptureProxy({ upstream: base, runsDir: process.argv[1], database: false });
+      try {
+        const answer = await fetch(proxy.url + "/v1/models");
+        console.log(answer.status, await answer.text());
+      } finally {
+        await proxy.close();
+        upstream.close();
+      }`;
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script, tempDir("proxy-fetch-first-")], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("200 relayed\n");
   });
 
   it("the client gets the status and headers while the upstream still holds the body", async () => {
