@@ -165,6 +165,10 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     expect(low.stdout.split("\n")[0]).toBe(
       `agent: cache hit rate ${shown} is below the minimum 99% (by our cache model)`,
     );
+    // diff puts each side's figures under the comparison, A then B.
+    const sides = cliIn(scratch, "diff", baseline, join(runs, "agent")).stdout;
+    expect(sides).toMatch(/\nA cache: hit rate [\d.]+%/);
+    expect(sides).toContain(`\nB cache: hit rate ${shown} (${read} of `);
     // OpenAI writes nothing it charges for: no amplification to exceed.
     expect(check("--max-write-amplification", "0").code).toBe(0);
     for (const bad of ["1.5", "most"]) {
