@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { type DiagnosedApi, diagnosticsAsked, isDiagnosedApi } from "../providers/cache-diagnosis.js";
-import type { WireApi } from "../providers/types.js";
+import type { Transport, WireApi } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
 import { decodeBody } from "./body-encoding.js";
 import type { HandedResponse } from "./handed-exchange.js";
@@ -54,7 +54,7 @@ export class DiagnosticsChain {
   }
 
   /** Learns the response id a chained request got, so the next request of its lineage compares with it. */
-  answered(request: ChainedRequest, response: HandedResponse): void {
+  answered(request: ChainedRequest, response: Pick<HandedResponse, "status" | "bytes" | "contentEncoding">): void {
     if (response.status === null || response.status < 200 || response.status > 299) return;
     const head = decodeBody(response.bytes, response.contentEncoding, true).text.slice(0, ID_WINDOW);
     const id = ID_PATTERN[request.api].exec(head)?.[1];
@@ -86,12 +86,34 @@ export async function relayChained(
   return { relayed, ...(chained.amended && { added: { diagnosticsAdded: chained.amended.added } }) };
 }
 
+/**
+ * The runtime's requests chained as the proxy chains an agent's (a probe's `model.cacheDiagnostics`):
+ * here the fields are the runtime's own, so a capture wrapped inside records them as sent.
+ */
+export function chainTransport(transport: Transport): Transport {
+  const chain = new DiagnosticsChain();
+  return async (request) => {
+    const chained = chain.chain(request.api, Buffer.from(request.body), undefined);
+    const body = chained?.amended?.bytes.toString("utf8") ?? request.body;
+    const stream = await transport({ ...request, body });
+    if (!chained) return stream;
+    return (async function* () {
+      const chunks: string[] = [];
+      for await (const chunk of stream) {
+        chunks.push(chunk);
+        yield chunk;
+      }
+      chain.answered(chained, { status: 200, bytes: Buffer.from(chunks.join("")) });
+    })();
+  };
+}
+
 /** The API, the model and a hash of the first message: what stays the same through one conversation. */
 function lineageOf(api: DiagnosedApi, json: Record<string, unknown>): string {
   const first = api === "anthropic-messages" ? asArray(json.messages)[0] : firstInput(json.input);
-  const hash = createHash("sha256")
-    .update(JSON.stringify(first ?? null))
-    .digest("hex");
+  // A breakpoint marker moves off the first message as the conversation grows; the lineage stays.
+  const text = JSON.stringify(first ?? null, (key, value) => (key === "cache_control" ? undefined : value));
+  const hash = createHash("sha256").update(text).digest("hex");
   return `${api} ${String(json.model)} ${hash}`;
 }
 

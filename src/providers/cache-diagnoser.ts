@@ -14,7 +14,7 @@ import {
   missedTokens,
 } from "./cache-diagnosis.js";
 import { sseEvent } from "./response-body.js";
-import type { Codec, WireApi, WireDissection } from "./types.js";
+import type { Codec, Transport, WireApi, WireDissection } from "./types.js";
 
 /** The fixed ids the codecs render (anthropic-messages.ts, openai-responses.ts), replaced by each reply's own. */
 const RENDERED_ID: Record<DiagnosedApi, { text: string; prefix: string }> = {
@@ -68,6 +68,22 @@ export class CacheDiagnoser {
     const divergence = firstDivergence(before, after);
     return { kind: "compared", divergence, ...missedTokens(before, after, divergence, this.count) };
   }
+}
+
+/**
+ * An in-process transport (the scripted model) answering as the mock does: its reply is handed over
+ * whole, so a later request finds it remembered.
+ */
+export function withCacheDiagnosis(transport: Transport, diagnoser: CacheDiagnoser): Transport {
+  return async (request) => {
+    const rendered: string[] = [];
+    for await (const chunk of await transport(request)) rendered.push(chunk);
+    const reply = diagnoser.answer(request.api, request.body, rendered);
+    reply.sent();
+    return (async function* () {
+      yield* reply.chunks;
+    })();
+  };
 }
 
 /**

@@ -33,14 +33,24 @@ export function diagnosticsAsked(api: DiagnosedApi, body: unknown): { compareWit
 /** Where a request first stops extending an earlier one, in the order a prompt is cached; null: it extends it. */
 export type Divergence = "model" | "tools" | "system" | "messages" | null;
 
+/**
+ * Compared without cache breakpoint markers (`prefixJson`): moving a breakpoint changes no prefix a
+ * provider matches (Anthropic, "Prompt caching"), as the prefix locator holds too.
+ */
+const prefixText = (part: { json: string; prefixJson?: string }) => part.prefixJson ?? part.json;
+
 export function firstDivergence(before: WireDissection, after: WireDissection): Divergence {
   if (before.model !== after.model) return "model";
-  if ((before.toolsJson ?? "") !== (after.toolsJson ?? "")) return "tools";
+  if (before.tools.map(prefixText).join(",") !== after.tools.map(prefixText).join(",")) return "tools";
   if (before.systemParts.join("\n") !== after.systemParts.join("\n")) return "system";
-  const kept =
-    after.messages.length >= before.messages.length &&
-    before.messages.every((message, i) => message.json === after.messages[i]!.json);
-  return kept ? null : "messages";
+  return firstChangedMessage(before, after) === -1 ? null : "messages";
+}
+
+/** The first of the earlier request's messages the later one does not keep as it was (-1: all kept). */
+function firstChangedMessage(before: WireDissection, after: WireDissection): number {
+  return before.messages.findIndex(
+    (m, i) => after.messages[i] === undefined || prefixText(m) !== prefixText(after.messages[i]!),
+  );
 }
 
 /**
@@ -93,7 +103,7 @@ function openaiDiagnostics(outcome: DiagnosisOutcome): unknown {
 /** The texts of a request in cache order, each with the part it belongs to. */
 function cacheOrder(d: WireDissection): { part: Exclude<Divergence, null | "model">; text: string }[] {
   return [
-    { part: "tools", text: d.toolsJson ?? "" },
+    { part: "tools", text: d.tools.map(prefixText).join(",") },
     ...d.systemParts.map((text) => ({ part: "system" as const, text })),
     ...d.messages.map((m) => ({ part: "messages" as const, text: m.json })),
   ];
@@ -113,11 +123,7 @@ export function missedTokens(
   const reusableTokens = texts.reduce((sum, t) => sum + count(t.text), 0);
   if (divergence === null) return { missedTokens: 0, reusableTokens };
   let from = divergence === "model" ? 0 : texts.findIndex((t) => t.part === divergence);
-  if (divergence === "messages")
-    from += Math.max(
-      0,
-      before.messages.findIndex((m, i) => m.json !== after.messages[i]?.json),
-    );
+  if (divergence === "messages") from += Math.max(0, firstChangedMessage(before, after));
   const missed = texts.slice(Math.max(from, 0)).reduce((sum, t) => sum + count(t.text), 0);
   return { missedTokens: missed, reusableTokens };
 }
