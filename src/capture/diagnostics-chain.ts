@@ -108,7 +108,7 @@ export function chainTransport(transport: Transport): Transport {
   };
 }
 
-/** The API, the model and a hash of the first message: what stays the same through one conversation. */
+/** The API, the model and a hash of the first message (past system texts): what stays the same through one conversation. */
 function lineageOf(api: DiagnosedApi, json: Record<string, unknown>): string {
   const first = api === "anthropic-messages" ? asArray(json.messages)[0] : firstInput(json.input);
   // A breakpoint marker moves off the first message as the conversation grows; the lineage stays.
@@ -117,7 +117,14 @@ function lineageOf(api: DiagnosedApi, json: Record<string, unknown>): string {
   return `${api} ${String(json.model)} ${hash}`;
 }
 
-const firstInput = (input: unknown) => (typeof input === "string" ? input : asArray(input)[0]);
+/**
+ * The first input item past the system and developer texts: those change with the tools an agent
+ * activates (a miss worth diagnosing), the first user turn does not.
+ */
+const firstInput = (input: unknown) =>
+  typeof input === "string"
+    ? input
+    : asArray(input).find((item) => !["system", "developer"].includes(String(asObject(item).role)));
 
 /**
  * The body with the request field added: inserted before the closing brace, so the agent's bytes are
