@@ -50,6 +50,8 @@ describe("proxy --cache-diagnostics (the CLI)", () => {
       });
       expect(second.diagnostics).toBeNull();
       expect(await proxy.stop()).toBe(0);
+      // The live line of each exchange (stderr) carries the provider's word beside the prefix.
+      expect(proxy.stderr()).toMatch(/#2 anthropic-messages .*; provider \(anthropic\): hit, agrees/);
       const records = jsonl<RequestRecord>(join(runs, "chained", "requests.jsonl"));
       expect(records.map((r) => r.cacheDiagnostics?.verdict)).toEqual(["first-turn", "hit"]);
       expect(records[1]!.cacheDiagnostics).toMatchObject({
