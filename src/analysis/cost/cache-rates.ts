@@ -109,3 +109,9 @@ export function cacheRatesLine(rates: RunCacheRates): string {
       : `write amplification ${percentOf(rates.writeAmplification)} (${rates.unread} of ${rates.written} written tokens never read)`;
   return `cache: hit rate ${percentOf(rates.hitRate)} (${rates.read} of ${rates.input} prompt tokens read), ${writes}; ${BASIS_WORDS[rates.basis]}`;
 }
+
+/** One request's figures for its detail (`view --cost`): `cache: read 1152 of 1458 prompt tokens (79%), wrote 306, 0 never read; by our cache model`. */
+export function requestCacheLine(rate: RequestCacheRate): string {
+  const basis = rate.basis === "provider" ? "by the provider's usage" : "by our cache model";
+  return `cache: read ${rate.read} of ${rate.input} prompt tokens (${percentOf(rate.hitRate)}), wrote ${rate.written}, ${rate.unread} never read; ${basis}`;
+}
