@@ -1,4 +1,5 @@
 import type { RequestRecord } from "../capture/types.js";
+import { providerSummary } from "./cache-agreement.js";
 
 /**
  * Roles with the repeating tail folded: `system>user>(assistant>tool)×3`. The full list is in the
@@ -49,6 +50,12 @@ export function partSizes(r: RequestRecord, unit: SizeUnit): PartSizes {
  * or where and why it broke with the part that was still shared. Non-loop requests are not compared.
  */
 export function prefixSummary(r: RequestRecord): string {
+  const provider = providerSummary(r);
+  return provider ? `${locatorSummary(r)}; ${provider}` : locatorSummary(r);
+}
+
+/** Our prefix locator's side of prefixSummary. */
+function locatorSummary(r: RequestRecord): string {
   const p = r.prefix;
   if (r.kind !== "loop" || p === null) return "—";
   const shared = `${p.sharedBytes} B${sharedTokensOf(r) === null ? "" : `/${sharedTokensOf(r)} tok`}`;

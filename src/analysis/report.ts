@@ -5,7 +5,8 @@
  * written as the rows arrive.
  */
 import { TOKEN_ENCODING } from "../capture/tokens.js";
-import type { RequestRecord } from "../capture/types.js";
+import type { CacheDiagnostics, RequestRecord } from "../capture/types.js";
+import { type CacheAgreement, cacheAgreement } from "./cache-agreement.js";
 import {
   compactRoles,
   markerSummary,
@@ -41,8 +42,11 @@ export interface ReportRow {
   roles: string[];
   markers: Record<string, number>;
   prefix: RequestRecord["prefix"];
-  /** The prefix in a few words (`kept 5647 B/1282 tok`, `breaks in tools: …`). */
+  /** The prefix in a few words (`kept 5647 B/1282 tok`, `breaks in tools: …`), and the provider's word when it gave one. */
   prefixSummary: string;
+  /** What the provider said of its cache, and whether our prefix agrees (only when it was asked). */
+  cacheDiagnostics?: CacheDiagnostics;
+  cacheAgreement?: CacheAgreement;
 }
 
 export function reportRow(r: RequestRecord, unit: SizeUnit): ReportRow {
@@ -58,6 +62,7 @@ export function reportRow(r: RequestRecord, unit: SizeUnit): ReportRow {
     markers: r.markers,
     prefix: r.prefix,
     prefixSummary: prefixSummary(r),
+    ...(r.cacheDiagnostics && { cacheDiagnostics: r.cacheDiagnostics, cacheAgreement: cacheAgreement(r) }),
   };
 }
 

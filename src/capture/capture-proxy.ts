@@ -5,6 +5,7 @@ import { trustedCas } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { FinishedExchange } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
+import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
 import type { HandedResponse } from "./handed-exchange.js";
 import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
@@ -42,6 +43,8 @@ export interface CaptureProxyOptions {
   redactBody?: RegExp[];
   /** Store the secrets found in bodies as sent instead of markers (`--keep-secrets`). */
   keepSecrets?: boolean;
+  /** Ask the provider for its cache diagnostics on Messages and Responses requests (`--cache-diagnostics`, diagnostics-chain.ts). */
+  cacheDiagnostics?: boolean;
   /** Told once each exchange is written (the CLI's live line). */
   onFinished?: (exchange: FinishedExchange) => void;
   /** The capture queue's bounds, the shutdown's drain time and where capture notices go (capture-thread.ts). */
@@ -238,6 +241,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   const isCredential = credentialQueryName(options.redactQuery);
   const routes = resolveRoutes(routesOf(options), isCredential);
   let thread: Promise<CaptureThread> | undefined;
+  const diagnostics = options.cacheDiagnostics ? new DiagnosticsChain() : null;
 
   /** The route and target of a request, or undefined when no route serves its path (told to onUnrouted). */
   function routed(request: IncomingMessage): { route: ResolvedRoute; incoming: URL; target: URL } | undefined {
@@ -258,8 +262,9 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const bytes = await readBody(request);
     const api = apiForPath(to.incoming.pathname);
     const contentEncoding = headerText(request.headers["content-encoding"]);
-    const relayed = await relay(to.target, to.route.authorization, request, bytes, response);
-    const handed = { api, url: redactUrl(to.target, isCredential), bytes, contentEncoding };
+    const send = (sent: Buffer) => relay(to.target, to.route.authorization, request, sent, response);
+    const { relayed, added } = await relayChained(diagnostics, { api, bytes, contentEncoding, request }, send);
+    const handed = { api, url: redactUrl(to.target, isCredential), bytes, contentEncoding, ...added };
     capture.handLater(handed, relayed, ts, performance.now() - started);
   }
 

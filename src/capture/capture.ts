@@ -2,6 +2,7 @@ import type { StorageError } from "../errors.js";
 import { JsonlWriter } from "../jsonl.js";
 import type { Codec, Transport, WireDissection, WireRequest } from "../providers/types.js";
 import type { BodyEncoding } from "./body-encoding.js";
+import { readCacheDiagnostics } from "./cache-diagnostics.js";
 import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import { runFiles } from "./run-format.js";
@@ -9,7 +10,7 @@ import { SecretScanner, type SecretTally } from "./secrets.js";
 import type { RunDatabase } from "./sqlite.js";
 import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
 import { loadTokenCounter, TOKEN_ENCODING, type TokenMeasure } from "./tokens.js";
-import type { MarkerSpec, RequestRecord, ResponseEnding } from "./types.js";
+import type { AddedDiagnostics, MarkerSpec, RequestRecord, ResponseEnding } from "./types.js";
 
 export interface CaptureOptions {
   run: string;
@@ -81,6 +82,8 @@ export interface LoggedRequest {
   unreadable?: string;
   /** `body` is the decoded text of a body sent with this content-encoding (the proxy). */
   encoding?: BodyEncoding;
+  /** Cache diagnostics fields the proxy added to the body upstream (`body` is as the agent sent it). */
+  diagnosticsAdded?: AddedDiagnostics;
 }
 
 /** Error bodies and messages are kept in the record up to this many characters (the payload keeps all of it). */
@@ -281,7 +284,7 @@ export class Capture {
   }
 
   private async record(
-    request: WireRequest,
+    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded">,
     dissection: WireDissection,
     seq: number,
     ts: string,
@@ -331,6 +334,8 @@ export class Capture {
     if (record.response) record.response.text = this.redact(record.response.text);
     if (record.prefix?.breakDetail) record.prefix.breakDetail = this.redact(record.prefix.breakDetail);
     if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
+    const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request.diagnosticsAdded);
+    if (diagnostics) record.cacheDiagnostics = diagnostics;
     return record;
   }
 

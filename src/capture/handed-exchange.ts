@@ -6,6 +6,7 @@
 import type { WireApi } from "../providers/types.js";
 import { decodeBody } from "./body-encoding.js";
 import type { LoggedRequest, ResponseOutcome } from "./capture.js";
+import type { AddedDiagnostics } from "./types.js";
 import { isCheckedStream, requestProblem, streamReachedEnd } from "./wire-request.js";
 
 /** A request: its exact bytes, the API its path names, the URL to store. */
@@ -17,6 +18,8 @@ export interface HandedRequest {
   contentEncoding?: string;
   /** Why the server could not read the body (the mock answered it with a 400). */
   unreadable?: string;
+  /** Cache diagnostics fields the proxy added upstream; `bytes` are the body as the agent sent it. */
+  diagnosticsAdded?: AddedDiagnostics;
 }
 
 /** A response: its exact bytes, and the headers the capture needs to read them. */
@@ -31,7 +34,8 @@ export interface HandedResponse extends Omit<ResponseOutcome, "body" | "encoding
  * How the capture logs a request: a chat body it can take apart is a `loop` request; anything else,
  * and a body it cannot decode, a side payload.
  */
-export function loggedRequest({ api, url, bytes, contentEncoding, unreadable }: HandedRequest): LoggedRequest {
+export function loggedRequest(handed: HandedRequest): LoggedRequest {
+  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded } = handed;
   const { text: body, encoding } = decodeBody(bytes, contentEncoding);
   const side = { kind: "side", api: null, url, body, ...(encoding && { encoding }) } as const;
   if (unreadable) return { ...side, unreadable };
@@ -39,7 +43,7 @@ export function loggedRequest({ api, url, bytes, contentEncoding, unreadable }: 
   if (api === null) return side;
   const problem = requestProblem(api, body);
   if (problem) return { ...side, unreadable: problem.message };
-  return { kind: "loop", api, url, body, ...(encoding && { encoding }) };
+  return { kind: "loop", api, url, body, ...(encoding && { encoding }), ...(diagnosticsAdded && { diagnosticsAdded }) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PidLock } from "../pid-lock.js";
+import { CacheDiagnoser } from "../providers/cache-diagnoser.js";
 import { codecFor } from "../providers/codecs.js";
 import { geminiEndpoint, geminiReplyForm } from "../providers/google-generative-ai.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
@@ -159,6 +160,8 @@ interface MockState {
   transport: Transport;
   /** Each request's token count, from the worker, for the scripted model's usage. */
   inputTokens: WeakMap<WireRequest, number>;
+  /** Gives each reply its id and answers cache diagnostics from the requests it has answered. */
+  diagnoser: CacheDiagnoser;
   origin: string;
   delayMs: number;
   onRequest?: (body: string) => void;
@@ -232,8 +235,9 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     if (!(error instanceof ScriptExhausted)) throw error;
     return sendJson(response, 500, errorBody(api, 500, error.message));
   }
-  const chunks: string[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
+  const rendered: string[] = [];
+  for await (const chunk of stream) rendered.push(chunk);
+  const { chunks, sent } = state.diagnoser.answer(api, body, rendered);
   // The record is written before the reply is sent: a client that reads the run right after a reply finds its record.
   const reply = {
     bytes: Buffer.from(chunks.join("")),
@@ -244,6 +248,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
   } as const;
   await capture.hand({ api, url, bytes }, reply, ts, performance.now() - started);
   await sendReply(response, replyStreams(api, url, body), chunks, state.delayMs);
+  sent();
 }
 
 /**
@@ -301,6 +306,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     capture,
     transport,
     inputTokens,
+    diagnoser: new CacheDiagnoser(codecFor, (text) => counter.countText(text)),
     origin,
     delayMs: options.chunkDelayMs ?? 0,
     onRequest: options.onRequest,

@@ -45,9 +45,10 @@ export const runDatabasePath = (runsDir: string) => join(runsDir, DATABASE_FILE)
  * The database's format, kept in SQLite's `PRAGMA user_version`. 0 is a database from before the
  * number (migrated by the column additions in sqlite.ts, then stamped); a number above this one was
  * written by a newer payload-probe, whose tables this build cannot promise to read or write.
- * Raise it with a migration in sqlite.ts whenever the tables change.
+ * Raise it with a migration in sqlite.ts whenever the tables change. 2: requests gained
+ * `cache_verdict` and `cache_reason` (the provider's cache diagnostics).
  */
-export const DATABASE_FORMAT = 1;
+export const DATABASE_FORMAT = 2;
 
 /** One line for a database a newer payload-probe wrote (the caller makes it a StorageError naming the file). */
 export function newerFormatMessage(path: string, format: number): string | null {

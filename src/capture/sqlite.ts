@@ -38,6 +38,8 @@ CREATE TABLE IF NOT EXISTS requests (
   record TEXT NOT NULL,
   http_status INTEGER,
   ending TEXT,
+  cache_verdict TEXT,
+  cache_reason TEXT,
   PRIMARY KEY (run_id, seq)
 );
 CREATE TABLE IF NOT EXISTS payloads (
@@ -215,8 +217,8 @@ export class RunDatabase extends RunDatabaseReader {
       throw storageError(path, error) ?? error;
     }
     this.insertRequest = this.db.prepare(
-      `INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, tokens_total, prefix_break_at, record, http_status, ending)
-       VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record, @status, @ending)`,
+      `INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, tokens_total, prefix_break_at, record, http_status, ending, cache_verdict, cache_reason)
+       VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record, @status, @ending, @cacheVerdict, @cacheReason)`,
     );
     this.insertPayload = this.db.prepare(`INSERT INTO payloads (run_id, seq, type, data) VALUES (?, ?, ?, ?)`);
     this.insertEvent = this.db.prepare(`INSERT INTO events (run_id, idx, seq, type, data) VALUES (?, ?, ?, ?, ?)`);
@@ -261,7 +263,10 @@ export class RunDatabase extends RunDatabaseReader {
       if (run.pid === null || !isProcessAlive(run.pid, run.pid_start)) this.finishRun(run.id, "interrupted");
   }
 
-  /** Databases written before requests had `http_status` and `ending` get the columns (empty for old rows). */
+  /**
+   * Databases written before requests had `http_status` and `ending` (format 0), or the provider's cache
+   * verdict and reason (format 1), get the columns (empty for old rows).
+   */
   private addRequestColumns(): void {
     const columns = new Set(
       (this.db.prepare(`PRAGMA table_info(requests)`).all() as { name: string }[]).map((c) => c.name),
@@ -269,6 +274,8 @@ export class RunDatabase extends RunDatabaseReader {
     for (const [name, type] of [
       ["http_status", "INTEGER"],
       ["ending", "TEXT"],
+      ["cache_verdict", "TEXT"],
+      ["cache_reason", "TEXT"],
     ])
       if (!columns.has(name)) this.db.exec(`ALTER TABLE requests ADD COLUMN ${name} ${type}`);
   }
@@ -312,6 +319,8 @@ export class RunDatabase extends RunDatabaseReader {
       record: JSON.stringify(record),
       status: record.status ?? null,
       ending: record.ending ?? null,
+      cacheVerdict: record.cacheDiagnostics?.verdict ?? null,
+      cacheReason: record.cacheDiagnostics?.reason ?? null,
     };
     this.write(() => this.insertRequest.run(row));
   }

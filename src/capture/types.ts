@@ -80,6 +80,40 @@ export interface RequestRecord {
   firstByteMs?: number | null;
   ending?: ResponseEnding;
   error?: string | null;
+  /** What the provider said about its prompt cache for this request (absent when it was not asked). */
+  cacheDiagnostics?: CacheDiagnostics;
+}
+
+/**
+ * The provider's verdict: `hit` (no divergence found), `miss` (with a reason), `first-turn` (Anthropic's
+ * opt-in with nothing to compare), `not-found` (the earlier response is unknown or expired), `pending`
+ * (the comparison had not finished when the response was sent), `unavailable` (no diagnosis given).
+ */
+export type CacheVerdict = "hit" | "miss" | "first-turn" | "not-found" | "pending" | "unavailable";
+
+/** Request fields the proxy added to ask for diagnostics, and the response id they compare with. */
+export interface AddedDiagnostics {
+  fields: string[];
+  compareWith: string | null;
+}
+
+export interface CacheDiagnostics {
+  source: "anthropic" | "openai";
+  verdict: CacheVerdict;
+  /** The provider's reason for a miss, in its own name (`tools_changed`, `input_changed`…); null otherwise. */
+  reason: string | null;
+  /** What the reason names in our terms (a request part, or the model), to hold against the prefix locator; null when it names none. */
+  part: Part | "model" | null;
+  /** The provider's estimate of the tokens not read from the cache because of the miss. */
+  missedTokens: number | null;
+  /** OpenAI's count of the compared response's reusable prefix. */
+  reusableTokens: number | null;
+  /** The response id the request compared with (null: a first turn). */
+  comparedWith: string | null;
+  /** The request fields payload-probe added (`--cache-diagnostics`); absent when the agent asked itself. */
+  added?: string[];
+  /** The provider's object as it came (null: the response carried none). */
+  raw: unknown;
 }
 
 /**

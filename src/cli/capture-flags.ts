@@ -18,6 +18,7 @@ export const CAPTURE_OPTIONS = {
   "redact-body": { type: "string", multiple: true },
   otel: { type: "string" },
   "keep-secrets": { type: "boolean" },
+  "cache-diagnostics": { type: "boolean" },
 } as const;
 
 /** The help lines of CAPTURE_OPTIONS but --name and --otel, whose text differs per command. */
@@ -32,7 +33,13 @@ export const CAPTURE_FLAGS_HELP = `  --port N        port to listen on (default 
   --redact-body REGEX
                   replace every match of REGEX (JavaScript syntax) in stored
                   request and response bodies with [redacted] (repeatable)
-${KEEP_SECRETS_HELP}`;
+${KEEP_SECRETS_HELP}
+  --cache-diagnostics
+                  ask the provider why each Messages or Responses request
+                  missed its prompt cache: adds the diagnostics fields to
+                  the body sent upstream, chained to the previous response
+                  of the same conversation (docs/capture.md); the run keeps
+                  the body as the agent sent it`;
 
 /** An `--upstream…` value: an http or https URL, as given (its userinfo is the proxy's to take apart). */
 export function parseUpstream(command: string, flag: string, value: string | undefined): string {
@@ -64,6 +71,7 @@ interface CaptureValues {
   redact?: string[];
   "redact-body"?: string[];
   "keep-secrets"?: boolean;
+  "cache-diagnostics"?: boolean;
 }
 
 /** The proxy's options from the shared flags; the run is named `--name`, else `defaultName`. */
@@ -76,5 +84,6 @@ export function captureSettings(command: string, values: CaptureValues, defaultN
     redactQuery: values.redact,
     redactBody: (values["redact-body"] ?? []).map((source) => parseBodyPattern(command, source)),
     keepSecrets: keepSecretsFlag(command, values["keep-secrets"]),
+    cacheDiagnostics: values["cache-diagnostics"] === true,
   } satisfies Partial<CaptureProxyOptions>;
 }

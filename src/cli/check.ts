@@ -36,6 +36,11 @@ as a saving, not a failure.
   --budget-dollars X  with --run: fail when the run's predicted dollars exceed X (needs a priced model);
                       both replace the budget kept in the baseline file ({"budget": {tokens, dollars}});
                       a failing budget is the first line printed: the figure, the budget, the excess
+  --min-cache-hit R   with --run: fail when the run's cache hit rate (prompt tokens read from the
+                      cache over all prompt tokens) is below R, a share from 0 to 1
+  --max-write-amplification R
+                      with --run: fail when more than R (0 to 1) of the tokens written to the cache
+                      were never read by a later request (docs/cost.md)
   --model ID          with --run: price the run as model ID
   --pricing FILE      with --run: a pricing file that adds or overrides models
                       (--budget-*, --model and --pricing without --run are a usage error, exit 2:
@@ -77,6 +82,8 @@ export async function main(argv: string[]): Promise<number> {
       pricing: { type: "string" },
       "budget-tokens": { type: "string" },
       "budget-dollars": { type: "string" },
+      "min-cache-hit": { type: "string" },
+      "max-write-amplification": { type: "string" },
       agent: { type: "string" },
     } as const,
   });
@@ -85,9 +92,9 @@ export async function main(argv: string[]): Promise<number> {
   const agents = agentsArg("check", values.agent);
   const root = PROJECT_ROOT;
   const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
-  const runOnly = (["budget-tokens", "budget-dollars", "model", "pricing"] as const).filter(
-    (f) => values[f] !== undefined,
-  );
+  const runOnly = (
+    ["budget-tokens", "budget-dollars", "min-cache-hit", "max-write-amplification", "model", "pricing"] as const
+  ).filter((f) => values[f] !== undefined);
   if (values.run === undefined && runOnly.length > 0)
     throw usageError("check", `--${runOnly[0]} applies to a captured run only; give it with --run RUN --baseline FILE`);
   if (values.run !== undefined) {
@@ -111,6 +118,10 @@ export async function main(argv: string[]): Promise<number> {
         ...(values["budget-dollars"] === undefined
           ? {}
           : { dollars: budgetArg("budget-dollars", values["budget-dollars"]) }),
+      },
+      cacheLimits: {
+        minHitRate: shareArg("min-cache-hit", values["min-cache-hit"]),
+        maxWriteAmplification: shareArg("max-write-amplification", values["max-write-amplification"]),
       },
     });
     return report([check], values);
@@ -152,6 +163,15 @@ async function report(
 }
 
 /** A budget: a number of at least 0 (tokens or dollars). */
+/** A share from 0 to 1 (`--min-cache-hit 0.8`), or undefined when the flag was not given. */
+function shareArg(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === "" || !Number.isFinite(number) || number < 0 || number > 1)
+    throw new UserError(`check: --${flag} expected a share from 0 to 1 (0.8 for 80%), got ${JSON.stringify(value)}`);
+  return number;
+}
+
 function budgetArg(flag: string, value: string): number {
   const number = Number(value);
   if (value.trim() === "" || !Number.isFinite(number) || number < 0)

@@ -3,9 +3,10 @@ import { diffSources } from "../analysis/diff/diff.js";
 import { writeDiff } from "../analysis/diff/diff-render.js";
 import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/table/output.js";
+import { wrapLines } from "../text-wrap.js";
 import { parseCommand, usageError } from "./args.js";
 import { outputFormat } from "./format-flag.js";
-import { runPricer } from "./run-pricer.js";
+import { type PriceFlags, runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe diff <runA> <runB> [options]
@@ -36,6 +37,25 @@ broke; then a summary: total tokens, prefix breaks of each side, the first diver
 
 Exit: 0 printed (whether or not the runs differ), 2 bad usage or a run that cannot be found or read.`;
 
+/** Each side's cache hit rate and write amplification (cost/cache-rates.ts), A then B. */
+async function writeCacheRatesAB(
+  sides: [RunSource, RunSource],
+  flags: PriceFlags & { "model-a"?: string; "model-b"?: string },
+  out: LineWriter,
+  width: number | null,
+): Promise<void> {
+  const { cacheRates, cacheRatesLine } = await import("../analysis/cost/cache-rates.js");
+  const price = await runPricer(flags);
+  for (const [side, source] of [
+    ["A", sides[0]],
+    ["B", sides[1]],
+  ] as const) {
+    const line = cacheRatesLine(cacheRates(await price(source, side === "A" ? flags["model-a"] : flags["model-b"])));
+    for (const wrapped of wrapLines([`${side} ${line}`], width)) await out.line(wrapped);
+  }
+  await out.flush();
+}
+
 export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, {
     name: "diff",
@@ -64,6 +84,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!values.cost && (values["model-a"] ?? values["model-b"] ?? values.model ?? values.pricing) !== undefined)
     throw usageError("diff", "--model, --model-a, --model-b and --pricing price runs; give them with --cost");
   if (!(values.cost && as === "json")) await writeDiff(diffSources(a, b), labels, out, as, look);
+  if (as === "text") await writeCacheRatesAB([a, b], values, out, look.maxWidth);
   if (values.cost) {
     // Loaded only with --cost, as in report: the pricing table and cost model are no part of a plain diff.
     const { costDiff, writeCostDiff } = await import("../analysis/cost/cost-diff.js");

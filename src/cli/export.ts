@@ -1,3 +1,4 @@
+import { cacheRates } from "../analysis/cost/cache-rates.js";
 import { roundDollars } from "../analysis/cost/money.js";
 import type { RunCost } from "../analysis/cost/run-cost.js";
 import { type RunSource, resolveRun, warnOnStderr } from "../analysis/load-run.js";
@@ -70,12 +71,16 @@ export async function main(argv: string[]): Promise<number> {
   return sent ? 0 : 1;
 }
 
-/** Each request's predicted dollars from the cost model (prefix caching per provider), by seq. */
+/** Each request's predicted dollars and prompt-cache figures from the cost model (prefix caching per provider), by seq. */
 async function predictedCosts(source: RunSource, price: (source: RunSource) => Promise<RunCost>) {
   const cost = await price(source);
   // Rounded as every other output shows dollars (money.ts).
   const bySeq = new Map(
     cost.requests.map((r) => [r.seq, r.predictedCost === null ? undefined : roundDollars(r.predictedCost)]),
   );
-  return (record: { seq: number }) => bySeq.get(record.seq);
+  const rates = new Map(cacheRates(cost).requests.map((r) => [r.seq, r]));
+  return {
+    price: (record: { seq: number }) => bySeq.get(record.seq),
+    cacheRate: (record: { seq: number }) => rates.get(record.seq),
+  };
 }

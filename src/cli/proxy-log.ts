@@ -1,3 +1,4 @@
+import { providerSummary } from "../analysis/cache-agreement.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import type { RequestRecord } from "../capture/types.js";
 import { printable } from "../terminal-text.js";
@@ -28,7 +29,8 @@ function exchangeText(exchange: FinishedExchange): string {
     return `#${seq} side ${pathOf(request.url)} ${status} (${why})`;
   }
   const tokens = record.tokens === null ? "" : ` tokens ${record.tokens.total}`;
-  return `#${seq} ${record.api} ${record.model || "-"} tools ${record.tools.length}${tokens} ${status} ${prefixText(record)}`;
+  const provider = record.cacheDiagnostics ? `; ${providerSummary(record)}` : "";
+  return `#${seq} ${record.api} ${record.model || "-"} tools ${record.tools.length}${tokens} ${status} ${prefixText(record)}${provider}`;
 }
 
 /** Counts of a proxy session, for the summary printed when it stops. */

@@ -1,19 +1,22 @@
-import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { type RunSource, resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
 import { secretCount, secretsNote } from "../analysis/secret-count.js";
 import { tokenLedger } from "../analysis/segments.js";
 import { lostRequestNote, sideRequestNote } from "../analysis/side-requests.js";
 import { LineWriter } from "../analysis/table/output.js";
+import { wrapLines } from "../text-wrap.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
-import { runPricer } from "./run-pricer.js";
+import { type PriceFlags, runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe report <run> [options]
 
 One row per provider request of a run: seq, kind, tools, tokens and sizes per part (tools, system,
 messages; the body), roles, markers, and the cache prefix kept since the previous loop request or
-where and why it broke. Requests with no row (a proxy's side requests: other paths, bodies it could
+where and why it broke (and, when the provider was asked, its own cache diagnostics beside it:
+"provider (anthropic): miss: tools_changed, agrees"). Under the table: the run's cache hit rate and
+write amplification (docs/cost.md). Requests with no row (a proxy's side requests: other paths, bodies it could
 not read) are counted on stderr with the reason, by seq.
 
   <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
@@ -43,6 +46,14 @@ not read) are counted on stderr with the reason, by seq.
 Exit: 0 printed, 2 bad usage or a run that cannot be found or read (a corrupt line names file and line; a last line cut off
 by a crash is skipped and said on stderr).`;
 
+/** The run's cache hit rate and write amplification, under the table (cost/cache-rates.ts). */
+async function writeCacheRates(source: RunSource, flags: PriceFlags, out: LineWriter, width: number | null) {
+  const { cacheRates, cacheRatesLine } = await import("../analysis/cost/cache-rates.js");
+  const rates = cacheRates(await (await runPricer(flags))(source));
+  for (const line of wrapLines([cacheRatesLine(rates)], width)) await out.line(line);
+  await out.flush();
+}
+
 export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, {
     name: "report",
@@ -71,7 +82,10 @@ export async function main(argv: string[]): Promise<number> {
     const cost = await (await runPricer(values))(source);
     await writeCostReport(cost, out, format, look);
   } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
-  else await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes", look });
+  else {
+    const rows = await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes", look });
+    if (rows > 0 && format === "table") await writeCacheRates(source, values, out, look.maxWidth);
+  }
   // On stderr, so --json and --markdown output stays data.
   const notes = [sideRequestNote(source), lostRequestNote(source), secretsNote(secretCount(source.records()))];
   for (const note of notes) if (note) process.stderr.write(`${note}\n`);

@@ -74,14 +74,21 @@ export async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** Each run's requests in money, the lines `show --cost` prints, for the page's request details. */
+/**
+ * Each run's requests in money, the lines `show --cost` prints, and the request's cache figures
+ * (cost/cache-rates.ts), for the page's request details.
+ */
 async function costLinesOf(sources: RunSource[], flags: PriceFlags) {
   const { requestCostLines } = await import("../analysis/cost/cost-render.js");
+  const { cacheRates, requestCacheLine } = await import("../analysis/cost/cache-rates.js");
   const price = await runPricer(flags);
   const maps: Map<number, string[]>[] = [];
   for (const source of sources) {
     const cost = await price(source);
-    maps.push(new Map(cost.requests.map((r) => [r.seq, requestCostLines(r, cost.prices)])));
+    const rates = cacheRates(cost).requests;
+    maps.push(
+      new Map(cost.requests.map((r, i) => [r.seq, [...requestCostLines(r, cost.prices), requestCacheLine(rates[i]!)]])),
+    );
   }
   return maps;
 }

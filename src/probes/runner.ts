@@ -6,15 +6,19 @@
  */
 import { join, resolve } from "node:path";
 import { type CaptureRun, openCaptureRun } from "../capture/capture-run.js";
+import { chainTransport } from "../capture/diagnostics-chain.js";
 import { liveRunDir } from "../capture/run-folder.js";
 import { runFiles } from "../capture/run-format.js";
+import { loadTokenCounter } from "../capture/tokens.js";
 import { mcpExtension } from "../mcp/extension.js";
 import { mcpTextsSchema } from "../mcp/texts-schema.js";
 import type { PidLock } from "../pid-lock.js";
+import { CacheDiagnoser, withCacheDiagnosis } from "../providers/cache-diagnoser.js";
 import { codecFor } from "../providers/codecs.js";
 import { httpTransport } from "../providers/http-transport.js";
 import { baseUrlFor, resolveModel } from "../providers/models.js";
 import { createScriptedModel } from "../providers/scripted-model.js";
+import type { Codec, Transport } from "../providers/types.js";
 import { Agent } from "../runtime/agent.js";
 import type { EventBus } from "../runtime/events.js";
 import { extensionTexts, loadProfile } from "../runtime/load-profile.js";
@@ -93,6 +97,28 @@ interface Conversation {
   wirePath: string;
 }
 
+/**
+ * The scripted model (or a provider over HTTP) behind the capture. With `model.cacheDiagnostics`, the
+ * runtime's requests ask for cache diagnostics, chained outside the capture so it records them as the
+ * runtime's own fields, and the scripted model answers them as the mock does.
+ */
+async function probeTransport(c: Conversation, codec: Codec): Promise<Transport> {
+  const { probe, place, run } = c;
+  const scripted = (): Transport =>
+    createScriptedModel(codec, {
+      loop: substituteSkillPaths(probe.model.script, c.skills.paths, probe.file),
+      sampling: probe.model.sampling,
+    });
+  if (!probe.model.cacheDiagnostics)
+    return run.capture.wrap(place.providerUrl === undefined ? scripted() : httpTransport());
+  const counter = await loadTokenCounter();
+  const answered =
+    place.providerUrl === undefined
+      ? withCacheDiagnosis(scripted(), new CacheDiagnoser(codecFor, (text) => counter.countText(text)))
+      : httpTransport();
+  return chainTransport(run.capture.wrap(answered));
+}
+
 /** The agent on the scripted model, through the capture and the run's limits, given every prompt in turn. */
 async function converse(c: Conversation, observation: RunObservation): Promise<void> {
   const { probe, place, run } = c;
@@ -113,18 +139,7 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
         place.providerUrl === undefined ? undefined : baseUrlFor(probe.model.api, place.providerUrl),
       ),
       codec,
-      transport: limitTransport(
-        run.capture.wrap(
-          place.providerUrl === undefined
-            ? createScriptedModel(codec, {
-                loop: substituteSkillPaths(probe.model.script, c.skills.paths, probe.file),
-                sampling: probe.model.sampling,
-              })
-            : httpTransport(),
-        ),
-        place.limits,
-        probe.file,
-      ),
+      transport: limitTransport(await probeTransport(c, codec), place.limits, probe.file),
       filter: { allow: probe.agent.tools, deny: probe.agent.excludeTools, noBuiltinTools: probe.agent.noBuiltinTools },
       noTools: probe.agent.noTools,
       skills: c.skills.hook,

@@ -150,6 +150,10 @@ const model = strictMapping(
       .refine((steps) => steps.length > 0, "expected at least one model turn")
       .meta({ description: "One entry per model turn: {text}, {call, args} or {calls: [...]}." }),
     sampling: optional(script, []).meta({ description: "The script for nested MCP sampling requests." }),
+    cacheDiagnostics: optional(yesNo, false).meta({
+      description:
+        "Ask for the provider's cache diagnostics in the runtime's Messages and Responses requests, each chained to the previous response (docs/capture.md); the scripted model answers them.",
+    }),
   },
   MAPPING,
 );

@@ -83,7 +83,15 @@ export interface Probe {
   description: string;
   agent: ProbeAgent;
   /** `priceAs`: the real model --cost prices the scripted model as (see price-as.ts for the default). */
-  model: { api: WireApi; id: string; priceAs?: string; script: ScriptStep[]; sampling: ScriptStep[] };
+  model: {
+    api: WireApi;
+    id: string;
+    priceAs?: string;
+    script: ScriptStep[];
+    sampling: ScriptStep[];
+    /** Ask for cache diagnostics in the runtime's requests (schema.ts). */
+    cacheDiagnostics: boolean;
+  };
   prompts: string[];
   markers: Record<string, MarkerSpec>;
   expect: ProbeExpect;

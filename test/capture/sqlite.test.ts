@@ -236,3 +236,40 @@ describe("the database's format (issue 25)", () => {
     expect(versionOf(path)).toBe(DATABASE_FORMAT + 1);
   });
 });
+
+describe("the requests table's cache columns (format 2, issue 27)", () => {
+  it("a format 1 database gets cache_verdict and cache_reason on open, is stamped 2, and rows fill them", () => {
+    const path = dbPath();
+    new RunDatabase(path).close();
+    const raw = new Database(path);
+    // The requests table as format 1 wrote it: dropping the columns leaves exactly that shape.
+    raw.exec("ALTER TABLE requests DROP COLUMN cache_verdict; ALTER TABLE requests DROP COLUMN cache_reason;");
+    raw.pragma("user_version = 1");
+    raw.close();
+    const db = new RunDatabase(path);
+    db.startRun("run-cache", "known", "/runs/run-cache");
+    const cacheDiagnostics = {
+      source: "anthropic",
+      verdict: "miss",
+      reason: "tools_changed",
+      part: "tools",
+      missedTokens: 120,
+      reusableTokens: null,
+      comparedWith: "msg_1",
+      raw: { cache_miss_reason: { type: "tools_changed", cache_missed_input_tokens: 120 } },
+    } as const;
+    db.addRequest({ ...recordOf("run-cache", 1), cacheDiagnostics });
+    db.addRequest(recordOf("run-cache", 2));
+    db.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(2);
+    expect(check.prepare("SELECT seq, cache_verdict, cache_reason FROM requests ORDER BY seq").all()).toEqual([
+      { seq: 1, cache_verdict: "miss", cache_reason: "tools_changed" },
+      { seq: 2, cache_verdict: null, cache_reason: null },
+    ]);
+    check.close();
+    const reader = RunDatabaseReader.open(path);
+    expect(reader.recordsOf("run-cache")[0]!.cacheDiagnostics).toEqual(cacheDiagnostics);
+    reader.close();
+  });
+});

@@ -150,6 +150,35 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     expect(noPrice.stderr).toContain("a dollar budget needs a priced model");
   });
 
+  it("cache limits: a hit rate below --min-cache-hit fails with exit 1 and one line; a bad share is exit 2", () => {
+    expect(check("--update").code).toBe(0);
+    const rs = records();
+    // OpenAI's cache (no provider usage from the mock): the second request reads its shared prefix.
+    const shared = (rs[1]!.prefix as unknown as { sharedTokens: number }).sharedTokens;
+    const read = shared - (shared % 128);
+    const hit = read / (rs[0]!.tokens!.total + rs[1]!.tokens!.total);
+    expect(hit).toBeGreaterThan(0);
+    const shown = `${Math.round(hit * 1000) / 10}%`;
+    expect(check("--min-cache-hit", String(Math.floor(hit * 100) / 100)).code).toBe(0);
+    const low = check("--min-cache-hit", "0.99");
+    expect(low.code).toBe(1);
+    expect(low.stdout.split("\n")[0]).toBe(
+      `agent: cache hit rate ${shown} is below the minimum 99% (by our cache model)`,
+    );
+    // diff puts each side's figures under the comparison, A then B.
+    const sides = cliIn(scratch, "diff", baseline, join(runs, "agent")).stdout;
+    expect(sides).toMatch(/\nA cache: hit rate [\d.]+%/);
+    expect(sides).toContain(`\nB cache: hit rate ${shown} (${read} of `);
+    // OpenAI writes nothing it charges for: no amplification to exceed.
+    expect(check("--max-write-amplification", "0").code).toBe(0);
+    for (const bad of ["1.5", "most"]) {
+      const wrong = check("--min-cache-hit", bad);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain("check: --min-cache-hit expected a share from 0 to 1 (0.8 for 80%)");
+    }
+    expect(cliIn(scratch, "check", "--min-cache-hit", "0.8", "p1").code).toBe(2);
+  });
+
   it("--run without --baseline, or with probe names, is a usage error (exit 2)", () => {
     expect(cliIn(scratch, "check", "--run", join(runs, "agent")).code).toBe(2);
     expect(cliIn(scratch, "check", "p1", "--run", join(runs, "agent"), "--baseline", baseline).code).toBe(2);

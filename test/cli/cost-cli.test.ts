@@ -190,6 +190,10 @@ describe("view --cost", () => {
       // The first two lines are the cost and the break's re-billing; the page holds them as JSON strings.
       for (const line of lines.slice(0, 2)) expect(html).toContain(JSON.stringify(line));
     }
+    // With the request's cache figures (issue 27): request 2 reads request 1's prefix.
+    expect(html).toMatch(
+      /"cache: read [1-9]\d* of \d+ prompt tokens \([\d.]+%\), wrote 0, 0 never read; by our cache model"/,
+    );
     const plain = join(base, "plain.html");
     cli("view", "seq-search", "--out", plain, "--runs", runs);
     expect(readFileSync(plain, "utf8")).not.toContain("prompt tokens —");

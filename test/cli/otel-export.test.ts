@@ -238,6 +238,22 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
     const agent = spans.find((s) => s.name.startsWith("invoke_agent"))!;
     const sum = [...predicted.values()].reduce((a, b) => a + b, 0);
     expect(agent.attributes["payload_probe.cost.predicted_usd"]).toBe(roundDollars(sum));
+    // The cache's figures beside them (issue 27), from the same prediction report --cost shows.
+    const splits = new Map(
+      (
+        JSON.parse(report.stdout).requests as { seq: number; predicted: { inputTokens: number; cacheRead: number } }[]
+      ).map((r) => [r.seq, r.predicted]),
+    );
+    for (const chat of chats) {
+      const split = splits.get(chat.attributes["payload_probe.seq"] as number)!;
+      expect(chat.attributes["payload_probe.cache.read_tokens"]).toBe(split.cacheRead);
+      expect(chat.attributes["payload_probe.cache.hit_rate"]).toBe(split.cacheRead / split.inputTokens);
+      expect(chat.attributes["payload_probe.cache.basis"]).toBe("model");
+    }
+    const all = [...splits.values()];
+    const read = all.reduce((a, r) => a + r.cacheRead, 0);
+    expect(read).toBeGreaterThan(0);
+    expect(agent.attributes["payload_probe.cache.hit_rate"]).toBe(read / all.reduce((a, r) => a + r.inputTokens, 0));
     // A model the table does not know has no price: no figure is guessed.
     const bare = await exportAs("no-such-model-1");
     expect(bare.some((s) => "payload_probe.cost.predicted_usd" in s.attributes)).toBe(false);

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { cacheAgreement } from "../../src/analysis/cache-agreement.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { tokenLedger } from "../../src/analysis/segments.js";
 import { openCaptureRun } from "../../src/capture/capture-run.js";
@@ -92,6 +93,25 @@ describe("p1 on every wire API, end to end through runProbe", () => {
     expect(responses!.records.at(-1)!.roles.join(">")).toBe(
       "developer>user>assistant>tool>assistant>tool>assistant>tool",
     );
+  });
+
+  it("model.cacheDiagnostics: the provider's verdict on every request after the first, agreeing with our prefix (issue 27)", async () => {
+    const [, anthropic, responses] = await runs;
+    for (const result of [anthropic!, responses!]) {
+      const later = result.records.slice(1);
+      expect(later.map((r) => r.cacheDiagnostics?.verdict)).toEqual(["hit", "hit", "hit"]);
+      expect(later.map((r) => cacheAgreement(r))).toEqual(["agree", "agree", "agree"]);
+      // The runtime asked itself: the fields are in the bodies it sent, nothing was added for it.
+      expect(
+        result.records.every((r) => r.cacheDiagnostics === undefined || r.cacheDiagnostics.added === undefined),
+      ).toBe(true);
+      expect(later.map((r) => r.cacheDiagnostics!.comparedWith)).toEqual(
+        later.map((_, i) => `${result.name === "p1-anthropic" ? "msg" : "resp"}_mock_${i + 1}`),
+      );
+    }
+    expect(anthropic!.records[0]!.cacheDiagnostics).toMatchObject({ source: "anthropic", verdict: "first-turn" });
+    // OpenAI has no first-turn opt-in: the first Responses request asks nothing.
+    expect(responses!.records[0]!.cacheDiagnostics).toBeUndefined();
   });
 
   it("each run's wire bodies are that API's requests, and the token ledger reads them to the records' totals", async () => {

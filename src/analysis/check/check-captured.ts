@@ -12,10 +12,12 @@ import type { RequestRecord } from "../../capture/types.js";
 import { inputError, UserError } from "../../errors.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { CacheSplit } from "../cost/cache-model.js";
+import { cacheRates } from "../cost/cache-rates.js";
 import { dollars } from "../cost/money.js";
 import { type PricingTable, priceOf, requestDollars } from "../cost/pricing.js";
 import { type CostOptions, runCost } from "../cost/run-cost.js";
 import type { RunSource } from "../load-run.js";
+import { type CacheLimits, cacheGateFindings } from "./cache-gate.js";
 import {
   type Baseline,
   type BaselineRequest,
@@ -42,6 +44,8 @@ export interface CapturedCheckOptions {
   priceAs?: CostOptions["priceAs"];
   /** Budgets from the command line; they replace the baseline file's own, field by field. */
   budget?: Budget;
+  /** The floor and ceiling on the run's cache hit rate and write amplification (command line only). */
+  cacheLimits?: CacheLimits;
 }
 
 export async function checkCapturedRun(source: RunSource, options: CapturedCheckOptions): Promise<ProbeCheck> {
@@ -84,7 +88,8 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
     prices: cost.prices.table,
   };
   const overBudget = budgetFindings(probe, records, cost.total.predicted, { ...baseline.budget, ...options.budget });
-  check.regressions.push(...overBudget.map((b) => b.finding));
+  const cacheFailures = cacheGateFindings(probe, cacheRates(cost), options.cacheLimits ?? {});
+  check.regressions.push(...[...overBudget, ...cacheFailures].map((b) => b.finding));
   if (check.regressions.length > 0) {
     check.status = "regression";
     const changed = whatChanged(
@@ -94,11 +99,12 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
       options.pricing,
       options.model ?? options.priceAs?.(records[0]!),
     );
-    // A budget failure leads: the figure, the budget and the excess, before what changed.
-    check.summary =
-      overBudget.length > 0
-        ? `${probe}: over budget: ${overBudget.map((b) => b.sentence).join("; ")}\n${changed}`
-        : changed;
+    // A budget or cache limit failure leads: the figure, the limit and the excess, before what changed.
+    const leads = [
+      ...(overBudget.length > 0 ? [`over budget: ${overBudget.map((b) => b.sentence).join("; ")}`] : []),
+      ...cacheFailures.map((c) => c.sentence),
+    ];
+    check.summary = leads.length > 0 ? `${probe}: ${leads.join("; ")}\n${changed}` : changed;
   }
   return check;
 }

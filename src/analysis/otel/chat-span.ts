@@ -8,6 +8,7 @@
 import type { RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { WireApi } from "../../providers/types.js";
+import { requestCacheAttributes } from "./cache-attributes.js";
 import type { Attributes, PlanOptions, SpanPlan } from "./span-plan.js";
 
 /**
@@ -90,7 +91,8 @@ function measureAttributes(record: RequestRecord, options: PlanOptions): Attribu
   }
   const cost = options.price?.(record);
   if (cost !== undefined) attributes["payload_probe.cost.predicted_usd"] = cost;
-  return attributes;
+  const cache = options.cacheRate?.(record);
+  return cache ? { ...attributes, ...requestCacheAttributes(cache) } : attributes;
 }
 
 /** How an HTTP exchange went (mock and proxy records only), and the failure class when it failed. */

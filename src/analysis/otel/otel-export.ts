@@ -10,7 +10,7 @@ import { chatSpan } from "./chat-span.js";
 import { type OtlpSession, type OtlpSettings, openOtlpSession } from "./otlp-session.js";
 import { readRunTraceInput, traceInputFromFolder } from "./run-input.js";
 import { AGENT_SPAN_ID, agentAttributes, planRunTrace } from "./run-trace.js";
-import type { PlanOptions, PriceFunction } from "./span-plan.js";
+import type { PlanOptions } from "./span-plan.js";
 
 /** A capture that goes on while a server runs: each record becomes a span when it is written. */
 export interface LiveRun {
@@ -21,8 +21,8 @@ export interface LiveRun {
 
 export interface OtelExport {
   url: string;
-  /** Exports one captured run (with each request's predicted cost when `price` is given); returns its span count. */
-  exportSource(source: RunSource, price?: PriceFunction): Promise<number>;
+  /** Exports one captured run (with each request's predicted cost and cache figures when given); returns its span count. */
+  exportSource(source: RunSource, costed?: Pick<PlanOptions, "price" | "cacheRate">): Promise<number>;
   /** Exports a probe run that has just finished, from its records and its folder. */
   exportProbeRun(dir: string, records: RequestRecord[]): Promise<number>;
   live(name: string): LiveRun;
@@ -49,8 +49,8 @@ export function openOtelExport(
   };
   return {
     url: session.url,
-    exportSource: (source, price) =>
-      emitAll(planRunTrace(readRunTraceInput(source, plan.content), price ? { ...plan, price } : plan)),
+    exportSource: (source, costed) =>
+      emitAll(planRunTrace(readRunTraceInput(source, plan.content), { ...plan, ...costed })),
     exportProbeRun: (dir, records) => emitAll(planRunTrace(traceInputFromFolder(dir, records, dir), plan)),
     live(name) {
       // The run id is known once the capture has opened, after the server started listening.

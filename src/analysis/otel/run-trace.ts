@@ -12,6 +12,7 @@
 
 import type { AgentEventRow, RequestRecord } from "../../capture/types.js";
 import { roundDollars } from "../cost/money.js";
+import { runCacheAttributes } from "./cache-attributes.js";
 import { chatSpan, providerName, recordEndMs } from "./chat-span.js";
 import type { Attributes, PlanOptions, SpanPlan } from "./span-plan.js";
 
@@ -194,6 +195,7 @@ export function planRunTrace(input: RunTraceInput, options: PlanOptions): SpanPl
     attributes["payload_probe.cost.predicted_usd"] = roundDollars(
       costs.reduce<number>((sum, c) => sum + (c as number), 0),
     );
+  Object.assign(attributes, runCacheAttributes(chats.map((c) => c.attributes)));
   const agent: SpanPlan = {
     id: AGENT_SPAN_ID,
     parent: null,

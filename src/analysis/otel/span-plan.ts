@@ -6,6 +6,7 @@
  */
 
 import type { RequestRecord } from "../../capture/types.js";
+import type { RequestCacheRate } from "../cost/cache-rates.js";
 
 /** Attribute values as OTLP carries them (no nested maps: structured content travels as JSON text). */
 export type AttributeValue = string | number | boolean | string[] | number[];
@@ -43,4 +44,6 @@ export type PriceFunction = (record: RequestRecord) => number | undefined;
 export interface PlanOptions {
   content: ContentMode;
   price?: PriceFunction;
+  /** Each request's prompt-cache figures (cost/cache-rates.ts), when the cost model ran. */
+  cacheRate?: (record: RequestRecord) => RequestCacheRate | undefined;
 }

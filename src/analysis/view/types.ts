@@ -26,6 +26,8 @@ export interface ViewRequest {
   kept?: [number, number | null];
   /** Where the prefix broke and why. */
   brk?: [string, string];
+  /** The provider's cache diagnostics beside ours (`provider (anthropic): miss: tools_changed, agrees`), when it was asked. */
+  cd?: string;
   /** Markers with a count above zero. */
   mk?: Record<string, number>;
   /** Tool-set change against the previous loop request: `+a_tool1`, `-read`. */

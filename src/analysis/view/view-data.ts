@@ -33,6 +33,7 @@ import type { TokenMeasure } from "../../capture/tokens.js";
 import type { MarkerSpec, RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { WireDissection } from "../../providers/types.js";
+import { providerSummary } from "../cache-agreement.js";
 import type { RequestDiff } from "../diff/diff.js";
 import { sharedTokensOf } from "../format.js";
 import type { RequestPayload, RunSource } from "../load-run.js";
@@ -220,6 +221,7 @@ function requestEntry(
       ? { kept: [p.sharedBytes, sharedTokensOf(r)] as [number, number | null] }
       : {}),
     ...(p?.breakAt ? { brk: [p.breakAt, p.breakDetail ?? ""] as [string, string] } : {}),
+    ...(r.cacheDiagnostics ? { cd: providerSummary(r) } : {}),
     ...(markers.length > 0 ? { mk: Object.fromEntries(markers) } : {}),
     ...(change.length > 0 ? { tc: change } : {}),
   };

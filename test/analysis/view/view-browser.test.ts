@@ -101,7 +101,10 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^Request #2/);
     const shown = cli("show", "seq-search", "2", "--cost", "--model", "gpt-4.1", "--runs", runs).split("\n");
     // The cost, the break's re-billing and the prices' source, as show --cost prints them first.
-    expect(await detail.locator(".facts.cost").allTextContents()).toEqual(shown.slice(0, 3));
+    const facts = await detail.locator(".facts.cost").allTextContents();
+    expect(facts.slice(0, 3)).toEqual(shown.slice(0, 3));
+    // Then the request's cache figures (issue 27).
+    expect(facts.slice(3)).toEqual([expect.stringMatching(/^cache: read \d+ of \d+ prompt tokens \(/)]);
     const sizes = () => page.locator(".row.req .num").allTextContents();
     expect(await sizes()).toEqual(Array(6).fill(expect.stringMatching(/^\d+ tok$/)));
     // Bars are scaled to the largest request in the unit shown: its bar fills the 300 px track.

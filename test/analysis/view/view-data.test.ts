@@ -11,7 +11,7 @@ import { runProbesInto } from "./view-runs.js";
 let base: string;
 let runs: string;
 beforeAll(async () => {
-  ({ base, runs } = await runProbesInto(["seq-search"]));
+  ({ base, runs } = await runProbesInto(["seq-search", "seq-search-anthropic"]));
   await runHandProbe(
     base,
     "hostile",
@@ -58,6 +58,19 @@ async function page(run: string) {
 }
 
 describe("view page data", () => {
+  it("carries the provider's cache word beside ours only for a run that asked (issue 27)", async () => {
+    const asked = pageData(await page("seq-search-anthropic")).data.requests;
+    expect(asked.map((r) => r.cd)).toEqual([
+      "provider (anthropic): first-turn",
+      "provider (anthropic): miss: tools_changed, agrees",
+      "provider (anthropic): hit, agrees",
+      "provider (anthropic): hit, agrees",
+      "provider (anthropic): miss: tools_changed, agrees",
+      "provider (anthropic): hit, agrees",
+    ]);
+    expect(pageData(await page("seq-search")).data.requests.some((r) => "cd" in r)).toBe(false);
+  });
+
   it("stores each tool definition, system prompt and message once, however many requests send it", async () => {
     const { data } = pageData(await page("seq-search"));
     expect(data.requests.map((r) => r.s)).toEqual([1, 2, 3, 4, 5, 6]);

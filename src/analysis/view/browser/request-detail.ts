@@ -46,6 +46,7 @@ function requestFacts(page: PageContext, r: PageRequest, box: HTMLElement): stri
         : `cache prefix: ${r.kept[0]} B kept${r.kept[1] === null ? "" : ` / ${r.kept[1]} tok`}${r.brk ? ` · breaks in ${r.brk[0]}: ${r.brk[1]}` : ""}`,
     ),
   );
+  if (r.cd) box.append(el("p", "facts", r.cd));
   return hash;
 }
 

@@ -1,0 +1,117 @@
+/**
+ * Two figures of a run's prompt cache: the hit rate (prompt tokens read from the cache over all prompt
+ * tokens sent) and the write amplification (tokens written to the cache that no later request of the
+ * run read, over all tokens written). Each request is counted by the provider's usage where it
+ * reported one, else by the cache model's prediction (cache-model.ts), and says which.
+ */
+import type { RequestCost, RunCost } from "./run-cost.js";
+
+/** Whose figures a request was counted by: the provider's usage, or our cache model. */
+export type CacheBasis = "provider" | "model";
+
+export interface RequestCacheRate {
+  seq: number;
+  basis: CacheBasis;
+  /** Prompt tokens sent, read from the cache, and written to it. */
+  input: number;
+  read: number;
+  written: number;
+  /** Of `written`, the tokens no later request of the same model read back. */
+  unread: number;
+  hitRate: number | null;
+}
+
+export interface RunCacheRates {
+  /** `mixed` when some requests had provider usage and some did not. */
+  basis: CacheBasis | "mixed";
+  input: number;
+  read: number;
+  written: number;
+  unread: number;
+  hitRate: number | null;
+  /** null when nothing was written (OpenAI reports no writes and charges none). */
+  writeAmplification: number | null;
+  requests: RequestCacheRate[];
+}
+
+function requestRate(r: RequestCost): RequestCacheRate {
+  const basis: CacheBasis = r.reported?.source === "provider" ? "provider" : "model";
+  const split = basis === "provider" ? r.reported! : r.predicted;
+  const written = split.cacheWrite5m + split.cacheWrite1h;
+  const input = split.inputTokens;
+  return {
+    seq: r.seq,
+    basis,
+    input,
+    read: split.cacheRead,
+    written,
+    unread: written,
+    hitRate: ratio(split.cacheRead, input),
+  };
+}
+
+const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : null);
+
+/**
+ * A request writes the prefix from where its read ended to where its write ends; a later request of
+ * the same model that reads past a position has read what was written there. What no later read
+ * reaches was written for nothing.
+ */
+function markUnread(rates: RequestCacheRate[], lanes: string[]): void {
+  const furthestLaterRead = new Map<string, number>();
+  for (let i = rates.length - 1; i >= 0; i--) {
+    const r = rates[i]!;
+    const later = furthestLaterRead.get(lanes[i]!) ?? 0;
+    r.unread = r.written - Math.min(Math.max(later - r.read, 0), r.written);
+    furthestLaterRead.set(lanes[i]!, Math.max(later, r.read));
+  }
+}
+
+export function cacheRates(cost: RunCost): RunCacheRates {
+  const requests = cost.requests.map(requestRate);
+  markUnread(
+    requests,
+    cost.requests.map((r) => r.sent),
+  );
+  const sum = (pick: (r: RequestCacheRate) => number) => requests.reduce((total, r) => total + pick(r), 0);
+  const bases = new Set(requests.map((r) => r.basis));
+  const [input, read, written, unread] = [
+    sum((r) => r.input),
+    sum((r) => r.read),
+    sum((r) => r.written),
+    sum((r) => r.unread),
+  ];
+  return {
+    basis: bases.size > 1 ? "mixed" : bases.has("provider") ? "provider" : "model",
+    input,
+    read,
+    written,
+    unread,
+    hitRate: ratio(read, input),
+    writeAmplification: ratio(unread, written),
+    requests,
+  };
+}
+
+const BASIS_WORDS: Record<RunCacheRates["basis"], string> = {
+  provider: "by the provider's usage",
+  model: "by our cache model (no provider usage)",
+  mixed: "by the provider's usage where reported, else our cache model",
+};
+
+export const percentOf = (share: number | null) => (share === null ? "n/a" : `${Math.round(share * 1000) / 10}%`);
+
+/** `cache hit rate 81.2% (…), write amplification 4% (…), by …`: report's summary line. */
+export function cacheRatesLine(rates: RunCacheRates): string {
+  const writes =
+    rates.written === 0
+      ? "no cache writes"
+      : `write amplification ${percentOf(rates.writeAmplification)} (${rates.unread} of ${rates.written} written tokens never read)`;
+  return `cache: hit rate ${percentOf(rates.hitRate)} (${rates.read} of ${rates.input} prompt tokens read), ${writes}; ${BASIS_WORDS[rates.basis]}`;
+}
+
+/** One request's figures for its detail (`view --cost`): `cache: read 1152 of 1458 prompt tokens (79%), wrote 306, 0 never read; by our cache model`. */
+export function requestCacheLine(rate: RequestCacheRate): string {
+  const basis = rate.basis === "provider" ? "by the provider's usage" : "by our cache model";
+  return `cache: read ${rate.read} of ${rate.input} prompt tokens (${percentOf(rate.hitRate)}), wrote ${rate.written}, ${rate.unread} never read; ${basis}`;
+}

@@ -1,0 +1,105 @@
+/**
+ * `--cache-diagnostics` on the command line (the real CLI proxy in front of the mock, the official
+ * Anthropic client), and the chain's edge cases: an OpenAI request's own prompt_cache_options merged
+ * into, a compressed body left alone, a non-2xx answer teaching nothing.
+ */
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import Anthropic from "@anthropic-ai/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { DiagnosticsChain } from "../../src/capture/diagnostics-chain.js";
+import { startMockServer } from "../../src/capture/mock-server.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { baseUrlFor } from "../../src/providers/models.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { jsonl, startCli } from "./http-harness.js";
+
+afterEach(removeTempDirs);
+
+describe("proxy --cache-diagnostics (the CLI)", () => {
+  it("asks on the agent's behalf: the second turn's record holds the provider's hit and the added field", async () => {
+    const runs = tempDir("chain-cli-");
+    const script = [{ text: "one" }, { text: "two" }];
+    const mock = await startMockServer({ name: "m", markers: {}, script }, { runsDir: runs, database: false });
+    const proxy = await startCli([
+      "proxy",
+      "--upstream",
+      mock.baseUrl.replace(/\/v1$/, ""),
+      "--cache-diagnostics",
+      "--runs",
+      runs,
+      "--name",
+      "chained",
+      "--no-db",
+    ]);
+    try {
+      const client = new Anthropic({
+        apiKey: "sk-ant-x",
+        baseURL: baseUrlFor("anthropic-messages", proxy.url),
+        maxRetries: 0,
+      });
+      const turn = { model: "scripted", max_tokens: 10, system: "S" };
+      const first = await client.messages.create({ ...turn, messages: [{ role: "user", content: "hi" }] });
+      const second = await client.messages.create({
+        ...turn,
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "one" },
+          { role: "user", content: "and?" },
+        ],
+      });
+      expect(second.diagnostics).toBeNull();
+      expect(await proxy.stop()).toBe(0);
+      // The live line of each exchange (stderr) carries the provider's word beside the prefix.
+      expect(proxy.stderr()).toMatch(/#2 anthropic-messages .*; provider \(anthropic\): hit, agrees/);
+      const records = jsonl<RequestRecord>(join(runs, "chained", "requests.jsonl"));
+      expect(records.map((r) => r.cacheDiagnostics?.verdict)).toEqual(["first-turn", "hit"]);
+      expect(records[1]!.cacheDiagnostics).toMatchObject({
+        comparedWith: first.id,
+        added: ["diagnostics.previous_message_id"],
+      });
+    } finally {
+      await proxy.stop();
+      await mock.close();
+    }
+  });
+});
+
+describe("the chain's edge cases", () => {
+  const responsesBody = (extra: Record<string, unknown> = {}) =>
+    Buffer.from(JSON.stringify({ model: "m", input: [{ role: "user", content: "hi" }], ...extra }));
+  const answered = (chain: DiagnosticsChain, body: Buffer, id: string) =>
+    chain.answered(chain.chain("openai-responses", body, undefined)!, {
+      status: 200,
+      bytes: Buffer.from(JSON.stringify({ id, object: "response" })),
+    });
+
+  it("merges into the agent's own prompt_cache_options, keeping its ttl", () => {
+    const chain = new DiagnosticsChain();
+    answered(chain, responsesBody(), "resp_1");
+    const chained = chain.chain("openai-responses", responsesBody({ prompt_cache_options: { ttl: "30m" } }), undefined);
+    expect(JSON.parse(chained!.amended!.bytes.toString()).prompt_cache_options).toEqual({
+      ttl: "30m",
+      comparison_response_id: "resp_1",
+    });
+  });
+
+  it("adds before the closing brace, leaving the agent's bytes as they were", () => {
+    const chain = new DiagnosticsChain();
+    answered(chain, responsesBody(), "resp_9");
+    const spaced = Buffer.from('{ "model": "m",\n  "input": [{"role": "user", "content": "hi"}] }\n');
+    const amended = chain.chain("openai-responses", spaced, undefined)!.amended!.bytes.toString();
+    expect(amended).toBe(
+      '{ "model": "m",\n  "input": [{"role": "user", "content": "hi"}] ,"prompt_cache_options":{"comparison_response_id":"resp_9"}}\n',
+    );
+  });
+
+  it("leaves a compressed body, another API and an error answer alone", () => {
+    const chain = new DiagnosticsChain();
+    expect(chain.chain("openai-responses", gzipSync(responsesBody()), "gzip")).toBeNull();
+    expect(chain.chain("openai-completions", responsesBody(), undefined)).toBeNull();
+    const first = chain.chain("openai-responses", responsesBody(), undefined)!;
+    chain.answered(first, { status: 500, bytes: Buffer.from('{"id":"resp_err"}') });
+    expect(chain.chain("openai-responses", responsesBody(), undefined)!.amended).toBeUndefined();
+  });
+});
