@@ -17,15 +17,15 @@ import { runProbesInto } from "../view/view-runs.js";
 let base: string;
 let runs: string;
 beforeAll(async () => {
-  ({ base, runs } = await runProbesInto(["p1"]));
+  ({ base, runs } = await runProbesInto(["p1", "seq-namespace"]));
 }, 120_000);
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const LIBRARY_LOADED = /load "[^"]*@pydantic\/genai-prices\//;
 
-/** `report --cost p1` with `cache` as the user's cache: its output, and whether it loaded the library. */
-function reportCost(cache: string, ...more: string[]) {
-  const child = spawnSync(process.execPath, [MAIN, "report", "--cost", "p1", "--runs", runs, ...more], {
+/** `report --cost <args>` with `cache` as the user's cache: its output, and whether it loaded the library. */
+function reportCost(cache: string, ...args: string[]) {
+  const child = spawnSync(process.execPath, [MAIN, "report", "--cost", "--runs", runs, ...args], {
     encoding: "utf8",
     timeout: 120_000,
     env: { ...process.env, XDG_CACHE_HOME: cache, NODE_DEBUG: "module", PAYLOAD_PROBE_PRICING: "" },
@@ -65,22 +65,37 @@ const predictedTotal = (json: string) => (JSON.parse(json) as { total: { predict
 describe("a model priced once is priced again from its fact", () => {
   it("prints the same figures, text and JSON, without loading the library the second time", () => {
     const cache = freshCache();
-    const first = reportCost(cache);
+    const first = reportCost(cache, "p1");
     expect(first.loaded).toBe(true);
     const fact = readFact(p1FactPath(cache));
     expect(fact.price.model).toBe("gpt-4.1");
     // p1's four requests, each its own split.
     expect(Object.keys(fact.dollars)).toHaveLength(4);
 
-    const second = reportCost(cache);
+    const second = reportCost(cache, "p1");
     expect(second.loaded).toBe(false);
     expect(second.out).toBe(first.out);
 
-    const withoutFact = reportCost(freshCache(), "--json");
-    const withFact = reportCost(cache, "--json");
+    const withoutFact = reportCost(freshCache(), "p1", "--json");
+    const withFact = reportCost(cache, "p1", "--json");
     expect(withoutFact.loaded).toBe(true);
     expect(withFact.loaded).toBe(false);
     expect(withFact.out).toBe(withoutFact.out);
+  });
+
+  it("prices a split the fact lacks with the library, and keeps it beside the others", () => {
+    const cache = freshCache();
+    reportCost(cache, "p1");
+    const p1Figures = Object.keys(readFact(p1FactPath(cache)).dollars);
+    // Another run priced as the same model through the same list: the same fact, other splits.
+    const other = ["seq-namespace", "--model", "gpt-4.1"];
+    const withFact = reportCost(cache, ...other);
+    expect(withFact.loaded).toBe(true);
+    expect(withFact.out).toBe(reportCost(freshCache(), ...other).out);
+    const figures = Object.keys(readFact(p1FactPath(cache)).dollars);
+    expect(figures.length).toBeGreaterThan(p1Figures.length);
+    expect(figures).toEqual(expect.arrayContaining(p1Figures));
+    expect(reportCost(cache, ...other)).toEqual({ ...withFact, loaded: false });
   });
 
   it("run p1 prints the same cost line from the fact, without loading the library", () => {
@@ -110,24 +125,24 @@ describe("a model priced once is priced again from its fact", () => {
 
   it("uses what the fact says, and a pricing file bypasses it", () => {
     const cache = freshCache();
-    const real = predictedTotal(reportCost(cache, "--json").out);
+    const real = predictedTotal(reportCost(cache, "p1", "--json").out);
     const path = p1FactPath(cache);
     writeFileSync(path, JSON.stringify(oneDollarEach(readFact(path))));
-    expect(predictedTotal(reportCost(cache, "--json").out)).toBe(4);
+    expect(predictedTotal(reportCost(cache, "p1", "--json").out)).toBe(4);
 
     const file = join(base, "other-model.yaml");
     writeFileSync(
       file,
       "version: 1\nmodels:\n  other-model: { provider: openai, input: 1, cachedInput: 0.5, output: 2 }\n",
     );
-    const bypassed = reportCost(cache, "--json", "--pricing", file);
+    const bypassed = reportCost(cache, "p1", "--json", "--pricing", file);
     expect(bypassed.loaded).toBe(true);
     expect(predictedTotal(bypassed.out)).toBe(real);
   });
 
   it("never reads the fact of another library version or data date, nor one that is not a fact", () => {
     const cache = freshCache();
-    const first = reportCost(cache);
+    const first = reportCost(cache, "p1");
     const path = p1FactPath(cache);
     const altered = JSON.stringify(oneDollarEach(readFact(path)));
     for (const table of [
@@ -140,13 +155,13 @@ describe("a model priced once is priced again from its fact", () => {
       writeFileSync(other, altered);
     }
     renameSync(path, `${path}.away`);
-    const again = reportCost(cache);
+    const again = reportCost(cache, "p1");
     expect(again.loaded).toBe(true);
     expect(again.out).toBe(first.out);
     expect(existsSync(path)).toBe(true);
 
     writeFileSync(path, '{"price": {"model": "gpt-4.1"}, "dollars": {"1282,0,0,0,0": "one"}}');
-    const notAFact = reportCost(cache);
+    const notAFact = reportCost(cache, "p1");
     expect(notAFact.loaded).toBe(true);
     expect(notAFact.out).toBe(first.out);
     // Written afresh: the library's figures, as the fact of the first report held them.
