@@ -16,9 +16,9 @@
  */
 import { readFileSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
+import { bundleBuildIds, isFile, memoKey, memoPath, sha256, storeMemo } from "../build-memo.js";
 import { computeConfigHash } from "../mcp/cache.js";
 import type { CacheEntry, McpConfig } from "../mcp/types.js";
-import { bundleBuildIds, isFile, memoKey, memoPath, sha256, storeMemo } from "./build-memo.js";
 
 export const PRIME_MEMO_ENV = "PAYLOAD_PROBE_PRIME_MEMO";
 /** Raised when the key or the stored file's form changes. */

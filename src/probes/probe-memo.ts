@@ -11,7 +11,7 @@
  */
 import { readFileSync } from "node:fs";
 import { deserialize, serialize } from "node:v8";
-import { bundleBuildIds, memoKey, memoPath, storeMemo } from "./build-memo.js";
+import { bundleBuildIds, memoKey, memoPath, storeMemo } from "../build-memo.js";
 
 /** Raised when the key or the stored form changes. */
 const MEMO_FORMAT = 1;

@@ -21,6 +21,7 @@ import { nearestNames } from "../../nearest.js";
 import { parseInput, strictMapping } from "../../validate.js";
 import { readYamlFile } from "../../yaml-file.js";
 import type { CacheSplit } from "./cache-model.js";
+import { priceWithFact, recalledDollars, rememberDollars } from "./price-fact.js";
 
 /**
  * The release of the table, pinned exactly in package.json, and the day it was published (npm's
@@ -150,6 +151,13 @@ export function priceOf(table: PricingTable, modelId: string, hint?: ProviderHin
   const bare = slash >= 0 ? modelId.slice(slash + 1) : modelId;
   const user = table.user ? userPrice(table, bare) : null;
   if (user) return user;
+  // A user's file may price the id differently from one run to the next: only the table's own
+  // answers are kept as facts (price-fact.ts), which spare a later run loading the library.
+  const fromLibrary = () => libraryPriceOf(modelId, slash, bare, hint);
+  return table.user ? fromLibrary() : priceWithFact(PRICE_TABLE, modelId, hint, fromLibrary);
+}
+
+function libraryPriceOf(modelId: string, slash: number, bare: string, hint?: ProviderHint): ModelPrice | null {
   const router = slash >= 0 ? modelId.slice(0, slash) : undefined;
   const tries: [string, string | undefined][] = [
     [modelId, hint],
@@ -205,6 +213,8 @@ function priceFrom(entry: ModelPrice["entry"], info: ModelInfo, provider: string
  * request's own time, so a run prices the same whenever it is read).
  */
 export function requestDollars(price: ModelPrice, split: CacheSplit, outputTokens = 0, at?: Date): number {
+  const known = recalledDollars(price, split, outputTokens);
+  if (known !== undefined) return known;
   const usage = {
     input_tokens: split.inputTokens,
     cache_read_tokens: split.cacheRead,
@@ -214,7 +224,9 @@ export function requestDollars(price: ModelPrice, split: CacheSplit, outputToken
     output_tokens: outputTokens,
   };
   const options = { provider: price.entry.provider, ...(at && !Number.isNaN(at.getTime()) ? { timestamp: at } : {}) };
-  return genaiPrices().calcPrice(usage, price.entry.id, options)?.total_price ?? 0;
+  const dollars = genaiPrices().calcPrice(usage, price.entry.id, options)?.total_price ?? 0;
+  rememberDollars(price, split, outputTokens, dollars);
+  return dollars;
 }
 
 /** Providers whose own model names a typo is likeliest to be near. */

@@ -1,15 +1,16 @@
 /**
- * What the memos of this folder share: they keep results that depend only on this build of the
- * CLI (and of the stubs) and on their inputs, so they are only ever used from the bundles, whose
- * builds dist/build-id.json names (written by scripts/bundle.mjs). Run from tsc's output or the
- * sources (unit tests), nothing is remembered and every result is worked out again.
+ * What the memos share (the probe and prime memos of probes/, the price facts of analysis/cost/):
+ * they keep results that depend only on this build of the CLI (and of the stubs) and on their
+ * inputs, so they are only ever used from the bundles, whose builds dist/build-id.json names
+ * (written by scripts/bundle.mjs). Run from tsc's output or the sources (unit tests), nothing is
+ * remembered and every result is worked out again.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { replaceFile } from "../replace-file.js";
-import { userCacheDir } from "../user-cache.js";
+import { replaceFile } from "./replace-file.js";
+import { userCacheDir } from "./user-cache.js";
 
 export type BuildIds = Record<string, { entry: string; build: string }>;
 
