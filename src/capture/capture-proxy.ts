@@ -94,7 +94,6 @@ class ClientRelay implements Dispatcher.DispatchHandler {
   private readonly chunks: Buffer[] = [];
   private controller: Dispatcher.DispatchController | undefined;
   private settled = false;
-  private corked = false;
   private readonly onClose = () => {
     if (this.response.writableFinished) return;
     // Settled first: the abort calls onResponseError at once, which must not take it for the upstream's failure.
@@ -140,15 +139,8 @@ class ClientRelay implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.handed.firstByteMs ??= performance.now() - this.started;
     this.chunks.push(chunk);
-    if (!this.corked) {
-      // The chunks of one read leave in one write: the parser hands them over one by one, in one turn.
-      this.corked = true;
-      this.response.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.response.uncork();
-      });
-    }
+    // Written as it comes, never corked: on Node 22 a corked response sets no need for 'drain' (a paused
+    // upstream would never resume) and, ended while corked, sends none of what it holds.
     this.response.write(chunk);
     // A slow client: the upstream waits (in TCP) rather than the stream piling up here.
     if (this.response.writableLength >= CLIENT_BUFFER_LIMIT && !this.response.destroyed) controller.pause();
