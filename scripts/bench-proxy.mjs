@@ -304,8 +304,9 @@ async function startLatencyProxies(mockUrl, runs) {
   const baseline = option("baseline");
   const sides = [{ label: "proxy", checkout: root }, ...(baseline ? [{ label: "baseline", checkout: baseline }] : [])];
   for (const side of sides) {
-    // The proxy's live lines go to a pipe that is read, as a terminal would take them.
-    const args = ["proxy", "--upstream", mockUrl, "--runs", runs, "--name", `bench-${side.label}`];
+    // The proxy's live lines go to a pipe that is read, as a terminal would take them. Each side has a
+    // runs folder of its own: a baseline from before a database format change refuses the newer database.
+    const args = ["proxy", "--upstream", mockUrl, "--runs", join(runs, side.label), "--name", `bench-${side.label}`];
     Object.assign(side, await startCli(args, "pipe", side.checkout));
     side.child.stderr.resume();
   }
