@@ -12,6 +12,24 @@ export function readYamlFile(file: string, what: string): unknown {
   try {
     return parseYaml(text);
   } catch (error) {
-    throw inputError(file, undefined, `expected YAML (${(error as Error).message})`);
+    throw inputError(file, undefined, `expected YAML (${yamlErrorLine((error as Error).message)})`);
   }
+}
+
+/** Error lines quote at most this much of a file. */
+const MAX_ERROR_LINE = 200;
+
+/**
+ * A YAML parser's message in one line, as every error is: its reason and position, then the last
+ * source line of the excerpt the parser shows beneath them (without the caret line).
+ */
+export function yamlErrorLine(message: string): string {
+  const [head = "", ...excerpt] = message.split("\n");
+  const shown = excerpt
+    .filter((line) => line.trim() !== "" && !/^\s*\^+\s*$/.test(line))
+    .at(-1)
+    ?.trim();
+  const reason = head.replace(/:$/, "");
+  const line = shown ? `${reason}: ${shown}` : reason;
+  return line.length > MAX_ERROR_LINE ? `${line.slice(0, MAX_ERROR_LINE)}…` : line;
 }

@@ -3,6 +3,7 @@ import { inputError } from "../errors.js";
 import { readInputFile } from "../input-file.js";
 import { isInside } from "../safe-path.js";
 import { dottedPath, type FieldNamer } from "../validate.js";
+import { yamlErrorLine } from "../yaml-file.js";
 
 /** A probe file's YAML, and how its fields are named in error messages. */
 export interface ProbeYaml {
@@ -11,7 +12,6 @@ export interface ProbeYaml {
 }
 
 /** Longest YAML error line quoted from a project file; a long token makes the parser's line long. */
-const MAX_ERROR_LINE = 200;
 
 /** A key made of these is a field name; anything else in a key is content of the file. */
 const PLAIN_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -29,7 +29,7 @@ export function parseProbeYaml(file: string, text: string, root: string): ProbeY
   const error = doc.errors[0];
   if (error) {
     const reason = quotesContent
-      ? truncate(error.message.split("\n")[0]!.replace(/:$/, ""))
+      ? yamlErrorLine(error.message)
       : `${error.code.toLowerCase().replaceAll("_", " ")} at line ${error.linePos?.[0].line}, column ${error.linePos?.[0].col}`;
     throw inputError(file, undefined, `expected valid YAML (${reason})`);
   }
@@ -38,7 +38,7 @@ export function parseProbeYaml(file: string, text: string, root: string): ProbeY
     value = doc.toJS();
   } catch (cause) {
     // Aliases are resolved here: an unknown one, or one that expands beyond the parser's limit.
-    const reason = quotesContent ? truncate((cause as Error).message.split("\n")[0]!) : "an alias cannot be resolved";
+    const reason = quotesContent ? yamlErrorLine((cause as Error).message) : "an alias cannot be resolved";
     throw inputError(file, undefined, `expected valid YAML (${reason})`);
   }
   if (quotesContent) return { value, fieldName: dottedPath };
@@ -75,8 +75,4 @@ export function readProbeText(file: string): string {
     throw inputError(file, undefined, "expected YAML text, but the file holds binary data");
   }
   return text;
-}
-
-function truncate(line: string): string {
-  return line.length > MAX_ERROR_LINE ? `${line.slice(0, MAX_ERROR_LINE)}…` : line;
 }

@@ -21,10 +21,10 @@ function yamlFile(text: string): { dir: string; file: string } {
 describe("a probe file's text is quoted in errors only when it lies inside the project (issue 8)", () => {
   const syntax = 'name: x\nprompts: ["hi"\nmodel: SECRET-7731\n';
 
-  it("inside the root, a YAML error gives the parser's sentence", () => {
+  it("inside the root, a YAML error gives the parser's sentence and the line its excerpt ends on, in one line", () => {
     const { dir, file } = yamlFile(syntax);
     expect(userErrorOf(() => readProbeYaml(file, dir)).message).toBe(
-      `${file}: expected valid YAML (Flow sequence in block collection must be sufficiently indented and end with a ] at line 3, column 1)`,
+      `${file}: expected valid YAML (Flow sequence in block collection must be sufficiently indented and end with a ] at line 3, column 1: model: SECRET-7731)`,
     );
   });
 
