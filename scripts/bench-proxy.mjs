@@ -298,9 +298,10 @@ function printLatency(kinds, samples, roundMedians, pairs) {
 
 /**
  * The proxies measured: this checkout's, and with `--baseline=<checkout>` that checkout's built
- * proxy too, both in front of the same mock.
+ * proxy too, both in front of the same mock. Each is added to `started` once it listens, so the
+ * caller stops the ones that did start when a later one fails to.
  */
-async function startLatencyProxies(mockUrl, runs) {
+async function startLatencyProxies(mockUrl, runs, started) {
   const baseline = option("baseline");
   const sides = [{ label: "proxy", checkout: root }, ...(baseline ? [{ label: "baseline", checkout: baseline }] : [])];
   for (const side of sides) {
@@ -308,9 +309,9 @@ async function startLatencyProxies(mockUrl, runs) {
     // runs folder of its own: a baseline from before a database format change refuses the newer database.
     const args = ["proxy", "--upstream", mockUrl, "--runs", join(runs, side.label), "--name", `bench-${side.label}`];
     Object.assign(side, await startCli(args, "pipe", side.checkout));
+    started.push(side);
     side.child.stderr.resume();
   }
-  return sides;
 }
 
 async function latency() {
@@ -321,7 +322,7 @@ async function latency() {
   writeFileSync(probe, `name: bench\nmodel:\n  script:\n${"    - text: ok\n".repeat(steps)}prompts: [go]\n`);
   const mock = await startCli(["mock", probe, "--runs", runs, "--no-db"]);
   try {
-    proxies.push(...(await startLatencyProxies(mock.url, runs)));
+    await startLatencyProxies(mock.url, runs, proxies);
     const kinds = [
       { name: "stream, direct", url: `${mock.url}/chat/completions`, body: smallBody(true) },
       { name: "json, direct", url: `${mock.url}/chat/completions`, body: smallBody(false) },
