@@ -4,6 +4,7 @@
  * object as it came.
  */
 import { type DiagnosedApi, diagnosticsAsked, isDiagnosedApi } from "../providers/cache-diagnosis.js";
+import { parseResponseText, type ResponseBody } from "../providers/response-body.js";
 import type { WireApi } from "../providers/types.js";
 import type { AddedDiagnostics, CacheDiagnostics, CacheVerdict } from "./types.js";
 
@@ -56,18 +57,24 @@ function answerIn(api: DiagnosedApi, body: string): unknown {
   return found;
 }
 
-/** The one JSON body, or each SSE event's data. */
+/** The one JSON body, or each SSE event's data, read as the codecs read responses (response-body.ts). */
 function* jsonObjects(body: string): Iterable<Record<string, unknown>> {
-  const texts = body.trimStart().startsWith("{")
-    ? [body]
-    : body.split("\n").flatMap((line) => (line.startsWith("data:") ? [line.slice(5).trim()] : []));
-  for (const text of texts) {
-    try {
-      const json = JSON.parse(text) as unknown;
-      if (json && typeof json === "object") yield json as Record<string, unknown>;
-    } catch {
-      // An event that is not JSON (`[DONE]`, a cut line) says nothing about the cache.
-    }
+  let parsed: ResponseBody;
+  try {
+    parsed = parseResponseText(body);
+  } catch {
+    return;
+  }
+  const values = parsed.form === "json" ? [parsed.json] : parsed.events.map((event) => jsonOrNull(event.data));
+  for (const value of values) if (value && typeof value === "object") yield value as Record<string, unknown>;
+}
+
+/** An event that is not JSON (`[DONE]`, a cut line) says nothing about the cache. */
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
   }
 }
 

@@ -11,6 +11,11 @@ export type ResponseBody = { form: "json"; json: unknown } | { form: "sse"; even
 export async function readResponse(stream: ResponseStream): Promise<ResponseBody> {
   let text = "";
   for await (const chunk of stream) text += chunk;
+  return parseResponseText(text);
+}
+
+/** A whole response's text as readResponse reads it (a JSON body that does not parse throws). */
+export function parseResponseText(text: string): ResponseBody {
   // An SSE body starts with a field name or a comment, never with `{`.
   if (text.trimStart().startsWith("{")) return { form: "json", json: JSON.parse(text) };
   const events: EventSourceMessage[] = [];
