@@ -116,10 +116,9 @@ function requestedApi(request: IncomingMessage, path: string): WireApi | null {
   return api !== null && path === `/v1${API_PATHS[api]}` ? api : null;
 }
 
-/** How the mock answers a request: an event stream, or JSON (one body, or Gemini's array sent in pieces). */
-function replyStreams(api: WireApi, url: string, body: string): { contentType: string; eventStream: boolean } {
-  const eventStream = api === "google-generative-ai" ? geminiReplyForm(url) === "sse" : requestedReply(body).stream;
-  return { contentType: eventStream ? "text/event-stream" : "application/json", eventStream };
+/** Whether the mock answers a request as an event stream, else as JSON (one body, or Gemini's array sent in pieces). */
+function repliesWithEvents(api: WireApi, url: string, body: string): boolean {
+  return api === "google-generative-ai" ? geminiReplyForm(url) === "sse" : requestedReply(body).stream;
 }
 
 /**
@@ -170,13 +169,13 @@ interface MockState {
 /** Sends a scripted reply as its API's provider would: SSE when the request asked for it, else JSON. */
 async function sendReply(
   response: ServerResponse,
-  form: ReturnType<typeof replyStreams>,
+  eventStream: boolean,
   chunks: string[],
   delayMs: number,
 ): Promise<void> {
   response.writeHead(200, {
-    "content-type": form.contentType,
-    ...(form.eventStream && { "cache-control": "no-cache" }),
+    "content-type": eventStream ? "text/event-stream" : "application/json",
+    ...(eventStream && { "cache-control": "no-cache" }),
     [USAGE_ESTIMATE_HEADER]: "estimate",
   });
   for (const [index, chunk] of chunks.entries()) {
@@ -247,7 +246,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     usageEstimated: true,
   } as const;
   await capture.hand({ api, url, bytes }, reply, ts, performance.now() - started);
-  await sendReply(response, replyStreams(api, url, body), chunks, state.delayMs);
+  await sendReply(response, repliesWithEvents(api, url, body), chunks, state.delayMs);
   sent();
 }
 
