@@ -60,40 +60,26 @@ export async function writeCheckText(
 
 const findingRow = (f: Finding) => mdRow([f.probe, f.request ?? "—", f.metric, f.baseline, f.actual, f.tolerance]);
 
+/** A titled table of the job summary, or nothing when it has no rows. */
+const mdSection = (title: string, header: string[], rows: string[]): string[] =>
+  rows.length === 0 ? [] : ["", `### ${title}`, "", mdHeader(header), ...rows];
+
+const FINDING_HEADER = ["probe", "request", "metric", "baseline", "actual", "tolerance"];
+
 export function renderCheckMarkdown(checks: ProbeCheck[]): string {
-  const regressions = checks.flatMap((c) => c.regressions);
-  const errors = checks.filter((c) => c.error);
   const out = [
     "## payload-probe check",
     "",
     mdHeader(["probe", "requests", "result"]),
     ...checks.map((c) => mdRow([c.probe, c.requests, STATUS_WORD[c.status]])),
+    ...mdSection("Regressions", FINDING_HEADER, checks.flatMap((c) => c.regressions).map(findingRow)),
+    ...mdSection(
+      "Could not evaluate",
+      ["probe", "error"],
+      checks.filter((c) => c.error).map((c) => mdRow([c.probe, c.error])),
+    ),
+    ...mdSection("Savings (smaller than baseline)", FINDING_HEADER, checks.flatMap((c) => c.savings).map(findingRow)),
   ];
-  if (regressions.length > 0)
-    out.push(
-      "",
-      "### Regressions",
-      "",
-      mdHeader(["probe", "request", "metric", "baseline", "actual", "tolerance"]),
-      ...regressions.map(findingRow),
-    );
-  if (errors.length > 0)
-    out.push(
-      "",
-      "### Could not evaluate",
-      "",
-      mdHeader(["probe", "error"]),
-      ...errors.map((c) => mdRow([c.probe, c.error])),
-    );
-  const savings = checks.flatMap((c) => c.savings);
-  if (savings.length > 0)
-    out.push(
-      "",
-      "### Savings (smaller than baseline)",
-      "",
-      mdHeader(["probe", "request", "metric", "baseline", "actual", "tolerance"]),
-      ...savings.map(findingRow),
-    );
   return `${out.join("\n")}\n`;
 }
 
