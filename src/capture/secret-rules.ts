@@ -1,7 +1,9 @@
 /**
  * The rules the secrets scan runs: secretlint's recommended preset, and rules of ours in secretlint's
- * rule format for the kinds the preset does not cover (GitLab, Stripe, Google API keys, JWTs, and
- * `NAME=value` lines whose name says it holds a secret). Each rule reports the secret's own range.
+ * rule format for the kinds the preset does not cover (GitLab, Stripe, Google API keys, JWTs, model
+ * providers' prefixed keys, Azure keys, URL passwords of any scheme, Authorization headers, and
+ * `NAME=value` lines whose name says it holds a secret) and for OpenAI and SendGrid keys, whose
+ * preset rules miss some. Each rule reports the secret's own range.
  */
 import { rules as presetRules } from "@secretlint/secretlint-rule-preset-recommend";
 import type { SecretLintRuleContext, SecretLintRuleCreator } from "@secretlint/types";
@@ -105,6 +107,41 @@ const genericRule = {
   },
 } satisfies SecretLintRuleCreator;
 
+/**
+ * Every URL rule's finds hold `://` (its slashes maybe escaped, once or twice: rare-escapes.ts); a
+ * scheme (`mongodb+srv`, `jdbc:mysqlx`) is at most 16 characters ahead.
+ */
+const URL_REGIONS = around(["://", ":\\/\\/", ":\\\\/\\\\/", ":\\\\\\/\\\\\\/"], 16, 1024);
+
+/**
+ * Keys of model providers an agent may be set up with, by the prefix and alphabet each provider
+ * issues (lengths a little wider than seen, so a longer key is still found): kind, what it is, the
+ * prefix, the rest. Azure's storage and Service Bus keys follow their connection string's name.
+ */
+const PREFIXED_KEYS: [kind: string, label: string, prefix: string, rest: string][] = [
+  ["groq-key", "Groq API key", "gsk_", "[A-Za-z0-9]{48,56}"],
+  ["huggingface-token", "Hugging Face token", "hf_", "[A-Za-z]{30,40}"],
+  ["xai-key", "xAI API key", "xai-", "[A-Za-z0-9]{60,100}"],
+  ["openrouter-key", "OpenRouter API key", "sk-or-v1-", "[a-f0-9]{64}"],
+  ["perplexity-key", "Perplexity API key", "pplx-", "[A-Za-z0-9]{40,60}"],
+  ["replicate-token", "Replicate API token", "r8_", "[A-Za-z0-9_-]{30,45}"],
+  ["azure-key", "Azure storage or Service Bus key", "AccountKey=", "[A-Za-z0-9+/]{20,100}={0,2}"],
+  ["azure-key", "Azure storage or Service Bus key", "SharedAccessKey=", "[A-Za-z0-9+/]{20,100}={0,2}"],
+];
+
+/**
+ * One rule per prefixed key: the prefix where no key character stands before it, the rest to its
+ * end. A name's `=` is not looked for in the raw text: Gson writes it `\u003d` (rare-escapes.ts).
+ */
+const prefixedKeyRules = PREFIXED_KEYS.map(([kind, label, prefix, rest]) => {
+  const named = prefix.endsWith("=");
+  const key = named ? `${prefix}(${rest})` : `${prefix}${rest}`;
+  return {
+    rule: patternRule(kind, label, new RegExp(`(?<![A-Za-z0-9_-])${key}(?![A-Za-z0-9_+/=-])`, "g")),
+    regions: [around([named ? prefix.slice(0, -1) : prefix], 16, 256)],
+  };
+});
+
 /** Rules of ours, each with the regions it reads; each id is also the kind its markers name. */
 export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
   {
@@ -130,6 +167,35 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
     regions: [around(["whsec_"], 16, 512)],
   },
   {
+    // The preset's OpenAI rule ends a key at `\b`, which a key whose last character is `-` never
+    // has before a quote or a line end: such a key was stored as sent. This is its shape without
+    // that end (a find may run on into a longer token; hiding more is the safe side).
+    rule: patternRule(
+      "openai-key",
+      "OpenAI API key",
+      /sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}/g,
+    ),
+    regions: [around(["T3BlbkFJ"], 128, 128)],
+  },
+  {
+    // `user:password@` in a URL of any scheme (redis://, amqp://, ssh://, http to localhost, a password
+    // with `.` or `%`): the preset's URL rules take http(s) and ftp with a dotted host and a `[-\w]`
+    // password, and three databases. Same finds keep the preset's kind (its rules come first).
+    rule: patternRule(
+      "url-password",
+      "password in a URL",
+      // Starting at the `://` (a scheme's last character before it) lets the engine skip to each one.
+      /(?<=[A-Za-z0-9+.-]):\/\/[^\s:/?#@"'<>\\]{0,256}:([^\s/?#@"'<>\\]{1,256})@/g,
+    ),
+    regions: [URL_REGIONS],
+  },
+  {
+    // The preset's SendGrid rule takes word characters with one `-` or `_` at most in the second part,
+    // but keys are base64url: `-` anywhere, so most real keys were stored as sent. Its lengths, their alphabet.
+    rule: patternRule("sendgrid-key", "SendGrid API key", /(?<!\p{L})SG\.[\w-]{1,128}\.[\w-]{1,128}(?![\w-])/gu),
+    regions: [around(["SG."], 16, 512)],
+  },
+  {
     rule: patternRule("google-api-key", "Google API key", /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g),
     regions: [around(["AIza"], 16, 64)],
   },
@@ -141,6 +207,25 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
     ),
     regions: [around(["eyJ"], 16, 16_384)],
   },
+  {
+    // An HTTP credential as agents write it in a curl command or a headers object: `Bearer <token>`,
+    // the token with a digit (not "Bearer token", not a `$TOKEN` reference); a JWT keeps its own kind.
+    rule: patternRule(
+      "bearer-token",
+      "bearer token",
+      /\bBearer[ \t]+((?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{16,1024}=*)(?![A-Za-z0-9._~+/=-])/gi,
+    ),
+    regions: [aroundCaseless(["bearer"], 1, 1100)],
+  },
+  {
+    rule: patternRule(
+      "basic-auth",
+      "basic credentials in an Authorization header",
+      /\bAuthorization["']?[ \t]*[:=][ \t]*["']?Basic[ \t]+([A-Za-z0-9+/]{8,1024}={0,2})(?![A-Za-z0-9+/=])/gi,
+    ),
+    regions: [aroundCaseless(["authorization"], 1, 1100)],
+  },
+  ...prefixedKeyRules,
   // A name is at most 64 characters ahead of its secret word, a value within 512 after it.
   { rule: genericRule, regions: [secretWords(SECRET_WORDS, 64, 512)] },
 ];
@@ -162,6 +247,11 @@ export interface Anchor {
 /** Regions from `before` characters ahead of each literal to `after` characters past its start. */
 function around(literals: readonly string[], before: number, after: number): Anchor {
   return { literals, region: (at) => ({ start: at - before, end: at + after }) };
+}
+
+/** Regions as `around` gives them, for literals found in any ASCII case. */
+function aroundCaseless(literals: readonly string[], before: number, after: number): Anchor {
+  return { ...around(literals, before, after), caseless: true };
 }
 
 /** Regions around the secret words: `before` ahead, `after` past the word's end; `key` only with an owner. */
@@ -192,12 +282,6 @@ const AWS_REGIONS: Anchor[] = [
   },
 ];
 
-/**
- * Every URL rule's finds hold `://` (its slashes maybe escaped, once or twice: rare-escapes.ts); a
- * scheme (`mongodb+srv`, `jdbc:mysqlx`) is at most 16 characters ahead.
- */
-const URL_REGIONS = around(["://", ":\\/\\/", ":\\\\/\\\\/", ":\\\\\\/\\\\\\/"], 16, 1024);
-
 /** Where each preset rule (by the end of its id) reads. */
 const PRESET_REGIONS: Record<string, Anchor[]> = {
   aws: AWS_REGIONS,
@@ -206,10 +290,8 @@ const PRESET_REGIONS: Record<string, Anchor[]> = {
   basicauth: [URL_REGIONS],
   "database-connection-string": [URL_REGIONS],
   slack: [around(["xox", "xapp-"], 16, 512), URL_REGIONS],
-  sendgrid: [around(["SG."], 16, 512)],
   shopify: [around(["shppa_", "shpca_", "shpat_", "shpss_"], 16, 256)],
   github: [around(["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", ":x-oauth-basic@"], 280, 256)],
-  openai: [around(["T3BlbkFJ"], 128, 128)],
   anthropic: [around(["sk-ant-"], 16, 256)],
   linear: [around(["lin_api_"], 16, 256)],
   "1password": [around(["ops_"], 16, 1600)],
@@ -217,8 +299,9 @@ const PRESET_REGIONS: Record<string, Anchor[]> = {
 
 /**
  * The preset's rules we run, each on its regions: all but its comment filter (a body could switch
- * scanning off with a `secretlint-disable` comment) and its GCP rule (it parses the whole text as a
- * service account file, which a body never is; the key in one is found as a private key). The AWS
+ * scanning off with a `secretlint-disable` comment), its GCP rule (it parses the whole text as a
+ * service account file, which a body never is; the key in one is found as a private key) and its
+ * OpenAI and SendGrid rules (OWN_RULES has them, finding the keys with a `-` those lost). The AWS
  * rule runs with its access key ID scan on.
  */
 export const PRESET_RULES: { rule: SecretLintRuleCreator<never>; options: object; regions: Anchor[] }[] = presetRules
@@ -245,13 +328,11 @@ const PRESET_KINDS: Record<string, string> = {
   github: "github-token",
   slack: "slack-token",
   npm: "npm-token",
-  openai: "openai-key",
   anthropic: "anthropic-key",
   privatekey: "private-key",
   basicauth: "basic-auth",
   "database-connection-string": "db-connection",
   gcp: "gcp-service-account",
-  sendgrid: "sendgrid-key",
   shopify: "shopify-token",
   linear: "linear-key",
   "1password": "1password-token",

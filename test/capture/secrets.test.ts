@@ -72,6 +72,55 @@ describe("SecretScanner", () => {
     expect(stored).toMatch(/^aws_secret_access_key = \[redacted:generic-secret:[0-9a-f]{8}\] next$/);
   });
 
+  it("replaces an OpenAI key ending in -, which the preset's rule misses, whole and as an OpenAI key", () => {
+    const tail = (length: number) => `${"aB3_".repeat(length).slice(0, length - 1)}-`;
+    const keys = [
+      `sk-proj-${tail(74)}T3BlbkFJ${tail(74)}`,
+      `sk-svcacct-${tail(58)}T3BlbkFJ${tail(58)}`,
+      `sk-admin-${tail(58)}T3BlbkFJ${tail(74)}`,
+    ];
+    for (const key of keys)
+      for (const [before, after] of [
+        ['{"key":"', '"}'],
+        ["OPENAI_API_KEY=", "\n"],
+        ["use ", " now"],
+      ]) {
+        const scanner = new SecretScanner();
+        const stored = scanner.redact(`${before}${key}${after}`);
+        expect(stored, key.slice(0, 12)).toMatch(/^[^\]]*\[redacted:openai-key:[0-9a-f]{8}\][^\]]*$/);
+        expect(stored.startsWith(before) && stored.endsWith(after)).toBe(true);
+      }
+  });
+
+  it("replaces SendGrid keys with - in them, which the preset's rule misses, whole and as SendGrid keys", () => {
+    for (const key of [
+      "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",
+      "SG.ng-VfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf09kqeF8tAmbihYzrnopKc1s5cr",
+      "SG.ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf09kqeF8tAmbihYzrnopKc1s5c-",
+    ]) {
+      const stored = new SecretScanner().redact(`use ${key} now`);
+      expect(stored, key).toMatch(/^use \[redacted:sendgrid-key:[0-9a-f]{8}\] now$/);
+    }
+  });
+
+  it("replaces the password of a URL of any scheme and leaves URLs with none alone", () => {
+    for (const url of [
+      "ssh://git@host:22/repo",
+      "git+ssh://git@github.com:org/repo.git",
+      "https://example.com:8080/a@b",
+    ])
+      expect(new SecretScanner().redact(`clone ${url} now`)).toBe(`clone ${url} now`);
+    const stored = new SecretScanner().redact("ssh://deploy:Xk2.hunter%2122@bastion:22/");
+    expect(stored).toMatch(/^ssh:\/\/deploy:\[redacted:url-password:[0-9a-f]{8}\]@bastion:22\/$/);
+  });
+
+  it("replaces Authorization header credentials, and leaves the words and references alone", () => {
+    const stored = new SecretScanner().redact('{"Authorization": "Bearer abcdEFGH1234ijklMNOP"}');
+    expect(stored).toMatch(/^\{"Authorization": "Bearer \[redacted:bearer-token:[0-9a-f]{8}\]"\}$/);
+    for (const text of ["a Bearer token in the header", "Bearer ${API_TOKEN}", "Bearer $TOKEN", "Basic usage"])
+      expect(new SecretScanner().redact(text)).toBe(text);
+  });
+
   it("keeps the host and user of a connection string and replaces its password", () => {
     const scanner = new SecretScanner();
     const stored = scanner.redact("DATABASE_URL=postgres://app:Xk2-hunter22q@db.example.com:5432/main");
