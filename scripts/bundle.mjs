@@ -53,6 +53,9 @@ for (const entry of ENTRIES) {
     platform: "node",
     target: "node20",
     external: ["better-sqlite3", "gpt-tokenizer", "undici", "@opentelemetry/*"],
+    // jsonc-parser's `main` is a UMD wrapper whose require() calls esbuild cannot follow (they fail
+    // at run time); its ES module build bundles. Plain Node (tsc's output, the tests) loads the UMD one.
+    alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
     // import() of a package left outside becomes require(): a script run through node:vm has no
     // module loader of its own for import() (Node 20 offers one only as an experiment, with a warning).
     supported: { "dynamic-import": false },

@@ -7,6 +7,7 @@
 
 import { claudeCodePointer } from "./claude-code-pointer.js";
 import { codexPointer } from "./codex-pointer.js";
+import { geminiCliPointer } from "./gemini-cli-pointer.js";
 import { opencodePointer } from "./opencode-pointer.js";
 import { piPointer } from "./pi-pointer.js";
 import type { AgentPointer, PointerContext } from "./pointer-types.js";
@@ -25,22 +26,20 @@ const openaiSdk: AgentPointer = {
   point: ({ bases }) => ({ OPENAI_BASE_URL: bases.openai }),
 };
 
-/**
- * The Gemini CLI with an API key reads GOOGLE_GEMINI_BASE_URL (packages/core contentGenerator.ts);
- * so does `new GoogleGenAI()` of @google/genai (node_client.ts).
- */
-const gemini: AgentPointer[] = ["Gemini CLI", "@google/genai"].map((agent) => ({
-  agent,
+/** `new GoogleGenAI()` without a base URL reads GOOGLE_GEMINI_BASE_URL (node_client.ts of the pinned 2.32.0). */
+const genaiSdk: AgentPointer = {
+  agent: "@google/genai",
   api: "Gemini generateContent",
   point: ({ bases }) => ({ GOOGLE_GEMINI_BASE_URL: bases.gemini }),
-}));
+};
 
 /** Codex, opencode and pi are configured by files: their pointers write temporary copies (pointer-files.ts). */
 export const AGENT_POINTERS: AgentPointer[] = [
   claudeCodePointer,
   anthropicSdk,
   openaiSdk,
-  ...gemini,
+  geminiCliPointer,
+  genaiSdk,
   codexPointer,
   opencodePointer,
   piPointer,

@@ -1,14 +1,15 @@
 import { agentsCacheDir } from "../agents/agent-install.js";
-import { installNativeAgent, NATIVE_AGENTS, type NativeAgentName } from "../agents/native-agents.js";
+import { installNpmAgent, NPM_AGENTS, type NpmAgentName } from "../agents/npm-agents.js";
 import { installPi, PI_PINS } from "../agents/pi-install.js";
 import { nearest } from "../nearest.js";
 import { parseCommand, usageError } from "./args.js";
 
-const AGENTS = ["pi", "claude-code", "codex"] as const;
+const AGENTS = ["pi", "claude-code", "codex", "gemini-cli"] as const;
 type AgentName = (typeof AGENTS)[number];
 
-const cc = NATIVE_AGENTS["claude-code"];
-const codex = NATIVE_AGENTS.codex;
+const cc = NPM_AGENTS["claude-code"];
+const codex = NPM_AGENTS.codex;
+const gemini = NPM_AGENTS["gemini-cli"];
 
 export const help = `Usage: payload-probe agents install <agent>... [options]
 
@@ -23,9 +24,11 @@ it again when an install is there does nothing. Agents, one or more:
                and pi-mcp-adapter ${PI_PINS.mcpAdapter} (about 430 MB)
   claude-code  ${cc.package} ${cc.version} (about ${cc.size})
   codex        ${codex.package} ${codex.version} (about ${codex.size})
+  gemini-cli   ${gemini.package} ${gemini.version} (about ${gemini.size})
 
 Claude Code and Codex run as the native binary their package ships for
-this machine (no install scripts run, no Node.js needed).
+this machine (no install scripts run, no Node.js needed); the Gemini CLI
+is one script run by the node on PATH.
 
   --json       print where each agent was found as JSON, keyed by agent
   -h, --help   show this help
@@ -51,8 +54,8 @@ async function install(agent: AgentName, progress: (line: string) => void) {
       line: `pi ${PI_PINS.pi} (${pi.source}): ${[pi.program, ...pi.programArgs].join(" ")}`,
     };
   }
-  const native = await installNativeAgent(agent satisfies NativeAgentName, progress);
-  return { json: native, line: `${agent} ${native.version}: ${native.program}` };
+  const npm = await installNpmAgent(agent satisfies NpmAgentName, progress);
+  return { json: npm, line: `${agent} ${npm.version}: ${npm.program}` };
 }
 
 export async function main(argv: string[]): Promise<number> {

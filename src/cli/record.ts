@@ -7,6 +7,7 @@ import { findProgram } from "../find-program.js";
 import { cliName, userDir } from "../invoked-as.js";
 import { isSafeName } from "../safe-path.js";
 import { printable } from "../terminal-text.js";
+import { wrapLine } from "../text-wrap.js";
 import { parseCommand, usageError } from "./args.js";
 import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings } from "./capture-flags.js";
 import { type LiveView, liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS, viewWhileCapturing } from "./live-view.js";
@@ -47,7 +48,11 @@ ${pointedAgents()}
 
 Credentials pass through to the provider in headers and are never stored.
 record writes to stderr only; stdout is the command's. Before the command
-starts it says where the proxy listens and where the run goes; when it ends,
+starts it says where the proxy listens and where the run goes, and what it
+can see would keep an agent from the proxy (a Claude Code settings file with
+its own base URL; a Gemini CLI with no auth type selected in its settings,
+which stops at "Invalid auth method selected", or one that signs in with
+Google); when it ends,
 the proxy's summary and the commands to look further. A line per request is
 printed as it is captured only when stderr is not a terminal (an agent drawing
 on the terminal would be torn by it). Ctrl-C and Ctrl-\\ at a terminal reach the
@@ -97,7 +102,11 @@ export function defaultRunName(program: string): string {
   return isSafeName(name) ? name : "record";
 }
 
-const say = (line: string) => process.stderr.write(`record: ${printable(line)}\n`);
+/** A line of record's own on stderr; `fold` breaks a long one at words to 80 columns (a caveat naming files). */
+function say(line: string, fold = false): void {
+  const text = `record: ${printable(line)}`;
+  process.stderr.write(`${fold ? wrapLine(text, 80, 8, true).join("\n") : text}\n`);
+}
 
 /** The command's program, or the exit code and line of a shell that cannot run it (nothing started yet). */
 function checkProgram(word: string): number | undefined {
@@ -156,7 +165,7 @@ async function runPointed(proxy: CaptureProxy, command: string[]): Promise<Comma
     const ctx = { bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env, cwd: userDir() };
     const env = recordEnvironment(ctx);
     tellReplaced(process.env, env);
-    for (const caveat of pointerCaveats(ctx)) say(caveat);
+    for (const caveat of pointerCaveats(ctx)) say(caveat, true);
     return await runCommand(command, env, userDir());
   } finally {
     session.remove();

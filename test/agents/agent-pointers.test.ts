@@ -113,4 +113,50 @@ describe("agent pointers", () => {
       join(moved, "settings.json"),
     );
   });
+
+  it("say beforehand when the Gemini CLI's auth type keeps it from the proxy, reading its settings files as it does", () => {
+    const home = tempDir("gemini-user-");
+    const project = tempDir("gemini-project-");
+    const system = join(tempDir("gemini-system-"), "settings.json");
+    const write = (file: string, text: string) => {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    };
+    const caveats = (env: NodeJS.ProcessEnv) =>
+      pointerCaveats(context({ HOME: home, GEMINI_CLI_SYSTEM_SETTINGS_PATH: system, ...env }, project));
+    const userFile = join(home, ".gemini", "settings.json");
+    // No auth type selected: with a key in the environment, the CLI would stop at exit 41.
+    expect(caveats({})).toEqual([]);
+    expect(caveats({ GEMINI_API_KEY: "k" })).toEqual([
+      `the Gemini CLI stops at "Invalid auth method selected" when GOOGLE_GEMINI_BASE_URL is set and no settings file selects an auth type: to record it with your GEMINI_API_KEY, set security.auth.selectedType to "gemini-api-key" in ${userFile}`,
+    ]);
+    // Settings are JSON with comments; the user's selecting the API key is all it takes.
+    write(
+      userFile,
+      '{\n  // chosen once\n  "security": { "auth": { "selectedType": "gemini-api-key" } } /* done */\n}',
+    );
+    expect(caveats({ GEMINI_API_KEY: "k" })).toEqual([]);
+    // GEMINI_CLI_HOME moves the user's settings.
+    const moved = tempDir("gemini-home-");
+    expect(caveats({ GEMINI_API_KEY: "k", GEMINI_CLI_HOME: moved })[0]).toContain(
+      join(moved, ".gemini", "settings.json"),
+    );
+    // A workspace file wins over the user's; a sign-in with Google goes to Code Assist.
+    const workspace = join(project, ".gemini", "settings.json");
+    write(workspace, JSON.stringify({ security: { auth: { selectedType: "oauth-personal" } } }));
+    expect(caveats({})).toEqual([
+      `the Gemini CLI's ${workspace} selects signing in with Google, whose requests go to Code Assist: they will not reach the proxy`,
+    ]);
+    // The system file wins over both; a file that does not parse is the CLI's to report.
+    write(system, JSON.stringify({ security: { auth: { selectedType: "vertex-ai" } } }));
+    expect(caveats({})[0]).toContain(`the Gemini CLI's ${system} selects Vertex AI`);
+    write(system, "{ not json");
+    expect(caveats({})[0]).toContain(`the Gemini CLI's ${workspace} selects signing in with Google`);
+    // With no file selecting one, the environment's choice counts.
+    write(workspace, "{}");
+    write(userFile, "{}");
+    expect(caveats({ GOOGLE_GENAI_USE_VERTEXAI: "true", GEMINI_API_KEY: "k" })).toEqual([
+      "the Gemini CLI's GOOGLE_GENAI_USE_VERTEXAI selects Vertex AI, whose requests go to GOOGLE_VERTEX_BASE_URL (left alone: another API's paths): they will not reach the proxy",
+    ]);
+  });
 });

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findNativeAgent, NATIVE_AGENTS } from "../../src/agents/native-agents.js";
+import { findNpmAgent, NPM_AGENTS } from "../../src/agents/npm-agents.js";
 import { findPi, PI_PINS } from "../../src/agents/pi-install.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { closedPort } from "../fixtures/closed-port.js";
@@ -126,14 +126,14 @@ async function offlineEnv() {
   return { env, agentsDir: join(cacheHome, "payload-probe", "agents") };
 }
 
-describe("agents install claude-code, codex", () => {
+describe("agents install claude-code, codex, gemini-cli", () => {
   it("usage: an unknown agent is one line with the nearest name, exit 2, and nothing is installed", async () => {
     const { env, agentsDir } = await offlineEnv();
     const { code, stdout, stderr } = cli(["agents", "install", "codex", "claud-code"], env);
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toMatch(
-      /^payload-probe: agents: unknown agent "claud-code" \(expected pi, claude-code, codex\); did you mean claude-code\? See '.+ agents --help'\.\n$/,
+      /^payload-probe: agents: unknown agent "claud-code" \(expected pi, claude-code, codex, gemini-cli\); did you mean claude-code\? See '.+ agents --help'\.\n$/,
     );
     // Every name is checked first: codex, named before the bad one, was not attempted.
     expect(existsSync(agentsDir)).toBe(false);
@@ -144,7 +144,7 @@ describe("agents install claude-code, codex", () => {
     const { env, agentsDir } = await offlineEnv();
     const { code, stderr } = cli(["agents", "install", "claude-code", "codex"], env);
     expect(code).toBe(2);
-    expect(stderr).toContain(`agents: installing Claude Code ${NATIVE_AGENTS["claude-code"].version}`);
+    expect(stderr).toContain(`agents: installing Claude Code ${NPM_AGENTS["claude-code"].version}`);
     expect(stderr).toMatch(/the npm registry could not be reached, so Claude Code was not installed/);
     expect(stderr).not.toContain("Codex");
     expect(stderr).not.toMatch(/\n\s+at /);
@@ -153,25 +153,27 @@ describe("agents install claude-code, codex", () => {
 
   it("a folder without the stamp written last is an unfinished install and is not used", () => {
     const cacheHome = tempDir("agents-cache-");
-    const dir = join(cacheHome, "payload-probe", "agents", `codex-${NATIVE_AGENTS.codex.version}`);
-    const binary = join(dir, "node_modules", ...NATIVE_AGENTS.codex.binary(process.platform, process.arch)!);
+    const dir = join(cacheHome, "payload-probe", "agents", `codex-${NPM_AGENTS.codex.version}`);
+    const binary = join(dir, "node_modules", ...NPM_AGENTS.codex.program(process.platform, process.arch)!);
     mkdirSync(join(binary, ".."), { recursive: true });
     writeFileSync(binary, "");
-    expect(findNativeAgent("codex", { XDG_CACHE_HOME: cacheHome })).toBeUndefined();
+    expect(findNpmAgent("codex", { XDG_CACHE_HOME: cacheHome })).toBeUndefined();
     writeFileSync(join(dir, "payload-probe-install.json"), "{}\n");
-    expect(findNativeAgent("codex", { XDG_CACHE_HOME: cacheHome })).toMatchObject({ program: binary, dir });
+    expect(findNpmAgent("codex", { XDG_CACHE_HOME: cacheHome })).toMatchObject({ program: binary, dir });
   });
 
-  const both = findNativeAgent("claude-code") && findNativeAgent("codex");
-  it.skipIf(!both)(
-    "run again with both installed: nothing to do, exit 0, each binary answers its version",
+  const all = findNpmAgent("claude-code") && findNpmAgent("codex") && findNpmAgent("gemini-cli");
+  it.skipIf(!all)(
+    "run again with all three installed: nothing to do, exit 0, each program answers its version",
     () => {
-      const { code, stderr, stdout } = cli(["agents", "install", "claude-code", "codex", "--json"], process.env);
+      const names = ["claude-code", "codex", "gemini-cli"];
+      const { code, stderr, stdout } = cli(["agents", "install", ...names, "--json"], process.env);
       expect(code).toBe(0);
-      expect(stderr).toContain(`Claude Code ${NATIVE_AGENTS["claude-code"].version} is already there`);
-      expect(stderr).toContain(`Codex ${NATIVE_AGENTS.codex.version} is already there`);
+      expect(stderr).toContain(`Claude Code ${NPM_AGENTS["claude-code"].version} is already there`);
+      expect(stderr).toContain(`Codex ${NPM_AGENTS.codex.version} is already there`);
+      expect(stderr).toContain(`Gemini CLI ${NPM_AGENTS["gemini-cli"].version} is already there`);
       const found = JSON.parse(stdout) as Record<string, { program: string; version: string }>;
-      expect(Object.keys(found)).toEqual(["claude-code", "codex"]);
+      expect(Object.keys(found)).toEqual(names);
       for (const install of Object.values(found)) {
         const version = spawnSync(install.program, ["--version"], { encoding: "utf8", timeout: 60_000 });
         expect(version.status).toBe(0);

@@ -1,6 +1,6 @@
 /**
- * Real agents, each running one prompt against our mock through `record`: Claude Code and
- * Codex installed in the user's cache ('agents install claude-code codex'), and the real pi
+ * Real agents, each running one prompt against our mock through `record`: Claude Code, Codex and
+ * the Gemini CLI installed in the user's cache ('agents install claude-code codex gemini-cli'), and the real pi
  * ('agents install pi') on two of its built-in providers, each pointed as record points it. Each agent
  * finishes, every request it sent the model is a full record, the body stored is byte for byte the
  * one the mock received, and the fake key it was given reaches no file. Without an install the
@@ -8,10 +8,10 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findNativeAgent, type NativeAgentName } from "../../src/agents/native-agents.js";
+import { findNpmAgent, type NpmAgentName } from "../../src/agents/npm-agents.js";
 import { findPi, installHint } from "../../src/agents/pi-install.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -21,7 +21,7 @@ import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 
-const FIXTURE = join(PROJECT_ROOT, "test/fixtures/agent-session.yaml");
+const FIXTURES = join(PROJECT_ROOT, "test/fixtures");
 
 interface Payload {
   type: "request" | "response";
@@ -67,14 +67,15 @@ async function agentThroughCapture(
   program: string,
   args: string[],
   env: NodeJS.ProcessEnv,
+  script = "agent-session",
 ): Promise<Session> {
   const runs = tempDir(`real-${name}-`);
-  const mock = await startCli(["mock", FIXTURE, "--runs", runs]);
+  const mock = await startCli(["mock", join(FIXTURES, `${script}.yaml`), "--runs", runs]);
   const upstream = new URL(mock.url).origin;
   const record = [MAIN, "record", "--upstream", upstream, "--runs", runs, "--name", name, "--no-view", "--"];
   const agent = await runAgent(process.execPath, [...record, program, ...args], env, tempDir(`${name}-work-`));
   expect(await mock.stop()).toBe(0);
-  return { agent, captured: join(runs, name), upstream: join(runs, "agent-session-mock"), runs };
+  return { agent, captured: join(runs, name), upstream: join(runs, `${script}-mock`), runs };
 }
 
 /**
@@ -112,8 +113,8 @@ function expectFaithfulCapture(session: Session, api: string, secret: string): v
 const fakeKey = (prefix: string) => `${prefix}-payload-probe-test-${randomBytes(12).toString("hex")}`;
 
 /** The cached install of an agent, or a one-line skip reason. */
-function installed(agent: NativeAgentName) {
-  const found = findNativeAgent(agent);
+function installed(agent: NpmAgentName) {
+  const found = findNpmAgent(agent);
   if (!found)
     console.log(`real ${agent} tests skipped: not installed; install it with './run.sh agents install ${agent}'`);
   return found;
@@ -121,8 +122,17 @@ function installed(agent: NativeAgentName) {
 
 const claude = installed("claude-code");
 const codex = installed("codex");
+const geminiCli = installed("gemini-cli");
 const pi = findPi();
 if (!pi) console.log(`real pi pointer test skipped: pi is not installed; ${installHint()}`);
+
+/** `gemini -p` with a fresh fake key in `home`, trusting the folder it runs in (a headless run asks for that). */
+async function geminiCliThroughCapture(home: string) {
+  const key = fakeKey("AIza");
+  const env = { ...isolatedEnv(home), GEMINI_API_KEY: key };
+  const args = ["--skip-trust", "-p", "Say hello."];
+  return { key, session: await agentThroughCapture("gemini-cli", geminiCli!.program, args, env, "gemini-cli-session") };
+}
 
 describe("real agents against the mock through the capture", () => {
   it.skipIf(!claude)(
@@ -154,6 +164,41 @@ describe("real agents against the mock through the capture", () => {
         { ...isolatedEnv(home), OPENAI_API_KEY: key },
       );
       expectFaithfulCapture(session, "openai-responses", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!geminiCli)(
+    "Gemini CLI (gemini -p, the API key selected in its settings): exits 0, every request a full Gemini record, bytes as the mock got them, no key in any file",
+    async () => {
+      const home = tempDir("gemini-home-");
+      // As a user who chose the API key has it (without it 0.61 stops at exit 41: gemini-cli-pointer.ts);
+      // no usage statistics, so nothing but the model's API is called.
+      const settings = {
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+      };
+      mkdirSync(join(home, ".gemini"));
+      writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify(settings));
+      const { session, key } = await geminiCliThroughCapture(home);
+      expectFaithfulCapture(session, "google-generative-ai", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!geminiCli)(
+    "Gemini CLI with no auth type selected: record says beforehand that it will stop, and it stops before any request",
+    async () => {
+      const home = tempDir("gemini-home-");
+      const { session } = await geminiCliThroughCapture(home);
+      expect(session.agent.code).toBe(41);
+      // The caveat is folded to 80 columns at spaces and slashes: compared without white space.
+      const flat = (text: string) => text.replace(/\s+/g, "");
+      const said = flat(session.agent.stderr);
+      expect(said).toContain(flat(`record: the Gemini CLI stops at "Invalid auth method selected"`));
+      expect(said).toContain(flat(join(home, ".gemini", "settings.json")));
+      expect(session.agent.stderr).toContain("Invalid auth method selected.\n");
+      expect(session.agent.stderr).toContain("record: no request reached the proxy");
     },
     180_000,
   );

@@ -1,27 +1,29 @@
 /**
- * Claude Code and Codex, pinned, in the user's cache: each npm package ships its program as a native
- * binary in an optional platform package, and npm installs only the one for this machine. Both
- * packages' own start-up only picks that binary (Claude Code's postinstall copies it over its bin
- * placeholder; Codex's bin script execs it), so the install runs no scripts and the binary is started
- * directly: no Node.js in between, whatever Node the user has (Claude Code declares Node >= 22 but
- * its binary needs none).
+ * Claude Code, Codex and the Gemini CLI, pinned, in the user's cache, one npm package each. Claude
+ * Code and Codex ship their program as a native binary in an optional platform package, and npm
+ * installs only the one for this machine; both packages' own start-up only picks that binary
+ * (Claude Code's postinstall copies it over its bin placeholder; Codex's bin script execs it), so the
+ * install runs no scripts and the binary is started directly: no Node.js in between, whatever Node the
+ * user has (Claude Code declares Node >= 22 but its binary needs none). The Gemini CLI is one bundled
+ * script for Node >= 20 (as payload-probe), started by its `#!/usr/bin/env node` line; its optional
+ * packages (a pseudo-terminal, a keychain) need install scripts and it runs without them.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
 import { agentsCacheDir, installInto, isInstalled } from "./agent-install.js";
 
-export type NativeAgentName = "claude-code" | "codex";
+export type NpmAgentName = "claude-code" | "codex" | "gemini-cli";
 
-interface NativeAgentSpec {
+interface NpmAgentSpec {
   /** How messages name it. */
   label: string;
   package: string;
   version: string;
   /** What the install takes on disk (linux-x64), for the progress line. */
   size: string;
-  /** The binary inside node_modules for this platform and CPU, or undefined where none is published. */
-  binary(platform: NodeJS.Platform, arch: string): string[] | undefined;
+  /** The program inside node_modules for this platform and CPU, or undefined where none is published. */
+  program(platform: NodeJS.Platform, arch: string): string[] | undefined;
 }
 
 /** Codex names its platform folders by Rust target; Linux builds are static (musl). */
@@ -32,13 +34,13 @@ const CODEX_TARGETS: Record<string, string> = {
   "darwin-arm64": "aarch64-apple-darwin",
 };
 
-export const NATIVE_AGENTS: Record<NativeAgentName, NativeAgentSpec> = {
+export const NPM_AGENTS: Record<NpmAgentName, NpmAgentSpec> = {
   "claude-code": {
     label: "Claude Code",
     package: "@anthropic-ai/claude-code",
     version: "2.1.328",
     size: "360 MB",
-    binary: (platform, arch) =>
+    program: (platform, arch) =>
       ["linux", "darwin"].includes(platform) && ["x64", "arm64"].includes(arch)
         ? ["@anthropic-ai", `claude-code-${platform}-${arch}`, "claude"]
         : undefined,
@@ -48,28 +50,35 @@ export const NATIVE_AGENTS: Record<NativeAgentName, NativeAgentSpec> = {
     package: "@openai/codex",
     version: "0.169.0",
     size: "400 MB",
-    binary: (platform, arch) => {
+    program: (platform, arch) => {
       const target = CODEX_TARGETS[`${platform}-${arch}`];
       return target ? ["@openai", `codex-${platform}-${arch}`, "vendor", target, "bin", "codex"] : undefined;
     },
   },
+  "gemini-cli": {
+    label: "Gemini CLI",
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    size: "100 MB",
+    program: () => ["@google", "gemini-cli", "bundle", "gemini.js"],
+  },
 };
 
-export interface NativeAgentInstall {
-  agent: NativeAgentName;
+export interface NpmAgentInstall {
+  agent: NpmAgentName;
   version: string;
-  /** The binary to start. */
+  /** The program to start (a native binary, or a script with a #! line). */
   program: string;
   /** The install's folder under the cache. */
   dir: string;
 }
 
-const installDir = (agent: NativeAgentName, env: NodeJS.ProcessEnv) =>
-  join(agentsCacheDir(env), `${agent}-${NATIVE_AGENTS[agent].version}`);
+const installDir = (agent: NpmAgentName, env: NodeJS.ProcessEnv) =>
+  join(agentsCacheDir(env), `${agent}-${NPM_AGENTS[agent].version}`);
 
-function binaryPath(agent: NativeAgentName, dir: string): string {
-  const spec = NATIVE_AGENTS[agent];
-  const parts = spec.binary(process.platform, process.arch);
+function programPath(agent: NpmAgentName, dir: string): string {
+  const spec = NPM_AGENTS[agent];
+  const parts = spec.program(process.platform, process.arch);
   if (!parts)
     throw new UserError(
       `${spec.label} ${spec.version} publishes no build for ${process.platform}-${process.arch}, so it cannot be installed here`,
@@ -78,29 +87,29 @@ function binaryPath(agent: NativeAgentName, dir: string): string {
 }
 
 /** The cached install of `agent` at its pinned version, or undefined when there is none. */
-export function findNativeAgent(agent: NativeAgentName, env: NodeJS.ProcessEnv = process.env) {
+export function findNpmAgent(agent: NpmAgentName, env: NodeJS.ProcessEnv = process.env) {
   const dir = installDir(agent, env);
   if (!isInstalled(dir)) return undefined;
-  const program = binaryPath(agent, dir);
+  const program = programPath(agent, dir);
   if (!existsSync(program)) return undefined;
-  return { agent, version: NATIVE_AGENTS[agent].version, program, dir } satisfies NativeAgentInstall;
+  return { agent, version: NPM_AGENTS[agent].version, program, dir } satisfies NpmAgentInstall;
 }
 
 /** Makes `agent` usable: nothing to do when its install is there, else npm installs it into the cache. */
-export async function installNativeAgent(
-  agent: NativeAgentName,
+export async function installNpmAgent(
+  agent: NpmAgentName,
   progress: (line: string) => void,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<NativeAgentInstall> {
-  const spec = NATIVE_AGENTS[agent];
-  const existing = findNativeAgent(agent, env);
+): Promise<NpmAgentInstall> {
+  const spec = NPM_AGENTS[agent];
+  const existing = findNpmAgent(agent, env);
   if (existing) {
     progress(`${spec.label} ${spec.version} is already there (${existing.dir})`);
     return existing;
   }
   const dir = installDir(agent, env);
   // Checked before npm runs, so an unsupported machine downloads nothing.
-  binaryPath(agent, dir);
+  programPath(agent, dir);
   const started = Date.now();
   progress(`installing ${spec.label} ${spec.version} into ${dir} (npm install, about ${spec.size}) …`);
   await installInto(
@@ -109,7 +118,7 @@ export async function installNativeAgent(
     env,
   );
   progress(`installed in ${Math.round((Date.now() - started) / 1000)} s`);
-  const installed = findNativeAgent(agent, env);
+  const installed = findNpmAgent(agent, env);
   if (!installed) throw new Error(`${spec.label} is not usable after npm installed it into ${dir}`);
   return installed;
 }
