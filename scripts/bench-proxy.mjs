@@ -2,17 +2,21 @@
 /**
  * The capture proxy against a direct connection, in two measures.
  *
- *   node scripts/bench-proxy.mjs [--rounds R] [--per-round N] [--rate Q]   (latency; defaults 10, 100, 200/s)
+ *   node scripts/bench-proxy.mjs [--rounds R] [--per-round N] [--rate Q] [--busy N]   (latency; defaults 10, 100, 200/s)
  *   node scripts/bench-proxy.mjs --large [--responses N] [--mb M]        (memory; defaults 8 responses of 50 MB)
  *
  * Latency: starts the built `mock` (a probe of enough text steps, no database) and the built `proxy`
  * in front of it (database on, as a user runs it), then sends small chat completions requests at Q
  * per second, streamed and not, straight to the mock and through the proxy; with
- * `--baseline=<checkout>` through that checkout's built proxy too, in the same rounds. Prints the CPU
- * per request of each proxy's relay thread (its main thread, from /proc) and of its whole process;
- * `--cpu-prof=<dir>` writes each proxy's CPU profiles there. The kinds take
- * turns in every round, so a busy machine slows all alike. Prints per kind the median of the round
- * medians and the p99, the proxy's added time, and the very first request through a fresh proxy.
+ * `--baseline=<checkout>` (once or more) through that checkout's built proxy too, in the same rounds.
+ * Prints the CPU per request of each proxy's relay thread (its main thread, from /proc) and of its
+ * whole process; `--cpu-prof=<dir>` writes each relay's CPU profiles there. The floor takes its turn
+ * too: a relay of
+ * node:http and undici with nothing of ours (scripts/bench-floor-relay.mjs), so what it adds is what
+ * Node alone costs on this machine. The kinds take turns in every round, so a busy machine slows all
+ * alike. Prints per kind the median of the round medians and the p99, each relay's added time, and the
+ * very first request through a fresh proxy. `--busy N` then runs the rounds again while N processes
+ * spin on a core each (stopped afterwards, whatever happens), and prints the same beside it.
  *
  * Large: starts an SSE upstream in this process and the built proxy (database on) as a child, then
  * fetches N chat completions responses of M MB each, first straight from the upstream, then through
@@ -60,7 +64,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request as httpRequest } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -99,27 +103,36 @@ async function startUpstream(body) {
 }
 
 /** `--name=<value>`, or undefined. */
-const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+const option = (name) => options(name)[0];
+/** Every `--name=<value>` given, in order. */
+const options = (name) =>
+  process.argv.filter((arg) => arg.startsWith(`--${name}=`)).map((arg) => arg.slice(name.length + 3));
 
 /**
- * Starts `payload-probe <args>` (the built CLI of `checkout`, this one by default) and resolves with
- * its LISTENING URL; stderr is kept apart. `--cpu-prof=<dir>` profiles each proxy started (one
- * .cpuprofile per thread, written when it exits).
+ * Starts `node <script> <args>` and resolves with the LISTENING URL it prints first; stderr is kept
+ * apart. `flags` go to node before the script.
  */
-function startCli(args, stderr = "inherit", checkout = root) {
-  const profile = option("cpu-prof");
-  const flags = profile && args[0] === "proxy" ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
-  const child = spawn(process.execPath, [...flags, join(checkout, "dist/cli/main.js"), ...args], {
-    stdio: ["ignore", "pipe", stderr],
-  });
+function startListening(script, args, stderr = "inherit", flags = []) {
+  const child = spawn(process.execPath, [...flags, script, ...args], { stdio: ["ignore", "pipe", stderr] });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once("line", (line) => {
       const match = /^LISTENING (\S+)$/.exec(line);
       if (match) resolve({ child, url: match[1] });
-      else reject(new Error(`${args[0]} did not start: ${line}`));
+      else reject(new Error(`${basename(script)} ${args[0]} did not start: ${line}`));
     });
-    child.once("exit", (code) => reject(new Error(`${args[0]} exited ${code}`)));
+    child.once("exit", (code) => reject(new Error(`${basename(script)} ${args[0]} exited ${code}`)));
   });
+}
+
+/**
+ * Starts `payload-probe <args>` (the built CLI of `checkout`, this one by default) and resolves with
+ * its LISTENING URL. `--cpu-prof=<dir>` profiles each proxy started (one .cpuprofile per thread,
+ * written when it exits).
+ */
+function startCli(args, stderr = "inherit", checkout = root) {
+  const profile = option("cpu-prof");
+  const flags = profile && args[0] === "proxy" ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  return startListening(join(checkout, "dist/cli/main.js"), args, stderr, flags);
 }
 
 async function stop(child) {
@@ -216,6 +229,8 @@ function timedRequest(agent, url, body) {
       },
     );
     request.on("error", reject);
+    // A reply that never comes fails the bench, naming where it was sent, rather than hang it.
+    request.setTimeout(30_000, () => request.destroy(new Error(`${url}: no reply within 30 s`)));
     request.end(body);
   });
 }
@@ -261,10 +276,11 @@ const smallBody = (stream) =>
     ...(stream && { stream_options: { include_usage: true } }),
   });
 
-/** Every kind `perRound` times per round, the kinds taking turns; each round's median per kind. */
+/** Every kind `perRound` times per round, the kinds taking turns; each round's median and p99 per kind. */
 async function measureRounds(agent, kinds) {
   const samples = kinds.map(() => []);
   const roundMedians = kinds.map(() => []);
+  const roundP99s = kinds.map(() => []);
   for (let round = 0; round < rounds; round++) {
     // The order of the kinds turns each round, so none always runs right after another.
     for (let k = 0; k < kinds.length; k++) {
@@ -272,13 +288,18 @@ async function measureRounds(agent, kinds) {
       const times = await paced(perRound, rate, () => timedRequest(agent, kinds[i].url, kinds[i].body));
       samples[i].push(...times);
       roundMedians[i].push(median(times));
+      roundP99s[i].push(percentile(times, 99));
     }
   }
-  return { samples, roundMedians };
+  return { samples, roundMedians, roundP99s };
 }
 
-/** Per kind the median of round medians and the p99; per proxy and form the added time (`pairs`: direct, proxied, label). */
-function printLatency(kinds, samples, roundMedians, pairs) {
+/**
+ * Per kind the median of round medians and the p99; per proxy and form the added time (`pairs`:
+ * direct, proxied, label). The added p99 is also taken round by round, as the median is: one stall
+ * of the machine in one round then moves one difference, not the whole run's tail.
+ */
+function printLatency(kinds, { samples, roundMedians, roundP99s }, pairs) {
   console.log(
     `${rounds} rounds x ${perRound} requests per kind at ${rate}/s; ms from sending to the reply's last byte`,
   );
@@ -288,22 +309,29 @@ function printLatency(kinds, samples, roundMedians, pairs) {
     console.log(`${kind.name.padEnd(24)} ${med.toFixed(3).padStart(24)} ${p99.toFixed(3).padStart(8)}`);
   for (const [direct, proxied, label] of pairs) {
     const added = median(roundMedians[proxied].map((m, r) => m - roundMedians[direct][r]));
+    const addedP99 = median(roundP99s[proxied].map((p, r) => p - roundP99s[direct][r]));
     const ratio = (stat[proxied].med / stat[direct].med).toFixed(2);
     console.log(
       `${label}: adds ${added.toFixed(3)} ms median (median of per-round differences; ${ratio}x direct), ` +
-        `${(stat[proxied].p99 - stat[direct].p99).toFixed(3)} ms at p99`,
+        `${addedP99.toFixed(3)} ms at p99 (per round; whole run ${(stat[proxied].p99 - stat[direct].p99).toFixed(3)})`,
     );
   }
 }
 
 /**
- * The proxies measured: this checkout's, and with `--baseline=<checkout>` that checkout's built
- * proxy too, both in front of the same mock. Each is added to `started` once it listens, so the
- * caller stops the ones that did start when a later one fails to.
+ * The relays measured: this checkout's proxy, with `--baseline=<checkout>` that checkout's built
+ * proxy too, and the floor (scripts/bench-floor-relay.mjs: node:http and undici with nothing of ours),
+ * all in front of the same mock. Each is added to `started` once it listens, so the caller stops the
+ * ones that did start when a later one fails to.
  */
 async function startLatencyProxies(mockUrl, runs, started) {
-  const baseline = option("baseline");
-  const sides = [{ label: "proxy", checkout: root }, ...(baseline ? [{ label: "baseline", checkout: baseline }] : [])];
+  // `--baseline` may be given more than once: each is a side, named by its folder when there are several.
+  const baselines = options("baseline");
+  const label = (checkout) => (baselines.length > 1 ? `base-${basename(checkout)}` : "baseline");
+  const sides = [
+    { label: "proxy", checkout: root },
+    ...baselines.map((checkout) => ({ label: label(checkout), checkout })),
+  ];
   for (const side of sides) {
     // The proxy's live lines go to a pipe that is read, as a terminal would take them. Each side has a
     // runs folder of its own: a baseline from before a database format change refuses the newer database.
@@ -312,62 +340,103 @@ async function startLatencyProxies(mockUrl, runs, started) {
     started.push(side);
     side.child.stderr.resume();
   }
+  const profile = option("cpu-prof");
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${join(profile, "floor")}`] : [];
+  const floorScript = join(root, "scripts/bench-floor-relay.mjs");
+  const floor = { label: "floor", ...(await startListening(floorScript, [mockUrl], "inherit", flags)) };
+  started.push(floor);
+}
+
+/**
+ * `--busy N`: N processes that each keep a core busy until stopped. Each also ends itself once this
+ * process is gone (it looks every few milliseconds), so a bench killed mid-round leaves none spinning.
+ */
+const SPIN =
+  "for (;;) { for (let i = 0; i < 1e7; i++); try { process.kill(Number(process.argv[1]), 0); } catch { process.exit(); } }";
+function startSpinners(count) {
+  return Array.from({ length: count }, () =>
+    spawn(process.execPath, ["-e", SPIN, String(process.pid)], { stdio: "ignore" }),
+  );
+}
+
+/** Direct, then each relay's streamed and JSON kinds; `pairs` says which direct kind each relay kind adds to. */
+function latencyKinds(mockUrl, relays) {
+  const kinds = [
+    { name: "stream, direct", url: `${mockUrl}/chat/completions`, body: smallBody(true) },
+    { name: "json, direct", url: `${mockUrl}/chat/completions`, body: smallBody(false) },
+  ];
+  const pairs = [];
+  for (const side of relays)
+    for (const [d, form] of [
+      [0, "stream"],
+      [1, "json"],
+    ]) {
+      pairs.push([d, kinds.length, `${form}, ${side.label}`]);
+      kinds.push({ name: `${form}, ${side.label}`, url: `${side.url}/chat/completions`, body: smallBody(d === 0) });
+    }
+  return { kinds, pairs };
+}
+
+/** The rounds once, printed, with each relay's CPU per request over them. */
+async function latencyPhase(agent, relays, kinds, pairs) {
+  for (const side of relays) side.cpuBefore = proxyCpu(side.child.pid);
+  const measured = await measureRounds(agent, kinds);
+  // The proxy's capture runs after each reply; let it finish before its CPU time is read.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  printLatency(kinds, measured, pairs);
+  const proxied = rounds * perRound * 2;
+  for (const side of relays) {
+    const after = proxyCpu(side.child.pid);
+    const per = (key) => ((after[key] - side.cpuBefore[key]) / proxied).toFixed(3);
+    console.log(`CPU per request, ${side.label}: relay thread ${per("relay")} ms, whole process ${per("all")} ms`);
+  }
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${cpus().length} cores`,
+  );
 }
 
 async function latency() {
   const runs = mkdtempSync(join(tmpdir(), "bench-proxy-"));
-  const proxies = [];
-  const steps = rounds * perRound * 6 + 10;
+  const relays = [];
+  const busy = flag("busy", 0);
+  const sides = 2 + options("baseline").length;
+  const steps = rounds * perRound * 2 * (1 + sides) * (busy > 0 ? 2 : 1) + 10;
   const probe = join(runs, "bench.yaml");
   writeFileSync(probe, `name: bench\nmodel:\n  script:\n${"    - text: ok\n".repeat(steps)}prompts: [go]\n`);
   const mock = await startCli(["mock", probe, "--runs", runs, "--no-db"]);
+  const agent = new Agent({ keepAlive: true });
   try {
-    await startLatencyProxies(mock.url, runs, proxies);
-    const kinds = [
-      { name: "stream, direct", url: `${mock.url}/chat/completions`, body: smallBody(true) },
-      { name: "json, direct", url: `${mock.url}/chat/completions`, body: smallBody(false) },
-    ];
-    const pairs = [];
-    for (const side of proxies)
-      for (const [d, form] of [
-        [0, "stream"],
-        [1, "json"],
-      ]) {
-        pairs.push([d, kinds.length, `${form}, ${side.label}`]);
-        kinds.push({ name: `${form}, ${side.label}`, url: `${side.url}/chat/completions`, body: smallBody(d === 0) });
-      }
-    const agent = new Agent({ keepAlive: true });
+    await startLatencyProxies(mock.url, runs, relays);
+    const { kinds, pairs } = latencyKinds(mock.url, relays);
     // The very first request through a proxy that has just printed LISTENING, against the mock's own first.
     const firstDirect = await timedRequest(agent, kinds[0].url, kinds[0].body);
     const firstProxy = await timedRequest(agent, kinds[2].url, kinds[2].body);
-    for (const side of proxies) {
-      if (side !== proxies[0]) await timedRequest(agent, `${side.url}/chat/completions`, smallBody(true));
-      side.cpuBefore = proxyCpu(side.child.pid);
-    }
-    const { samples, roundMedians } = await measureRounds(agent, kinds);
-    agent.destroy();
-    // The proxy's capture runs after each reply; let it finish before its CPU time is read.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    printLatency(kinds, samples, roundMedians, pairs);
-    const proxied = rounds * perRound * 2;
-    for (const side of proxies) {
-      const after = proxyCpu(side.child.pid);
-      const per = (key) => ((after[key] - side.cpuBefore[key]) / proxied).toFixed(3);
-      console.log(`CPU per request, ${side.label}: relay thread ${per("relay")} ms, whole process ${per("all")} ms`);
-    }
-    console.log(
-      `load average ${loadavg()
-        .map((l) => l.toFixed(1))
-        .join(" ")} on ${cpus().length} cores`,
-    );
+    for (const side of relays.slice(1)) await timedRequest(agent, `${side.url}/chat/completions`, smallBody(true));
+    await latencyPhase(agent, relays, kinds, pairs);
+    if (busy > 0) await busyPhase(busy, agent, relays, kinds, pairs);
     console.log(
       `first request: direct ${firstDirect.toFixed(1)} ms, through the fresh proxy ${firstProxy.toFixed(1)} ms`,
     );
     console.log("target: added median < 0.5 ms, added p99 < 2 ms, first request near the median");
+    console.log("floor: node:http and undici relaying with nothing of ours (scripts/bench-floor-relay.mjs)");
   } finally {
-    for (const side of proxies) await stop(side.child);
+    agent.destroy();
+    for (const side of relays) await stop(side.child);
     await stop(mock.child);
     rmSync(runs, { recursive: true, force: true });
+  }
+}
+
+/** The rounds again while `count` processes keep cores busy; the spinners are stopped whatever happens. */
+async function busyPhase(count, agent, relays, kinds, pairs) {
+  console.log(`\nagain with ${count} core(s) kept busy by spinning processes (--busy ${count}):`);
+  const spinners = startSpinners(count);
+  try {
+    await latencyPhase(agent, relays, kinds, pairs);
+  } finally {
+    await Promise.all(spinners.map(stop));
   }
 }
 
@@ -401,7 +470,7 @@ async function streamingUpstream() {
  * and the shutdown's lost count.
  */
 async function startBenchProxy(upstream, runs) {
-  process.env.PAYLOAD_PROBE_TOKEN_CACHE = join(runs, "tokens.jsonl");
+  process.env.PAYLOAD_PROBE_TOKEN_CACHE = join(runs, "tokens");
   const proxy = await startCli(["proxy", "--upstream", upstream, "--runs", runs], "pipe");
   const seen = { behind: null, lost: null };
   createInterface({ input: proxy.child.stderr }).on("line", (line) => {
@@ -757,7 +826,7 @@ async function secrets() {
   const bodies = Array.from({ length: count }, (_, n) => typicalBody(texts, mb, n));
   await scannerAlone(bodies);
   const upstream = await streamingUpstream();
-  const cache = join(mkdtempSync(join(tmpdir(), "bench-secrets-cache-")), "tokens.jsonl");
+  const cache = join(mkdtempSync(join(tmpdir(), "bench-secrets-cache-")), "tokens");
   try {
     await captureThroughput(upstream.url, bodies, cache, true);
     const kept = await captureThroughput(upstream.url, bodies, cache, true);

@@ -10,10 +10,16 @@
  *   node scripts/compare-run-files.mjs <runs dir A> <runs dir B> [probe ...]
  *
  * With no probe names, every run folder present in A is compared. Exit 0 when all match, 1 otherwise.
+ *
+ * The run index (requests.index.jsonl) is left out: it is derived from requests.jsonl, which is
+ * compared, and its byte offsets move with every run id's and duration's length; a run written
+ * before the index existed has none. Whether an index agrees with its requests.jsonl is the tests'
+ * business (test/cli/run-index.test.ts).
  */
 import "./help.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { RUN_INDEX_FILE } from "../dist/capture/run-format.js";
 
 const [dirA, dirB, ...names] = process.argv.slice(2);
 if (!dirA || !dirB) {
@@ -39,7 +45,7 @@ function compareFolder(name) {
   const a = join(dirA, name);
   const b = join(dirB, name);
   if (!existsSync(b)) return [`${name}: missing in ${dirB}`];
-  const files = new Set([...readdirSync(a), ...readdirSync(b)]);
+  const files = new Set([...readdirSync(a), ...readdirSync(b)].filter((file) => file !== RUN_INDEX_FILE));
   const problems = [];
   for (const file of [...files].sort()) {
     if (!existsSync(join(a, file)) || !existsSync(join(b, file))) {

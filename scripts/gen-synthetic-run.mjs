@@ -3,7 +3,8 @@
 // requests with realistic wire bodies: coding-agent sessions of 24 requests each, eight tools with
 // real-sized descriptions and schemas, a 2.5 KB system prompt, tool results of source text. Every
 // record is made by the capture's own code (the openai-completions codec, buildRecord, the
-// tokenizer, the prefix locator), so report and diff read exactly what a capture writes.
+// tokenizer, the prefix locator, and the capture's RequestsWriter, which writes the run index beside
+// requests.jsonl), so report and diff read exactly what a capture writes.
 // Reads the built code: run ./run.sh once (or npx tsc -p tsconfig.json) first.
 //
 //   node scripts/gen-synthetic-run.mjs <dir> <requests> [--variant a|b] [--payloads]
@@ -15,6 +16,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { PrefixLocator } from "../dist/capture/prefix.js";
 import { buildRecord } from "../dist/capture/record.js";
+import { RequestsWriter } from "../dist/capture/requests-writer.js";
 import { RUN_FOLDER_FILES } from "../dist/capture/run-format.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
 import { JsonlWriter } from "../dist/jsonl.js";
@@ -80,7 +82,7 @@ const model = resolveModel("token-plan/qwen3.8-flash", "openai-completions");
 // Replaces only a run folder (one this script or a capture wrote), never whatever else <dir> names.
 removeOwnFolder(dirname(resolve(dir)), resolve(dir), RUN_FOLDER_FILES, "a run folder");
 mkdirSync(dir, { recursive: true });
-const requests = new JsonlWriter(join(dir, "requests.jsonl"));
+const requests = new RequestsWriter(dir);
 const payloads = PAYLOADS ? new JsonlWriter(join(dir, "payloads.jsonl")) : null;
 const counter = await loadTokenCounter();
 const run = `synthetic-${VARIANT}`;

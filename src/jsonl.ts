@@ -18,7 +18,7 @@
  * bytes looked at for it pass the limit, in chunk-sized reads: a file without newlines costs one
  * chunk of memory and a scan of the limit, instead of reading on until V8 cannot make the string.
  */
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { dirname } from "node:path";
 import { inputError, type StorageError } from "./errors.js";
 import { asStorageError, keepingFailure } from "./storage-error.js";
@@ -70,6 +70,8 @@ export interface JsonlReadOptions {
   onTornLine?: TornLineHandler;
   /** Default MAX_LINE_BYTES; tests make it small (at least 64 KiB, one chunk, counts). */
   maxLineBytes?: number;
+  /** Read from this byte offset, a line's start, as if `line` lines came before it (default: the file's start). */
+  start?: { offset: number; line: number };
 }
 
 /**
@@ -109,7 +111,7 @@ const SCAN_BYTES = 1024 * 1024;
 
 /** Non-blank, whole lines of a file, unparsed, with their 1-based numbers. */
 export function* jsonlLines(path: string, options: JsonlReadOptions = {}): Generator<{ n: number; line: string }> {
-  let n = 0;
+  let n = options.start?.line ?? 0;
   for (const { text, final } of decodedChunks(path, options, () => n + 1)) {
     for (let start = 0; start < text.length; ) {
       const stop = text.indexOf("\n", start);
@@ -129,7 +131,7 @@ export function* jsonlLines(path: string, options: JsonlReadOptions = {}): Gener
 /** How many rows jsonlLines reads: non-blank lines, a torn last line left out. */
 export function countJsonlRows(path: string, options: JsonlReadOptions = {}): number {
   let rows = 0;
-  let lines = 0;
+  let lines = options.start?.line ?? 0;
   for (const { text, final } of decodedChunks(path, options, () => lines + 1)) {
     for (let start = 0; start < text.length; ) {
       const stop = text.indexOf("\n", start);
@@ -161,7 +163,7 @@ function* decodedChunks(
   const fd = openSync(path, "r");
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   try {
-    for (let position = 0; ; ) {
+    for (let position = options.start?.offset ?? 0; ; ) {
       const read = readSync(fd, chunk, 0, CHUNK_BYTES, position);
       if (read === 0) return;
       const cut = chunk.lastIndexOf(NEWLINE, read - 1);
@@ -199,6 +201,36 @@ function lineEnd(fd: number, start: number, maxLineBytes: number): { bytes: numb
     offset += read;
   }
   return null;
+}
+
+/**
+ * The whole line that ends just before byte `end` of a file (`end` follows its newline), without the
+ * newline; null when the byte before `end` is not a newline. Read backwards a chunk at a time, so
+ * only that line is read. The file's last whole line is the one ending after its last newline.
+ */
+export function lineEndingAt(path: string, end: number | "last"): string | null {
+  const fd = openSync(path, "r");
+  try {
+    const stop = end === "last" ? newlineBefore(fd, fstatSync(fd).size) + 1 : end;
+    if (stop <= 0 || newlineBefore(fd, stop) !== stop - 1) return null;
+    const start = newlineBefore(fd, stop - 1) + 1;
+    return readAt(fd, stop - 1 - start, start).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The offset of the last newline before `before`; -1 when there is none. */
+function newlineBefore(fd: number, before: number): number {
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (let stop = before; stop > 0; ) {
+    const from = Math.max(0, stop - CHUNK_BYTES);
+    const read = readSync(fd, chunk, 0, stop - from, from);
+    const at = chunk.subarray(0, read).lastIndexOf(NEWLINE);
+    if (at >= 0) return from + at;
+    stop = from;
+  }
+  return -1;
 }
 
 /** `bytes` bytes of the file from `position`, fewer when the file is shorter now. */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UserError } from "../src/errors.js";
-import { countJsonlRows, JsonlWriter, jsonlLines, jsonlRows, MAX_LINE_BYTES } from "../src/jsonl.js";
+import { countJsonlRows, JsonlWriter, jsonlLines, jsonlRows, lineEndingAt, MAX_LINE_BYTES } from "../src/jsonl.js";
 import { userErrorOf } from "./fixtures/user-error.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pp-jsonl-"));
@@ -144,5 +144,33 @@ describe("a line over the line limit (issue 21: a 1 GB file without a newline)",
     );
     expect(userErrorOf(() => countJsonlRows(path)).field).toBe("line 2");
     rmSync(path);
+  });
+});
+
+describe("reading part of a file (the run index's reader, analysis/record-summaries.ts)", () => {
+  // A first line longer than a chunk, so the backward search for its start reads several chunks.
+  const long = JSON.stringify({ text: "é".repeat(70_000) });
+  const text = `${long}\n{"n":2}\n\n{"n":3}\n{"n":4,"cut`;
+  const path = written("part.jsonl", text);
+  const offsetAfter = (prefix: string) => Buffer.byteLength(prefix);
+
+  it("lineEndingAt gives the whole line ending at an offset, or the last whole line; null off a line's end", () => {
+    expect(lineEndingAt(path, offsetAfter(`${long}\n`))).toBe(long);
+    expect(lineEndingAt(path, offsetAfter(`${long}\n{"n":2}\n`))).toBe('{"n":2}');
+    expect(lineEndingAt(path, "last")).toBe('{"n":3}');
+    expect(lineEndingAt(path, offsetAfter(`${long}\n{"n"`))).toBeNull();
+    expect(lineEndingAt(path, 0)).toBeNull();
+  });
+
+  it("a start offset reads and counts from there, numbering lines as if the ones before had been read", () => {
+    const start = { offset: offsetAfter(`${long}\n`), line: 1 };
+    const torn: number[] = [];
+    expect([...jsonlLines(path, { start, onTornLine: (n) => torn.push(n) })]).toEqual([
+      { n: 2, line: '{"n":2}' },
+      { n: 4, line: '{"n":3}' },
+    ]);
+    expect(torn).toEqual([5]);
+    expect(countJsonlRows(path, { start })).toBe(2);
+    expect(countJsonlRows(path, { start: { offset: Buffer.byteLength(text), line: 5 } })).toBe(0);
   });
 });

@@ -2,7 +2,8 @@
  * The provider's explanation of a request's prompt cache (its cache diagnostics) held against ours
  * (the prefix locator's break), and whether the two agree.
  */
-import type { CacheDiagnostics, RequestRecord } from "../capture/types.js";
+import type { RecordSummary } from "../capture/run-index.js";
+import type { CacheDiagnostics } from "../capture/types.js";
 
 /**
  * `agree`, `disagree`, or `n/a` when there is nothing to hold against the other: the provider gave no
@@ -11,7 +12,7 @@ import type { CacheDiagnostics, RequestRecord } from "../capture/types.js";
  */
 export type CacheAgreement = "agree" | "disagree" | "n/a";
 
-export function cacheAgreement(record: RequestRecord): CacheAgreement {
+export function cacheAgreement(record: RecordSummary): CacheAgreement {
   const said = record.cacheDiagnostics;
   const ours = record.prefix;
   if (!said || !ours || record.kind !== "loop") return "n/a";
@@ -29,7 +30,7 @@ export function providerWord(said: CacheDiagnostics): string {
 }
 
 /** `provider (anthropic): miss: tools_changed, agrees` — empty when the record has no diagnostics. */
-export function providerSummary(record: RequestRecord): string {
+export function providerSummary(record: RecordSummary): string {
   const said = record.cacheDiagnostics;
   if (!said) return "";
   const agreement = cacheAgreement(record);

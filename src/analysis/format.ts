@@ -1,3 +1,4 @@
+import type { RecordSummary } from "../capture/run-index.js";
 import type { RequestRecord } from "../capture/types.js";
 import { providerSummary } from "./cache-agreement.js";
 
@@ -39,7 +40,7 @@ export interface PartSizes {
   body: number | null;
 }
 
-export function partSizes(r: RequestRecord, unit: SizeUnit): PartSizes {
+export function partSizes(r: RecordSummary, unit: SizeUnit): PartSizes {
   if (unit === "bytes")
     return { tools: r.toolsBytes, system: r.systemBytes, messages: r.messagesBytes, body: r.bodyBytes };
   return { tools: r.toolsChars, system: r.systemChars, messages: r.messagesChars ?? null, body: r.bodyChars ?? null };
@@ -49,13 +50,13 @@ export function partSizes(r: RequestRecord, unit: SizeUnit): PartSizes {
  * The request's prefix against the previous loop request, in a few words: `first`, `kept 5647 B`,
  * or where and why it broke with the part that was still shared. Non-loop requests are not compared.
  */
-export function prefixSummary(r: RequestRecord): string {
+export function prefixSummary(r: RecordSummary): string {
   const provider = providerSummary(r);
   return provider ? `${locatorSummary(r)}; ${provider}` : locatorSummary(r);
 }
 
 /** Our prefix locator's side of prefixSummary. */
-function locatorSummary(r: RequestRecord): string {
+function locatorSummary(r: RecordSummary): string {
   const p = r.prefix;
   if (r.kind !== "loop" || p === null) return "—";
   const shared = `${p.sharedBytes} B${sharedTokensOf(r) === null ? "" : `/${sharedTokensOf(r)} tok`}`;
@@ -64,7 +65,7 @@ function locatorSummary(r: RequestRecord): string {
 }
 
 /** Shared prefix tokens, stored beside sharedBytes when the capture counted tokens. */
-export function sharedTokensOf(r: RequestRecord): number | null {
+export function sharedTokensOf(r: RecordSummary): number | null {
   const tokens = (r.prefix as { sharedTokens?: unknown } | null)?.sharedTokens;
   return typeof tokens === "number" ? tokens : null;
 }

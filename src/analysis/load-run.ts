@@ -15,14 +15,16 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { runDatabasePath, runFiles } from "../capture/run-format.js";
+import type { RecordSummary } from "../capture/run-index.js";
 import { RunDatabaseReader } from "../capture/sqlite.js";
 import type { AgentEventRow, RequestRecord } from "../capture/types.js";
 import { inputError, StorageError, UserError } from "../errors.js";
-import { countJsonlRows, type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
+import { type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
 import type { WireRequest } from "../providers/types.js";
 import { isRunName } from "../safe-path.js";
 import { printable } from "../terminal-text.js";
 import { eventLines, recordLines } from "./record-file.js";
+import { countSummaries, summaryLines } from "./record-summaries.js";
 
 /** A request's wire body as payloads.jsonl keeps it. */
 export interface RequestPayload {
@@ -45,6 +47,11 @@ export interface RunSource {
   /** How the run is named in output: the folder, or the run id. */
   label: string;
   records(): Iterable<RequestRecord>;
+  /**
+   * What report, diff and the cost model read of each record, in the same order: a run folder's
+   * index serves it without parsing the records (record-summaries.ts); elsewhere it is the records.
+   */
+  summaries(): Iterable<RecordSummary>;
   /** How many requests the run has, known before its records are read. */
   count(): number;
   /** The wire body of every request, in seq order (responses skipped). */
@@ -145,13 +152,15 @@ function firstRunId(dir: string): string | null {
 
 /** A run folder read as it is now: each read of `records()` or `payloads()` reads the files again. */
 export function folderSource(dir: string, lookup: RunLookup): RunSource {
-  const { requests, payloads, events } = runFiles(dir);
+  const files = runFiles(dir);
+  const { requests, payloads, events } = files;
   const torn = tornLineWarning(lookup);
   return {
     label: dir,
-    count: () => countJsonlRows(requests),
+    count: () => countSummaries(files),
     recordsFile: requests,
     records: () => recordLines(requests, torn(requests)),
+    summaries: () => summaryLines(files, torn(requests)),
     payloads: () => loadEach(lazyPayloadLines(payloads, torn(payloads))),
     lazyPayloads: () => lazyPayloadLines(payloads, torn(payloads)),
     events: () => eventLines(events, torn(events)),
@@ -219,6 +228,9 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       } finally {
         db.close();
       }
+    },
+    summaries() {
+      return this.records();
     },
     *lazyPayloads() {
       for (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };

@@ -4,6 +4,8 @@
  * its widest cell), so it holds the rows' cells, never the records; plain, JSON and markdown are
  * written as the rows arrive.
  */
+
+import type { RecordSummary } from "../capture/run-index.js";
 import { TOKEN_ENCODING } from "../capture/tokens.js";
 import type { CacheDiagnostics, RequestRecord } from "../capture/types.js";
 import { type CacheAgreement, cacheAgreement } from "./cache-agreement.js";
@@ -49,7 +51,7 @@ export interface ReportRow {
   cacheAgreement?: CacheAgreement;
 }
 
-export function reportRow(r: RequestRecord, unit: SizeUnit): ReportRow {
+export function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
   return {
     seq: r.seq,
     kind: r.kind,
@@ -175,7 +177,7 @@ function markdownRow(row: ReportRow): string {
 }
 
 export async function writeReport(
-  records: Iterable<RequestRecord>,
+  records: Iterable<RecordSummary>,
   out: LineWriter,
   options: { format: ReportFormat; unit: SizeUnit; look?: TableLook },
 ): Promise<number> {

@@ -7,14 +7,27 @@ export interface SecretCount {
 }
 
 /** The secrets replaced in a run's records (each record counts its request's and response's bodies). */
-export function secretCount(records: Iterable<RequestRecord>): SecretCount {
+export function secretCount(records: Iterable<Pick<RequestRecord, "secrets">>): SecretCount {
   const count: SecretCount = { replaced: 0, kinds: {} };
-  for (const { secrets } of records) {
-    if (!secrets) continue;
-    count.replaced += secrets.replaced;
-    for (const [kind, n] of Object.entries(secrets.kinds)) count.kinds[kind] = (count.kinds[kind] ?? 0) + n;
+  for (const _ of tallyingSecrets(records, count)) {
+    // Each record is counted as it passes.
   }
   return count;
+}
+
+/** The records as they come, each one's secrets added to `count`: a pass that prints them counts them too. */
+export function* tallyingSecrets<T extends Pick<RequestRecord, "secrets">>(
+  records: Iterable<T>,
+  count: SecretCount,
+): Generator<T> {
+  for (const record of records) {
+    const { secrets } = record;
+    if (secrets) {
+      count.replaced += secrets.replaced;
+      for (const [kind, n] of Object.entries(secrets.kinds)) count.kinds[kind] = (count.kinds[kind] ?? 0) + n;
+    }
+    yield record;
+  }
 }
 
 /**
@@ -29,7 +42,8 @@ export function secretsNote(count: SecretCount, where = "this run's stored bodie
   const lines = [`secrets: ${count.replaced} replaced by markers in ${where}:`];
   let line = "";
   for (const kind of kinds) {
-    if (line !== "" && line.length + kind.length + 2 > 78) {
+    // A full line is written with two spaces before it and a comma after: 77 columns of kinds at most.
+    if (line !== "" && line.length + kind.length + 2 > 77) {
       lines.push(`  ${line},`);
       line = "";
     }

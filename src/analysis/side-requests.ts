@@ -18,7 +18,7 @@ function reason(payload: RequestPayload): string {
 export function sideRequestNote(source: RunSource): string | null {
   if (!source.hasPayloads) return null;
   const recorded = new Set<number>();
-  for (const record of source.records()) recorded.add(record.seq);
+  for (const record of source.summaries()) recorded.add(record.seq);
   const side = [...source.lazyPayloads()].filter((payload) => !recorded.has(payload.seq));
   if (side.length === 0) return null;
   const shown = side.slice(0, LISTED).map((lazy) => `  #${lazy.seq} ${reason(lazy.load())}`);

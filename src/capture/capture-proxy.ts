@@ -8,18 +8,11 @@ import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
 import type { HandedResponse } from "./handed-exchange.js";
-import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
-import {
-  type ProxyRoute,
-  type ResolvedRoute,
-  resolveRoutes,
-  routeFor,
-  targetOf,
-  unroutedMessage,
-} from "./proxy-routes.js";
-import { credentialQueryName, redactUrl } from "./redact.js";
+import { declaredLength, joinedBytes, readBody, sendJson, serveHttp } from "./http.js";
+import { type ProxyRoute, type ResolvedRoute, resolveRoutes, unroutedMessage } from "./proxy-routes.js";
+import { type ProxyTarget, proxyTargets, type Routed } from "./proxy-targets.js";
+import { credentialQueryName } from "./redact.js";
 import { tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
-import { apiForPath } from "./wire-request.js";
 
 export type { ProxyRoute } from "./proxy-routes.js";
 
@@ -116,7 +109,7 @@ class ClientRelay implements Dispatcher.DispatchHandler {
     this.settled = true;
     this.response.off("close", this.onClose);
     this.response.off("drain", this.onDrain);
-    const bytes = Buffer.concat(this.chunks);
+    const bytes = joinedBytes(this.chunks);
     this.done({ ...this.handed, bytes, ending, ...(error !== undefined && { error }) });
   }
 
@@ -180,21 +173,23 @@ function upstreamDispatcher(): Agent {
 
 /** Sends one request upstream on the relay's pool (its connections kept alive) and relays the response. */
 function relay(
-  target: URL,
-  authorization: string | undefined,
+  to: ProxyTarget,
   request: IncomingMessage,
   bytes: Buffer,
   response: ServerResponse,
 ): Promise<HandedResponse> {
+  const { origin } = to.route;
+  const authorization = to.route.authorization;
   return new Promise((resolve) => {
     const options: Dispatcher.DispatchOptions = {
-      origin: target.origin,
-      path: target.pathname + target.search,
+      origin,
+      path: to.targetPath,
       method: request.method as Dispatcher.HttpMethod,
-      headers: { ...(authorization && { authorization }), ...endToEnd(request.headers) },
+      // The upstream URL's credentials lead, as they always did; a client's own Authorization replaces them.
+      headers: authorization ? { authorization, ...endToEnd(request.headers) } : endToEnd(request.headers),
       body: bytes.length > 0 ? bytes : undefined,
     };
-    upstreamDispatcher().dispatch(options, new ClientRelay(target.origin, response, resolve));
+    upstreamDispatcher().dispatch(options, new ClientRelay(origin, response, resolve));
   });
 }
 
@@ -216,10 +211,20 @@ function addresses(origin: string, routes: ResolvedRoute[], byPrefix: boolean) {
   };
 }
 
+/** The target of a request, or the path no route serves (told to `onUnrouted`). */
+function routedRequest(
+  targetOfUrl: (url: string) => Routed,
+  request: IncomingMessage,
+  onUnrouted: CaptureProxyOptions["onUnrouted"],
+): Routed {
+  const to = targetOfUrl(request.url ?? "/");
+  if ("unrouted" in to) onUnrouted?.(request.method ?? "GET", to.unrouted);
+  return to;
+}
+
 /** A request under no route: a 404 naming the prefixes there are; its body is left unread. */
-function refuseUnrouted(routes: ResolvedRoute[], request: IncomingMessage, response: ServerResponse): void {
-  const path = new URL(request.url ?? "/", "http://proxy").pathname;
-  sendJson(response, 404, { error: { message: unroutedMessage(routes, request.method ?? "GET", path) } });
+function refuseUnrouted(routes: ResolvedRoute[], method: string, path: string, response: ServerResponse): void {
+  sendJson(response, 404, { error: { message: unroutedMessage(routes, method, path) } });
 }
 
 /**
@@ -232,45 +237,41 @@ function refuseUnrouted(routes: ResolvedRoute[], request: IncomingMessage, respo
 export async function startCaptureProxy(options: CaptureProxyOptions): Promise<CaptureProxy> {
   const isCredential = credentialQueryName(options.redactQuery);
   const routes = resolveRoutes(routesOf(options), isCredential);
+  const targetOfUrl = proxyTargets(routes, isCredential);
   let thread: Promise<CaptureThread> | undefined;
+  // Once the worker has opened the run, requests take it from here rather than await the promise each time.
+  let opened: CaptureThread | undefined;
   const diagnostics = options.cacheDiagnostics ? new DiagnosticsChain() : null;
 
-  /** The route and target of a request, or undefined when no route serves its path (told to onUnrouted). */
-  function routed(request: IncomingMessage): { route: ResolvedRoute; incoming: URL; target: URL } | undefined {
-    const incoming = new URL(request.url ?? "/", "http://proxy");
-    const route = routeFor(routes, incoming.pathname);
-    if (route) return { route, incoming, target: targetOf(route, incoming) };
-    options.onUnrouted?.(request.method ?? "GET", incoming.pathname);
-    return undefined;
-  }
+  const routed = (request: IncomingMessage) => routedRequest(targetOfUrl, request, options.onUnrouted);
   async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const capture = await thread!;
+    const capture = opened ?? (await thread!);
     const to = routed(request);
-    if (!to) return refuseUnrouted(routes, request, response);
+    if ("unrouted" in to) return refuseUnrouted(routes, request.method ?? "GET", to.unrouted, response);
     // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
     await capture.room(declaredLength(request));
     const ts = new Date().toISOString();
     const started = performance.now();
     const bytes = await readBody(request);
-    const api = apiForPath(to.incoming.pathname);
     const contentEncoding = headerText(request.headers["content-encoding"]);
-    const send = (sent: Buffer) => relay(to.target, to.route.authorization, request, sent, response);
-    const { relayed, added } = await relayChained(diagnostics, { api, bytes, contentEncoding, request }, send);
-    const handed = { api, url: redactUrl(to.target, isCredential), bytes, contentEncoding, ...added };
+    const send = (sent: Buffer) => relay(to, request, sent, response);
+    const chained = { api: to.api, bytes, contentEncoding, request };
+    const { relayed, added } = await relayChained(diagnostics, chained, send);
+    const handed = { api: to.api, url: to.shown, bytes, contentEncoding, ...added };
     capture.handLater(handed, relayed, ts, performance.now() - started);
   }
 
   async function tunnel(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const capture = await thread!;
+    const capture = opened ?? (await thread!);
     const to = routed(request);
-    if (!to) {
+    if ("unrouted" in to) {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
     const ts = new Date().toISOString();
     const started = performance.now();
     const summary = await tunnelUpgrade(request, socket, head, to.target, to.route.authorization);
-    const { request: handed, response } = tunnelExchange(redactUrl(to.target, isCredential), summary);
+    const { request: handed, response } = tunnelExchange(to.shown, summary);
     capture.handLater(handed, response, ts, performance.now() - started);
   }
 
@@ -292,6 +293,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   let capture: CaptureThread;
   try {
     capture = await thread;
+    opened = capture;
   } catch (error) {
     await service.close();
     throw error;

@@ -5,6 +5,7 @@ import type { BodyEncoding } from "./body-encoding.js";
 import { readCacheDiagnostics } from "./cache-diagnostics.js";
 import { PrefixLocator } from "./prefix.js";
 import { buildRecord } from "./record.js";
+import { RequestsWriter } from "./requests-writer.js";
 import { runFiles } from "./run-format.js";
 import { SecretScanner, type SecretTally } from "./secrets.js";
 import type { RunDatabase } from "./sqlite.js";
@@ -102,7 +103,7 @@ export class Capture {
    */
   private readonly lastLoop = new Map<string, WireDissection>();
   private readonly prefixes = new PrefixLocator();
-  private readonly requests: JsonlWriter;
+  private readonly requests: RequestsWriter;
   private readonly payloads: JsonlWriter;
   /** Opened with the first event, so a run without agent events (the proxy's) has no events.jsonl. */
   private events: JsonlWriter | null = null;
@@ -112,7 +113,7 @@ export class Capture {
   private readonly secrets: SecretScanner | null;
 
   constructor(private readonly options: CaptureOptions) {
-    this.requests = new JsonlWriter(runFiles(options.dir).requests);
+    this.requests = new RequestsWriter(options.dir);
     this.payloads = new JsonlWriter(runFiles(options.dir).payloads);
     // Texts counted before are read from the cache; the tokenizer loads only for a text it lacks.
     this.tokens =
@@ -205,7 +206,8 @@ export class Capture {
 
   /**
    * Logs a whole exchange that happened elsewhere (the mock's or the proxy's main thread, while this
-   * capture runs on the capture worker): `ts` and `durationMs` are as that thread measured them.
+   * capture runs on the capture worker): `ts` and `durationMs` are as that thread measured them. Its
+   * database rows are committed together (the worker records one exchange at a time).
    */
   async recordExchange(
     request: LoggedRequest,
@@ -213,9 +215,12 @@ export class Capture {
     ts: string,
     durationMs: number,
   ): Promise<FinishedExchange> {
-    const seq = ++this.seq;
-    const secrets = this.logRequest(seq, request);
-    return this.finishExchange(seq, { request, secrets }, ts, durationMs, outcome);
+    const record = () => {
+      const seq = ++this.seq;
+      const secrets = this.logRequest(seq, request);
+      return this.finishExchange(seq, { request, secrets }, ts, durationMs, outcome);
+    };
+    return this.options.db ? this.options.db.inOneTransaction(record) : record();
   }
 
   private async finishExchange(

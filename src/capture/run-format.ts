@@ -14,16 +14,24 @@ export const PAYLOADS_FILE = "payloads.jsonl";
 export const EVENTS_FILE = "events.jsonl";
 /** The JSON-RPC messages the stub MCP servers received. */
 export const MCP_WIRE_FILE = "mcp-wire.jsonl";
+/**
+ * What `report` and `diff` read of each record, compact, written beside requests.jsonl
+ * (src/capture/run-index.ts). Derived: requests.jsonl stays the truth, and a folder without it reads the same.
+ */
+export const RUN_INDEX_FILE = "requests.index.jsonl";
+/** The run index's layout, on its first line; a reader that does not know the number reads requests.jsonl instead. */
+export const RUN_INDEX_FORMAT = 1;
 
 /** The database beside the run folders, where many runs accumulate (src/capture/sqlite.ts). */
 export const DATABASE_FILE = "payload-probe.db";
 
 /** What a run folder holds: the files a capture and the probe runner write, nothing else. */
-export const RUN_FOLDER_FILES = [REQUESTS_FILE, PAYLOADS_FILE, EVENTS_FILE, MCP_WIRE_FILE] as const;
+export const RUN_FOLDER_FILES = [REQUESTS_FILE, RUN_INDEX_FILE, PAYLOADS_FILE, EVENTS_FILE, MCP_WIRE_FILE] as const;
 
 /** The paths of a run folder's files. */
 export interface RunFiles {
   requests: string;
+  index: string;
   payloads: string;
   events: string;
   mcpWire: string;
@@ -32,6 +40,7 @@ export interface RunFiles {
 export function runFiles(dir: string): RunFiles {
   return {
     requests: join(dir, REQUESTS_FILE),
+    index: join(dir, RUN_INDEX_FILE),
     payloads: join(dir, PAYLOADS_FILE),
     events: join(dir, EVENTS_FILE),
     mcpWire: join(dir, MCP_WIRE_FILE),

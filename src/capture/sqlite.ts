@@ -189,8 +189,8 @@ export class RunDatabaseReader {
 }
 
 /**
- * The run database: many runs accumulate in one file. WAL with a row written per statement, so a
- * crash keeps every request captured before it. Opening it proves it can be written (the schema is
+ * The run database: many runs accumulate in one file. WAL with each row, or each exchange's rows
+ * (`inOneTransaction`), committed as it is written, so a crash keeps every request captured before it. Opening it proves it can be written (the schema is
  * checked in a write transaction), so a database that is locked, damaged, full or read-only is found
  * before a run touches any folder. Every failure is a StorageError naming the file; the first failing
  * write is kept in `failure`, so the run that owns the database knows its capture is incomplete.
@@ -199,6 +199,8 @@ export class RunDatabase extends RunDatabaseReader {
   private readonly insertRequest: Database.Statement;
   private readonly insertPayload: Database.Statement;
   private readonly insertEvent: Database.Statement;
+  /** Writes held while `inOneTransaction` runs, committed together when it ends. */
+  private held: (() => unknown)[] | null = null;
   failure: StorageError | null = null;
 
   constructor(path: string) {
@@ -226,7 +228,31 @@ export class RunDatabase extends RunDatabaseReader {
 
   /** One write; a failure is remembered (the first one) and thrown as a StorageError. */
   private write(work: () => unknown): void {
-    keepingFailure(this, this.path, work);
+    if (this.held) this.held.push(work);
+    else keepingFailure(this, this.path, work);
+  }
+
+  /**
+   * Runs `work`, holding the writes it makes, then commits them in one transaction: an exchange's
+   * payload and request rows cost one commit instead of three. Only for a caller that writes nothing
+   * else meanwhile (the capture worker records one exchange at a time). A commit that fails throws
+   * as a single write does.
+   */
+  async inOneTransaction<T>(work: () => Promise<T>): Promise<T> {
+    if (this.held) return work();
+    const held: (() => unknown)[] = [];
+    this.held = held;
+    try {
+      return await work();
+    } finally {
+      this.held = null;
+      if (held.length > 0)
+        keepingFailure(this, this.path, () =>
+          this.db.transaction(() => {
+            for (const write of held) write();
+          })(),
+        );
+    }
   }
 
   /**

@@ -14,14 +14,15 @@
  * reply opener — the fixed overhead — add up to the total exactly. Text that merely looks like a
  * special token is counted as plain text, which is what it is inside a wire body.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { deserialize } from "node:v8";
+import { leadingMatch } from "../leading-match.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { WireDissection } from "../providers/types.js";
 import { type BytePairCore, mergeLongPiecesFast } from "./bpe-merge.js";
+import { TextMemo } from "./text-memo.js";
 import type { CacheSegment, Part, TokenCounts } from "./types.js";
 
 export const TOKEN_ENCODING = "o200k_base";
@@ -128,7 +129,6 @@ const FRAME_SPECIAL_TOKENS = 3;
 
 /** Every request of a run sends the history again; a bounded memo counts each distinct text once. */
 const MEMO_MAX_CHARS = 32 * 1024 * 1024;
-const V8_FULLY_HASHED_CHARS = 16_383;
 
 function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
   const special = (token: string): number => tokenizer.encode(token, { allowedSpecial: new Set([token]) })[0]!;
@@ -143,39 +143,16 @@ function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
   };
   const replyOpener = [imStart, ...encodeText("assistant"), imSep];
 
-  const memo = new Map<string, number>();
-  // V8 hashes a string longer than 16,383 characters by its length alone: as Map keys, long texts of
-  // one length would each be compared with all the others. They are keyed by their digest instead.
-  const longMemo = new Map<string, number>();
-  let memoChars = 0;
-  const countText = (text: string): number => {
-    const [map, key] =
-      text.length <= V8_FULLY_HASHED_CHARS ? [memo, text] : [longMemo, createHash("sha256").update(text).digest("hex")];
-    const known = map.get(key);
-    if (known !== undefined) return known;
-    const count = tokenizer.countTokens(text, PLAIN_TEXT);
-    if (memoChars + text.length > MEMO_MAX_CHARS) {
-      memo.clear();
-      longMemo.clear();
-      memoChars = 0;
-    }
-    map.set(key, count);
-    memoChars += text.length;
-    return count;
-  };
+  const memo = new TextMemo(MEMO_MAX_CHARS);
+  const countText = (text: string): number => memo.get(text, (t) => tokenizer.countTokens(t, PLAIN_TEXT));
 
   const framedTokens = (segment: CacheSegment | null): number[] =>
     segment === null
       ? replyOpener.slice()
       : [imStart, ...kindTokens[segment.kind], imSep].concat(encodeText(segment.text), [imEnd]);
 
-  const sharedFramedTokens = (a: CacheSegment | null, b: CacheSegment | null): number => {
-    const x = framedTokens(a);
-    const y = framedTokens(b);
-    let i = 0;
-    while (i < x.length && i < y.length && x[i] === y[i]) i++;
-    return i;
-  };
+  const sharedFramedTokens = (a: CacheSegment | null, b: CacheSegment | null): number =>
+    leadingMatch(framedTokens(a), framedTokens(b));
 
   return { ...measureTokens({ countText, sharedFramedTokens }), framedTokens };
 }

@@ -1,4 +1,5 @@
 import { runOrBaseline } from "../analysis/check/baseline-run.js";
+import type { RunCost } from "../analysis/cost/run-cost.js";
 import { diffSources } from "../analysis/diff/diff.js";
 import { writeDiff } from "../analysis/diff/diff-render.js";
 import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
@@ -6,7 +7,7 @@ import { LineWriter } from "../analysis/table/output.js";
 import { wrapLines } from "../text-wrap.js";
 import { parseCommand, usageError } from "./args.js";
 import { outputFormat } from "./format-flag.js";
-import { type PriceFlags, runPricer } from "./run-pricer.js";
+import { type PriceFlags, type RatedPass, ratedPass, runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe diff <runA> <runB> [options]
@@ -37,24 +38,27 @@ broke; then a summary: total tokens, prefix breaks of each side, the first diver
 
 Exit: 0 printed (whether or not the runs differ), 2 bad usage or a run that cannot be found or read.`;
 
-/** Each side's cache hit rate and write amplification (cost/cache-rates.ts), A then B. */
+type DiffFlags = PriceFlags & { "model-a"?: string; "model-b"?: string };
+
+/**
+ * Each side's cache hit rate and write amplification (cost/cache-rates.ts), A then B: from its costs
+ * when the diff priced it whole, else as the diff's own pass tallied it.
+ */
 async function writeCacheRatesAB(
-  sides: [RunSource, RunSource],
-  flags: PriceFlags & { "model-a"?: string; "model-b"?: string },
+  found: { costs: [RunCost, RunCost] } | { rated: [RatedPass, RatedPass] },
   out: LineWriter,
   width: number | null,
 ): Promise<void> {
   const { cacheRates, cacheRatesLine } = await import("../analysis/cost/cache-rates.js");
-  const price = await runPricer(flags);
-  for (const [side, source] of [
-    ["A", sides[0]],
-    ["B", sides[1]],
-  ] as const) {
-    const line = cacheRatesLine(cacheRates(await price(source, side === "A" ? flags["model-a"] : flags["model-b"])));
-    for (const wrapped of wrapLines([`${side} ${line}`], width)) await out.line(wrapped);
+  for (const i of [0, 1] as const) {
+    const totals = "costs" in found ? cacheRates(found.costs[i]) : await found.rated[i].totals();
+    for (const wrapped of wrapLines([`${"AB"[i]} ${cacheRatesLine(totals)}`], width)) await out.line(wrapped);
   }
   await out.flush();
 }
+
+/** The model a side is priced as: --model-a or --model-b, else --model (RunPricer's default). */
+const modelOf = (flags: DiffFlags, side: 0 | 1) => (side === 0 ? flags["model-a"] : flags["model-b"]);
 
 export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, {
@@ -83,14 +87,27 @@ export async function main(argv: string[]): Promise<number> {
   const look = tableLook(values.wide ?? false);
   if (!values.cost && (values["model-a"] ?? values["model-b"] ?? values.model ?? values.pricing) !== undefined)
     throw usageError("diff", "--model, --model-a, --model-b and --pricing price runs; give them with --cost");
-  if (!(values.cost && as === "json")) await writeDiff(diffSources(a, b), labels, out, as, look);
-  if (as === "text") await writeCacheRatesAB([a, b], values, out, look.maxWidth);
-  if (values.cost) {
-    // Loaded only with --cost, as in report: the pricing table and cost model are no part of a plain diff.
+  // --cost prices both runs whole; otherwise text's cache rates are tallied in the diff's own pass.
+  const costs = values.cost ? await costsOf([a, b], values) : null;
+  const rated = as === "text" && !costs ? await ratedPasses([a, b], values) : null;
+  const taps = rated ? ([rated[0].observing, rated[1].observing] as const) : undefined;
+  if (!(values.cost && as === "json")) await writeDiff(diffSources(a, b, taps), labels, out, as, look);
+  if (as === "text") await writeCacheRatesAB(costs ? { costs } : { rated: rated! }, out, look.maxWidth);
+  if (costs) {
+    // Loaded only with --cost, as in report: the money's comparison is no part of a plain diff.
     const { costDiff, writeCostDiff } = await import("../analysis/cost/cost-diff.js");
-    const price = await runPricer(values);
-    const [costA, costB] = [await price(a, values["model-a"]), await price(b, values["model-b"])];
-    await writeCostDiff(costDiff(costA, costB), labels, out, as, look.maxWidth);
+    await writeCostDiff(costDiff(...costs), labels, out, as, look.maxWidth);
   }
   return 0;
+}
+
+/** Both sides' passes, each tallying its cache rates as the diff reads it. */
+async function ratedPasses(sides: [RunSource, RunSource], flags: DiffFlags): Promise<[RatedPass, RatedPass]> {
+  return [await ratedPass(flags, sides[0], modelOf(flags, 0)), await ratedPass(flags, sides[1], modelOf(flags, 1))];
+}
+
+/** Both runs priced whole, each as its own model (--model-a / --model-b, else --model). */
+async function costsOf(sides: [RunSource, RunSource], flags: DiffFlags): Promise<[RunCost, RunCost]> {
+  const price = await runPricer(flags);
+  return [await price(sides[0], modelOf(flags, 0)), await price(sides[1], modelOf(flags, 1))];
 }

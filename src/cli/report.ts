@@ -1,13 +1,13 @@
-import { type RunSource, resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
-import { secretCount, secretsNote } from "../analysis/secret-count.js";
+import { type SecretCount, secretCount, secretsNote, tallyingSecrets } from "../analysis/secret-count.js";
 import { tokenLedger } from "../analysis/segments.js";
 import { lostRequestNote, sideRequestNote } from "../analysis/side-requests.js";
 import { LineWriter } from "../analysis/table/output.js";
 import { wrapLines } from "../text-wrap.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
-import { type PriceFlags, runPricer } from "./run-pricer.js";
+import { type RatedPass, ratedPass, runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe report <run> [options]
@@ -46,11 +46,13 @@ not read) are counted on stderr with the reason, by seq.
 Exit: 0 printed, 2 bad usage or a run that cannot be found or read (a corrupt line names file and line; a last line cut off
 by a crash is skipped and said on stderr).`;
 
-/** The run's cache hit rate and write amplification, under the table (cost/cache-rates.ts). */
-async function writeCacheRates(source: RunSource, flags: PriceFlags, out: LineWriter, width: number | null) {
-  const { cacheRates, cacheRatesLine } = await import("../analysis/cost/cache-rates.js");
-  const rates = cacheRates(await (await runPricer(flags))(source));
-  for (const line of wrapLines([cacheRatesLine(rates)], width)) await out.line(line);
+/**
+ * The run's cache hit rate and write amplification, under the table (cost/cache-rates.ts), tallied
+ * in the table's own pass.
+ */
+async function writeCacheRates(rated: RatedPass, out: LineWriter, width: number | null) {
+  const { cacheRatesLine } = await import("../analysis/cost/cache-rates.js");
+  for (const line of wrapLines([cacheRatesLine(await rated.totals())], width)) await out.line(line);
   await out.flush();
 }
 
@@ -77,17 +79,31 @@ export async function main(argv: string[]): Promise<number> {
   const source = resolveRun(positionals[0]!, { runsDir, warn: warnOnStderr });
   const out = new LineWriter(process.stdout);
   const look = tableLook(values.wide ?? false);
+  // Counted while the report reads the records, when it does: a long run is read once less.
+  let secrets: SecretCount | null = null;
   if (values.cost) {
     const { writeCostReport } = await import("../analysis/cost/cost-render.js");
     const cost = await (await runPricer(values))(source);
     await writeCostReport(cost, out, format, look);
   } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
   else {
-    const rows = await writeReport(source.records(), out, { format, unit: values.chars ? "chars" : "bytes", look });
-    if (rows > 0 && format === "table") await writeCacheRates(source, values, out, look.maxWidth);
+    secrets = { replaced: 0, kinds: {} };
+    const summaries = tallyingSecrets(source.summaries(), secrets);
+    // The cache rates under a table are tallied in the table's own pass: a long run is read once.
+    const rated = format === "table" ? await ratedPass(values, source) : null;
+    const rows = await writeReport(rated ? rated.observing(summaries) : summaries, out, {
+      format,
+      unit: values.chars ? "chars" : "bytes",
+      look,
+    });
+    if (rows > 0 && rated) await writeCacheRates(rated, out, look.maxWidth);
   }
   // On stderr, so --json and --markdown output stays data.
-  const notes = [sideRequestNote(source), lostRequestNote(source), secretsNote(secretCount(source.records()))];
+  const notes = [
+    sideRequestNote(source),
+    lostRequestNote(source),
+    secretsNote(secrets ?? secretCount(source.summaries())),
+  ];
   for (const note of notes) if (note) process.stderr.write(`${note}\n`);
   return 0;
 }

@@ -1,8 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { RunCacheTotals } from "../analysis/cost/cache-rates.js";
+import type { PricingTable } from "../analysis/cost/pricing.js";
 import type { CostOptions, RunCost } from "../analysis/cost/run-cost.js";
 import type { RunSource } from "../analysis/load-run.js";
-import type { RequestRecord } from "../capture/types.js";
+import type { RecordSummary } from "../capture/run-index.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile } from "../probes/load.js";
 import { probePriceAs } from "../probes/price-as.js";
@@ -28,25 +30,52 @@ export type RunPricer = (source: RunSource, model?: string, priceAs?: CostOption
  */
 export async function runPricer(flags: PriceFlags): Promise<RunPricer> {
   const { runCost } = await import("../analysis/cost/run-cost.js");
-  const { loadPricing } = await import("../analysis/cost/pricing.js");
-  const pricing = loadPricing(flags.pricing);
+  const pricing = await loadPricing(flags);
   return async (source, model = flags.model, priceAs = undefined) =>
-    runCost(source, {
-      pricing,
-      model,
-      priceAs: model === undefined ? (priceAs ?? (await priceAsOfRun(source))) : undefined,
-    });
+    runCost(source, await costOptions(pricing, source, model, priceAs));
+}
+
+/** A pass over a run's summaries that tallies its cache rates on the way (RunCosting.observing). */
+export interface RatedPass {
+  observing(summaries: Iterable<RecordSummary>): Iterable<RecordSummary>;
+  /** The run's rates: as the pass tallied them, or priced whole when it could not price every record. */
+  totals(): Promise<RunCacheTotals>;
+}
+
+/** `source` priced as a pass over its summaries reads them; `model` as for RunPricer. */
+export async function ratedPass(flags: PriceFlags, source: RunSource, model = flags.model): Promise<RatedPass> {
+  const { RunCosting, runCost } = await import("../analysis/cost/run-cost.js");
+  const { CacheRateTally, cacheRates } = await import("../analysis/cost/cache-rates.js");
+  const options = await costOptions(await loadPricing(flags), source, model, undefined);
+  const costing = new RunCosting(source, options);
+  // A Messages run that kept its bodies has breakpoints to count (a proxied Claude Code session, say):
+  // the tokenizer is loaded before the pass, which cannot stop to wait for it.
+  if (source.hasPayloads && firstSummary(source)?.api === "anthropic-messages") await costing.loadCounter();
+  const tally = new CacheRateTally();
+  return {
+    observing: (summaries) => costing.observing(summaries, (cost) => tally.add(cost)),
+    totals: async () => (costing.pricedAll ? tally.totals() : cacheRates(await runCost(source, options))),
+  };
+}
+
+async function loadPricing(flags: PriceFlags): Promise<PricingTable> {
+  return (await import("../analysis/cost/pricing.js")).loadPricing(flags.pricing);
+}
+
+async function costOptions(
+  pricing: PricingTable,
+  source: RunSource,
+  model: string | undefined,
+  priceAs: CostOptions["priceAs"],
+): Promise<CostOptions> {
+  return { pricing, model, priceAs: model === undefined ? (priceAs ?? (await priceAsOfRun(source))) : undefined };
 }
 
 /** The probe whose scripted model made the run, when probes/<probe>.yaml names one; else nothing. */
 export async function priceAsOfRun(
   source: RunSource,
-): Promise<((record: RequestRecord) => string | undefined) | undefined> {
-  let first: RequestRecord | undefined;
-  for (const record of source.records()) {
-    first = record;
-    break;
-  }
+): Promise<((record: RecordSummary) => string | undefined) | undefined> {
+  const first = firstSummary(source);
   if (!first || !isSafeName(first.probe)) return undefined;
   const file = join(PROJECT_ROOT, "probes", `${first.probe}.yaml`);
   if (!existsSync(file)) return undefined;
@@ -57,4 +86,9 @@ export async function priceAsOfRun(
     if (error instanceof UserError) return undefined;
     throw error;
   }
+}
+
+function firstSummary(source: RunSource): RecordSummary | undefined {
+  for (const record of source.summaries()) return record;
+  return undefined;
 }

@@ -24,6 +24,8 @@ export interface McpExtensionOptions {
   baseDir?: string;
   /** Keep-alive health check and reconnect backoff (default 30 s, 30 s → 5 min); tests shorten them. */
   keepAlive?: Partial<KeepAliveTimings>;
+  /** Servers the caller knows will be connected: their processes start with the adapter (`startEarly`). */
+  startEarly?: readonly string[];
 }
 
 const BOOTSTRAP_CONCURRENCY = 10;
@@ -82,6 +84,7 @@ export function mcpExtension(options: McpExtensionOptions): Extension {
       },
       cache.file.servers,
     );
+    for (const name of options.startEarly ?? []) manager.startEarly(name);
     let surface: McpSurface;
     rt = {
       api,

@@ -3,6 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildCacheEntry, computeConfigHash, isEntryValid, writeCacheEntry } from "./cache.js";
 import { type ClientSdk, clientSdk } from "./client-sdk.js";
+import { EarlyStartedTransport } from "./early-transport.js";
 import { KEEP_ALIVE_TIMINGS, KeepAlive, type KeepAliveTimings } from "./keep-alive.js";
 import { serverUnavailableText } from "./render.js";
 import { installSamplingHandler, type SamplingHandler } from "./sampling.js";
@@ -98,6 +99,8 @@ export class ServerInBackoff extends Error {
  */
 export class ServerManager {
   private readonly states = new Map<string, ManagedServer>();
+  /** Processes started ahead of their first connection (`startEarly`), until a connect takes them. */
+  private readonly early = new Map<string, Promise<Transport>>();
   private readonly keepAlive: KeepAlive;
 
   constructor(
@@ -175,6 +178,28 @@ export class ServerManager {
     return state.entry.requestTimeoutMs ?? this.config.settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
+  /**
+   * Starts a stdio server's process now, ahead of its first connection, which then finds it running:
+   * for a caller that knows the server will be connected (a probe whose expectations say so), so the
+   * process's start-up overlaps the agent's first requests. Nothing is sent to the server before the
+   * connection, so what it receives, and when, is unchanged. A process no connection takes is ended
+   * with the others at `closeAll`.
+   */
+  startEarly(name: string): void {
+    const state = this.states.get(name);
+    if (!state?.entry.command || state.entry.url || this.early.has(name)) return;
+    this.early.set(
+      name,
+      clientSdk().then(async (sdk) => new EarlyStartedTransport(await this.createTransport(state, sdk))),
+    );
+  }
+
+  private takeEarly(name: string): Promise<Transport> | undefined {
+    const transport = this.early.get(name);
+    this.early.delete(name);
+    return transport;
+  }
+
   /** Connect (or return the live connection); concurrent callers share one attempt. */
   async connect(name: string, opts: { force?: boolean } = {}): Promise<ManagedServer> {
     const state = this.states.get(name);
@@ -199,6 +224,8 @@ export class ServerManager {
       return new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers ?? {} } });
     }
     if (!entry.command) throw new Error("the server entry has neither command nor url");
+    // The tail is of this process: one started early may have written to it before the connect.
+    state.stderrTail = [];
     const inherited = entry.inheritEnv === false ? {} : this.options.env;
     const env = Object.fromEntries(
       Object.entries({ ...inherited, ...entry.env }).filter(([, v]) => v !== undefined),
@@ -242,7 +269,8 @@ export class ServerManager {
     const sdk = await clientSdk();
     const client = this.createClient(state, sdk);
     try {
-      await client.connect(await this.createTransport(state, sdk), { timeout: INIT_TIMEOUT_MS });
+      const transport = (await this.takeEarly(state.name)) ?? (await this.createTransport(state, sdk));
+      await client.connect(transport, { timeout: INIT_TIMEOUT_MS });
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -266,7 +294,6 @@ export class ServerManager {
   }
 
   private async open(state: ManagedServer): Promise<ManagedServer> {
-    state.stderrTail = [];
     let client: Client | undefined;
     try {
       client = await this.connectClient(state);
@@ -418,6 +445,9 @@ export class ServerManager {
    */
   async closeAll(): Promise<void> {
     this.keepAlive.stop();
+    const unused = [...this.early.values()];
+    this.early.clear();
+    await Promise.all(unused.map((transport) => transport.then((t) => t.close()).catch(() => undefined)));
     const servers = this.all();
     const closed = await Promise.all(
       servers.map(async (state) => {

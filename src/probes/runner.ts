@@ -36,6 +36,15 @@ import type { Probe } from "./types.js";
 import { wireLinesNow, wireObservation } from "./wire-observation.js";
 import { inFreshWorkspace, type Workspace } from "./workspace.js";
 
+/**
+ * The stub servers the probe expects to be connected (its wire expectations name `initialize`):
+ * their processes start with the adapter rather than at the first call, off the run's critical path.
+ */
+const serversExpectedToConnect = (probe: Probe): string[] =>
+  Object.entries(probe.expect.wire)
+    .filter(([, wire]) => wire.methods?.includes("initialize"))
+    .map(([server]) => server);
+
 /** The MCP adapter, when the probe uses one: its cache set up as the probe says, its wire log in the run folder. */
 async function mcpExtensions(
   probe: Probe,
@@ -56,6 +65,7 @@ async function mcpExtensions(
       home: workspace.home,
       env: { ...probeEnvironment(workspace.home), [WIRE_LOG_ENV]: wirePath },
       baseDir: root,
+      startEarly: serversExpectedToConnect(probe),
     }),
   ];
 }

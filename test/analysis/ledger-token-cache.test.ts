@@ -1,12 +1,12 @@
 /**
  * show, report --segments and view count each segment as the capture counted it, from the token
  * cache: a run captured on this machine needs no tokenizer for them (half a second and 50 MB less).
- * The built CLI against a token cache file of the test's own: cold, the tokenizer answers and the
- * file learns; warm, the same figures come from the file alone (nothing new is written); and a file
- * whose facts are altered changes the figures, so they do come from it.
+ * The built CLI against a token cache folder of the test's own: cold, the tokenizer answers and the
+ * folder learns; warm, the same figures come from the folder alone (nothing new is written); and
+ * facts altered in its files change the figures, so they do come from it.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN_CACHE_ENV } from "../../src/capture/token-count-cache.js";
@@ -16,6 +16,10 @@ import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 
+/** Each file of the cache folder with its text. */
+const factFiles = (folder: string) =>
+  Object.fromEntries(readdirSync(folder).map((name) => [name, readFileSync(join(folder, name), "utf8")]));
+
 const COMMANDS: Record<string, (runs: string, scratch: string) => string[]> = {
   show: (runs) => ["show", "p1", "4", "--runs", runs],
   "report --segments": (runs) => ["report", "p1", "--segments", "--json", "--runs", runs],
@@ -24,11 +28,11 @@ const COMMANDS: Record<string, (runs: string, scratch: string) => string[]> = {
 
 describe("segment figures come from the token cache", () => {
   for (const [name, args] of Object.entries(COMMANDS)) {
-    it(`${name}: the same figures cold and warm, the warm run from the file alone`, async () => {
+    it(`${name}: the same figures cold and warm, the warm run from the folder alone`, async () => {
       const scratch = tempDir("ledger-cache-");
       const runs = join(scratch, "runs");
       await copySharedRuns(["p1"], runs);
-      const facts = join(scratch, "tokens.jsonl");
+      const facts = join(scratch, "tokens");
       const output = () => {
         const result = spawnSync(process.execPath, [MAIN, ...args(runs, scratch)], {
           cwd: scratch,
@@ -41,14 +45,16 @@ describe("segment figures come from the token cache", () => {
         return name === "view" ? readFileSync(join(scratch, "p1.html"), "utf8") : result.stdout;
       };
       const cold = output();
-      const learned = readFileSync(facts, "utf8");
-      expect(learned.split("\n").length).toBeGreaterThan(5);
+      const learned = factFiles(facts);
+      expect(Object.values(learned).join("").split("\n").length).toBeGreaterThan(5);
       expect(output()).toBe(cold);
-      expect(readFileSync(facts, "utf8")).toBe(learned);
-      writeFileSync(
-        facts,
-        learned.replace(/"n":(\d+)/g, (_, n) => `"n":${Number(n) + 1000}`),
-      );
+      expect(factFiles(facts)).toEqual(learned);
+      for (const [name, text] of Object.entries(learned)) {
+        writeFileSync(
+          join(facts, name),
+          text.replace(/"n":(\d+)/g, (_, n) => `"n":${Number(n) + 1000}`),
+        );
+      }
       expect(output()).not.toBe(cold);
     });
   }

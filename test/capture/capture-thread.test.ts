@@ -120,7 +120,7 @@ describe("capture worker", () => {
 
   it("a flood beyond the queue's bound holds new requests, says so once, and records every request", async () => {
     const runs = tempDir("capture-flood-");
-    process.env.PAYLOAD_PROBE_TOKEN_CACHE = join(runs, "tokens.jsonl");
+    process.env.PAYLOAD_PROBE_TOKEN_CACHE = join(runs, "tokens");
     const notices: string[] = [];
     const proxy = await startCaptureProxy({
       upstream: await quickUpstream(),

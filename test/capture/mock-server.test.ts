@@ -103,7 +103,7 @@ describe("mock server", () => {
     await parseReply(await postChat(`${quiet.server.baseUrl}/chat/completions`, chatBody("read notes.txt")));
     await quiet.server.close();
     servers.length = 0;
-    expect(readdirSync(quiet.server.dir).sort()).toEqual(["payloads.jsonl", "requests.jsonl"]);
+    expect(readdirSync(quiet.server.dir).sort()).toEqual(["payloads.jsonl", "requests.index.jsonl", "requests.jsonl"]);
   });
 
   it("an exhausted script answers 500 naming the request, and keeps serving; unknown paths and methods are 404", async () => {

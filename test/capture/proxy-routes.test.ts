@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import { serveHttp } from "../../src/capture/http.js";
 import { resolveRoutes, routeFor, targetOf, unroutedMessage } from "../../src/capture/proxy-routes.js";
+import { proxyTargets } from "../../src/capture/proxy-targets.js";
 import { credentialQueryName } from "../../src/capture/redact.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { chatBody, filesContaining, jsonl, postChat } from "./http-harness.js";
@@ -69,6 +70,24 @@ describe("route matching", () => {
     expect(unroutedMessage(routes, "POST", "/v1/messages")).toBe(
       "proxy: no route for POST /v1/messages; paths start with one of /anthropic, /openai, /openai2",
     );
+  });
+
+  it("a request URL resolves as the routes say, the same the second time and after the memo starts afresh", () => {
+    const targets = proxyTargets(routes, isCredential);
+    const url = "/openai/chat/completions?key=s3cret&x=1";
+    const first = targets(url);
+    expect(first).toMatchObject({
+      targetPath: "/openai/v1/chat/completions?key=s3cret&x=1",
+      api: "openai-completions",
+      route: routes[1],
+    });
+    expect("shown" in first && first.shown).not.toContain("s3cret");
+    expect(targets(url)).toBe(first);
+    // More distinct URLs than the memo holds: each still resolves to its own target.
+    for (let i = 0; i < 300; i++)
+      expect(targets(`/anthropic/v1/messages?n=${i}`)).toMatchObject({ targetPath: `/v1/messages?n=${i}` });
+    expect(targets(url)).toEqual(first);
+    expect(targets("/v1/messages")).toEqual({ unrouted: "/v1/messages" });
   });
 });
 

@@ -194,7 +194,8 @@ describe("capture proxy: the client's response ends with the upstream's", () => 
     const runs = tempDir("proxy-prompt-");
     let holder: Database.Database | undefined;
     const upstream = await upstreamWith((response) => {
-      // The request's payload is in the database by now; another writer holds it until the client has its reply.
+      // The exchange is recorded only once it is over: another writer holds the database from
+      // before the reply until the client has it.
       holder = new Database(join(runs, "payload-probe.db"));
       holder.exec("BEGIN EXCLUSIVE");
       sendWhole(response);
@@ -203,7 +204,8 @@ describe("capture proxy: the client's response ends with the upstream's", () => 
     closers.push(() => cli.stop());
     try {
       expect(await (await postChat(`${cli.url}/v1/chat/completions`, chatBody("hi"))).text()).toBe(WHOLE);
-      expect(jsonl(join(liveRunDir(runs, "proxy", cli.child.pid), "requests.jsonl"))).toEqual([]);
+      // The holder's lock is still held, so no capture could have committed the request's row.
+      expect(holder!.prepare("SELECT count(*) AS n FROM requests").get()).toEqual({ n: 0 });
     } finally {
       holder?.exec("COMMIT");
       holder?.close();
@@ -212,6 +214,10 @@ describe("capture proxy: the client's response ends with the upstream's", () => 
     expect(jsonl<RequestRecord>(join(runs, "proxy", "requests.jsonl")).map((r) => [r.seq, r.ending])).toEqual([
       [1, "complete"],
     ]);
+    // The capture waited for the lock rather than give up: the row is there too.
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    expect(db.prepare("SELECT seq, ending FROM requests").all()).toEqual([{ seq: 1, ending: "complete" }]);
+    db.close();
   });
 });
 

@@ -46,7 +46,11 @@ describe("a run folder swapped in at close (issue 21)", () => {
     writeFileSync(join(runsDir, "p1", "view.html"), "<!doctype html>");
     writeFileSync(join(runsDir, "p1", "view-diff-p2@pi.html"), "<!doctype html>");
     expect(finishedRun(runsDir, '{"second":true}')).toBe('{"second":true}\n');
-    expect(readdirSync(join(runsDir, "p1")).sort()).toEqual(["payloads.jsonl", "requests.jsonl"]);
+    expect(readdirSync(join(runsDir, "p1")).sort()).toEqual([
+      "payloads.jsonl",
+      "requests.index.jsonl",
+      "requests.jsonl",
+    ]);
     writeFileSync(join(runsDir, "p1", "notes.html"), "mine");
     expect(() => openCaptureRun({ name: "p1", runsDir })).toThrow(/also holds "notes\.html"/);
     expect(readFileSync(join(runsDir, "p1", "notes.html"), "utf8")).toBe("mine");

@@ -5,13 +5,16 @@
  * money rule (dollars()).
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // cli-table3 measures display width with it, as the tables are drawn.
 import { strlen } from "cli-table3/src/utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cacheRates, cacheRatesLine } from "../../src/analysis/cost/cache-rates.js";
 import { dollars, roundDollars } from "../../src/analysis/cost/money.js";
+import { resolveRun } from "../../src/analysis/load-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
+import { runPricer } from "../../src/cli/run-pricer.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { runProbesInto } from "../analysis/view/view-runs.js";
 
@@ -315,5 +318,46 @@ describe("80 columns (COLUMNS=80, as a terminal of 80 columns)", () => {
     );
     const cost = json("report", "p1-anthropic", "--cost");
     expect(out).toContain(`cost (claude-sonnet-4-5): predicted ${dollars(cost.requests[1].predictedCost)}`);
+  });
+});
+
+describe("the cache rates under report's table and diff's text", () => {
+  /**
+   * p1's requests, then p1-anthropic's after them with their bodies: the pass meets Messages bodies
+   * (breakpoints to count) only after it started without the tokenizer.
+   */
+  function writeMixedRun(): void {
+    const dir = join(runs, "mixed");
+    mkdirSync(dir, { recursive: true });
+    const renumbered = (name: string, file: string, by: number) =>
+      readFileSync(join(runs, name, file), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => {
+          const row = JSON.parse(line) as { seq: number };
+          return JSON.stringify({ ...row, seq: row.seq + by });
+        });
+    for (const file of ["requests.jsonl", "payloads.jsonl"])
+      writeFileSync(
+        join(dir, file),
+        `${[...renumbered("p1", file, 0), ...renumbered("p1-anthropic", file, 4)].join("\n")}\n`,
+      );
+  }
+
+  it("are the rates of the run priced whole, on each path: tallied in the table's own pass (seq-search), with the tokenizer loaded first (p1-anthropic), or priced apart when the pass met bodies it could not count (mixed)", async () => {
+    writeMixedRun();
+    const price = await runPricer({});
+    const whole = async (name: string) => cacheRatesLine(cacheRates(await price(resolveRun(name, { runsDir: runs }))));
+    const cacheLines = (out: string) => out.split("\n").filter((line) => /^([AB] )?cache:/.test(line));
+    for (const name of ["seq-search", "p1-anthropic", "mixed"]) {
+      const report = cli("report", name, "--wide", "--runs", runs);
+      expect(report.code).toBe(0);
+      expect(cacheLines(report.out)).toEqual([await whole(name)]);
+    }
+    const diff = cli("diff", "p1-anthropic", "mixed", "--wide", "--runs", runs);
+    expect(diff.code).toBe(0);
+    expect(cacheLines(diff.out)).toEqual([`A ${await whole("p1-anthropic")}`, `B ${await whole("mixed")}`]);
+    // The mixed run's Messages requests wrote and read at breakpoints: what the tokenizer was needed for.
+    expect(await whole("mixed")).toMatch(/write amplification/);
   });
 });

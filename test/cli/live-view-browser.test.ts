@@ -5,10 +5,10 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { chatBody, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
+import { type CliServer, chatBody, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
 import { chromiumPath, launchChromium, warnWithoutChromium } from "../fixtures/chromium.js";
 import { leftoverProcesses, SUITE_MARKER_ENV } from "../fixtures/suite-processes.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -16,6 +16,20 @@ import { removeTempDirs, tempDir } from "../runtime/harness.js";
 warnWithoutChromium("live view browser test");
 
 let browser: Browser;
+
+/**
+ * The steps a test has reached, and what the page and the CLI said: the browser's waits have no
+ * clock of their own, so a test stopped by its timeout would otherwise name no more than itself.
+ */
+function trail(context: TestContext, page: Page, cli: CliServer): (step: string) => void {
+  const seen: string[] = [];
+  page.on("console", (message) => seen.push(`console ${message.type()}: ${message.text()}`));
+  page.on("crash", () => seen.push("the page crashed"));
+  context.onTestFailed(() => {
+    console.error(`steps and page messages:\n  ${seen.join("\n  ")}\nCLI stderr:\n${cli.stderr()}`);
+  });
+  return (step) => seen.push(`step: ${step}`);
+}
 
 describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
   beforeAll(async () => {
@@ -26,7 +40,7 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
     removeTempDirs();
   });
 
-  it("draws each request as the mock writes it, keeps the selected one, and says when the mock stopped", async () => {
+  it("draws each request as the mock writes it, keeps the selected one, and says when the mock stopped", async (context) => {
     const runs = tempDir("live-view-browser-");
     const { file } = await writeTinyProbe(runs);
     const cli = await startCli(["mock", file, "--runs", runs, "--view"]);
@@ -35,23 +49,29 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
 
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(0);
+    const step = trail(context, page, cli);
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
     page.on("request", (r) => {
       if (!r.url().startsWith(viewUrl)) problems.push(`request: ${r.url()}`);
     });
+    step("open the page");
     await page.goto(viewUrl);
     await page.locator("#live", { hasText: "live: updates as requests arrive" }).waitFor();
     expect(await page.locator(".row.req").count()).toBe(0);
 
+    step("first request");
     await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("read notes.txt")));
+    step("its row");
     await page.locator(".row.req", { hasText: "#1" }).waitFor();
     await page.locator(".row.req", { hasText: "#1" }).click();
     await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(/^Request #1 · loop/);
     // The tiny probe's marker `notes` matches the user's message.
     expect(await page.locator("#detail mark.marker", { hasText: "notes.txt" }).count()).toBeGreaterThan(0);
 
+    step("second request");
     await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("again")));
+    step("its row");
     await page.locator(".row.req", { hasText: "#2" }).waitFor();
     // The redraw kept the open request and its row's selection.
     expect(await page.locator("#detail h2").textContent()).toMatch(/^Request #1 · loop/);
@@ -62,8 +82,10 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
     await page.screenshot({ path: join(PROJECT_ROOT, "runs", "view-screenshots", "live-mock.png") });
 
     const exited = new Promise<number | null>((done) => cli.child.once("exit", (code) => done(code)));
+    step("SIGINT, the exit");
     cli.child.kill("SIGINT");
     expect(await exited).toBe(0);
+    step("the page told of the end");
     await page.locator("body[data-ended]").waitFor();
     expect(await page.locator("#live").textContent()).toMatch(/^recording ended: the run is in .+tiny-mock$/);
     // What the page shows stays: both requests.
@@ -76,22 +98,29 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
     expect(leftoverProcesses(cli.child.pid!, marker).filter((p) => p.command.includes(runs))).toEqual([]);
   });
 
-  it("keeps the unit the reader chose when it draws a new request", async () => {
+  it("keeps the unit the reader chose when it draws a new request", async (context) => {
     const runs = tempDir("live-view-browser-");
     const { file } = await writeTinyProbe(runs);
     const cli = await startCli(["mock", file, "--runs", runs, "--view"]);
     const viewUrl = (await cli.line(/^VIEW /)).slice("VIEW ".length);
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(0);
+    const step = trail(context, page, cli);
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
+    step("open the page");
     await page.goto(viewUrl);
+    step("first request");
     await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("read notes.txt")));
+    step("its row");
     await page.locator(".row.req", { hasText: "#1" }).waitFor();
+    step("the unit switch");
     await page.locator("#unit").click();
     expect(await page.locator("#unit").textContent()).toBe("show tokens");
 
+    step("second request");
     await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("again")));
+    step("its row");
     await page.locator(".row.req", { hasText: "#2" }).waitFor();
     expect(await page.locator("#unit").textContent()).toBe("show tokens");
     expect(await page.locator(".row.req .num").allTextContents()).toEqual([
@@ -99,8 +128,10 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
       expect.stringMatching(/^\d+(\.\d)? (B|KB)$/),
     ]);
     expect(problems).toEqual([]);
+    step("close the page");
     await page.close();
     const exited = new Promise<number | null>((done) => cli.child.once("exit", (code) => done(code)));
+    step("SIGINT, the exit");
     cli.child.kill("SIGINT");
     expect(await exited).toBe(0);
   });

@@ -101,6 +101,8 @@ export interface AdapterOptions {
   /** Added to the adapter's environment; the servers inherit it (so a wire log can be named here). */
   env?: NodeJS.ProcessEnv;
   keepAlive?: Partial<KeepAliveTimings>;
+  /** Servers whose processes start with the adapter (the extension's `startEarly`). */
+  startEarly?: string[];
 }
 
 /** Loads the extension as the runtime would; the registry starts with no built-ins. */
@@ -152,6 +154,7 @@ export async function startAdapter(options: AdapterOptions): Promise<Adapter & {
     env,
     baseDir: ROOT,
     keepAlive: options.keepAlive,
+    startEarly: options.startEarly,
   })(api);
 
   const adapter = {

@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { cacheAgreement } from "../../src/analysis/cache-agreement.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import { tokenLedger } from "../../src/analysis/segments.js";
@@ -14,6 +13,9 @@ import { resolveModel } from "../../src/providers/models.js";
 import type { WireApi } from "../../src/providers/types.js";
 import { WIRE_APIS } from "../../src/providers/types.js";
 import { sharedRecords, sharedRun } from "../fixtures/shared-runs.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+
+afterEach(removeTempDirs);
 
 describe("the codec registry", () => {
   it("has one codec per wire API, each answering for its own API", () => {
@@ -27,7 +29,7 @@ describe("the codec registry", () => {
   });
 
   it("a probe's model.api must name one of them", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "pp-codecs-")), "bad.yaml");
+    const file = join(tempDir("pp-codecs-"), "bad.yaml");
     writeFileSync(file, "name: bad\nmodel:\n  api: gemini\n  script: [{ text: hi }]\nprompts: [hi]\n");
     await expect(loadProbeFile(file, PROJECT_ROOT)).rejects.toThrow(UserError);
     await expect(loadProbeFile(file, PROJECT_ROOT)).rejects.toThrow(/model\.api/);
@@ -36,7 +38,7 @@ describe("the codec registry", () => {
 
 describe("provider usage in records", () => {
   it("for every API, the usage a response reports reaches the record, apart from the offline token count", async () => {
-    const run = openCaptureRun({ name: "usage", runsDir: mkdtempSync(join(tmpdir(), "pp-usage-")), database: false });
+    const run = openCaptureRun({ name: "usage", runsDir: tempDir("pp-usage-"), database: false });
     for (const api of WIRE_APIS) {
       const codec = codecFor(api);
       const request = codec.buildRequest(

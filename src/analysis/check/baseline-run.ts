@@ -52,6 +52,7 @@ export function baselineRunSource(path: string): RunSource {
     hasPayloads: false,
     count: () => baseline.requests.length,
     records: () => baseline.requests.map(record),
+    summaries: () => baseline.requests.map(record),
     payloads: () => [],
     lazyPayloads: () => [],
     events: () => [],

@@ -21,7 +21,8 @@ export interface RequestCacheRate {
   hitRate: number | null;
 }
 
-export interface RunCacheRates {
+/** A run's figures, summed over its requests. */
+export interface RunCacheTotals {
   /** `mixed` when some requests had provider usage and some did not. */
   basis: CacheBasis | "mixed";
   input: number;
@@ -31,6 +32,9 @@ export interface RunCacheRates {
   hitRate: number | null;
   /** null when nothing was written (OpenAI reports no writes and charges none). */
   writeAmplification: number | null;
+}
+
+export interface RunCacheRates extends RunCacheTotals {
   requests: RequestCacheRate[];
 }
 
@@ -53,44 +57,78 @@ function requestRate(r: RequestCost): RequestCacheRate {
 const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : null);
 
 /**
- * A request writes the prefix from where its read ended to where its write ends; a later request of
- * the same model that reads past a position has read what was written there. What no later read
- * reaches was written for nothing.
+ * Of each request's `written`, what no later read reached. A request writes the prefix from where its
+ * read ended to where its write ends; a later request of the same model (its `lane`) that reads past a
+ * position has read what was written there.
  */
-function markUnread(rates: RequestCacheRate[], lanes: string[]): void {
+function unreadOf(read: number[], written: number[], lanes: string[]): number[] {
+  const unread = new Array<number>(read.length);
   const furthestLaterRead = new Map<string, number>();
-  for (let i = rates.length - 1; i >= 0; i--) {
-    const r = rates[i]!;
+  for (let i = read.length - 1; i >= 0; i--) {
     const later = furthestLaterRead.get(lanes[i]!) ?? 0;
-    r.unread = r.written - Math.min(Math.max(later - r.read, 0), r.written);
-    furthestLaterRead.set(lanes[i]!, Math.max(later, r.read));
+    unread[i] = written[i]! - Math.min(Math.max(later - read[i]!, 0), written[i]!);
+    furthestLaterRead.set(lanes[i]!, Math.max(later, read[i]!));
   }
+  return unread;
+}
+
+const sum = (values: number[]) => values.reduce((total, n) => total + n, 0);
+
+function totalsOf(
+  bases: Set<CacheBasis>,
+  input: number,
+  { read, written, unread }: { read: number[]; written: number[]; unread: number[] },
+): RunCacheTotals {
+  const [readSum, writtenSum, unreadSum] = [sum(read), sum(written), sum(unread)];
+  return {
+    basis: bases.size > 1 ? "mixed" : bases.has("provider") ? "provider" : "model",
+    input,
+    read: readSum,
+    written: writtenSum,
+    unread: unreadSum,
+    hitRate: ratio(readSum, input),
+    writeAmplification: ratio(unreadSum, writtenSum),
+  };
 }
 
 export function cacheRates(cost: RunCost): RunCacheRates {
   const requests = cost.requests.map(requestRate);
-  markUnread(
-    requests,
-    cost.requests.map((r) => r.sent),
-  );
-  const sum = (pick: (r: RequestCacheRate) => number) => requests.reduce((total, r) => total + pick(r), 0);
-  const bases = new Set(requests.map((r) => r.basis));
-  const [input, read, written, unread] = [
-    sum((r) => r.input),
-    sum((r) => r.read),
-    sum((r) => r.written),
-    sum((r) => r.unread),
-  ];
-  return {
-    basis: bases.size > 1 ? "mixed" : bases.has("provider") ? "provider" : "model",
-    input,
+  const read = requests.map((r) => r.read);
+  const written = requests.map((r) => r.written);
+  const unread = unreadOf(
     read,
     written,
-    unread,
-    hitRate: ratio(read, input),
-    writeAmplification: ratio(unread, written),
-    requests,
-  };
+    cost.requests.map((r) => r.sent),
+  );
+  for (const [i, r] of requests.entries()) r.unread = unread[i]!;
+  const bases = new Set(requests.map((r) => r.basis));
+  return { ...totalsOf(bases, sum(requests.map((r) => r.input)), { read, written, unread }), requests };
+}
+
+/**
+ * The run's totals gathered as its requests are priced one by one (RunCosting.observing), keeping
+ * three figures of each instead of its whole cost: what report's and diff's summary line needs.
+ */
+export class CacheRateTally {
+  private readonly bases = new Set<CacheBasis>();
+  private input = 0;
+  private readonly read: number[] = [];
+  private readonly written: number[] = [];
+  private readonly lanes: string[] = [];
+
+  add(cost: RequestCost): void {
+    const rate = requestRate(cost);
+    this.bases.add(rate.basis);
+    this.input += rate.input;
+    this.read.push(rate.read);
+    this.written.push(rate.written);
+    this.lanes.push(cost.sent);
+  }
+
+  totals(): RunCacheTotals {
+    const { read, written } = this;
+    return totalsOf(this.bases, this.input, { read, written, unread: unreadOf(read, written, this.lanes) });
+  }
 }
 
 const BASIS_WORDS: Record<RunCacheRates["basis"], string> = {
@@ -102,7 +140,7 @@ const BASIS_WORDS: Record<RunCacheRates["basis"], string> = {
 export const percentOf = (share: number | null) => (share === null ? "n/a" : `${Math.round(share * 1000) / 10}%`);
 
 /** `cache hit rate 81.2% (…), write amplification 4% (…), by …`: report's summary line. */
-export function cacheRatesLine(rates: RunCacheRates): string {
+export function cacheRatesLine(rates: RunCacheTotals): string {
   const writes =
     rates.written === 0
       ? "no cache writes"

@@ -8,6 +8,7 @@
  * and counted with the capture's tokenizer, segment by segment, as the record's totals were.
  */
 
+import type { RecordSummary } from "../../capture/run-index.js";
 import type { TokenCounter } from "../../capture/tokens.js";
 import type { Part, RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
@@ -38,7 +39,7 @@ export interface CostOptions {
   /** Price every request as this model (a run made against a mock carries the mock's model id). */
   model?: string;
   /** The model a request is priced as when `model` is not given (a probe's `model.priceAs`); default its own. */
-  priceAs?: (record: RequestRecord) => string | undefined;
+  priceAs?: (record: RecordSummary) => string | undefined;
 }
 
 export interface ReportedSplit extends CacheSplit {
@@ -96,41 +97,97 @@ export interface RunCost {
 }
 
 export async function runCost(source: RunSource, options: CostOptions): Promise<RunCost> {
+  const costing = new RunCosting(source, options);
   const requests: RequestCost[] = [];
-  const models = new Map<string, CacheModel>();
-  const payloads = payloadCursor(source);
-  let counter: TokenCounter | null = null;
-  const prices = new Map<string, ModelPrice | null>();
-  for (const record of source.records()) {
-    const modelId = options.model ?? options.priceAs?.(record) ?? record.model;
-    const anthropic = record.api === "anthropic-messages";
-    const provider = cacheProviderOf(record.api);
-    const rulesKey = `${provider} ${modelId}`;
-    if (!prices.has(rulesKey)) prices.set(rulesKey, priceOf(options.pricing, modelId, PRICE_HINTS[provider]));
-    const price = prices.get(rulesKey)!;
-    let model = models.get(rulesKey);
-    if (!model) {
-      // The wire API says which cache the request met; the priced model gives the minimum prefix.
-      model = cacheModel({ provider, minCacheTokens: minCacheTokensOf(provider, price, modelId) });
-      models.set(rulesKey, model);
+  for (const record of source.summaries()) {
+    let cost = costing.next(record);
+    if (!cost) {
+      await costing.loadCounter();
+      cost = costing.next(record)!;
     }
+    requests.push(cost);
+  }
+  attributeRebills(requests);
+  return summarize(requests, source.lost?.() ?? 0, options.pricing);
+}
+
+/**
+ * A run priced one record at a time, in the order of its summaries: for runCost, or on the way
+ * through a pass that reads them for something else (report's rows, diff's pairs), so a long run is
+ * read once, not once more for its cache rates.
+ */
+export class RunCosting {
+  /** The price and the cache model of each provider and model priced, by `<provider> <model>`. */
+  private readonly rules = new Map<string, { price: ModelPrice | null; model: CacheModel }>();
+  private readonly payloads: { bodyOf(seq: number): string | null };
+  /** Counts where Anthropic breakpoints sit; loaded only for a run that has them (it costs a tokenizer). */
+  private counter: TokenCounter | null = null;
+  /** Whether a pass through `observing` priced every record: read to its end, none needing the counter it lacked. */
+  private observedAll = { complete: true, exhausted: false };
+
+  constructor(
+    source: RunSource,
+    private readonly options: CostOptions,
+  ) {
+    this.payloads = payloadCursor(source);
+  }
+
+  /** The next record's cost; null, and nothing changed, when it needs `counter` and there is none. */
+  next(record: RecordSummary): RequestCost | null {
+    const { options, payloads } = this;
+    const modelId = options.model ?? options.priceAs?.(record) ?? record.model;
+    const provider = cacheProviderOf(record.api);
     let breakpoints: CacheInput["breakpoints"];
-    if (anthropic) {
+    if (provider === "anthropic") {
       const body = payloads.bodyOf(record.seq);
       if (body !== null) {
-        counter ??= await (await import("../../capture/tokens.js")).loadTokenCounter();
-        breakpoints = breakpointTokens(codecFor("anthropic-messages").dissect(body), counter);
+        if (!this.counter) return null;
+        breakpoints = breakpointTokens(codecFor("anthropic-messages").dissect(body), this.counter);
       }
     }
+    const { price, model } = this.rulesOf(provider, modelId);
     const explicitCache = provider === "gemini" && namesExplicitCache(payloads.bodyOf(record.seq));
     const input = { ...cacheInputOf(record, breakpoints), ...(explicitCache && { explicitCache }) };
     const cost = requestCost(record, modelId, price, model.next(input));
     // Only a break loses cached tokens; elsewhere the two reads differ by the reply opener at most.
     if (cost.breakDetail !== null) cost.lostRead = Math.max(model.unbrokenRead() - cost.predicted.cacheRead, 0);
-    requests.push(cost);
+    return cost;
   }
-  attributeRebills(requests);
-  return summarize(requests, source.lost?.() ?? 0, options.pricing);
+
+  /** The price and the cache model of one provider and model, made at its first request. */
+  private rulesOf(provider: CacheProvider, modelId: string): { price: ModelPrice | null; model: CacheModel } {
+    const key = `${provider} ${modelId}`;
+    let rules = this.rules.get(key);
+    if (!rules) {
+      const price = priceOf(this.options.pricing, modelId, PRICE_HINTS[provider]);
+      // The wire API says which cache the request met; the priced model gives the minimum prefix.
+      rules = { price, model: cacheModel({ provider, minCacheTokens: minCacheTokensOf(provider, price, modelId) }) };
+      this.rules.set(key, rules);
+    }
+    return rules;
+  }
+
+  /** Loads the tokenizer that `next` needs for a Messages body (before a pass that cannot wait for it). */
+  async loadCounter(): Promise<void> {
+    this.counter ??= await (await import("../../capture/tokens.js")).loadTokenCounter();
+  }
+
+  /** `records` as they are, each priced on its way through and handed to `each` (until one needs the counter). */
+  *observing(records: Iterable<RecordSummary>, each: (cost: RequestCost) => void): Generator<RecordSummary> {
+    const seen = this.observedAll;
+    for (const record of records) {
+      const cost = seen.complete ? this.next(record) : null;
+      if (cost) each(cost);
+      else seen.complete = false;
+      yield record;
+    }
+    seen.exhausted = true;
+  }
+
+  /** Whether the pass through `observing` priced every record of the run (else price it with runCost). */
+  get pricedAll(): boolean {
+    return this.observedAll.complete && this.observedAll.exhausted;
+  }
 }
 
 /** A Gemini body that reads an explicit cache (`cachedContent`); the cache model predicts no implicit read for it. */
@@ -153,7 +210,7 @@ function minCacheTokensOf(provider: CacheProvider, price: ModelPrice | null, mod
   return price?.minCacheTokens ?? minimum(price?.model ?? modelId);
 }
 
-function cacheInputOf(record: RequestRecord, breakpoints: CacheInput["breakpoints"]): CacheInput {
+function cacheInputOf(record: RecordSummary, breakpoints: CacheInput["breakpoints"]): CacheInput {
   return {
     seq: record.seq,
     kind: record.kind,
@@ -165,7 +222,7 @@ function cacheInputOf(record: RequestRecord, breakpoints: CacheInput["breakpoint
 }
 
 function requestCost(
-  record: RequestRecord,
+  record: RecordSummary,
   model: string,
   price: ModelPrice | null,
   predicted: CacheSplit,

@@ -2,6 +2,7 @@
  * What `diff` reads of a request record, and nothing more: a record of a long session is mostly its
  * roles list and bookkeeping a diff never looks at, so one user turn of each run is held small.
  */
+import type { RecordSummary } from "../../capture/run-index.js";
 import type { RequestRecord } from "../../capture/types.js";
 import { prefixSummary } from "../format.js";
 
@@ -57,7 +58,7 @@ export function shallowEqual(a: unknown, b: unknown): boolean {
  * Projects the records of one run in order. A tool list or marker set equal to the previous
  * record's is that same object, so a diff compares most of them by identity.
  */
-export function diffRecordProjector(): (r: RequestRecord) => DiffRecord {
+export function diffRecordProjector(): (r: RecordSummary) => DiffRecord {
   let tools: string[] = [];
   let markers: Record<string, number> = {};
   return (r) => {

@@ -7,6 +7,7 @@
  * is held at a time.
  */
 import { changedToolKeys } from "../../capture/prefix.js";
+import type { RecordSummary } from "../../capture/run-index.js";
 import type { Part, RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { WireDissection } from "../../providers/types.js";
@@ -316,10 +317,20 @@ function tally(side: SideSummary, item: DiffItem | null): void {
     });
 }
 
-/** Two runs diffed as `diff` and `view --diff` show them: bodies compared only when both runs kept them. */
-export function diffSources(a: RunSource, b: RunSource): Generator<RequestDiff, DiffSummary> {
+/** What a caller does with each side's summaries on their way into the diff (diff prices them). */
+export type SummaryTap = (summaries: Iterable<RecordSummary>) => Iterable<RecordSummary>;
+
+/**
+ * Two runs diffed as `diff` and `view --diff` show them: bodies compared only when both runs kept
+ * them. `taps` see each side's summaries as the diff reads them, so nothing else need read them again.
+ */
+export function diffSources(
+  a: RunSource,
+  b: RunSource,
+  taps?: readonly [SummaryTap, SummaryTap],
+): Generator<RequestDiff, DiffSummary> {
   const bodies = a.hasPayloads && b.hasPayloads;
-  return diffRuns(diffItems(a, bodies), diffItems(b, bodies), { a: a.count(), b: b.count() });
+  return diffRuns(diffItems(a, bodies, taps?.[0]), diffItems(b, bodies, taps?.[1]), { a: a.count(), b: b.count() });
 }
 
 /**
@@ -352,13 +363,13 @@ export function* diffRuns(
  * alone explains nothing, and reading a long run's bodies costs more than its records). A body is
  * parsed and taken apart only when a pair needs it (the two sides' system prompts or tools differ).
  */
-export function diffItems(source: RunSource, withBodies: boolean): Iterable<DiffItem> {
-  return withItems(projected(source), source, withBodies);
+export function diffItems(source: RunSource, withBodies: boolean, tap?: SummaryTap): Iterable<DiffItem> {
+  return withItems(projected(tap ? tap(source.summaries()) : source.summaries()), source, withBodies);
 }
 
-function* projected(source: RunSource): Generator<DiffRecord> {
+function* projected(summaries: Iterable<RecordSummary>): Generator<DiffRecord> {
   const project = diffRecordProjector();
-  for (const record of source.records()) yield project(record);
+  for (const record of summaries) yield project(record);
 }
 
 function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies: boolean): Iterable<DiffItem> {

@@ -3,7 +3,7 @@
  * request of the same model read back, by the provider's usage where it reported one.
  */
 import { describe, expect, it } from "vitest";
-import { cacheRates, cacheRatesLine } from "../../../src/analysis/cost/cache-rates.js";
+import { CacheRateTally, cacheRates, cacheRatesLine } from "../../../src/analysis/cost/cache-rates.js";
 import type { RequestCost, RunCost } from "../../../src/analysis/cost/run-cost.js";
 
 const split = (inputTokens: number, cacheRead: number, cacheWrite5m: number) => ({
@@ -55,5 +55,19 @@ describe("cache rates", () => {
     const rates = cacheRates(run([request(1, "m", [2000, 0, 0]), request(2, "m", [2100, 1920, 0])]));
     expect(rates.writeAmplification).toBeNull();
     expect(cacheRatesLine(rates)).toContain("no cache writes");
+  });
+
+  it("a tally of the requests one at a time comes to the same totals as the whole run's rates", () => {
+    const requests = [
+      request(1, "a", [1000, 0, 1000], [1100, 0, 1100]),
+      request(2, "b", [1000, 1000, 0]),
+      request(3, "a", [900, 600, 300]),
+      request(4, "b", [1300, 0, 1300]),
+    ];
+    const tally = new CacheRateTally();
+    for (const r of requests) tally.add(r);
+    const { requests: _each, ...totals } = cacheRates(run(requests));
+    expect(tally.totals()).toEqual(totals);
+    expect(totals).toMatchObject({ basis: "mixed", unread: 1100 - 600 + 300 + 1300 });
   });
 });

@@ -26,6 +26,7 @@ const record = (seq: number, minute: number, total: number, shared: number | nul
 const source = (records: RequestRecord[]): RunSource => ({
   label: "hand",
   records: () => records,
+  summaries: () => records,
   count: () => records.length,
   payloads: () => [],
   lazyPayloads: () => [],

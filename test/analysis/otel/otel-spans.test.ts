@@ -3,11 +3,11 @@
  * the capture from provider-shaped replies of each wire API (usage with cache figures), then every
  * attribute the span carries checked. And a run's trace shape for a sampling probe (p7).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { InMemorySpanExporter, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { resolveRun } from "../../../src/analysis/load-run.js";
 import { chatSpan } from "../../../src/analysis/otel/chat-span.js";
 import { openOtlpSession } from "../../../src/analysis/otel/otlp-session.js";
@@ -25,6 +25,7 @@ import type { WireApi } from "../../../src/providers/types.js";
 import { sharedRecords, sharedRun } from "../../fixtures/shared-runs.js";
 
 const base = mkdtempSync(join(tmpdir(), "pp-otel-spans-"));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** What each provider answers (non-streamed JSON bodies), with the usage fields each API has for caching. */
 const REPLIES: Record<WireApi, unknown> = {
