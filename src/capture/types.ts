@@ -35,6 +35,23 @@ export interface SystemPartInfo {
   sha256: string;
 }
 
+/**
+ * The conversation a request belongs to within its run: the agent's main one, a subagent it spawned, or a
+ * side call (a session title, a routing or classifier call). Requests of one conversation share the id.
+ */
+export interface ConversationRef {
+  /** `c1`, `c2`, … in the order the run's conversations first appear. */
+  id: string;
+  role: "main" | "subagent" | "side";
+  /** The conversation that was running when this one started (subagents and side calls); absent for main. */
+  parent?: string;
+  /**
+   * What told the conversation apart: a wire signal (`x-claude-code-session-id`, `prompt_cache_key`,
+   * `previous_response_id`) or `content` (tools, system, first message).
+   */
+  by: string;
+}
+
 export interface RequestRecord {
   v: 1;
   run: string;
@@ -82,6 +99,8 @@ export interface RequestRecord {
   error?: string | null;
   /** What the provider said about its prompt cache for this request (absent when it was not asked). */
   cacheDiagnostics?: CacheDiagnostics;
+  /** The conversation the request belongs to (absent in records written before conversations were told apart). */
+  conversation?: ConversationRef;
 }
 
 /**
