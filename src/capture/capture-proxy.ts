@@ -7,7 +7,7 @@ import type { FinishedExchange } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
-import type { HandedResponse } from "./handed-exchange.js";
+import { type HandedResponse, sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, joinedBytes, readBody, sendJson, serveHttp } from "./http.js";
 import { type ProxyRoute, type ResolvedRoute, resolveRoutes, unroutedMessage } from "./proxy-routes.js";
 import { type ProxyTarget, proxyTargets, type Routed } from "./proxy-targets.js";
@@ -257,7 +257,15 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const send = (sent: Buffer) => relay(to, request, sent, response);
     const chained = { api: to.api, bytes, contentEncoding, request };
     const { relayed, added } = await relayChained(diagnostics, chained, send);
-    const handed = { api: to.api, url: to.shown, bytes, contentEncoding, ...added };
+    const sessionHeader = sessionHeaderOf(request.headers);
+    const handed = {
+      api: to.api,
+      url: to.shown,
+      bytes,
+      contentEncoding,
+      ...added,
+      ...(sessionHeader && { sessionHeader }),
+    };
     capture.handLater(handed, relayed, ts, performance.now() - started);
   }
 

@@ -3,7 +3,8 @@ import { JsonlWriter } from "../jsonl.js";
 import type { Codec, Transport, WireDissection, WireRequest } from "../providers/types.js";
 import type { BodyEncoding } from "./body-encoding.js";
 import { readCacheDiagnostics } from "./cache-diagnostics.js";
-import { PrefixLocator } from "./prefix.js";
+import { CacheReader } from "./cache-reader.js";
+import { ConversationTracker } from "./conversations.js";
 import { buildRecord } from "./record.js";
 import { RequestsWriter } from "./requests-writer.js";
 import { runFiles } from "./run-format.js";
@@ -85,6 +86,11 @@ export interface LoggedRequest {
   encoding?: BodyEncoding;
   /** Cache diagnostics fields the proxy added to the body upstream (`body` is as the agent sent it). */
   diagnosticsAdded?: AddedDiagnostics;
+  /**
+   * A session id the request's headers carried (`x-claude-code-session-id`, Codex's `session_id`):
+   * it tells conversations apart and is never stored. No other header reaches the capture.
+   */
+  sessionHeader?: { name: string; value: string };
 }
 
 /** Error bodies and messages are kept in the record up to this many characters (the payload keeps all of it). */
@@ -97,12 +103,9 @@ const ERROR_TEXT_LIMIT = 4096;
 export class Capture {
   readonly records: RequestRecord[] = [];
   private seq = 0;
-  /**
-   * The last loop request per API and model: a provider caches prefixes per model, so a proxy that
-   * sees an agent's main model and its small helper model compares each with its own kind.
-   */
-  private readonly lastLoop = new Map<string, WireDissection>();
-  private readonly prefixes = new PrefixLocator();
+  /** What each request reads from the provider's cache, against every earlier request still cached. */
+  private readonly cache = new CacheReader();
+  private readonly conversations = new ConversationTracker();
   private readonly requests: RequestsWriter;
   private readonly payloads: JsonlWriter;
   /** Opened with the first event, so a run without agent events (the proxy's) has no events.jsonl. */
@@ -289,24 +292,36 @@ export class Capture {
   }
 
   private async record(
-    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded">,
+    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded" | "sessionHeader">,
     dissection: WireDissection,
     seq: number,
     ts: string,
     durationMs: number,
     outcome: ResponseOutcome,
   ): Promise<RequestRecord> {
-    const lane = `${request.api} ${dissection.model}`;
-    const last = this.lastLoop.get(lane) ?? null;
-    const locate = request.kind === "loop" ? this.prefixes : null;
-    if (locate) this.lastLoop.set(lane, dissection);
-    // Measured in one pass that may run twice (again with the tokenizer, when the cache lacks a fact).
+    const { ref: conversation, started } = this.conversations.assign({
+      api: request.api,
+      dissection,
+      sessionHeader: request.sessionHeader,
+    });
+    const read = {
+      seq,
+      api: request.api,
+      atMs: Date.parse(ts),
+      dissection,
+      conversation: conversation.id,
+      startsConversation: started,
+      chainedTo: this.conversations.chainedTo(dissection),
+    };
+    // Measured in one pass that may run twice (again with the tokenizer, when the cache lacks a fact):
+    // the reader is told of the request once, on the pass that counts.
     const { prefix, tokens } = this.tokens
       ? await this.tokens.measure((counter) => ({
-          prefix: locate?.locate(last, dissection, counter) ?? null,
+          // Counted first: a fact the token cache lacks throws before the reader has changed anything.
           tokens: counter.countRequestTokens(dissection),
+          prefix: this.cache.read(read, counter),
         }))
-      : { prefix: locate?.locate(last, dissection) ?? null, tokens: null };
+      : { prefix: this.cache.read(read), tokens: null };
     const { response, error } = await this.readResponse(request, outcome);
     const record = buildRecord({
       run: this.options.run,
@@ -341,6 +356,9 @@ export class Capture {
     if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
     const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request.diagnosticsAdded);
     if (diagnostics) record.cacheDiagnostics = diagnostics;
+    record.conversation = conversation;
+    const responseId = request.api === "openai-responses" ? outcome.body.match(RESPONSE_ID)?.[1] : undefined;
+    if (responseId) this.conversations.answered(responseId, conversation, seq);
     return record;
   }
 
@@ -380,6 +398,9 @@ export class Capture {
     this.events?.close();
   }
 }
+
+/** A Responses reply's id (`resp_…`), the first the body names: the response object's own. */
+const RESPONSE_ID = /"id":"(resp_[^"]+)"/;
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 

@@ -20,6 +20,25 @@ export interface HandedRequest {
   unreadable?: string;
   /** Cache diagnostics fields the proxy added upstream; `bytes` are the body as the agent sent it. */
   diagnosticsAdded?: AddedDiagnostics;
+  /** The session id header the request carried (sessionHeaderOf), to tell conversations apart. */
+  sessionHeader?: { name: string; value: string };
+}
+
+/**
+ * The headers agents name their session in: Claude Code's `x-claude-code-session-id`, Codex's
+ * `session_id`. A session id grants nothing, unlike the credentials in other headers, which the
+ * capture never sees.
+ */
+const SESSION_HEADERS = ["x-claude-code-session-id", "session_id"] as const;
+
+export function sessionHeaderOf(
+  headers: Record<string, string | string[] | undefined>,
+): HandedRequest["sessionHeader"] {
+  for (const name of SESSION_HEADERS) {
+    const value = headers[name];
+    if (typeof value === "string" && value !== "") return { name, value };
+  }
+  return undefined;
 }
 
 /** A response: its exact bytes, and the headers the capture needs to read them. */
@@ -35,7 +54,7 @@ export interface HandedResponse extends Omit<ResponseOutcome, "body" | "encoding
  * and a body it cannot decode, a side payload.
  */
 export function loggedRequest(handed: HandedRequest): LoggedRequest {
-  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded } = handed;
+  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded, sessionHeader } = handed;
   const { text: body, encoding } = decodeBody(bytes, contentEncoding);
   const side = { kind: "side", api: null, url, body, ...(encoding && { encoding }) } as const;
   if (unreadable) return { ...side, unreadable };
@@ -43,7 +62,15 @@ export function loggedRequest(handed: HandedRequest): LoggedRequest {
   if (api === null) return side;
   const problem = requestProblem(api, body);
   if (problem) return { ...side, unreadable: problem.message };
-  return { kind: "loop", api, url, body, ...(encoding && { encoding }), ...(diagnosticsAdded && { diagnosticsAdded }) };
+  return {
+    kind: "loop",
+    api,
+    url,
+    body,
+    ...(encoding && { encoding }),
+    ...(diagnosticsAdded && { diagnosticsAdded }),
+    ...(sessionHeader && { sessionHeader }),
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import { requestedReply } from "../providers/wire-json.js";
 import type { CaptureOptions } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { jsonObject } from "./chat-request.js";
+import { sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
 import type { RunStatus } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
@@ -245,7 +246,13 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     ending: "complete",
     usageEstimated: true,
   } as const;
-  await capture.hand({ api, url, bytes }, reply, ts, performance.now() - started);
+  const sessionHeader = sessionHeaderOf(request.headers);
+  await capture.hand(
+    { api, url, bytes, ...(sessionHeader && { sessionHeader }) },
+    reply,
+    ts,
+    performance.now() - started,
+  );
   await sendReply(response, repliesWithEvents(api, url, body), chunks, state.delayMs);
   sent();
 }

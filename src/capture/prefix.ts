@@ -109,11 +109,12 @@ export class PrefixLocator {
    * the start of `cur`. With a token counter, `sharedTokens` is the common token prefix of the two
    * requests in the token serialization of `tokens.ts`.
    */
-  locate(prev: WireDissection | null, cur: WireDissection, counter?: TokenMeasure): PrefixBreak {
+  locate(prev: WireDissection | null, cur: WireDissection, counter?: TokenMeasure, limit?: ReadLimit): PrefixBreak {
     if (prev === null) {
       return { sharedBytes: 0, breakAt: null, breakDetail: null, ...(counter ? { sharedTokens: 0 } : {}) };
     }
     const firstDiff = firstDifferentSegment(prev, cur);
+    if (limit && limit.segments < firstDiff) return this.limited(prev, cur, limit, counter);
     const onlyAppended =
       firstDiff === segmentCount(prev) &&
       prev.tools.length === cur.tools.length &&
@@ -134,6 +135,40 @@ export class PrefixLocator {
     if (counter) info.sharedTokens = sharedSegmentTokens(prev, cur, firstDiff, counter);
     return info;
   }
+
+  /** Only the first `limit.segments` segments can be read, though more are the same: a break there. */
+  private limited(prev: WireDissection, cur: WireDissection, limit: ReadLimit, counter?: TokenMeasure): PrefixBreak {
+    const k = limit.segments;
+    const known = this.measured?.d === prev ? this.measured.lengths : [];
+    const lengths: number[] = [];
+    for (let i = 0; i < k; i++) lengths.push(known[i] ?? Buffer.byteLength(segmentText(prev, i)));
+    this.measured = { d: cur, lengths };
+    const bytes = lengths.reduce((a, b) => a + b, 0) + Math.max(k - 1, 0) * SEPARATOR_BYTES;
+    const info: PrefixBreak = { sharedBytes: bytes, breakAt: limit.at, breakDetail: limit.detail };
+    if (counter) {
+      let tokens = 0;
+      for (let i = 0; i < k; i++) tokens += counter.segmentTokens(segmentAt(prev, i)!);
+      info.sharedTokens = tokens;
+    }
+    return info;
+  }
+}
+
+/** A cap on what can be read although more is the same: the segments readable, and why no more. */
+export interface ReadLimit {
+  segments: number;
+  at: Part;
+  detail: string;
+}
+
+/** How many leading segments two requests share (string equality of their prefix texts). */
+export function sharedSegments(a: WireDissection, b: WireDissection): number {
+  return firstDifferentSegment(a, b);
+}
+
+/** Segments of a request's tools and system text: the cache levels before its messages. */
+export function headSegments(d: WireDissection): number {
+  return d.tools.length + d.systemParts.length;
 }
 
 /** One comparison on its own, outside a run (nothing is kept for a next call). */

@@ -20,7 +20,7 @@ export const MCP_WIRE_FILE = "mcp-wire.jsonl";
  */
 export const RUN_INDEX_FILE = "requests.index.jsonl";
 /** The run index's layout, on its first line; a reader that does not know the number reads requests.jsonl instead. */
-export const RUN_INDEX_FORMAT = 1;
+export const RUN_INDEX_FORMAT = 2;
 
 /** The database beside the run folders, where many runs accumulate (src/capture/sqlite.ts). */
 export const DATABASE_FILE = "payload-probe.db";
@@ -55,9 +55,10 @@ export const runDatabasePath = (runsDir: string) => join(runsDir, DATABASE_FILE)
  * number (migrated by the column additions in sqlite.ts, then stamped); a number above this one was
  * written by a newer payload-probe, whose tables this build cannot promise to read or write.
  * Raise it with a migration in sqlite.ts whenever the tables change. 2: requests gained
- * `cache_verdict` and `cache_reason` (the provider's cache diagnostics).
+ * `cache_verdict` and `cache_reason` (the provider's cache diagnostics). 3: requests gained
+ * `conversation` and `conversation_role` (RequestRecord.conversation).
  */
-export const DATABASE_FORMAT = 2;
+export const DATABASE_FORMAT = 3;
 
 /** One line for a database a newer payload-probe wrote (the caller makes it a StorageError naming the file). */
 export function newerFormatMessage(path: string, format: number): string | null {

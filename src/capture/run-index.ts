@@ -10,7 +10,7 @@
  * where its record's line ends, so a reader can hold the index against the file and read whatever
  * the index lacks from the file itself.
  *
- * Row (format 1): [n, end, seq, rolesKept, rolesAdded, ts, toolsBytes, toolsChars, systemBytes,
+ * Row (format 2; 1 had no conversation and a prefix of four keys): [n, end, seq, rolesKept, rolesAdded, ts, toolsBytes, toolsChars, systemBytes,
  * systemChars, messagesBytes, messagesChars|null, bodyBytes, bodyChars|null, markers, tokens,
  * prefix, bodyHash, changed?] — `changed` holds the CARRIED values unlike the previous row's (null
  * for an optional one the record lacks). tokens and prefix are arrays of their values when their keys
@@ -47,12 +47,13 @@ export type RecordSummary = Pick<
   | "hashes"
   | "secrets"
   | "cacheDiagnostics"
+  | "conversation"
 >;
 
 /** The index's first line: what it is and its layout's number. */
 export const INDEX_HEADER = { runIndex: RUN_INDEX_FORMAT };
 
-/** Values a row repeats only when they change; secrets and cacheDiagnostics may be absent. */
+/** Values a row repeats only when they change; secrets, cacheDiagnostics and conversation may be absent. */
 interface Carried {
   probe: string;
   kind: RequestRecord["kind"];
@@ -64,6 +65,7 @@ interface Carried {
   usage: RequestRecord["usage"];
   secrets: RequestRecord["secrets"];
   cacheDiagnostics: RequestRecord["cacheDiagnostics"];
+  conversation: RequestRecord["conversation"];
 }
 
 const CARRIED_KEYS = [
@@ -77,6 +79,7 @@ const CARRIED_KEYS = [
   "usage",
   "secrets",
   "cacheDiagnostics",
+  "conversation",
 ] as const;
 
 function carriedOf(r: RecordSummary): Carried {
@@ -91,6 +94,7 @@ function carriedOf(r: RecordSummary): Carried {
     usage: r.usage,
     secrets: r.secrets,
     cacheDiagnostics: r.cacheDiagnostics,
+    conversation: r.conversation,
   };
 }
 
@@ -99,7 +103,7 @@ const FIXED_CELLS = 18;
 /** The keys, in order, of the objects a row keeps as arrays of their values. */
 const FLAT_SHAPES = {
   tokens: ["encoding", "tools", "system", "messages", "total"],
-  prefix: ["sharedBytes", "breakAt", "breakDetail", "sharedTokens"],
+  prefix: ["sharedBytes", "breakAt", "breakDetail", "sharedTokens", "from", "newConversation"],
 } as const;
 
 function flattened(value: object | null, keys: readonly string[]): unknown {
@@ -226,6 +230,7 @@ function summaryOf(row: unknown[], roles: string[], c: Carried): RecordSummary {
   };
   if (c.secrets) summary.secrets = c.secrets;
   if (c.cacheDiagnostics) summary.cacheDiagnostics = c.cacheDiagnostics;
+  if (c.conversation) summary.conversation = c.conversation;
   return summary;
 }
 

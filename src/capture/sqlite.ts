@@ -40,6 +40,8 @@ CREATE TABLE IF NOT EXISTS requests (
   ending TEXT,
   cache_verdict TEXT,
   cache_reason TEXT,
+  conversation TEXT,
+  conversation_role TEXT,
   PRIMARY KEY (run_id, seq)
 );
 CREATE TABLE IF NOT EXISTS payloads (
@@ -219,8 +221,8 @@ export class RunDatabase extends RunDatabaseReader {
       throw storageError(path, error) ?? error;
     }
     this.insertRequest = this.db.prepare(
-      `INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, tokens_total, prefix_break_at, record, http_status, ending, cache_verdict, cache_reason)
-       VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record, @status, @ending, @cacheVerdict, @cacheReason)`,
+      `INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, tokens_total, prefix_break_at, record, http_status, ending, cache_verdict, cache_reason, conversation, conversation_role)
+       VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record, @status, @ending, @cacheVerdict, @cacheReason, @conversation, @conversationRole)`,
     );
     this.insertPayload = this.db.prepare(`INSERT INTO payloads (run_id, seq, type, data) VALUES (?, ?, ?, ?)`);
     this.insertEvent = this.db.prepare(`INSERT INTO events (run_id, idx, seq, type, data) VALUES (?, ?, ?, ?, ?)`);
@@ -290,8 +292,9 @@ export class RunDatabase extends RunDatabaseReader {
   }
 
   /**
-   * Databases written before requests had `http_status` and `ending` (format 0), or the provider's cache
-   * verdict and reason (format 1), get the columns (empty for old rows).
+   * Databases written before requests had `http_status` and `ending` (format 0), the provider's cache
+   * verdict and reason (format 1), or the conversation's id and role (format 2) get the columns: empty
+   * for old rows, whose records were captured before conversations were told apart.
    */
   private addRequestColumns(): void {
     const columns = new Set(
@@ -302,6 +305,8 @@ export class RunDatabase extends RunDatabaseReader {
       ["ending", "TEXT"],
       ["cache_verdict", "TEXT"],
       ["cache_reason", "TEXT"],
+      ["conversation", "TEXT"],
+      ["conversation_role", "TEXT"],
     ])
       if (!columns.has(name)) this.db.exec(`ALTER TABLE requests ADD COLUMN ${name} ${type}`);
   }
@@ -347,6 +352,8 @@ export class RunDatabase extends RunDatabaseReader {
       ending: record.ending ?? null,
       cacheVerdict: record.cacheDiagnostics?.verdict ?? null,
       cacheReason: record.cacheDiagnostics?.reason ?? null,
+      conversation: record.conversation?.id ?? null,
+      conversationRole: record.conversation?.role ?? null,
     };
     this.write(() => this.insertRequest.run(row));
   }

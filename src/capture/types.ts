@@ -22,12 +22,23 @@ export interface CacheSegment {
   text: string;
 }
 
+/**
+ * What the provider can read from its prompt cache for a request: the prefix it shares with the
+ * earlier request of its API and model, still within the cache's lifetime, that shares the most
+ * (capture/cache-reader.ts). Records written before `from` compared with the previous loop request.
+ */
 export interface PrefixInfo {
-  /** Bytes of the cache-order serialization shared with the previous loop request of the run. */
+  /** Bytes of the cache-order serialization shared with request `from`. */
   sharedBytes: number;
   breakAt: Part | null;
-  /** One readable phrase: where the prefix broke and why (`tools[1] added: a_tool1`). */
+  /** One readable phrase: where the prefix broke and why (`tools[1] added: a_tool1`), against request `from`. */
   breakDetail: string | null;
+  /** Tokens shared with request `from` (absent when tokens were not counted). */
+  sharedTokens?: number;
+  /** The seq of the earlier request read from; null when none of its API and model was still cached. */
+  from?: number | null;
+  /** The request is its conversation's first: what it shares is read, but nothing it does not is a break. */
+  newConversation?: boolean;
 }
 
 export interface SystemPartInfo {

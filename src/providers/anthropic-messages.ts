@@ -284,7 +284,10 @@ function dissectMessages(wire: unknown[], breakpoints: CacheBreakpoint[]): WireD
       if (marker !== undefined) breakpoints.push({ part: "messages", index, block, ttl: ttlOf(marker) });
     });
     const json = JSON.stringify(message);
-    const marked = markers.some((marker) => marker !== undefined) && Array.isArray(message.content);
+    // The provider caches the rendered prompt: a string is the same text as one text block, and a
+    // `cache_control` marker renders nothing (Anthropic, "Prompt caching": moving a breakpoint keeps
+    // the prefix). So the prefix text is the content as blocks without markers, whatever was sent.
+    const rendered = typeof message.content === "string" || markers.some((marker) => marker !== undefined);
     return {
       role: roleOf(String(message.role ?? ""), blocks),
       json,
@@ -292,13 +295,13 @@ function dissectMessages(wire: unknown[], breakpoints: CacheBreakpoint[]): WireD
         .map(blockText)
         .filter((t) => t !== "")
         .join("\n"),
-      ...(marked ? { prefixJson: JSON.stringify({ ...message, content: blocks.map(withoutMarkers) }) } : {}),
+      ...(rendered ? { prefixJson: JSON.stringify({ ...message, content: blocks.map(withoutMarkers) }) } : {}),
     };
   });
 }
 
 function dissect(body: string): WireDissection {
-  const parsed = JSON.parse(body) as { model?: unknown; system?: unknown; messages?: unknown; tools?: unknown };
+  const parsed = JSON.parse(body) as Record<string, unknown>;
   const breakpoints: CacheBreakpoint[] = [];
   const tools = asArray(parsed.tools).map((value, index) => {
     const tool = asObject(value);
@@ -317,6 +320,18 @@ function dissect(body: string): WireDissection {
   });
   const systemParts = systemBlocksSent.map((block) => String(block.text ?? ""));
   const messages = dissectMessages(asArray(parsed.messages), breakpoints);
+  // Automatic caching: a top-level `cache_control` puts the breakpoint on the last cacheable block
+  // (Anthropic, "Prompt caching" → "Automatic caching").
+  const last = messages.length - 1;
+  if (parsed.cache_control !== undefined && last >= 0) {
+    const blocks = asArray(asObject(asArray(parsed.messages)[last]).content).length;
+    breakpoints.push({
+      part: "messages",
+      index: last,
+      block: Math.max(blocks - 1, 0),
+      ttl: ttlOf(parsed.cache_control),
+    });
+  }
   return {
     model: typeof parsed.model === "string" ? parsed.model : "",
     tools,
@@ -325,7 +340,32 @@ function dissect(body: string): WireDissection {
     messages,
     roles: [...systemParts.map(() => "system"), ...messages.map((m) => m.role)],
     cacheBreakpoints: breakpoints,
+    messageCacheSettings: messageCacheSettings(parsed, messages),
+    ...conversationKeysOf(parsed),
   };
+}
+
+/**
+ * Changing `tool_choice` or the thinking settings, or adding or removing images anywhere in the
+ * prompt, invalidates the cached messages while tools and system stay cached (Anthropic, "Prompt
+ * caching" → "What invalidates the cache"; "Tool use with prompt caching"). One text of the three, so
+ * two requests compare them at once.
+ */
+function messageCacheSettings(parsed: Record<string, unknown>, messages: WireDissection["messages"]): string {
+  const images = messages.reduce((n, m) => n + (m.json.match(/"type":"image"/g)?.length ?? 0), 0);
+  return JSON.stringify({ tool_choice: parsed.tool_choice ?? null, thinking: parsed.thinking ?? null, images });
+}
+
+/** Claude Code names its session in `metadata.user_id`, a JSON text holding `session_id`. */
+function conversationKeysOf(parsed: Record<string, unknown>): Pick<WireDissection, "conversationKeys"> {
+  const userId = asObject(parsed.metadata).user_id;
+  if (typeof userId !== "string" || !userId.startsWith("{")) return {};
+  try {
+    const session = asObject(JSON.parse(userId)).session_id;
+    return typeof session === "string" && session !== "" ? { conversationKeys: { session } } : {};
+  } catch {
+    return {};
+  }
 }
 
 export const anthropicMessages: Codec = { api: "anthropic-messages", buildRequest, parseStream, renderReply, dissect };

@@ -3,6 +3,7 @@ import type {
   AssistantMessage,
   Codec,
   Context,
+  ConversationKeys,
   Message,
   ModelResponse,
   ModelSpec,
@@ -247,7 +248,7 @@ function itemText(item: Item): string {
 }
 
 function dissect(body: string): WireDissection {
-  const parsed = JSON.parse(body) as { model?: unknown; instructions?: unknown; input?: unknown; tools?: unknown };
+  const parsed = JSON.parse(body) as Record<string, unknown>;
   // `input` may be one string: a single user message.
   const input =
     typeof parsed.input === "string" ? [{ role: "user", content: parsed.input }] : asArray(parsed.input).map(asObject);
@@ -273,7 +274,16 @@ function dissect(body: string): WireDissection {
     messages,
     roles,
     cacheBreakpoints: [],
+    ...conversationKeysOf(parsed),
   };
+}
+
+/** Codex and pi name the conversation in `prompt_cache_key`; a chained turn names the response it follows. */
+function conversationKeysOf(parsed: Record<string, unknown>): Pick<WireDissection, "conversationKeys"> {
+  const keys: ConversationKeys = {};
+  if (typeof parsed.prompt_cache_key === "string") keys.promptCacheKey = parsed.prompt_cache_key;
+  if (typeof parsed.previous_response_id === "string") keys.previousResponseId = parsed.previous_response_id;
+  return Object.keys(keys).length > 0 ? { conversationKeys: keys } : {};
 }
 
 export const openaiResponses: Codec = { api: "openai-responses", buildRequest, parseStream, renderReply, dissect };

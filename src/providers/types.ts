@@ -153,6 +153,23 @@ export interface WireDissection {
   cachedContent?: string;
   /** Gemini: the exact JSON text of `generationConfig`, absent when the body has none. */
   settingsJson?: string;
+  /**
+   * What the body says of the conversation it belongs to: Codex's and pi's `prompt_cache_key`, the
+   * Responses `previous_response_id`, Claude Code's session id in `metadata.user_id`. Absent when none.
+   */
+  conversationKeys?: ConversationKeys;
+  /**
+   * Anthropic: the settings whose change leaves tools and system readable from the cache but not the
+   * messages (`tool_choice`, `thinking`, whether the prompt holds images), as one comparable text.
+   */
+  messageCacheSettings?: string;
+}
+
+/** The conversation signals a body carries (see WireDissection.conversationKeys). */
+export interface ConversationKeys {
+  promptCacheKey?: string;
+  previousResponseId?: string;
+  session?: string;
 }
 
 /** A scripted reply rendered as a provider sends it: SSE chunks, or one JSON body when streaming was off. */

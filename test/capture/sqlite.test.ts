@@ -238,7 +238,7 @@ describe("the database's format (issue 25)", () => {
 });
 
 describe("the requests table's cache columns (format 2, issue 27)", () => {
-  it("a format 1 database gets cache_verdict and cache_reason on open, is stamped 2, and rows fill them", () => {
+  it("a format 1 database gets cache_verdict and cache_reason on open, is stamped current, and rows fill them", () => {
     const path = dbPath();
     new RunDatabase(path).close();
     const raw = new Database(path);
@@ -262,7 +262,7 @@ describe("the requests table's cache columns (format 2, issue 27)", () => {
     db.addRequest(recordOf("run-cache", 2));
     db.close();
     const check = new Database(path, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(2);
+    expect(check.pragma("user_version", { simple: true })).toBe(DATABASE_FORMAT);
     expect(check.prepare("SELECT seq, cache_verdict, cache_reason FROM requests ORDER BY seq").all()).toEqual([
       { seq: 1, cache_verdict: "miss", cache_reason: "tools_changed" },
       { seq: 2, cache_verdict: null, cache_reason: null },
@@ -270,6 +270,48 @@ describe("the requests table's cache columns (format 2, issue 27)", () => {
     check.close();
     const reader = RunDatabaseReader.open(path);
     expect(reader.recordsOf("run-cache")[0]!.cacheDiagnostics).toEqual(cacheDiagnostics);
+    reader.close();
+  });
+});
+
+describe("the requests table's conversation columns (format 3, issue 34)", () => {
+  it("a format 2 database keeps its rows, gains conversation and conversation_role, is stamped 3, and new rows fill them", () => {
+    const path = dbPath();
+    new RunDatabase(path).close();
+    const raw = new Database(path);
+    // The requests table as format 2 wrote it, with one row of that time.
+    raw.exec("ALTER TABLE requests DROP COLUMN conversation; ALTER TABLE requests DROP COLUMN conversation_role;");
+    raw.pragma("user_version = 2");
+    raw.close();
+    const old = new RunDatabase(path);
+    old.startRun("run-old", "known", "/runs/run-old");
+    old.close();
+    const before = new Database(path);
+    before.exec("ALTER TABLE requests DROP COLUMN conversation; ALTER TABLE requests DROP COLUMN conversation_role;");
+    before
+      .prepare(
+        "INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, record) VALUES ('run-old', 1, 'loop', 't', 'm', '[]', 0, 0, 0, 0, '', '{}')",
+      )
+      .run();
+    before.pragma("user_version = 2");
+    before.close();
+    const db = new RunDatabase(path);
+    db.startRun("run-conv", "known", "/runs/run-conv");
+    const conversation = { id: "c2", role: "subagent", parent: "c1", by: "content" } as const;
+    db.addRequest({ ...recordOf("run-conv", 1), conversation });
+    db.close();
+    const check = new Database(path, { readonly: true });
+    expect(DATABASE_FORMAT).toBe(3);
+    expect(check.pragma("user_version", { simple: true })).toBe(3);
+    expect(
+      check.prepare("SELECT run_id, seq, conversation, conversation_role FROM requests ORDER BY run_id").all(),
+    ).toEqual([
+      { run_id: "run-conv", seq: 1, conversation: "c2", conversation_role: "subagent" },
+      { run_id: "run-old", seq: 1, conversation: null, conversation_role: null },
+    ]);
+    check.close();
+    const reader = RunDatabaseReader.open(path);
+    expect(reader.recordsOf("run-conv")[0]!.conversation).toEqual(conversation);
     reader.close();
   });
 });

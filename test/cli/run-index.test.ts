@@ -47,6 +47,7 @@ const SUMMARY_KEYS = [
   "hashes",
   "secrets",
   "cacheDiagnostics",
+  "conversation",
 ] as const;
 
 let dir: string;
@@ -130,7 +131,7 @@ describe("the run index (requests.index.jsonl)", () => {
     for (const name of RUNS) {
       const records = lines(join(runs, name, "requests.jsonl"));
       const [header, ...rows] = lines(join(runs, name, INDEX));
-      expect(JSON.parse(header!)).toEqual({ runIndex: 1 });
+      expect(JSON.parse(header!)).toEqual({ runIndex: 2 });
       expect(rows).toHaveLength(records.length);
       const decode = indexRowDecoder();
       let end = 0;

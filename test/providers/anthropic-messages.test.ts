@@ -166,7 +166,22 @@ describe("anthropic-messages dissection of any client's body", () => {
       messages: [],
       roles: [],
       cacheBreakpoints: [],
+      messageCacheSettings: '{"tool_choice":null,"thinking":null,"images":0}',
     });
+  });
+
+  it("a string content and one text block share one prefix text; a top-level cache_control is a breakpoint on the last block (automatic caching)", () => {
+    const asString = anthropicMessages.dissect(
+      JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], cache_control: { type: "ephemeral" } }),
+    );
+    const asBlock = anthropicMessages.dissect(
+      JSON.stringify({
+        model: "m",
+        messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] }],
+      }),
+    );
+    expect(asString.messages[0]!.prefixJson).toBe(asBlock.messages[0]!.prefixJson);
+    expect(asString.cacheBreakpoints).toEqual([{ part: "messages", index: 0, block: 0, ttl: "5m" }]);
   });
 });
 
