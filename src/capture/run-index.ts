@@ -47,7 +47,13 @@ export type RecordSummary = Pick<
   | "hashes"
   | "secrets"
   | "cacheDiagnostics"
+  | "status"
+  | "ending"
+  | "error"
 >;
+
+/** How the HTTP exchange went (proxy and mock records): what tells a failed request and its reason. */
+type Exchange = Pick<RecordSummary, "status" | "ending" | "error">;
 
 /** The index's first line: what it is and its layout's number. */
 export const INDEX_HEADER = { runIndex: RUN_INDEX_FORMAT };
@@ -64,6 +70,8 @@ interface Carried {
   usage: RequestRecord["usage"];
   secrets: RequestRecord["secrets"];
   cacheDiagnostics: RequestRecord["cacheDiagnostics"];
+  /** The record's status, ending and error as they are (null kept apart from absent); undefined when it has none. */
+  exchange: Exchange | undefined;
 }
 
 const CARRIED_KEYS = [
@@ -77,6 +85,7 @@ const CARRIED_KEYS = [
   "usage",
   "secrets",
   "cacheDiagnostics",
+  "exchange",
 ] as const;
 
 function carriedOf(r: RecordSummary): Carried {
@@ -91,7 +100,16 @@ function carriedOf(r: RecordSummary): Carried {
     usage: r.usage,
     secrets: r.secrets,
     cacheDiagnostics: r.cacheDiagnostics,
+    exchange: exchangeOf(r),
   };
+}
+
+function exchangeOf(r: RecordSummary): Exchange | undefined {
+  const exchange: Exchange = {};
+  if (r.status !== undefined) exchange.status = r.status;
+  if (r.ending !== undefined) exchange.ending = r.ending;
+  if (r.error !== undefined) exchange.error = r.error;
+  return Object.keys(exchange).length > 0 ? exchange : undefined;
 }
 
 const FIXED_CELLS = 18;
@@ -226,6 +244,7 @@ function summaryOf(row: unknown[], roles: string[], c: Carried): RecordSummary {
   };
   if (c.secrets) summary.secrets = c.secrets;
   if (c.cacheDiagnostics) summary.cacheDiagnostics = c.cacheDiagnostics;
+  if (c.exchange) Object.assign(summary, c.exchange);
   return summary;
 }
 

@@ -47,6 +47,9 @@ const SUMMARY_KEYS = [
   "hashes",
   "secrets",
   "cacheDiagnostics",
+  "status",
+  "ending",
+  "error",
 ] as const;
 
 let dir: string;
@@ -130,7 +133,7 @@ describe("the run index (requests.index.jsonl)", () => {
     for (const name of RUNS) {
       const records = lines(join(runs, name, "requests.jsonl"));
       const [header, ...rows] = lines(join(runs, name, INDEX));
-      expect(JSON.parse(header!)).toEqual({ runIndex: 1 });
+      expect(JSON.parse(header!)).toEqual({ runIndex: 2 });
       expect(rows).toHaveLength(records.length);
       const decode = indexRowDecoder();
       let end = 0;
@@ -225,7 +228,7 @@ describe("the run index (requests.index.jsonl)", () => {
         writeFileSync(path, `${rows.join("\n")}\n`);
       },
       "newer-format": (path: string) =>
-        writeFileSync(path, readFileSync(path, "utf8").replace('{"runIndex":1}', '{"runIndex":99}')),
+        writeFileSync(path, readFileSync(path, "utf8").replace('{"runIndex":2}', '{"runIndex":99}')),
       "another-runs-index": (path: string) => cpSync(join(runs, "one", INDEX), path),
       empty: (path: string) => writeFileSync(path, ""),
     };
