@@ -37,18 +37,17 @@ export function deferredFlag(tool: Record<string, unknown>): { deferred?: true }
  * The tools inside a Responses namespace (openai 6.49.0, `NamespaceTool`: `{type:"namespace", name,
  * description, tools:[function | custom]}`), each a tool named `<namespace>.<name>`: the model calls
  * it by both (a call item's `namespace` and `name`). The namespace's own name and description are
- * part of the tools the model reads, so they go with its first tool's text, ahead of it on a line of
- * their own; a namespace that holds no tool adds bytes to the tools and no tool.
+ * part of what the model reads, so its first tool's text is the namespace holding that tool alone
+ * (valid JSON, as every tool's text is), the others their own JSON; a namespace that holds no tool
+ * adds bytes to the tools and no tool.
  */
 function namespaceTools(namespace: Record<string, unknown>): WireTool[] {
-  const { tools, ...header } = namespace;
   const prefix = String(namespace.name ?? "");
-  return asArray(tools).map((value, index) => {
+  return asArray(namespace.tools).map((value, index) => {
     const tool = asObject(value);
-    const json = JSON.stringify(tool);
     return {
       name: `${prefix}.${wireToolName(tool)}`,
-      json: index === 0 ? `${JSON.stringify(header)}\n${json}` : json,
+      json: JSON.stringify(index === 0 ? { ...namespace, tools: [tool] } : tool),
       ...deferredFlag(tool),
     };
   });

@@ -76,10 +76,8 @@ describe("OpenAI Responses tools", () => {
       "tool_search",
       "archive",
     ]);
-    // A namespace's name and description go with its first tool, on a line ahead of it.
-    expect(d.tools[2]!.json).toBe(
-      `{"type":"namespace","name":"crm","description":"Customer records."}\n${JSON.stringify(namespace.tools[0])}`,
-    );
+    // A namespace's name and description go with its first tool: the namespace holding it alone.
+    expect(d.tools[2]!.json).toBe(JSON.stringify({ ...namespace, tools: [namespace.tools[0]] }));
     expect(d.tools[3]!.json).toBe(JSON.stringify(namespace.tools[1]));
     expect(d.toolsJson).toBe(JSON.stringify(topLevel.tools));
     const record = recordOf("openai-responses", body, d);
