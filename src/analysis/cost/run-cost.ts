@@ -226,6 +226,19 @@ function cacheInputOf(record: RecordSummary, breakpoints: CacheInput["breakpoint
   };
 }
 
+/** Which request was priced, as what, and at which price: every cost starts with these. */
+function pricedRequest(record: RecordSummary, model: string, price: ModelPrice | null) {
+  return {
+    seq: record.seq,
+    kind: record.kind,
+    ts: record.ts,
+    model,
+    pricedAs: price?.model ?? null,
+    sent: record.model,
+    price,
+  };
+}
+
 function requestCost(
   record: RecordSummary,
   model: string,
@@ -239,13 +252,7 @@ function requestCost(
   const at = new Date(record.ts);
   const cost = (split: CacheSplit) => (price ? requestDollars(price, split, output ?? 0, at) : null);
   return {
-    seq: record.seq,
-    kind: record.kind,
-    ts: record.ts,
-    model,
-    pricedAs: price?.model ?? null,
-    sent: record.model,
-    price,
+    ...pricedRequest(record, model, price),
     predicted,
     predictedCost: cost(predicted),
     reported,
@@ -268,13 +275,7 @@ const NOTHING: CacheSplit = { inputTokens: 0, cacheRead: 0, cacheWrite5m: 0, cac
  */
 function failedCost(record: RecordSummary, model: string, price: ModelPrice | null, failure: string): RequestCost {
   return {
-    seq: record.seq,
-    kind: record.kind,
-    ts: record.ts,
-    model,
-    pricedAs: price?.model ?? null,
-    sent: record.model,
-    price,
+    ...pricedRequest(record, model, price),
     predicted: NOTHING,
     predictedCost: price ? 0 : null,
     reported: null,
