@@ -5,6 +5,7 @@
  * written as the rows arrive.
  */
 
+import { requestFailure } from "../capture/request-failure.js";
 import type { RecordSummary } from "../capture/run-index.js";
 import { TOKEN_ENCODING } from "../capture/tokens.js";
 import type { CacheDiagnostics, RequestRecord } from "../capture/types.js";
@@ -30,6 +31,7 @@ import {
   type TableLook,
   type Tone,
 } from "./table/table-style.js";
+import { providerTokensText, TOKEN_GAP_FLAG, type TokenGap, tokenGap } from "./token-gap.js";
 
 export type ReportFormat = "table" | "plain" | "json" | "markdown";
 
@@ -49,6 +51,10 @@ export interface ReportRow {
   /** What the provider said of its cache, and whether our prefix agrees (only when it was asked). */
   cacheDiagnostics?: CacheDiagnostics;
   cacheAgreement?: CacheAgreement;
+  /** Why the request failed (no response, an error status); absent when it did not. */
+  failure?: string;
+  /** Our count beside the provider's, where the provider reported one. */
+  tokenGap?: TokenGap;
 }
 
 export function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
@@ -65,7 +71,17 @@ export function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
     prefix: r.prefix,
     prefixSummary: prefixSummary(r),
     ...(r.cacheDiagnostics && { cacheDiagnostics: r.cacheDiagnostics, cacheAgreement: cacheAgreement(r) }),
+    ...optional("failure", requestFailure(r)),
+    ...optional("tokenGap", tokenGap(r)),
   };
+}
+
+const optional = <K extends string, V>(key: K, value: V | null) =>
+  value === null ? {} : ({ [key]: value } as Record<K, V>);
+
+/** The prefix cell: a failed request says so first, with why. */
+function prefixCell(row: ReportRow): string {
+  return row.failure === undefined ? row.prefixSummary : `FAILED: ${row.failure}; ${row.prefixSummary}`;
 }
 
 const n = (value: number | null | undefined) => (value === null || value === undefined ? "n/a" : String(value));
@@ -87,14 +103,18 @@ export function plainLine(row: ReportRow): string {
     `seq=${row.seq} kind=${row.kind} toolCount=${row.tools.length}`,
     `tools=${sized(s.tools, row.unit)} system=${sized(s.system, row.unit)}`,
     `messages=${sized(s.messages, row.unit)} body=${sized(s.body, row.unit)}`,
-    `tokens=${n(row.tokens?.total)} roles=${row.roles.join(">")}${markers}`,
+    `tokens=${n(row.tokens?.total)}${row.tokenGap ? ` providerTokens=${row.tokenGap.provider}` : ""}`,
+    `roles=${row.roles.join(">")}${markers}`,
+    ...(row.failure === undefined ? [] : [`failed=${JSON.stringify(row.failure)}`]),
   ].join(" ");
 }
 
 /** `814/386/79 = 1282 tok`: the parts, then the total the column lines up on. */
 function tokenCell(row: ReportRow): string {
   const t = row.tokens;
-  return t ? `${t.tools}/${t.system}/${t.messages} = ${t.total} tok` : "n/a";
+  if (!t) return "n/a";
+  const provider = row.tokenGap ? `; ${providerTokensText(row.tokenGap)}` : "";
+  return `${t.tools}/${t.system}/${t.messages} = ${t.total} tok${provider}`;
 }
 
 const REPORT_HEAD = ["seq", "kind", "tools", "tokens t/s/m = total", "body", "roles", "markers", "prefix"];
@@ -121,7 +141,9 @@ const REPORT_NARROW: NarrowStep[] = [
 
 /** A prefix that broke stands out; so does a request that is not the agent's own turn. */
 function reportTone(row: string[], column: number): Tone | null {
+  if (column === 7 && row[7]!.startsWith("FAILED")) return "red";
   if (column === 7 && row[7]!.startsWith("breaks")) return "yellow";
+  if (column === 3 && row[3]!.includes("apart)")) return "yellow";
   if (column === 1 && row[1] !== "loop") return "dim";
   return null;
 }
@@ -130,9 +152,10 @@ function reportTone(row: string[], column: number): Tone | null {
  * What the table's abbreviations mean, the encoding its tokens were counted in, and what a narrow
  * terminal left out or shortened (with where to see it whole).
  */
-function reportLegend(encoding: string | null, unit: SizeUnit, narrowed: Narrowed): string[] {
+function reportLegend(encoding: string | null, unit: SizeUnit, narrowed: Narrowed, reported: boolean): string[] {
   const tokenParts = !narrowed.shortened.includes(TOKENS_SHORT.note);
   const legend = [`tokens ${encoding ?? "n/a"}${tokenParts ? ", t/s/m = tools/system/messages" : ""}`];
+  if (reported) legend.push(`provider: the prompt tokens it reported, flagged over ${TOKEN_GAP_FLAG * 100}% from ours`);
   if (!narrowed.left.includes("body"))
     legend.push(`body in ${unit === "bytes" ? "UTF-8 bytes" : "string lengths"} (per part: --plain)`);
   legend.push("prefix: cache prefix kept from the previous loop request");
@@ -165,14 +188,14 @@ function markdownRow(row: ReportRow): string {
     n(t?.tools),
     n(t?.system),
     n(t?.messages),
-    n(t?.total),
+    row.tokenGap ? `${n(t?.total)}; ${providerTokensText(row.tokenGap)}` : n(t?.total),
     n(row.size.tools),
     n(row.size.system),
     n(row.size.messages),
     n(row.size.body),
     compactRoles(row.roles),
     markerSummary(row),
-    row.prefixSummary,
+    prefixCell(row),
   ]);
 }
 
@@ -190,12 +213,16 @@ export async function writeReport(
     wrap: REPORT_WRAP,
   });
   let encoding: string | null = null;
+  let reported = false;
+  let failed = 0;
   let count = 0;
   if (format === "json") await out.line("[");
   if (format === "markdown") await out.line(mdHeader(MARKDOWN_HEAD(unit)));
   for (const record of records) {
     const row = reportRow(record, unit);
     encoding ??= record.tokens?.encoding ?? null;
+    reported ||= row.tokenGap !== undefined;
+    if (row.failure !== undefined) failed++;
     if (format === "plain") await out.line(plainLine(row));
     else if (format === "json") await out.line(`${count > 0 ? "," : ""}${JSON.stringify(row)}`);
     else if (format === "markdown") await out.line(markdownRow(row));
@@ -204,9 +231,13 @@ export async function writeReport(
   }
   if (format === "json") await out.line("]");
   if (format === "table") {
-    const legend = reportLegend(encoding, unit, table.narrowed());
+    const legend = reportLegend(encoding, unit, table.narrowed(), reported);
     for (const line of legendLines(legend, options.look ?? PLAIN_LOOK)) await out.line(line);
     await table.write(out);
+    if (failed > 0)
+      await out.line(
+        `${failed} request(s) FAILED (no response, or an error status): left out of the cache rates and the cost`,
+      );
   }
   await out.flush();
   return count;
@@ -221,7 +252,7 @@ function tableRow(row: ReportRow): TableCell[] {
     sized(row.size.body, row.unit, " "),
     compactRoles(row.roles),
     markerSummary(row),
-    row.prefixSummary,
+    prefixCell(row),
   ];
 }
 

@@ -23,6 +23,11 @@ export interface RecordInput {
   tokens: TokenCounts | null;
 }
 
+function deferredTools(d: WireDissection): Pick<RequestRecord, "deferredTools"> {
+  const names = d.tools.filter((t) => t.deferred).map((t) => t.name);
+  return names.length > 0 ? { deferredTools: names } : {};
+}
+
 /** Everything a record says is derived from the wire body (and the parsed response), nothing else. */
 export function buildRecord(input: RecordInput): RequestRecord {
   const d = input.dissection;
@@ -41,6 +46,7 @@ export function buildRecord(input: RecordInput): RequestRecord {
     api: input.request.api,
     model: d.model,
     tools: d.tools.map((t) => t.name),
+    ...deferredTools(d),
     toolsBytes: bytes(toolsJson),
     toolsChars: toolsJson.length,
     systemBytes: bytes(system),

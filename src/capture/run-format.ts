@@ -19,7 +19,11 @@ export const MCP_WIRE_FILE = "mcp-wire.jsonl";
  * (src/capture/run-index.ts). Derived: requests.jsonl stays the truth, and a folder without it reads the same.
  */
 export const RUN_INDEX_FILE = "requests.index.jsonl";
-/** The run index's layout, on its first line; a reader that does not know the number reads requests.jsonl instead. */
+/**
+ * The run index's layout, on its first line; a reader that does not know the number reads requests.jsonl
+ * instead. 2: rows carry the record's conversation (issue 34, point 1) and the HTTP exchange's status,
+ * ending and error (failed requests, issue 34, point 4).
+ */
 export const RUN_INDEX_FORMAT = 2;
 
 /** The database beside the run folders, where many runs accumulate (src/capture/sqlite.ts). */

@@ -48,7 +48,13 @@ export type RecordSummary = Pick<
   | "secrets"
   | "cacheDiagnostics"
   | "conversation"
+  | "status"
+  | "ending"
+  | "error"
 >;
+
+/** How the HTTP exchange went (proxy and mock records): what tells a failed request and its reason. */
+type Exchange = Pick<RecordSummary, "status" | "ending" | "error">;
 
 /** The index's first line: what it is and its layout's number. */
 export const INDEX_HEADER = { runIndex: RUN_INDEX_FORMAT };
@@ -66,6 +72,8 @@ interface Carried {
   secrets: RequestRecord["secrets"];
   cacheDiagnostics: RequestRecord["cacheDiagnostics"];
   conversation: RequestRecord["conversation"];
+  /** The record's status, ending and error as they are (null kept apart from absent); undefined when it has none. */
+  exchange: Exchange | undefined;
 }
 
 const CARRIED_KEYS = [
@@ -80,6 +88,7 @@ const CARRIED_KEYS = [
   "secrets",
   "cacheDiagnostics",
   "conversation",
+  "exchange",
 ] as const;
 
 function carriedOf(r: RecordSummary): Carried {
@@ -95,7 +104,16 @@ function carriedOf(r: RecordSummary): Carried {
     secrets: r.secrets,
     cacheDiagnostics: r.cacheDiagnostics,
     conversation: r.conversation,
+    exchange: exchangeOf(r),
   };
+}
+
+function exchangeOf(r: RecordSummary): Exchange | undefined {
+  const exchange: Exchange = {};
+  if (r.status !== undefined) exchange.status = r.status;
+  if (r.ending !== undefined) exchange.ending = r.ending;
+  if (r.error !== undefined) exchange.error = r.error;
+  return Object.keys(exchange).length > 0 ? exchange : undefined;
 }
 
 const FIXED_CELLS = 18;
@@ -231,6 +249,7 @@ function summaryOf(row: unknown[], roles: string[], c: Carried): RecordSummary {
   if (c.secrets) summary.secrets = c.secrets;
   if (c.cacheDiagnostics) summary.cacheDiagnostics = c.cacheDiagnostics;
   if (c.conversation) summary.conversation = c.conversation;
+  if (c.exchange) Object.assign(summary, c.exchange);
   return summary;
 }
 

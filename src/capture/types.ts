@@ -73,7 +73,10 @@ export interface RequestRecord {
   durationMs: number;
   api: string;
   model: string;
+  /** Every tool the body defines, wherever the API carries it (top-level tools, Responses `additional_tools` items, namespaces). */
   tools: string[];
+  /** The tools of `tools` sent for a tool search to load (`defer_loading: true`); absent when none were. */
+  deferredTools?: string[];
   toolsBytes: number;
   toolsChars: number;
   systemBytes: number;

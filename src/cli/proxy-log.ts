@@ -1,5 +1,6 @@
 import { providerSummary } from "../analysis/cache-agreement.js";
 import type { FinishedExchange } from "../capture/capture.js";
+import { requestFailure } from "../capture/request-failure.js";
 import type { RequestRecord } from "../capture/types.js";
 import { printable } from "../terminal-text.js";
 
@@ -21,9 +22,20 @@ export function exchangeLine(exchange: FinishedExchange): string {
   return printable(exchangeText(exchange));
 }
 
-function exchangeText(exchange: FinishedExchange): string {
-  const { seq, request, outcome, record } = exchange;
+/** `status 200`, `status none failed (upstream … failed: getaddrinfo ENOTFOUND …)`, `status 429 (HTTP 429: …)`. */
+function statusText({ outcome, record }: FinishedExchange): string {
   const status = `status ${outcome.status ?? "none"}${outcome.ending === "complete" ? "" : ` ${outcome.ending}`}`;
+  // A side payload's error body is not read (the line says why it is a side payload); a lost connection is.
+  const failure =
+    record === null && outcome.status !== null
+      ? null
+      : requestFailure({ ...outcome, error: record?.error ?? outcome.error ?? null });
+  return failure === null ? status : `${status} (${failure})`;
+}
+
+function exchangeText(exchange: FinishedExchange): string {
+  const { seq, request, record } = exchange;
+  const status = statusText(exchange);
   if (record === null) {
     const why = request.unreadable ? `unreadable: ${request.unreadable}` : "no wire API";
     return `#${seq} side ${pathOf(request.url)} ${status} (${why})`;

@@ -85,9 +85,10 @@ async function costLinesOf(sources: RunSource[], flags: PriceFlags) {
   const maps: Map<number, string[]>[] = [];
   for (const source of sources) {
     const cost = await price(source);
-    const rates = cacheRates(cost).requests;
+    // A failed request has no cache figures: it is left out of the rates.
+    const rates = new Map(cacheRates(cost).requests.map((rate) => [rate.seq, [requestCacheLine(rate)]]));
     maps.push(
-      new Map(cost.requests.map((r, i) => [r.seq, [...requestCostLines(r, cost.prices), requestCacheLine(rates[i]!)]])),
+      new Map(cost.requests.map((r) => [r.seq, [...requestCostLines(r, cost.prices), ...(rates.get(r.seq) ?? [])]])),
     );
   }
   return maps;

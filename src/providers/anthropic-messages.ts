@@ -17,6 +17,7 @@ import type {
   WireRequest,
 } from "./types.js";
 import { argumentsObject, asArray, asObject, contentText, count, requestedReply } from "./wire-json.js";
+import { deferredFlag, wireToolName } from "./wire-tools.js";
 
 /**
  * Anthropic Messages, as pi 0.85.1 sends it (pi-runtime.md §7.2) with thinking off: key order
@@ -306,10 +307,13 @@ function dissect(body: string): WireDissection {
   const tools = asArray(parsed.tools).map((value, index) => {
     const tool = asObject(value);
     if (tool.cache_control !== undefined) breakpoints.push({ part: "tools", index, ttl: ttlOf(tool.cache_control) });
+    // Server tools (web search, code execution, text editor…) name themselves as client tools do;
+    // an MCP toolset names its server.
     return {
-      name: String(tool.name ?? ""),
+      name: wireToolName(tool),
       json: JSON.stringify(tool),
       ...(tool.cache_control === undefined ? {} : { prefixJson: JSON.stringify(withoutMarkers(tool)) }),
+      ...deferredFlag(tool),
     };
   });
   // `system` is a string or a list of text blocks; each block is one system part.

@@ -15,6 +15,7 @@ import type {
   WireRequest,
 } from "./types.js";
 import { asArray, asObject, contentText, openaiUsage, requestedReply } from "./wire-json.js";
+import { wireTools } from "./wire-tools.js";
 
 /**
  * OpenAI chat completions, as pi 0.85.1 serializes it for a qwen-style provider with thinking off:
@@ -187,7 +188,7 @@ function dissect(body: string): WireDissection {
   const parsed = JSON.parse(body) as {
     model?: string;
     messages?: { role: string; content?: unknown; tool_calls?: { function: { name: string; arguments: string } }[] }[];
-    tools?: { function?: { name?: string }; name?: string }[];
+    tools?: unknown[];
   };
   const systemParts: string[] = [];
   const messages: WireDissection["messages"] = [];
@@ -205,13 +206,10 @@ function dissect(body: string): WireDissection {
       text: [contentText(message.content), ...calls].filter((t) => t !== "").join("\n"),
     });
   }
-  const tools = (parsed.tools ?? []).map((tool) => ({
-    name: tool.function?.name ?? tool.name ?? "",
-    json: JSON.stringify(tool),
-  }));
   return {
     model: parsed.model ?? "",
-    tools,
+    // A function tool names itself in `function`, a custom one in `custom` (openai 6.49.0, `ChatCompletionCustomTool`).
+    tools: wireTools(parsed.tools ?? []),
     toolsJson: parsed.tools === undefined ? null : JSON.stringify(parsed.tools),
     systemParts,
     messages,

@@ -14,6 +14,7 @@ import type {
   WireRequest,
 } from "./types.js";
 import { asArray, asObject, contentText, openaiUsage, requestedReply } from "./wire-json.js";
+import { wireTools } from "./wire-tools.js";
 
 /**
  * OpenAI Responses, as pi 0.85.1 sends it (pi-runtime.md §7.2) with thinking off: key order
@@ -247,6 +248,21 @@ function itemText(item: Item): string {
   return contentText(item.content);
 }
 
+/**
+ * Tools reach a Responses request two ways: the body's `tools`, and input items
+ * `{"type":"additional_tools","role":"developer","tools":[…]}` (openai 6.49.0,
+ * `ResponseInputItem.AdditionalTools`), which Codex 0.169 sends instead of `tools` with its default
+ * model. Both are tools, not messages: the lists in body order, the top level first. The JSON text is
+ * the top-level value itself when only it holds tools, else one array of every definition.
+ */
+function toolLists(parsed: { tools?: unknown }, input: Item[]): { tools: unknown[]; json: string | null } {
+  const carried = input.filter((item) => item.type === "additional_tools").flatMap((item) => asArray(item.tools));
+  if (carried.length === 0)
+    return { tools: asArray(parsed.tools), json: parsed.tools === undefined ? null : JSON.stringify(parsed.tools) };
+  const tools = [...asArray(parsed.tools), ...carried];
+  return { tools, json: JSON.stringify(tools) };
+}
+
 function dissect(body: string): WireDissection {
   const parsed = JSON.parse(body) as Record<string, unknown>;
   // `input` may be one string: a single user message.
@@ -257,19 +273,17 @@ function dissect(body: string): WireDissection {
   const roles = systemParts.map(() => "system");
   const messages: WireDissection["messages"] = [];
   for (const item of input) {
+    if (item.type === "additional_tools") continue;
     const role = roleOf(item);
     roles.push(role);
     if (role === "system" || role === "developer") systemParts.push(contentText(item.content));
     else messages.push({ role, json: JSON.stringify(item), text: itemText(item) });
   }
+  const tools = toolLists(parsed, input);
   return {
     model: typeof parsed.model === "string" ? parsed.model : "",
-    tools: asArray(parsed.tools).map((value) => {
-      const tool = asObject(value);
-      // A built-in tool (`{type:"web_search"}`) has no name; its type names it.
-      return { name: String(tool.name ?? asObject(tool.function).name ?? tool.type ?? ""), json: JSON.stringify(tool) };
-    }),
-    toolsJson: parsed.tools === undefined ? null : JSON.stringify(parsed.tools),
+    tools: wireTools(tools.tools),
+    toolsJson: tools.json,
     systemParts,
     messages,
     roles,

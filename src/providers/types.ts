@@ -137,9 +137,14 @@ export interface WireDissection {
    * Each tool definition as the exact JSON text it has inside the body. `prefixJson`, when present,
    * is that JSON without cache breakpoint markers: moving a marker does not change what a provider's
    * prefix cache matches (Anthropic, "Prompt caching"), so prefix analysis compares this text.
+   * `deferred`: sent for a tool search to load (`defer_loading: true`), not shown to the model up
+   * front. Tools come from wherever the API carries them (`wire-tools.ts`).
    */
-  tools: { name: string; json: string; prefixJson?: string }[];
-  /** The exact JSON text of the body's tools value (`[...]`), or null when the key is absent. */
+  tools: { name: string; json: string; prefixJson?: string; deferred?: true }[];
+  /**
+   * The JSON text of the body's tool definitions: its tools value (`[...]`), or null when the key is
+   * absent; where input items carry tools too (Responses `additional_tools`), one array of all of them.
+   */
   toolsJson: string | null;
   /** System / developer texts, in order. */
   systemParts: string[];

@@ -164,6 +164,15 @@ describe("real agents against the mock through the capture", () => {
         { ...isolatedEnv(home), OPENAI_API_KEY: key },
       );
       expectFaithfulCapture(session, "openai-responses", key);
+      // No model in its config: its default model, whose tools come in an additional_tools input item,
+      // counted as tools by name (test/capture/real-agent-bodies.test.ts replays such bodies).
+      for (const record of jsonl<RequestRecord>(join(session.captured, "requests.jsonl"))) {
+        expect(record.model).toBe("gpt-6.1-sol");
+        expect(record.tools).toHaveLength(11);
+        expect(record.tools).toEqual(
+          expect.arrayContaining(["functions.exec", "clock.sleep", "collaboration.spawn_agent"]),
+        );
+      }
     },
     180_000,
   );

@@ -48,6 +48,9 @@ const SUMMARY_KEYS = [
   "secrets",
   "cacheDiagnostics",
   "conversation",
+  "status",
+  "ending",
+  "error",
 ] as const;
 
 let dir: string;
@@ -226,7 +229,7 @@ describe("the run index (requests.index.jsonl)", () => {
         writeFileSync(path, `${rows.join("\n")}\n`);
       },
       "newer-format": (path: string) =>
-        writeFileSync(path, readFileSync(path, "utf8").replace('{"runIndex":1}', '{"runIndex":99}')),
+        writeFileSync(path, readFileSync(path, "utf8").replace('{"runIndex":2}', '{"runIndex":99}')),
       "another-runs-index": (path: string) => cpSync(join(runs, "one", INDEX), path),
       empty: (path: string) => writeFileSync(path, ""),
     };

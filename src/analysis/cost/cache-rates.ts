@@ -2,7 +2,8 @@
  * Two figures of a run's prompt cache: the hit rate (prompt tokens read from the cache over all prompt
  * tokens sent) and the write amplification (tokens written to the cache that no later request of the
  * run read, over all tokens written). Each request is counted by the provider's usage where it
- * reported one, else by the cache model's prediction (cache-model.ts), and says which.
+ * reported one, else by the cache model's prediction (cache-model.ts), and says which. Failed requests
+ * (capture/request-failure.ts) are left out of both.
  */
 import type { RequestCost, RunCost } from "./run-cost.js";
 
@@ -123,16 +124,20 @@ function totalsOf(
   };
 }
 
+/** A failed request reached no model: it is in neither figure (it would count prompt tokens no cache saw). */
+const counted = (r: RequestCost) => !r.failure;
+
 export function cacheRates(cost: RunCost): RunCacheRates {
-  const requests = cost.requests.map(requestRate);
+  const sent = cost.requests.filter(counted);
+  const requests = sent.map(requestRate);
   const read = requests.map((r) => r.read);
   const written = requests.map((r) => r.written);
   const unread = unreadOf(
     read,
     written,
-    cost.requests.map((r) => r.sent),
-    cost.requests.map((r) => r.from),
-    cost.requests.map((r) => r.seq),
+    sent.map((r) => r.sent),
+    sent.map((r) => r.from),
+    sent.map((r) => r.seq),
   );
   for (const [i, r] of requests.entries()) r.unread = unread[i]!;
   const bases = new Set(requests.map((r) => r.basis));
@@ -153,6 +158,7 @@ export class CacheRateTally {
   private readonly seqs: number[] = [];
 
   add(cost: RequestCost): void {
+    if (!counted(cost)) return;
     const rate = requestRate(cost);
     this.bases.add(rate.basis);
     this.input += rate.input;

@@ -59,6 +59,7 @@ function head(c: Columns): { names: string[]; align: Align[] } {
 }
 
 function checkText(r: RequestCost): string {
+  if (r.failure !== null) return `failed: ${r.failure}`;
   const rep = r.reported;
   if (!rep) return "";
   const verdict = r.disagreement ? `DISAGREE: ${r.disagreement}` : rep.source === "provider" ? "agrees" : "";
@@ -99,6 +100,9 @@ export function costTotalLines(cost: RunCost): string[] {
       : `predicted ${dollars(predicted)}${reported === null ? "" : `, reported ${dollars(reported)}`} for `;
   const lines = [`total: ${priced}${inputTokens} prompt tokens, ${cacheRead} read from the cache`];
   for (const u of cost.unpriced) lines.push(unpricedLine(u));
+  const failed = cost.requests.filter((r) => r.failure !== null).length;
+  if (failed > 0)
+    lines.push(`${failed} failed request(s) reached no model: billed nothing, left out of the cache rates`);
   const disagreements = cost.requests.filter((r) => r.disagreement !== null).length;
   if (disagreements > 0) lines.push(`${disagreements} request(s) where predicted and reported caching disagree`);
   return lines;
@@ -148,7 +152,8 @@ export async function writeCostReport(
         `seq=${r.seq} model=${r.model} input=${p.inputTokens} read=${p.cacheRead} write5m=${p.cacheWrite5m} ` +
           `write1h=${p.cacheWrite1h} uncached=${p.uncached} cost=${price(r.predictedCost)}` +
           (r.reported ? ` reported_read=${r.reported.cacheRead} reported_cost=${price(r.reportedCost)}` : "") +
-          (r.disagreement ? " disagree=1" : ""),
+          (r.disagreement ? " disagree=1" : "") +
+          (r.failure === null ? "" : " failed=1"),
       );
     }
     for (const line of costTotalLines(cost)) await out.line(line);
@@ -168,6 +173,8 @@ export async function writeCostReport(
 export function requestCostLines(r: RequestCost, source?: PriceSource): string[] {
   const p = r.predicted;
   const as = r.pricedAs && r.pricedAs !== r.model ? ` as ${r.pricedAs}` : "";
+  if (r.failure !== null)
+    return [`cost (${r.model}${as}): nothing billed, no cache read or written — the request failed: ${r.failure}`];
   const lines = [
     `cost (${r.model}${as}): predicted ${money(r.predictedCost)} for ${p.inputTokens} prompt tokens — ` +
       `${p.cacheRead} read from the cache, ${p.cacheWrite5m} written for 5m, ${p.cacheWrite1h} for 1h, ${p.uncached} in full`,

@@ -8,6 +8,7 @@
  * and counted with the capture's tokenizer, segment by segment, as the record's totals were.
  */
 
+import { requestFailure } from "../../capture/request-failure.js";
 import type { RecordSummary } from "../../capture/run-index.js";
 import type { TokenCounter } from "../../capture/tokens.js";
 import type { Part, RequestRecord } from "../../capture/types.js";
@@ -77,6 +78,8 @@ export interface RequestCost {
   lostRead: number;
   /** At a prefix break: what it re-billed (null where nothing broke or nothing cached was lost). Always one request (see attributeRebills). */
   rebill: Rebill | null;
+  /** Why the request failed (capture/request-failure.ts); null when it did not. A failed request is billed nothing and reads or writes no cache. */
+  failure: string | null;
 }
 
 /** "this break re-billed `tokens` tokens × `requests` requests = `dollars`". */
@@ -140,6 +143,8 @@ export class RunCosting {
     const { options, payloads } = this;
     const modelId = options.model ?? options.priceAs?.(record) ?? record.model;
     const provider = cacheProviderOf(record.api);
+    const failure = requestFailure(record);
+    if (failure !== null) return failedCost(record, modelId, this.rulesOf(provider, modelId).price, failure);
     let breakpoints: CacheInput["breakpoints"];
     if (provider === "anthropic") {
       const body = payloads.bodyOf(record.seq);
@@ -231,6 +236,19 @@ function readsCache(record: RecordSummary): boolean {
   return record.prefix?.from !== undefined || record.kind === "loop";
 }
 
+/** Which request was priced, as what, and at which price: every cost starts with these. */
+function pricedRequest(record: RecordSummary, model: string, price: ModelPrice | null) {
+  return {
+    seq: record.seq,
+    kind: record.kind,
+    ts: record.ts,
+    model,
+    pricedAs: price?.model ?? null,
+    sent: record.model,
+    price,
+  };
+}
+
 function requestCost(
   record: RecordSummary,
   model: string,
@@ -244,13 +262,7 @@ function requestCost(
   const at = new Date(record.ts);
   const cost = (split: CacheSplit) => (price ? requestDollars(price, split, output ?? 0, at) : null);
   return {
-    seq: record.seq,
-    kind: record.kind,
-    ts: record.ts,
-    model,
-    pricedAs: price?.model ?? null,
-    sent: record.model,
-    price,
+    ...pricedRequest(record, model, price),
     predicted,
     predictedCost: cost(predicted),
     reported,
@@ -261,6 +273,31 @@ function requestCost(
     breakDetail: record.prefix?.breakDetail ?? null,
     lostRead: 0,
     rebill: null,
+    failure: null,
+  };
+}
+
+const NOTHING: CacheSplit = { inputTokens: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, uncached: 0 };
+
+/**
+ * A request that reached no model (no response, or an error status): nothing billed, no cache read or
+ * written, and the cache model never sees it, so the requests after it are predicted as if it had
+ * not been sent.
+ */
+function failedCost(record: RecordSummary, model: string, price: ModelPrice | null, failure: string): RequestCost {
+  return {
+    ...pricedRequest(record, model, price),
+    predicted: NOTHING,
+    predictedCost: price ? 0 : null,
+    reported: null,
+    reportedCost: null,
+    disagreement: null,
+    sharedTokens: null,
+    from: null,
+    breakDetail: null,
+    lostRead: 0,
+    rebill: null,
+    failure,
   };
 }
 

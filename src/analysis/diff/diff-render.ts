@@ -139,7 +139,12 @@ function summaryRows(s: DiffSummary): string[][] {
   const delta = (a: number, b: number) => signed(b - a);
   return [
     ["requests", String(s.a.requests), String(s.b.requests), delta(s.a.requests, s.b.requests)],
-    ["total tokens (all requests)", String(s.a.tokens), String(s.b.tokens), delta(s.a.tokens, s.b.tokens)],
+    [
+      `total tokens, ours by ${TOKEN_ENCODING} (all requests)`,
+      String(s.a.tokens),
+      String(s.b.tokens),
+      delta(s.a.tokens, s.b.tokens),
+    ],
     ["body bytes (all requests)", String(s.a.bytes), String(s.b.bytes), delta(s.a.bytes, s.b.bytes)],
     [
       "prefix breaks",

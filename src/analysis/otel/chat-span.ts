@@ -142,6 +142,15 @@ function finishReason(record: RequestRecord): string {
   return record.response?.kind === "tool_calls" ? "tool_calls" : "stop";
 }
 
+/**
+ * A request's `gen_ai.conversation.id`: its conversation's id within the run, made unique across runs
+ * (the conventions' id identifies one conversation wherever it is stored), or the run's own id for a
+ * record that carries no conversation.
+ */
+export function conversationIdOf(record: Pick<RequestRecord, "run" | "conversation">): string {
+  return record.conversation ? `${record.run}/${record.conversation.id}` : record.run;
+}
+
 /** When a request's response had been read: its start plus its duration. */
 export function recordEndMs(record: RequestRecord): number {
   return Date.parse(record.ts) + record.durationMs;
@@ -154,7 +163,7 @@ export function chatSpan(record: RequestRecord, parent: string | null, options: 
     "gen_ai.operation.name": "chat",
     "gen_ai.provider.name": providerName(record.api),
     "gen_ai.request.model": record.model,
-    "gen_ai.conversation.id": record.run,
+    "gen_ai.conversation.id": conversationIdOf(record),
     ...usageAttributes(record),
     ...(record.response && { "gen_ai.response.finish_reasons": [finishReason(record)] }),
     ...exchange.attributes,

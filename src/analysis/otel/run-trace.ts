@@ -1,5 +1,6 @@
 /**
- * A whole run as one trace: an `invoke_agent` span, a `chat {model}` span per provider request,
+ * A whole run as one trace: an `invoke_agent` span, one per subagent conversation under it
+ * (conversation-spans.ts), a `chat {model}` span per provider request (a subagent's under its own),
  * an `execute_tool` span per tool execution, the MCP requests a stub server received during a
  * tool as that tool's children, and a sampling request under the tool whose MCP server asked for
  * it (gen-ai-agent-spans.md, gen-ai-spans.md "Execute tool span", mcp.md "Client" spans).
@@ -13,7 +14,8 @@
 import type { AgentEventRow, RequestRecord } from "../../capture/types.js";
 import { roundDollars } from "../cost/money.js";
 import { runCacheAttributes } from "./cache-attributes.js";
-import { chatSpan, providerName, recordEndMs } from "./chat-span.js";
+import { chatSpan, conversationIdOf, providerName, recordEndMs } from "./chat-span.js";
+import { conversationParent, planSubagents } from "./conversation-spans.js";
 import type { Attributes, PlanOptions, SpanPlan } from "./span-plan.js";
 
 /** The agent events a trace uses (tool calls and results); other types are passed over. */
@@ -122,7 +124,8 @@ function planConversation(input: RunTraceInput, options: PlanOptions, startMs: n
     takeEvents(record.seq, Date.parse(record.ts));
     // A sampling request is made while a tool waits on its MCP server: the tool opened last.
     const within = record.kind === "sampling" ? [...open.values()].at(-1)?.plan.id : undefined;
-    chats.push(chatSpan(record, within ?? AGENT_SPAN_ID, options, input.bodies?.get(record.seq)));
+    const parent = within ?? conversationParent(record, AGENT_SPAN_ID);
+    chats.push(chatSpan(record, parent, options, input.bodies?.get(record.seq)));
     lastEnd = Math.max(lastEnd, recordEndMs(record));
   }
   takeEvents(Number.POSITIVE_INFINITY, lastEnd);
@@ -183,6 +186,9 @@ export function planRunTrace(input: RunTraceInput, options: PlanOptions): SpanPl
   const { tools, chats, endMs } = planConversation(input, options, startMs);
   const mcp = planMcp(input.wire, tools);
   const attributes = agentAttributes(input.run, input.probe);
+  // The run's agent is its main conversation, where the records tell conversations apart.
+  const main = input.records.find((r) => r.conversation?.role === "main");
+  if (main) attributes["gen_ai.conversation.id"] = conversationIdOf(main);
   const first = input.records.find((r) => r.kind === "loop") ?? input.records[0];
   if (first) {
     attributes["gen_ai.provider.name"] = providerName(first.api);
@@ -205,5 +211,5 @@ export function planRunTrace(input: RunTraceInput, options: PlanOptions): SpanPl
     endMs: Math.max(endMs, ...wireTimes),
     attributes,
   };
-  return [agent, ...tools, ...chats, ...mcp];
+  return [agent, ...planSubagents(input.records, chats, AGENT_SPAN_ID), ...tools, ...chats, ...mcp];
 }

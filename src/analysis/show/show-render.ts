@@ -5,9 +5,11 @@
  * names that should stay on their line are made printable here, line breaks and all.
  */
 
+import { requestFailure } from "../../capture/request-failure.js";
 import { printable } from "../../terminal-text.js";
 import { compactRoles, prefixSummary } from "../format.js";
 import { hangingIndent, type LineWriter } from "../table/output.js";
+import { providerTokensText, tokenGap } from "../token-gap.js";
 import type { DecodedRequest, DecodedSegment } from "./show-request.js";
 
 export type ShowPart = "tools" | "system" | "messages" | "body";
@@ -21,9 +23,14 @@ const PART_TITLES: Record<DecodedSegment["part"], string> = {
 
 function headline(r: DecodedRequest): string[] {
   const rec = r.record;
-  const tokens = rec.tokens ? `${rec.tokens.total} tokens (${rec.tokens.encoding})` : "tokens not counted";
+  const gap = tokenGap(rec);
+  const tokens = rec.tokens
+    ? `${rec.tokens.total} tokens (ours, ${rec.tokens.encoding})${gap ? ` · ${providerTokensText(gap)}` : ""}`
+    : "tokens not counted";
+  const failure = requestFailure(rec);
   return [
     `${r.run} · request ${rec.seq} · ${rec.kind} · ${rec.api} ${printable(rec.model)}`,
+    ...(failure === null ? [] : [`FAILED: ${printable(failure)} (no cache read or written, billed nothing)`]),
     `${tokens} · ${rec.bodyBytes} B body · roles ${compactRoles(rec.roles)}`,
     `cache prefix: ${prefixSummary(rec)}`,
     ...(r.cachedContent === null ? [] : [`explicit cache: ${printable(r.cachedContent)}`]),
@@ -95,6 +102,8 @@ export function showJson(r: DecodedRequest, part: ShowPart | null): unknown {
     model: rec.model,
     tokens: rec.tokens,
     usage: rec.usage,
+    ...(tokenGap(rec) && { tokenGap: tokenGap(rec) }),
+    ...(requestFailure(rec) !== null && { failure: requestFailure(rec) }),
     prefix: rec.prefix,
     prefixEndsBefore: r.keptUntil === null ? null : (r.segments[r.keptUntil]?.segment ?? "end"),
     ...(r.settings !== null && { generationConfig: JSON.parse(r.settings) as unknown }),

@@ -51,6 +51,17 @@ describe("cache rates", () => {
     expect(rates).toMatchObject({ basis: "mixed", written: 120, read: 90, unread: 30 });
   });
 
+  it("a failed request (no response, an error status) is in neither figure, nor in the run's basis", () => {
+    const failed = { ...request(2, "m", [0, 0, 0]), failure: "HTTP 429: Rate limit reached" };
+    const rates = cacheRates(run([request(1, "m", [100, 0, 100], [120, 0, 120]), failed]));
+    expect(rates.requests.map((r) => r.seq)).toEqual([1]);
+    expect(rates).toMatchObject({ basis: "provider", input: 120, written: 120, unread: 120 });
+    const tally = new CacheRateTally();
+    tally.add(request(1, "m", [100, 0, 100], [120, 0, 120]));
+    tally.add(failed);
+    expect(tally.totals()).toMatchObject({ basis: "provider", input: 120 });
+  });
+
   it("nothing written: no amplification to speak of", () => {
     const rates = cacheRates(run([request(1, "m", [2000, 0, 0]), request(2, "m", [2100, 1920, 0])]));
     expect(rates.writeAmplification).toBeNull();

@@ -295,3 +295,81 @@ describe("a run's trace", () => {
     expect(tools[0]!.attributes["gen_ai.tool.call.id"]).toBeTruthy();
   });
 });
+
+describe("conversations in a run's trace (issue 34)", () => {
+  /** Six requests through a real capture, each then given its conversation as the capture tells them apart. */
+  async function conversationRecords(): Promise<RequestRecord[]> {
+    const run = openCaptureRun({ name: "otel-conversations", runsDir: base, database: false, markers: {} });
+    const codec = codecFor("openai-completions");
+    const model = resolveModel("token-plan/qwen3.8-flash", "openai-completions", "http://127.0.0.1:9");
+    for (const text of ["main 1", "main 2", "subagent 1", "title", "nested 1", "main 3"]) {
+      const request = codec.buildRequest(
+        model,
+        { systemPrompt: "S", messages: [{ role: "user", content: text }], tools: [] },
+        "loop",
+      );
+      const transport = run.capture.wrap(async () =>
+        (async function* () {
+          yield JSON.stringify(REPLIES["openai-completions"]);
+        })(),
+      );
+      await codec.parseStream(await transport(request));
+    }
+    run.close();
+    const conversations: RequestRecord["conversation"][] = [
+      { id: "c1", role: "main", by: "content" },
+      { id: "c1", role: "main", by: "content" },
+      { id: "c2", role: "subagent", parent: "c1", by: "content" },
+      { id: "c3", role: "side", parent: "c1", by: "content" },
+      { id: "c4", role: "subagent", parent: "c2", by: "content" },
+      { id: "c1", role: "main", by: "content" },
+    ];
+    return run.capture.records.map((record, i) => ({ ...record, conversation: conversations[i] }));
+  }
+
+  it("each chat span names its conversation; a subagent is an invoke_agent span holding its chats, under its parent agent", async () => {
+    const records = await conversationRecords();
+    const run = records[0]!.run;
+    const input = { run, probe: "otel-conversations", records, events: [], wire: [] };
+    const spans = await throughSdk(planRunTrace(input, { content: "hashes" }));
+    const [root] = spans.filter((s) => s.name === "invoke_agent otel-conversations");
+    const subagents = spans.filter((s) => s.name === "invoke_agent");
+    const chats = spans.filter((s) => s.name.startsWith("chat "));
+    const id = (s: ReadableSpan | undefined) => s!.spanContext().spanId;
+    expect(root!.attributes["gen_ai.conversation.id"]).toBe(`${run}/c1`);
+    expect(chats.map((c) => c.attributes["gen_ai.conversation.id"])).toEqual(
+      ["c1", "c1", "c2", "c3", "c4", "c1"].map((c) => `${run}/${c}`),
+    );
+    expect(subagents.map((s) => s.attributes)).toEqual([
+      expect.objectContaining({
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "qwen3.8-flash",
+        "gen_ai.conversation.id": `${run}/c2`,
+        "payload_probe.conversation.role": "subagent",
+        "payload_probe.conversation.parent": `${run}/c1`,
+        "payload_probe.requests": 1,
+      }),
+      expect.objectContaining({
+        "gen_ai.conversation.id": `${run}/c4`,
+        "payload_probe.conversation.parent": `${run}/c2`,
+      }),
+    ]);
+    const [c2, c4] = subagents;
+    expect(subagents.map((s) => s.kind)).toEqual([0, 0]); // INTERNAL
+    expect(c2!.parentSpanContext?.spanId).toBe(id(root));
+    expect(c4!.parentSpanContext?.spanId).toBe(id(c2));
+    // The main conversation's requests and the side call stay under the run's agent.
+    expect(chats.map((c) => c.parentSpanContext?.spanId)).toEqual([
+      id(root),
+      id(root),
+      id(c2),
+      id(root),
+      id(c4),
+      id(root),
+    ]);
+    // A subagent's span lasts from its first request's start to its last request's end.
+    expect(c2!.startTime).toEqual(chats[2]!.startTime);
+    expect(c2!.endTime).toEqual(chats[2]!.endTime);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * The conversations of a run in its trace (issue 34): each chat span names its conversation in
+ * `gen_ai.conversation.id`, and each subagent conversation is an `invoke_agent` span of its own that
+ * holds its chat spans, under the agent whose conversation was running when it started. Per the
+ * OpenTelemetry GenAI semantic conventions v1.41.0, gen-ai-agent-spans.md, "Invoke agent internal
+ * span": operation `invoke_agent`, kind INTERNAL, named `invoke_agent` when the agent has no name
+ * (a subagent's is not on the wire), `gen_ai.provider.name` required, `gen_ai.conversation.id` and
+ * `gen_ai.request.model` when available. Side conversations (titles, routing) stay under the agent
+ * that made them, with their own conversation id.
+ */
+
+import type { RequestRecord } from "../../capture/types.js";
+import { conversationIdOf, providerName } from "./chat-span.js";
+import type { SpanPlan } from "./span-plan.js";
+
+/** The span id of a subagent conversation's `invoke_agent` span. */
+const subagentSpanId = (conversation: string) => `agent:${conversation}`;
+
+/** The span a request's chat span goes under: its subagent's `invoke_agent` span, else `fallback`. */
+export function conversationParent(record: RequestRecord, fallback: string): string {
+  return record.conversation?.role === "subagent" ? subagentSpanId(record.conversation.id) : fallback;
+}
+
+/**
+ * One `invoke_agent` span per subagent conversation, from its first request's start to its last
+ * request's end, in the order the subagents first appear (so a subagent of a subagent comes after its
+ * parent). `root` is the run's own agent span.
+ */
+export function planSubagents(records: RequestRecord[], chats: SpanPlan[], root: string): SpanPlan[] {
+  const spans = new Map<string, SpanPlan>();
+  const roles = new Map(records.flatMap((r) => (r.conversation ? [[r.conversation.id, r.conversation.role]] : [])));
+  for (const [i, record] of records.entries()) {
+    const conversation = record.conversation;
+    if (conversation?.role !== "subagent") continue;
+    const chat = chats[i]!;
+    const span = spans.get(conversation.id);
+    if (span) {
+      span.startMs = Math.min(span.startMs, chat.startMs);
+      span.endMs = Math.max(span.endMs, chat.endMs);
+      (span.attributes["payload_probe.requests"] as number)++;
+      continue;
+    }
+    const parent = conversation.parent;
+    spans.set(conversation.id, {
+      id: subagentSpanId(conversation.id),
+      parent: parent !== undefined && roles.get(parent) === "subagent" ? subagentSpanId(parent) : root,
+      name: "invoke_agent",
+      kind: "internal",
+      startMs: chat.startMs,
+      endMs: chat.endMs,
+      attributes: {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": providerName(record.api),
+        "gen_ai.request.model": record.model,
+        "gen_ai.conversation.id": conversationIdOf(record),
+        "payload_probe.conversation.role": "subagent",
+        ...(parent === undefined ? {} : { "payload_probe.conversation.parent": `${record.run}/${parent}` }),
+        "payload_probe.conversation.by": conversation.by,
+        "payload_probe.requests": 1,
+      },
+    });
+  }
+  return [...spans.values()];
+}
