@@ -54,9 +54,14 @@ export class DiagnosticsChain {
   }
 
   /** Learns the response id a chained request got, so the next request of its lineage compares with it. */
-  answered(request: ChainedRequest, response: Pick<HandedResponse, "status" | "bytes" | "contentEncoding">): void {
+  async answered(
+    request: ChainedRequest,
+    response: Pick<HandedResponse, "status" | "bytes" | "contentEncoding">,
+  ): Promise<void> {
     if (response.status === null || response.status < 200 || response.status > 299) return;
-    const head = decodeBody(response.bytes, response.contentEncoding, true).text.slice(0, ID_WINDOW);
+    // Only the window is decoded: a compressed reply that inflates to gigabytes costs this thread nothing more.
+    const decoded = await decodeBody(response.bytes, response.contentEncoding, { cutShort: true, limit: ID_WINDOW });
+    const head = decoded.text.slice(0, ID_WINDOW);
     const id = ID_PATTERN[request.api].exec(head)?.[1];
     if (id) this.latest.set(request.lineage, id);
   }
@@ -82,7 +87,7 @@ export async function relayChained(
   // The amended body is longer than the one the client declared.
   if (sent !== bytes) request.headers["content-length"] = String(sent.length);
   const relayed = await send(sent);
-  chain!.answered(chained, relayed);
+  await chain!.answered(chained, relayed);
   return { relayed, ...(chained.amended && { added: { diagnosticsAdded: chained.amended.added } }) };
 }
 
@@ -103,7 +108,7 @@ export function chainTransport(transport: Transport): Transport {
         chunks.push(chunk);
         yield chunk;
       }
-      chain.answered(chained, { status: 200, bytes: Buffer.from(chunks.join("")) });
+      await chain.answered(chained, { status: 200, bytes: Buffer.from(chunks.join("")) });
     })();
   };
 }

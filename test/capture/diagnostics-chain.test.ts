@@ -74,9 +74,9 @@ describe("the chain's edge cases", () => {
       bytes: Buffer.from(JSON.stringify({ id, object: "response" })),
     });
 
-  it("merges into the agent's own prompt_cache_options, keeping its ttl", () => {
+  it("merges into the agent's own prompt_cache_options, keeping its ttl", async () => {
     const chain = new DiagnosticsChain();
-    answered(chain, responsesBody(), "resp_1");
+    await answered(chain, responsesBody(), "resp_1");
     const chained = chain.chain("openai-responses", responsesBody({ prompt_cache_options: { ttl: "30m" } }), undefined);
     expect(JSON.parse(chained!.amended!.bytes.toString()).prompt_cache_options).toEqual({
       ttl: "30m",
@@ -84,9 +84,9 @@ describe("the chain's edge cases", () => {
     });
   });
 
-  it("adds before the closing brace, leaving the agent's bytes as they were", () => {
+  it("adds before the closing brace, leaving the agent's bytes as they were", async () => {
     const chain = new DiagnosticsChain();
-    answered(chain, responsesBody(), "resp_9");
+    await answered(chain, responsesBody(), "resp_9");
     const spaced = Buffer.from('{ "model": "m",\n  "input": [{"role": "user", "content": "hi"}] }\n');
     const amended = chain.chain("openai-responses", spaced, undefined)!.amended!.bytes.toString();
     expect(amended).toBe(
@@ -94,12 +94,12 @@ describe("the chain's edge cases", () => {
     );
   });
 
-  it("leaves a compressed body, another API and an error answer alone", () => {
+  it("leaves a compressed body, another API and an error answer alone", async () => {
     const chain = new DiagnosticsChain();
     expect(chain.chain("openai-responses", gzipSync(responsesBody()), "gzip")).toBeNull();
     expect(chain.chain("openai-completions", responsesBody(), undefined)).toBeNull();
     const first = chain.chain("openai-responses", responsesBody(), undefined)!;
-    chain.answered(first, { status: 500, bytes: Buffer.from('{"id":"resp_err"}') });
+    await chain.answered(first, { status: 500, bytes: Buffer.from('{"id":"resp_err"}') });
     expect(chain.chain("openai-responses", responsesBody(), undefined)!.amended).toBeUndefined();
   });
 });
