@@ -85,6 +85,8 @@ export interface LoggedRequest {
   encoding?: BodyEncoding;
   /** Cache diagnostics fields the proxy added to the body upstream (`body` is as the agent sent it). */
   diagnosticsAdded?: AddedDiagnostics;
+  /** Why the proxy sent the body as the agent did though it asks for diagnostics. */
+  diagnosticsLeft?: string;
 }
 
 /** Error bodies and messages are kept in the record up to this many characters (the payload keeps all of it). */
@@ -289,7 +291,7 @@ export class Capture {
   }
 
   private async record(
-    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded">,
+    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded" | "diagnosticsLeft">,
     dissection: WireDissection,
     seq: number,
     ts: string,
@@ -339,7 +341,7 @@ export class Capture {
     if (record.response) record.response.text = this.redact(record.response.text);
     if (record.prefix?.breakDetail) record.prefix.breakDetail = this.redact(record.prefix.breakDetail);
     if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
-    const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request.diagnosticsAdded);
+    const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request);
     if (diagnostics) record.cacheDiagnostics = diagnostics;
     return record;
   }

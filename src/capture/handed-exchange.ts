@@ -20,6 +20,8 @@ export interface HandedRequest {
   unreadable?: string;
   /** Cache diagnostics fields the proxy added upstream; `bytes` are the body as the agent sent it. */
   diagnosticsAdded?: AddedDiagnostics;
+  /** Why the proxy sent the body as the agent did though it asks for diagnostics (`--cache-diagnostics`). */
+  diagnosticsLeft?: string;
 }
 
 /** A response: its exact bytes, and the headers the capture needs to read them. */
@@ -36,7 +38,7 @@ export interface HandedResponse extends Omit<ResponseOutcome, "body" | "encoding
  * side payload that says why.
  */
 export async function loggedRequest(handed: HandedRequest): Promise<LoggedRequest> {
-  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded } = handed;
+  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded, diagnosticsLeft } = handed;
   const { text: body, encoding } = await decodeBody(bytes, contentEncoding);
   const side = { kind: "side", api: null, url, body, ...(encoding && { encoding }) } as const;
   if (unreadable) return { ...side, unreadable };
@@ -45,7 +47,8 @@ export async function loggedRequest(handed: HandedRequest): Promise<LoggedReques
   if (api === null) return side;
   const problem = requestProblem(api, body);
   if (problem) return { ...side, unreadable: problem.message };
-  return { kind: "loop", api, url, body, ...(encoding && { encoding }), ...(diagnosticsAdded && { diagnosticsAdded }) };
+  const diagnostics = { ...(diagnosticsAdded && { diagnosticsAdded }), ...(diagnosticsLeft && { diagnosticsLeft }) };
+  return { kind: "loop", api, url, body, ...(encoding && { encoding }), ...diagnostics };
 }
 
 /**
