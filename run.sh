@@ -26,10 +26,15 @@ need_node() {
 # Reinstall when the lockfile changed since the last install (npm writes its own copy into node_modules).
 # better-sqlite3 has no downloadable prebuilt binary here, so its native addon is compiled once per
 # version and Node ABI and kept in the user's cache; a fresh machine compiles it, later clones reuse it.
-# The addon in node_modules serves one Node at a time: a run on another Node (CI runs the suite on 20
-# and on 22) puts that Node's copy in place; a stamp names the Node it was placed for, so the check
-# costs no Node start-up.
-ADDON_STAMP=node_modules/.better-sqlite3-node
+# Each Node's copy sits in node_modules beside the others (CI runs the suite on 20 and on 22), in the
+# folder better-sqlite3's loader (the `bindings` package) searches for the running Node's ABI:
+# lib/binding/node-v<ABI>-<platform>-<arch>/. So switching Node swaps no file a running process has
+# loaded. A copy is written under a temporary name and renamed; the stamp naming the Node it was placed
+# for is written after it, so an interrupted set-up is redone by the next command, and the check costs
+# no Node start-up.
+ADDON_STAMPS=node_modules/.better-sqlite3-placed
+# Where a compile leaves its addon: `bindings` looks there first, for every Node, so it never stays.
+ADDON_BUILD=node_modules/better-sqlite3/build
 install_deps() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     addon_paths
@@ -42,39 +47,48 @@ install_deps() {
     fi
     npm ci --no-audit --no-fund --loglevel=error --ignore-scripts >&2
     place_addon
-  elif [ "$(cat "$ADDON_STAMP" 2>/dev/null)" != "$NODE_VERSION" ]; then
+  elif [ ! -f "$ADDON_STAMPS/$NODE_VERSION" ] || [ -e "$ADDON_BUILD" ]; then
     addon_paths
     place_addon
   fi
 }
 
 # The addon's version (read from the lockfile, so the user hears before npm ci's own silence whether a
-# compile follows it), the running Node's ABI, and where its compiled copy is kept.
+# compile follows it), the running Node's ABI, where its compiled copy is kept and where it is loaded from.
 addon_paths() {
   local abi
   ADDON_VERSION=$(node -p 'require("./package-lock.json").packages["node_modules/better-sqlite3"].version')
   abi=$(node -p 'process.versions.modules + "-" + process.platform + "-" + process.arch')
-  ADDON=node_modules/better-sqlite3/build/Release/better_sqlite3.node
+  ADDON=node_modules/better-sqlite3/lib/binding/node-v$abi/better_sqlite3.node
   ADDON_CACHED="${XDG_CACHE_HOME:-$HOME/.cache}/payload-probe/better_sqlite3-$ADDON_VERSION-$abi.node"
 }
 
+# A file written whole under a temporary name beside its place, then renamed over it: a process that
+# has the old one loaded keeps it (a rename replaces the name, not the file it mapped).
+copy_then_rename() {
+  mkdir -p "$(dirname "$2")" && cp "$1" "$2.tmp.$$" && mv -f "$2.tmp.$$" "$2"
+}
+
 place_addon() {
-  if [ -f "$ADDON_CACHED" ]; then
-    mkdir -p "$(dirname "$ADDON")" && cp "$ADDON_CACHED" "$ADDON"
+  [ -f "$ADDON_CACHED" ] || compile_addon
+  copy_then_rename "$ADDON_CACHED" "$ADDON"
+  # What a compile (or a run.sh before addons sat side by side) left where every Node would load it.
+  rm -rf "$ADDON_BUILD"
+  mkdir -p "$ADDON_STAMPS" && : >"$ADDON_STAMPS/$NODE_VERSION"
+}
+
+compile_addon() {
+  log "compiling better-sqlite3 $ADDON_VERSION for Node $NODE_VERSION …"
+  # Against the running Node's own headers when it ships them (the Node 22 that pi's install brings
+  # does); npm's configured nodedir may hold another version's.
+  local prefix
+  prefix=$(command -v node); prefix=${prefix%/bin/node}
+  if [ -f "$prefix/include/node/node.h" ]; then
+    npm_config_nodedir=$prefix npm rebuild better-sqlite3 --loglevel=error >&2
   else
-    log "compiling better-sqlite3 $ADDON_VERSION for Node $NODE_VERSION …"
-    # Against the running Node's own headers when it ships them (the Node 22 that pi's install brings
-    # does); npm's configured nodedir may hold another version's.
-    local prefix
-    prefix=$(command -v node); prefix=${prefix%/bin/node}
-    if [ -f "$prefix/include/node/node.h" ]; then
-      npm_config_nodedir=$prefix npm rebuild better-sqlite3 --loglevel=error >&2
-    else
-      npm rebuild better-sqlite3 --loglevel=error >&2
-    fi
-    mkdir -p "$(dirname "$ADDON_CACHED")" && cp "$ADDON" "$ADDON_CACHED.tmp.$$" && mv "$ADDON_CACHED.tmp.$$" "$ADDON_CACHED"
+    npm rebuild better-sqlite3 --loglevel=error >&2
   fi
-  echo "$NODE_VERSION" >"$ADDON_STAMP"
+  copy_then_rename "$ADDON_BUILD/Release/better_sqlite3.node" "$ADDON_CACHED"
 }
 
 # Rebuild when any source, or the build config, is newer than the last build.

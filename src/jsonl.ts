@@ -100,8 +100,29 @@ export function* jsonlRows<T>(
   for (const { n, line } of jsonlLines(path, options)) {
     const value = parseJsonlLine(path, n, line);
     if (!accept(value)) throw inputError(path, `line ${n}`, `expected ${expected}`);
+    const infinite = infiniteNumberAt(value);
+    if (infinite !== null)
+      throw inputError(path, `line ${n} ${infinite}`, "expected a finite number (one past ±1.8e308 reads as infinite)");
     yield value;
   }
+}
+
+/**
+ * Where a parsed row holds an infinite number (`tokens.total`), or null: JSON.parse reads a number
+ * too large for a double (a 401-digit integer, `1e400`) as Infinity (ECMA-262 §25.5.1, the number
+ * grammar's value rounded), which no count, size or price accepts.
+ */
+export function infiniteNumberAt(value: unknown, path = ""): string | null {
+  if (typeof value === "number") return Number.isFinite(value) ? null : path || "(the row)";
+  if (value === null || typeof value !== "object") return null;
+  for (const key in value) {
+    const at = infiniteNumberAt(
+      (value as Record<string, unknown>)[key],
+      Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key,
+    );
+    if (at !== null) return at;
+  }
+  return null;
 }
 
 const CHUNK_BYTES = 64 * 1024;

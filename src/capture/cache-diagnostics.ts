@@ -24,15 +24,27 @@ export function readCacheDiagnostics(
   api: WireApi,
   requestBody: string,
   responseBody: string,
-  added?: AddedDiagnostics,
+  {
+    diagnosticsAdded: added,
+    diagnosticsLeft: left,
+  }: { diagnosticsAdded?: AddedDiagnostics; diagnosticsLeft?: string } = {},
 ): CacheDiagnostics | null {
   if (!isDiagnosedApi(api)) return null;
   const asked = added ?? askedBy(api, requestBody);
   const answer = answerIn(api, responseBody);
-  if (!asked && answer === undefined) return null;
+  if (!asked && answer === undefined && !left) return null;
   const compareWith = asked?.compareWith ?? null;
+  // Nothing was asked: the answer's absence is no first turn.
   const base = normalise(api, answer ?? null, compareWith);
-  return { ...base, comparedWith: compareWith, ...(added && { added: added.fields }), raw: answer ?? null };
+  const notAsked = !asked && answer === undefined && { verdict: "unavailable" as const };
+  return {
+    ...base,
+    ...notAsked,
+    comparedWith: compareWith,
+    ...(added && { added: added.fields }),
+    ...(left && { leftAsSent: left }),
+    raw: answer ?? null,
+  };
 }
 
 function askedBy(api: DiagnosedApi, body: string): { compareWith: string | null } | null {

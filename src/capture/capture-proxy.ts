@@ -180,13 +180,16 @@ function relay(
 ): Promise<HandedResponse> {
   const { origin } = to.route;
   const authorization = to.route.authorization;
+  const headers = endToEnd(request.headers);
+  // The length of the bytes sent: the client's, unless --cache-diagnostics added a field (diagnostics-chain.ts).
+  if (headers["content-length"] !== undefined) headers["content-length"] = String(bytes.length);
   return new Promise((resolve) => {
     const options: Dispatcher.DispatchOptions = {
       origin,
       path: to.targetPath,
       method: request.method as Dispatcher.HttpMethod,
       // The upstream URL's credentials lead, as they always did; a client's own Authorization replaces them.
-      headers: authorization ? { authorization, ...endToEnd(request.headers) } : endToEnd(request.headers),
+      headers: authorization ? { authorization, ...headers } : headers,
       body: bytes.length > 0 ? bytes : undefined,
     };
     upstreamDispatcher().dispatch(options, new ClientRelay(origin, response, resolve));
@@ -255,7 +258,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const bytes = await readBody(request);
     const contentEncoding = headerText(request.headers["content-encoding"]);
     const send = (sent: Buffer) => relay(to, request, sent, response);
-    const chained = { api: to.api, bytes, contentEncoding, request };
+    const chained = { api: to.api, bytes, contentEncoding };
     const { relayed, added } = await relayChained(diagnostics, chained, send);
     const sessionHeader = sessionHeaderOf(request.headers);
     const handed = {

@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
 import { StorageError, UserError } from "../errors.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { WireApi } from "../providers/types.js";
+import { decodedLimit, isEncoded } from "./body-encoding.js";
 import type { FinishedExchange } from "./capture.js";
 import { type CaptureRunOptions, checkRunName, takeFolderLock } from "./capture-run.js";
 import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
@@ -51,7 +52,8 @@ export type FromWorker =
 /**
  * The queue's bounds: exchanges handed over and not yet written, and their bodies' size. Capture runs
  * at about 1,000 records a second on a loaded machine, so 512 is half a second of backlog; 64 MiB
- * keeps a few large bodies waiting, never dozens.
+ * keeps a few large bodies waiting, never dozens. A compressed body counts as the text it may decode
+ * to (`queuedSize`), not its wire size.
  */
 export const CAPTURE_QUEUE_LIMIT = { exchanges: 512, bytes: 64 * 1024 * 1024 };
 /** How long closing waits for the worker to write what is queued before counting the rest as lost. */
@@ -83,6 +85,14 @@ function fromWorker(error: WorkerError): Error {
 /** Exact bytes, transferable: a Buffer from Node's shared pool is copied out (a few KiB) rather than detach the pool. */
 function ownBuffer(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}
+
+/**
+ * What a body costs the queue: its bytes, or for a compressed one the most the worker may decode
+ * from it (body-encoding.ts), since decoding and counting that text is the worker's work to come.
+ */
+function queuedSize(bytes: Uint8Array, contentEncoding: string | undefined): number {
+  return isEncoded(contentEncoding) ? decodedLimit(bytes.byteLength) : bytes.byteLength;
 }
 
 interface Waiting<T> {
@@ -215,7 +225,7 @@ export class CaptureThread {
     if (this.stopped) return Promise.reject(new Error("the capture worker has stopped"));
     const sent = ownBuffer(request.bytes);
     const received = ownBuffer(response.bytes);
-    const size = sent.byteLength + received.byteLength;
+    const size = queuedSize(sent, request.contentEncoding) + queuedSize(received, response.contentEncoding);
     this.queued++;
     this.queuedBytes += size;
     const message: ToWorker = {

@@ -29,8 +29,8 @@ async function handle(message: ToWorker): Promise<void> {
   }
   if (message.type === "exchange") {
     const { request, response, ts, durationMs } = message;
-    const outcome = responseOutcome(request.api, response);
-    const exchange = await run!.capture.recordExchange(loggedRequest(request), outcome, ts, durationMs);
+    const outcome = await responseOutcome(request.api, response);
+    const exchange = await run!.capture.recordExchange(await loggedRequest(request), outcome, ts, durationMs);
     return post({ type: "finished", id: message.id, exchange });
   }
   if (message.type === "event") return run!.capture.addEvent(message.event, message.data, message.seq);

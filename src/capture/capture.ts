@@ -91,6 +91,8 @@ export interface LoggedRequest {
    * it tells conversations apart and is never stored. No other header reaches the capture.
    */
   sessionHeader?: { name: string; value: string };
+  /** Why the proxy sent the body as the agent did though it asks for diagnostics. */
+  diagnosticsLeft?: string;
 }
 
 /** Error bodies and messages are kept in the record up to this many characters (the payload keeps all of it). */
@@ -292,7 +294,7 @@ export class Capture {
   }
 
   private async record(
-    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded" | "sessionHeader">,
+    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded" | "diagnosticsLeft" | "sessionHeader">,
     dissection: WireDissection,
     seq: number,
     ts: string,
@@ -354,7 +356,7 @@ export class Capture {
     if (record.response) record.response.text = this.redact(record.response.text);
     if (record.prefix?.breakDetail) record.prefix.breakDetail = this.redact(record.prefix.breakDetail);
     if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
-    const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request.diagnosticsAdded);
+    const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request);
     if (diagnostics) record.cacheDiagnostics = diagnostics;
     record.conversation = conversation;
     const responseId = request.api === "openai-responses" ? outcome.body.match(RESPONSE_ID)?.[1] : undefined;

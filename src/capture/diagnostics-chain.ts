@@ -7,12 +7,12 @@
  * Runs on the relay's thread, for opted-in requests only.
  */
 import { createHash } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import { type DiagnosedApi, diagnosticsAsked, isDiagnosedApi } from "../providers/cache-diagnosis.js";
 import type { Transport, WireApi } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
 import { decodeBody } from "./body-encoding.js";
-import type { HandedResponse } from "./handed-exchange.js";
+import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
+import { insertMember } from "./json-insert.js";
 import type { AddedDiagnostics } from "./types.js";
 
 /** A request as it goes upstream: its lineage, and the new body and what it added (when anything was). */
@@ -20,6 +20,8 @@ export interface ChainedRequest {
   lineage: string;
   api: DiagnosedApi;
   amended?: { bytes: Buffer; added: AddedDiagnostics };
+  /** Why the body went upstream as the agent sent it though the proxy would have added its field. */
+  leftAsSent?: string;
 }
 
 /** How far into a response its id is looked for: the id leads both APIs' bodies and first events. */
@@ -35,28 +37,33 @@ export class DiagnosticsChain {
   private readonly latest = new Map<string, string>();
 
   /**
-   * A request to chain, or null when it is none of ours to touch: another API, a compressed or
-   * unreadable body. A request whose agent asks for diagnostics itself is chained but left as sent.
+   * A request to chain, or null when it is none of ours to touch: another API, a compressed body,
+   * one that is not a JSON object (the capture stores it as an unreadable side payload). A request
+   * whose agent asks for diagnostics itself is chained but left as sent.
    */
   chain(api: WireApi | null, bytes: Buffer, contentEncoding: string | undefined): ChainedRequest | null {
     if (!isDiagnosedApi(api) || contentEncoding !== undefined) return null;
-    let json: Record<string, unknown>;
+    let json: unknown;
     try {
-      json = asObject(JSON.parse(bytes.toString("utf8")));
+      json = JSON.parse(bytes.toString("utf8"));
     } catch {
       return null;
     }
-    const lineage = lineageOf(api, json);
+    if (json === null || typeof json !== "object" || Array.isArray(json)) return null;
+    const lineage = lineageOf(api, json as Record<string, unknown>);
     if (diagnosticsAsked(api, json)) return { lineage, api };
-    const previous = this.latest.get(lineage) ?? null;
-    const amended = amend(api, json, bytes, previous);
-    return amended ? { lineage, api, amended } : { lineage, api };
+    return { lineage, api, ...amend(api, bytes, this.latest.get(lineage) ?? null) };
   }
 
   /** Learns the response id a chained request got, so the next request of its lineage compares with it. */
-  answered(request: ChainedRequest, response: Pick<HandedResponse, "status" | "bytes" | "contentEncoding">): void {
+  async answered(
+    request: ChainedRequest,
+    response: Pick<HandedResponse, "status" | "bytes" | "contentEncoding">,
+  ): Promise<void> {
     if (response.status === null || response.status < 200 || response.status > 299) return;
-    const head = decodeBody(response.bytes, response.contentEncoding, true).text.slice(0, ID_WINDOW);
+    // Only the window is decoded: a compressed reply that inflates to gigabytes costs this thread nothing more.
+    const decoded = await decodeBody(response.bytes, response.contentEncoding, { cutShort: true, limit: ID_WINDOW });
+    const head = decoded.text.slice(0, ID_WINDOW);
     const id = ID_PATTERN[request.api].exec(head)?.[1];
     if (id) this.latest.set(request.lineage, id);
   }
@@ -64,25 +71,19 @@ export class DiagnosticsChain {
 
 /**
  * Relays a request through `send`, chained when the proxy asks for diagnostics (`chain` not null): the
- * amended body goes upstream and the response's id is learnt; returns what the capture is told was added.
+ * amended body goes upstream (`send` gives it its own content-length) and the response's id is learnt;
+ * returns what the capture is told was added, or why the body went as sent.
  */
 export async function relayChained(
   chain: DiagnosticsChain | null,
-  {
-    api,
-    bytes,
-    contentEncoding,
-    request,
-  }: { api: WireApi | null; bytes: Buffer; contentEncoding?: string; request: IncomingMessage },
+  { api, bytes, contentEncoding }: { api: WireApi | null; bytes: Buffer; contentEncoding?: string },
   send: (bytes: Buffer) => Promise<HandedResponse>,
-): Promise<{ relayed: HandedResponse; added?: { diagnosticsAdded: AddedDiagnostics } }> {
+): Promise<{ relayed: HandedResponse; added?: Pick<HandedRequest, "diagnosticsAdded" | "diagnosticsLeft"> }> {
   const chained = chain?.chain(api, bytes, contentEncoding) ?? null;
   if (!chained) return { relayed: await send(bytes) };
-  const sent = chained.amended?.bytes ?? bytes;
-  // The amended body is longer than the one the client declared.
-  if (sent !== bytes) request.headers["content-length"] = String(sent.length);
-  const relayed = await send(sent);
-  chain!.answered(chained, relayed);
+  const relayed = await send(chained.amended?.bytes ?? bytes);
+  await chain!.answered(chained, relayed);
+  if (chained.leftAsSent) return { relayed, added: { diagnosticsLeft: chained.leftAsSent } };
   return { relayed, ...(chained.amended && { added: { diagnosticsAdded: chained.amended.added } }) };
 }
 
@@ -103,7 +104,7 @@ export function chainTransport(transport: Transport): Transport {
         chunks.push(chunk);
         yield chunk;
       }
-      chain.answered(chained, { status: 200, bytes: Buffer.from(chunks.join("")) });
+      await chain.answered(chained, { status: 200, bytes: Buffer.from(chunks.join("")) });
     })();
   };
 }
@@ -127,30 +128,26 @@ const firstInput = (input: unknown) =>
     : asArray(input).find((item) => !["system", "developer"].includes(String(asObject(item).role)));
 
 /**
- * The body with the request field added: inserted before the closing brace, so the agent's bytes are
- * otherwise sent as they were; an existing `prompt_cache_options` is merged into. Responses has no
- * first-turn opt-in, so a Responses request with nothing to compare with is sent as it is.
+ * The body with the request field added as text (json-insert.ts), so the agent's bytes are otherwise
+ * sent as they were; an existing `prompt_cache_options` object gets the id added inside it. A body
+ * that cannot take the field without a change to what the agent wrote is left as sent, with the
+ * reason. Responses has no first-turn opt-in, so a Responses request with nothing to compare with
+ * is sent as it is.
  */
 function amend(
   api: DiagnosedApi,
-  json: Record<string, unknown>,
   bytes: Buffer,
   previous: string | null,
-): ChainedRequest["amended"] | null {
-  if (api === "openai-responses" && previous === null) return null;
-  const [field, key, value] =
+): Pick<ChainedRequest, "amended" | "leftAsSent"> {
+  if (api === "openai-responses" && previous === null) return {};
+  const text = bytes.toString("utf8");
+  const [field, inserted] =
     api === "anthropic-messages"
-      ? ["diagnostics.previous_message_id", "diagnostics", { previous_message_id: previous }]
+      ? ["diagnostics.previous_message_id", insertMember(text, "diagnostics", { previous_message_id: previous })]
       : [
           "prompt_cache_options.comparison_response_id",
-          "prompt_cache_options",
-          { ...asObject(json.prompt_cache_options), comparison_response_id: previous },
+          insertMember(text, "comparison_response_id", previous, "prompt_cache_options"),
         ];
-  const text = bytes.toString("utf8");
-  const close = text.lastIndexOf("}");
-  const body =
-    key in json || Object.keys(json).length === 0
-      ? JSON.stringify({ ...json, [key]: value })
-      : `${text.slice(0, close)},${JSON.stringify(key)}:${JSON.stringify(value)}${text.slice(close)}`;
-  return { bytes: Buffer.from(body), added: { fields: [field], compareWith: previous } };
+  if ("leftAsSent" in inserted) return { leftAsSent: `${field} was not added: ${inserted.leftAsSent}` };
+  return { amended: { bytes: Buffer.from(inserted.text), added: { fields: [field], compareWith: previous } } };
 }

@@ -22,6 +22,8 @@ export interface HandedRequest {
   diagnosticsAdded?: AddedDiagnostics;
   /** The session id header the request carried (sessionHeaderOf), to tell conversations apart. */
   sessionHeader?: { name: string; value: string };
+  /** Why the proxy sent the body as the agent did though it asks for diagnostics (`--cache-diagnostics`). */
+  diagnosticsLeft?: string;
 }
 
 /**
@@ -51,24 +53,27 @@ export interface HandedResponse extends Omit<ResponseOutcome, "body" | "encoding
 
 /**
  * How the capture logs a request: a chat body it can take apart is a `loop` request; anything else,
- * and a body it cannot decode, a side payload.
+ * a body it cannot decode and one that decodes past the capture's limit (cut, so not whole JSON), a
+ * side payload that says why.
  */
-export function loggedRequest(handed: HandedRequest): LoggedRequest {
-  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded, sessionHeader } = handed;
-  const { text: body, encoding } = decodeBody(bytes, contentEncoding);
+export async function loggedRequest(handed: HandedRequest): Promise<LoggedRequest> {
+  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded, diagnosticsLeft, sessionHeader } = handed;
+  const { text: body, encoding } = await decodeBody(bytes, contentEncoding);
   const side = { kind: "side", api: null, url, body, ...(encoding && { encoding }) } as const;
   if (unreadable) return { ...side, unreadable };
   if (encoding?.undecodable) return { ...side, unreadable: `the body could not be decoded: ${encoding.undecodable}` };
+  if (encoding?.truncated) return { ...side, unreadable: `the body was cut: ${encoding.truncated}` };
   if (api === null) return side;
   const problem = requestProblem(api, body);
   if (problem) return { ...side, unreadable: problem.message };
+  const diagnostics = { ...(diagnosticsAdded && { diagnosticsAdded }), ...(diagnosticsLeft && { diagnosticsLeft }) };
   return {
     kind: "loop",
     api,
     url,
     body,
     ...(encoding && { encoding }),
-    ...(diagnosticsAdded && { diagnosticsAdded }),
+    ...diagnostics,
     ...(sessionHeader && { sessionHeader }),
   };
 }
@@ -77,12 +82,15 @@ export function loggedRequest(handed: HandedRequest): LoggedRequest {
  * The response as the capture reads it: the body decoded, and an event stream that arrived whole by
  * HTTP's measure but lacks its API's closing event marked as cut short upstream.
  */
-export function responseOutcome(api: WireApi | null, handed: HandedResponse): ResponseOutcome {
+export async function responseOutcome(api: WireApi | null, handed: HandedResponse): Promise<ResponseOutcome> {
   const { bytes, contentEncoding, eventStream, ...how } = handed;
-  const { text, encoding } = decodeBody(bytes, contentEncoding, how.ending !== "complete");
+  const { text, encoding } = await decodeBody(bytes, contentEncoding, { cutShort: how.ending !== "complete" });
   const outcome: ResponseOutcome = { ...how, body: text, ...(encoding && { encoding }) };
   if (encoding?.undecodable)
     return { ...outcome, error: how.error ?? `the response body could not be decoded: ${encoding.undecodable}` };
+  // The client got the whole body (its ending stays as it was); the capture keeps its beginning.
+  if (encoding?.truncated)
+    return { ...outcome, error: how.error ?? `the response body was cut: ${encoding.truncated}` };
   if (api === null || how.ending !== "complete" || how.status === null || how.status >= 300) return outcome;
   if (!isCheckedStream(api, eventStream === true, text)) return outcome;
   const { ended, expected } = streamReachedEnd(api, text);

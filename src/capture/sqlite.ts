@@ -164,10 +164,15 @@ export class RunDatabaseReader {
     const rows = this.read(() =>
       this.db.prepare(`SELECT data FROM payloads WHERE run_id = ? AND type = 'request' ORDER BY seq`).iterate(run),
     );
-    for (;;) {
-      const next = this.read(() => rows.next());
-      if (next.done) return;
-      yield (next.value as { data: string }).data;
+    try {
+      for (;;) {
+        const next = this.read(() => rows.next());
+        if (next.done) return;
+        yield (next.value as { data: string }).data;
+      }
+    } finally {
+      // A reader that stops early (show finds its seq) ends the statement, or closing the connection throws "busy".
+      rows.return?.();
     }
   }
 

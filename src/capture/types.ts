@@ -145,6 +145,8 @@ export interface CacheDiagnostics {
   comparedWith: string | null;
   /** The request fields payload-probe added (`--cache-diagnostics`); absent when the agent asked itself. */
   added?: string[];
+  /** Why `--cache-diagnostics` sent the body as the agent did: its field could not be added without changing what the agent wrote. */
+  leftAsSent?: string;
   /** The provider's object as it came (null: the response carried none). */
   raw: unknown;
 }

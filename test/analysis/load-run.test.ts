@@ -77,4 +77,24 @@ describe("resolveRun", () => {
     expect(() => resolveRun("dbprobe@3", { runsDir })).toThrow(/holds 2 run/);
     expect(() => resolveRun("nothing-here", { runsDir })).toThrow(UserError);
   });
+
+  it("a run read from the database stops reading its payloads early without a busy connection (issue 35)", async () => {
+    const db = new RunDatabase(join(runsDir, "payload-probe.db"));
+    const payload = (seq: number) =>
+      JSON.stringify({ type: "request", seq, kind: "loop", api: "openai-completions", url: "x", body: `{"n":${seq}}` });
+    db.startRun("early-run", "early", join(dir, "gone-early"));
+    const line = readFileSync(join(runsDir, "hand", "requests.jsonl"), "utf8").split("\n")[0]!;
+    for (const seq of [1, 2, 3]) {
+      db.addRequest({ ...JSON.parse(line), run: "early-run", seq } as RequestRecord);
+      db.addPayload("early-run", seq, "request", payload(seq));
+    }
+    db.finishRun("early-run", "passed");
+    db.close();
+    const source = resolveRun("early-run", { runsDir });
+    const first = (payloads: Iterable<{ seq: number }>) => {
+      for (const p of payloads) return p.seq;
+    };
+    expect(first(source.lazyPayloads())).toBe(1);
+    expect(first(source.payloads())).toBe(1);
+  });
 });

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FinishedExchange } from "../../src/capture/capture.js";
@@ -116,6 +117,29 @@ describe("capture worker", () => {
     expect(events.indexOf("second large replied")).toBeGreaterThan(events.indexOf("record 1"));
     expect(events.filter((event) => event.startsWith("capture: behind"))).toHaveLength(1);
     expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toHaveLength(3);
+  });
+
+  it("a compressed body counts in the queue as the text it may decode to, not its wire size (issue 35)", async () => {
+    const { runs, events, proxy } = await proxyTellingEvents("capture-decoded-", {
+      queueLimit: { exchanges: 512, bytes: 4 * 1024 * 1024 },
+      drainMs: 600_000,
+    });
+    // A few kilobytes of gzip whose text keeps the worker busy: it may decode to 8 MiB, past the bound.
+    const compressed = gzipSync(slowBody(2_000_000));
+    const first = await fetch(`${proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: new Uint8Array(compressed),
+    });
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    events.push("compressed replied");
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, slowBody(1_100_000))).status).toBe(200);
+    events.push("large replied");
+    await proxy.close();
+    expect(events.indexOf("large replied")).toBeGreaterThan(events.indexOf("record 1"));
+    expect(events.filter((event) => event.startsWith("capture: behind"))).toHaveLength(1);
+    expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toHaveLength(2);
   });
 
   it("a flood beyond the queue's bound holds new requests, says so once, and records every request", async () => {

@@ -6,6 +6,7 @@ import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { brotliCompressSync, constants, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { DECODED_FLOOR, decodedLimit } from "../../src/capture/body-encoding.js";
 import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import { serveHttp } from "../../src/capture/http.js";
 import type { RequestRecord } from "../../src/capture/types.js";
@@ -55,14 +56,22 @@ const ENCODERS: Record<string, (bytes: Buffer) => Buffer> = {
   "zstd,deflate": (bytes) => deflateSync(zstdFrame(bytes)),
 };
 
-/** An upstream that answers every request with these bytes and headers, and keeps what it received. */
-async function upstreamSending(bytes: Buffer, headers: Record<string, string>) {
+/**
+ * An upstream that answers every request with these bytes and headers (the first request only, when
+ * `later` says what comes after), and keeps what it received.
+ */
+async function upstreamSending(bytes: Buffer, headers: Record<string, string>, later?: Buffer) {
   const received: Buffer[] = [];
   const service = await serveHttp(
     async (incoming, response) => {
       const chunks: Buffer[] = [];
       for await (const chunk of incoming) chunks.push(chunk as Buffer);
       received.push(Buffer.concat(chunks));
+      if (later && received.length > 1) {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(later);
+        return;
+      }
       response.writeHead(200, headers);
       response.end(bytes);
     },
@@ -220,5 +229,53 @@ describe("capture proxy: content-encoding", () => {
       unreadable: "the body could not be decoded: unknown content-encoding compress",
     });
     expect(records()).toHaveLength(1);
+  });
+});
+
+/** `bytes` of one letter, gzipped: about a thousand times smaller on the wire. */
+const gzipBomb = (bytes: number) => gzipSync(Buffer.alloc(bytes, "a"), { level: 1 });
+
+describe("capture proxy: decompression bombs (issue 35)", () => {
+  it("a response that inflates past its limit is relayed whole and stored cut, saying so; later requests are recorded", async () => {
+    const wire = gzipBomb(64 * 1024 * 1024);
+    const limit = decodedLimit(wire.length);
+    const headers = { "content-type": "text/event-stream", "content-encoding": "gzip" };
+    const upstream = await upstreamSending(wire, headers, Buffer.from(STREAM));
+    const { proxy, payloads, records } = await proxyTo(upstream.url);
+
+    const relayed = await rawPost(`${proxy.url}/chat/completions`, Buffer.from(chatBody("one")));
+    await rawPost(`${proxy.url}/chat/completions`, Buffer.from(chatBody("two")));
+    await proxy.close();
+
+    expect(relayed.equals(wire)).toBe(true);
+    const response = payloads().find((row) => row.type === "response")!;
+    expect((response.body as string).length).toBe(limit);
+    expect(response.encoding).toMatchObject({ truncated: expect.stringMatching(/^it decodes to more than/) });
+    const [first, second] = records();
+    expect(first!.error).toMatch(/^the response body was cut: it decodes to more than \d+ bytes/);
+    expect(first!.ending).toBe("complete");
+    expect(second).toMatchObject({ seq: 2, error: null, response: { text: "decoded reply" } });
+  });
+
+  it("a brotli request body of a few hundred bytes goes upstream as sent and is stored as a cut side payload", async () => {
+    const upstream = await upstreamSending(Buffer.from(STREAM), { "content-type": "text/event-stream" });
+    const { proxy, payloads, records } = await proxyTo(upstream.url);
+    const json = chatBody("x".repeat(16 * 1024 * 1024));
+    const wire = brotliCompressSync(Buffer.from(json), { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } });
+
+    await rawPost(`${proxy.url}/chat/completions`, wire, { "content-encoding": "br" });
+    await rawPost(`${proxy.url}/chat/completions`, Buffer.from(chatBody("after")));
+    await proxy.close();
+
+    expect(upstream.received[0]!.equals(wire)).toBe(true);
+    const request = payloads().find((row) => row.type === "request")!;
+    expect(request).toMatchObject({
+      kind: "side",
+      unreadable: expect.stringMatching(/^the body was cut: it decodes to more than 8388608 bytes/),
+      encoding: { contentEncoding: "br", wireBytes: wire.length, truncated: expect.any(String) },
+    });
+    expect((request.body as string).length).toBe(DECODED_FLOOR);
+    // The request after it is a loop request with its record.
+    expect(records().map((record) => record.seq)).toEqual([2]);
   });
 });
