@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check/check.js";
 import { checkCapturedRun } from "../analysis/check/check-captured.js";
 import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check/check-render.js";
@@ -10,8 +10,8 @@ import { UserError } from "../errors.js";
 import { cliName } from "../invoked-as.js";
 import { runCheck } from "../probes/check-run.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
+import { probeRoots } from "../probes/probe-names.js";
 import type { RunResult } from "../probes/run-options.js";
-import { PROJECT_ROOT } from "../project-root.js";
 import { agentsArg } from "./arg-values.js";
 import { parseCommand, usageError } from "./args.js";
 import { priceAsOfRun } from "./run-pricer.js";
@@ -90,8 +90,6 @@ export async function main(argv: string[]): Promise<number> {
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const agents = agentsArg("check", values.agent);
-  const root = PROJECT_ROOT;
-  const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
   const runOnly = (
     ["budget-tokens", "budget-dollars", "min-cache-hit", "max-write-amplification", "model", "pricing"] as const
   ).filter((f) => values[f] !== undefined);
@@ -102,11 +100,14 @@ export async function main(argv: string[]): Promise<number> {
     if (!values.baseline)
       throw new UserError("check --run: expected --baseline FILE (the run's baseline; --update writes it)");
     const source = resolveRun(values.run, { runsDir, warn: warnOnStderr });
+    const baselinePath = resolve(values.baseline);
     const { loadPricing } = await import("../analysis/cost/pricing.js");
     const check = await checkCapturedRun(source, {
-      baselinePath: resolve(values.baseline),
+      baselinePath,
       updateCommand: `${cliName()} check --run ${values.run} --baseline ${values.baseline} --update`,
-      tolerances: loadTolerances(tolerancesPath),
+      tolerances: loadTolerances(
+        values.tolerances === undefined ? join(dirname(baselinePath), "tolerances.yaml") : resolve(values.tolerances),
+      ),
       update: values.update ?? false,
       pricing: loadPricing(values.pricing),
       model: values.model,
@@ -129,10 +130,10 @@ export async function main(argv: string[]): Promise<number> {
   interruptRunsOnSignal();
   const results: RunResult[] = [];
   const checks = await runCheck({
-    root,
+    probeRoots: probeRoots(),
     probes: positionals,
-    baselineDir: values.baseline ?? join(root, "probes", "baselines"),
-    tolerancesPath,
+    baselineDir: values.baseline === undefined ? undefined : resolve(values.baseline),
+    tolerancesPath: values.tolerances === undefined ? undefined : resolve(values.tolerances),
     update: values.update ?? false,
     runsDir,
     agents,
