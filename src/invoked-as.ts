@@ -10,8 +10,9 @@ import { basename, relative } from "node:path";
 let invokedAs: string | undefined;
 let throughRunSh = false;
 
+/** A word as a POSIX shell reads it back: quoted only when it has to be. */
 const SHELL_SAFE = /^[\w./@%+=:,-]+$/;
-const shellWord = (word: string) => (SHELL_SAFE.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+export const shellWord = (word: string) => (SHELL_SAFE.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
 /**
  * Reads how the CLI was started, once, at start-up, and takes run.sh's variables out of the environment

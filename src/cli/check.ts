@@ -7,7 +7,7 @@ import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/table/output.js";
 import { UserError } from "../errors.js";
-import { cliName } from "../invoked-as.js";
+import { cliName, shellWord } from "../invoked-as.js";
 import { runCheck } from "../probes/check-run.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { probeRoots } from "../probes/probe-names.js";
@@ -104,7 +104,12 @@ export async function main(argv: string[]): Promise<number> {
     const { loadPricing } = await import("../analysis/cost/pricing.js");
     const check = await checkCapturedRun(source, {
       baselinePath,
-      updateCommand: `${cliName()} check --run ${values.run} --baseline ${values.baseline} --update`,
+      updateCommand: [
+        cliName(),
+        "check",
+        ...repeated(values, ["run", "baseline", "tolerances", "runs"]),
+        "--update",
+      ].join(" "),
       tolerances: loadTolerances(
         values.tolerances === undefined ? join(dirname(baselinePath), "tolerances.yaml") : resolve(values.tolerances),
       ),
@@ -130,6 +135,15 @@ export async function main(argv: string[]): Promise<number> {
   interruptRunsOnSignal();
   const results: RunResult[] = [];
   const checks = await runCheck({
+    updateCommand: (probe, onPi) =>
+      [
+        cliName(),
+        "check",
+        shellWord(probe),
+        ...repeated(values, ["baseline", "tolerances", "runs"]),
+        ...(onPi ? ["--agent", "pi"] : []),
+        "--update",
+      ].join(" "),
     probeRoots: probeRoots(),
     probes: positionals,
     baselineDir: values.baseline === undefined ? undefined : resolve(values.baseline),
@@ -163,7 +177,11 @@ async function report(
   return code === 0 && fidelity && unexplainedDifference(fidelity) ? 1 : code;
 }
 
-/** A budget: a number of at least 0 (tokens or dollars). */
+/** The options that chose the gate's files, as given, for a hint that must reach the same files. */
+function repeated(values: Partial<Record<string, unknown>>, flags: string[]): string[] {
+  return flags.flatMap((flag) => (typeof values[flag] === "string" ? [`--${flag}`, shellWord(values[flag])] : []));
+}
+
 /** A share from 0 to 1 (`--min-cache-hit 0.8`), or undefined when the flag was not given. */
 function shareArg(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -173,6 +191,7 @@ function shareArg(flag: string, value: string | undefined): number | undefined {
   return number;
 }
 
+/** A budget: a number of at least 0 (tokens or dollars). */
 function budgetArg(flag: string, value: string): number {
   const number = Number(value);
   if (value.trim() === "" || !Number.isFinite(number) || number < 0)

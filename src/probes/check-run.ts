@@ -48,6 +48,11 @@ export interface CheckOptions {
    * `<probe>@pi.json`, and its checks are named `<probe>@pi`.
    */
   agents?: readonly AgentKind[];
+  /**
+   * The command that rewrites a probe's baseline (`check <probe> --update` with the options that chose
+   * the files), for the hints; `probe` as it was named, `onPi` for its run on pi.
+   */
+  updateCommand?: (probe: string, onPi: boolean) => string;
   /** Each probe's run as it finishes (`check --agent both` sets the two side by side). */
   onResult?: (result: RunResult) => void;
 }
@@ -157,10 +162,12 @@ function compareRun(
   }
   let check: ProbeCheck;
   try {
-    check = compareWithBaseline(readBaseline(baselinePath, name), result.records, gate.tolerancesOf(result.probe.file));
+    const baseline = readBaseline(baselinePath, name, options.updateCommand?.(name, onPi));
+    check = compareWithBaseline(baseline, result.records, gate.tolerancesOf(result.probe.file));
   } catch (error) {
     return unusableInput(name, error);
   }
+  check.updateCommand = options.updateCommand?.(name, onPi);
   // A probe whose expect block failed has drifted from its experiment: that is a regression too.
   check.regressions.unshift(...result.failures.map((failure) => expectFinding(name, failure)));
   if (check.regressions.length > 0) check.status = "regression";

@@ -106,4 +106,23 @@ describe("a probe kept in a team's own folder", () => {
     const checked = cli(elsewhere, scratch, runSh, "check", probe, ...runs);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
   });
+
+  it("the missing-baseline hint repeats --baseline, and following it writes there", () => {
+    const scratch = tempDir("team-hint-");
+    teamFolder(scratch, "team");
+    const args = ["check", "team/probes/team-probe.yaml", "--baseline", "team/baselines", "--runs", "runs"];
+    const missing = cli(scratch, scratch, node, ...args);
+    expect(missing.code).toBe(2);
+    const hint = /run '([^']+)' to write it/.exec(missing.stdout + missing.stderr)?.[1];
+    expect(hint).toBe(
+      "node " +
+        relative(scratch, MAIN) +
+        " check team/probes/team-probe.yaml --baseline team/baselines --runs runs --update",
+    );
+    const followed = cli(scratch, scratch, [process.execPath, MAIN], ...hint!.split(" ").slice(2));
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(existsSync(join(scratch, "team", "baselines", "team-probe.json"))).toBe(true);
+    expect(existsSync(join(scratch, "team", "probes", "baselines"))).toBe(false);
+    expect(cli(scratch, scratch, node, ...args).code).toBe(0);
+  });
 });
