@@ -5,10 +5,12 @@ set -euo pipefail
 # How the user started this script, from their folder, so the CLI's hints (`see it: ./run.sh report p1`)
 # can be typed as printed. A $0 without a slash is `bash run.sh` (a PATH lookup hands over the full path).
 case "$0" in */*) INVOKED_AS=$0 ;; *) INVOKED_AS=./$0 ;; esac
-# The user's folder, before leaving it: `record` runs its command there.
+# The user's folder, before leaving it: the CLI runs there, so the paths a user types, the probes and
+# baselines of their repository and `record`'s command are theirs, not the checkout's.
 CALLER_DIR=$PWD
 # The checkout is where this script is; a parameter expansion, not `dirname`, saves a process per call.
 case "$0" in */*) cd "${0%/*}" ;; esac
+CHECKOUT=$PWD
 
 log() { printf 'run.sh: %s\n' "$*" >&2; }
 
@@ -142,11 +144,14 @@ case "${1:-}" in
     ;;
   *)
     # Only the CLI is told how it was started: vitest and the processes it starts must not inherit it.
-    export PAYLOAD_PROBE_INVOKED_AS="$INVOKED_AS" PAYLOAD_PROBE_CALLER_DIR="$CALLER_DIR"
-    # A first word that names no probe file goes to the CLI's commands, which name the nearest probe.
-    if [ -f "probes/$1.yaml" ]; then
-      exec node dist/cli/main.js run "$@"
+    export PAYLOAD_PROBE_INVOKED_AS="$INVOKED_AS"
+    # Back in the user's folder; the CLI finds its own files from where its script is.
+    cd "$CALLER_DIR"
+    # A first word that names a probe (the user's probes/ first, then the checkout's) runs it; any
+    # other goes to the CLI's commands, which name the nearest probe.
+    if [ -f "probes/$1.yaml" ] || [ -f "$CHECKOUT/probes/$1.yaml" ]; then
+      exec node "$CHECKOUT/dist/cli/main.js" run "$@"
     fi
-    exec node dist/cli/main.js "$@"
+    exec node "$CHECKOUT/dist/cli/main.js" "$@"
     ;;
 esac

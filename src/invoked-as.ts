@@ -9,11 +9,10 @@ import { basename, relative } from "node:path";
  */
 let invokedAs: string | undefined;
 let throughRunSh = false;
-/** The folder the user started run.sh in (it changes to the checkout): `record` runs its command there. */
-let callerDir: string | undefined;
 
+/** A word as a POSIX shell reads it back: quoted only when it has to be. */
 const SHELL_SAFE = /^[\w./@%+=:,-]+$/;
-const shellWord = (word: string) => (SHELL_SAFE.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+export const shellWord = (word: string) => (SHELL_SAFE.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
 /**
  * Reads how the CLI was started, once, at start-up, and takes run.sh's variables out of the environment
@@ -21,9 +20,7 @@ const shellWord = (word: string) => (SHELL_SAFE.test(word) ? word : `'${word.rep
  */
 export function readInvokedAs(env: NodeJS.ProcessEnv = process.env, script = process.argv[1] ?? ""): string {
   const fromRunSh = env.PAYLOAD_PROBE_INVOKED_AS;
-  callerDir = env.PAYLOAD_PROBE_CALLER_DIR || undefined;
   delete env.PAYLOAD_PROBE_INVOKED_AS;
-  delete env.PAYLOAD_PROBE_CALLER_DIR;
   throughRunSh = Boolean(fromRunSh);
   if (fromRunSh) invokedAs = shellWord(fromRunSh);
   else if (basename(script) === "payload-probe") invokedAs = "payload-probe";
@@ -39,9 +36,4 @@ export function cliName(): string {
 /** The command that runs one probe: run.sh takes a probe's name as its first word, the CLI needs `run`. */
 export function probeCommand(probe: string): string {
   return throughRunSh ? `${cliName()} ${probe}` : `${cliName()} run ${probe}`;
-}
-
-/** The user's folder: where run.sh was started, else the CLI's working folder. */
-export function userDir(): string {
-  return callerDir ?? process.cwd();
 }

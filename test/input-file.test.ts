@@ -69,7 +69,7 @@ describe("every input file over 1 MiB is refused before it is parsed (issue 21)"
     expect(() => loadMcpConfig({ cwd: dir, agentDir: dir, home: dir, configPath: file, exclusive: true })).toThrow(
       tooLarge(file, "MCP config"),
     );
-    expect(() => piMcpConfig(file, PROJECT_ROOT)).toThrow(tooLarge(file, "MCP config"));
+    expect(() => piMcpConfig(file)).toThrow(tooLarge(file, "MCP config"));
   });
 
   it("a profile, a stub fixture, a tolerances file and a pricing file", () => {

@@ -1,14 +1,28 @@
 import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { UserError } from "../errors.js";
 import { nearest } from "../nearest.js";
 import { resolveProbePath } from "../probes/load.js";
-import { allProbeNames } from "../probes/probe-names.js";
+import { allProbeNames, probeRoots } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
 
-/** Where run folders and payload-probe.db live unless `--runs` says otherwise. */
-export const defaultRunsDir = () => join(PROJECT_ROOT, "runs");
+/**
+ * Where run folders and payload-probe.db live unless `--runs` says otherwise: the checkout's `runs/`,
+ * or, for payload-probe installed as a package (under node_modules, which is no place to write), the
+ * user's folder's `runs/`.
+ */
+export const defaultRunsDir = () =>
+  join(PROJECT_ROOT.split(sep).includes("node_modules") ? process.cwd() : PROJECT_ROOT, "runs");
+
+/** Every probe `check` and `run all` take: those of the first probe root with a `probes/` folder of probes. */
+export function allProbeFiles(): string[] {
+  for (const root of probeRoots()) {
+    const names = allProbeNames(root);
+    if (names.length > 0) return names.map((name) => join(root, "probes", `${name}.yaml`));
+  }
+  return [];
+}
 
 /** `--runs DIR`: the folder run folders and payload-probe.db live in (default `runs/` of the project). */
 export function runsDirArg(command: string, value: string | undefined): string {
@@ -22,9 +36,10 @@ export function runsDirArg(command: string, value: string | undefined): string {
 
 /** A probe named on the command line (`p1`, or a file's path): its file; a name with none names the nearest probe. */
 export function probeFileArg(command: string, nameOrPath: string): string {
-  const path = resolveProbePath(nameOrPath, PROJECT_ROOT);
-  if (path !== join(PROJECT_ROOT, "probes", `${nameOrPath}.yaml`) || existsSync(path)) return path;
-  const near = nearest(nameOrPath, allProbeNames(PROJECT_ROOT));
+  const roots = probeRoots();
+  const path = resolveProbePath(nameOrPath, roots);
+  if (existsSync(path) || roots.every((root) => path !== join(root, "probes", `${nameOrPath}.yaml`))) return path;
+  const near = nearest(nameOrPath, [...new Set(roots.flatMap(allProbeNames))]);
   throw new UserError(`${command}: no probe "${nameOrPath}" in probes/${near ? `; did you mean ${near}?` : ""}`);
 }
 

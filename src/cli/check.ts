@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check/check.js";
 import { checkCapturedRun } from "../analysis/check/check-captured.js";
 import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check/check-render.js";
@@ -7,11 +7,11 @@ import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/table/output.js";
 import { UserError } from "../errors.js";
-import { cliName } from "../invoked-as.js";
+import { cliName, shellWord } from "../invoked-as.js";
 import { runCheck } from "../probes/check-run.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
+import { probeRoots } from "../probes/probe-names.js";
 import type { RunResult } from "../probes/run-options.js";
-import { PROJECT_ROOT } from "../project-root.js";
 import { agentsArg } from "./arg-values.js";
 import { parseCommand, usageError } from "./args.js";
 import { priceAsOfRun } from "./run-pricer.js";
@@ -90,8 +90,6 @@ export async function main(argv: string[]): Promise<number> {
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const agents = agentsArg("check", values.agent);
-  const root = PROJECT_ROOT;
-  const tolerancesPath = values.tolerances ?? join(root, "probes", "baselines", "tolerances.yaml");
   const runOnly = (
     ["budget-tokens", "budget-dollars", "min-cache-hit", "max-write-amplification", "model", "pricing"] as const
   ).filter((f) => values[f] !== undefined);
@@ -102,11 +100,19 @@ export async function main(argv: string[]): Promise<number> {
     if (!values.baseline)
       throw new UserError("check --run: expected --baseline FILE (the run's baseline; --update writes it)");
     const source = resolveRun(values.run, { runsDir, warn: warnOnStderr });
+    const baselinePath = resolve(values.baseline);
     const { loadPricing } = await import("../analysis/cost/pricing.js");
     const check = await checkCapturedRun(source, {
-      baselinePath: resolve(values.baseline),
-      updateCommand: `${cliName()} check --run ${values.run} --baseline ${values.baseline} --update`,
-      tolerances: loadTolerances(tolerancesPath),
+      baselinePath,
+      updateCommand: [
+        cliName(),
+        "check",
+        ...repeated(values, ["run", "baseline", "tolerances", "runs"]),
+        "--update",
+      ].join(" "),
+      tolerances: loadTolerances(
+        values.tolerances === undefined ? join(dirname(baselinePath), "tolerances.yaml") : resolve(values.tolerances),
+      ),
       update: values.update ?? false,
       pricing: loadPricing(values.pricing),
       model: values.model,
@@ -129,10 +135,19 @@ export async function main(argv: string[]): Promise<number> {
   interruptRunsOnSignal();
   const results: RunResult[] = [];
   const checks = await runCheck({
-    root,
+    updateCommand: (probe, onPi) =>
+      [
+        cliName(),
+        "check",
+        shellWord(probe),
+        ...repeated(values, ["baseline", "tolerances", "runs"]),
+        ...(onPi ? ["--agent", "pi"] : []),
+        "--update",
+      ].join(" "),
+    probeRoots: probeRoots(),
     probes: positionals,
-    baselineDir: values.baseline ?? join(root, "probes", "baselines"),
-    tolerancesPath,
+    baselineDir: values.baseline === undefined ? undefined : resolve(values.baseline),
+    tolerancesPath: values.tolerances === undefined ? undefined : resolve(values.tolerances),
     update: values.update ?? false,
     runsDir,
     agents,
@@ -162,7 +177,11 @@ async function report(
   return code === 0 && fidelity && unexplainedDifference(fidelity) ? 1 : code;
 }
 
-/** A budget: a number of at least 0 (tokens or dollars). */
+/** The options that chose the gate's files, as given, for a hint that must reach the same files. */
+function repeated(values: Partial<Record<string, unknown>>, flags: string[]): string[] {
+  return flags.flatMap((flag) => (typeof values[flag] === "string" ? [`--${flag}`, shellWord(values[flag])] : []));
+}
+
 /** A share from 0 to 1 (`--min-cache-hit 0.8`), or undefined when the flag was not given. */
 function shareArg(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -172,6 +191,7 @@ function shareArg(flag: string, value: string | undefined): number | undefined {
   return number;
 }
 
+/** A budget: a number of at least 0 (tokens or dollars). */
 function budgetArg(flag: string, value: string): number {
   const number = Number(value);
   if (value.trim() === "" || !Number.isFinite(number) || number < 0)

@@ -5,7 +5,7 @@ import { CheckFailed, UserError } from "../errors.js";
 import { restoreExtraCaCerts } from "../extra-ca-certs.js";
 import { cliName, probeCommand, readInvokedAs } from "../invoked-as.js";
 import { nearest } from "../nearest.js";
-import { allProbeNames } from "../probes/probe-names.js";
+import { allProbeNames, probeRoots } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { printable } from "../terminal-text.js";
 
@@ -83,7 +83,7 @@ Exit codes: 0 ok, 1 a check did not hold, 2 bad usage or input, 3 internal error
 /** What an unknown first word was probably meant to be: a command, or a probe run.sh would have run. */
 function unknownCommand(name: string): string {
   const command = nearest(name, Object.keys(COMMANDS));
-  const probe = command ? undefined : nearest(name, allProbeNames(PROJECT_ROOT));
+  const probe = command ? undefined : nearest(name, probeRoots().flatMap(allProbeNames));
   const hint = command
     ? `; did you mean ${command}?`
     : probe

@@ -4,7 +4,7 @@ import { AGENT_POINTERS, pointerCaveats, recordEnvironment } from "../agents/age
 import type { FinishedExchange } from "../capture/capture.js";
 import { type CaptureProxy, startCaptureProxy } from "../capture/capture-proxy.js";
 import { findProgram } from "../find-program.js";
-import { cliName, userDir } from "../invoked-as.js";
+import { cliName } from "../invoked-as.js";
 import { isSafeName } from "../safe-path.js";
 import { printable } from "../terminal-text.js";
 import { wrapLine } from "../text-wrap.js";
@@ -110,7 +110,7 @@ function say(line: string, fold = false): void {
 
 /** The command's program, or the exit code and line of a shell that cannot run it (nothing started yet). */
 function checkProgram(word: string): number | undefined {
-  const lookup = findProgram(word, process.env, userDir());
+  const lookup = findProgram(word, process.env, process.cwd());
   if ("found" in lookup) return undefined;
   if ("missing" in lookup) say(`${word}: command not found (nothing was started)`);
   else say(`${lookup.notExecutable}: not executable (nothing was started)`);
@@ -162,11 +162,11 @@ function watchExchanges(lines: boolean) {
 async function runPointed(proxy: CaptureProxy, command: string[]): Promise<CommandEnd> {
   const session = makeSessionDir("payload-probe-record-");
   try {
-    const ctx = { bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env, cwd: userDir() };
+    const ctx = { bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env, cwd: process.cwd() };
     const env = recordEnvironment(ctx);
     tellReplaced(process.env, env);
     for (const caveat of pointerCaveats(ctx)) say(caveat, true);
-    return await runCommand(command, env, userDir());
+    return await runCommand(command, env, process.cwd());
   } finally {
     session.remove();
   }

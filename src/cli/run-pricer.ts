@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { RunCacheTotals } from "../analysis/cost/cache-rates.js";
 import type { PricingTable } from "../analysis/cost/pricing.js";
 import type { CostOptions, RunCost } from "../analysis/cost/run-cost.js";
 import type { RunSource } from "../analysis/load-run.js";
 import type { RecordSummary } from "../capture/run-index.js";
 import { UserError } from "../errors.js";
-import { loadProbeFile } from "../probes/load.js";
+import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { probePriceAs } from "../probes/price-as.js";
+import { probeRoots } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { isSafeName } from "../safe-path.js";
 
@@ -71,13 +71,16 @@ async function costOptions(
   return { pricing, model, priceAs: model === undefined ? (priceAs ?? (await priceAsOfRun(source))) : undefined };
 }
 
-/** The probe whose scripted model made the run, when probes/<probe>.yaml names one; else nothing. */
+/**
+ * The probe whose scripted model made the run, when a `probes/<probe>.yaml` names one (the user's
+ * folder's, then the checkout's, as a probe name is looked up); else nothing.
+ */
 export async function priceAsOfRun(
   source: RunSource,
 ): Promise<((record: RecordSummary) => string | undefined) | undefined> {
   const first = firstSummary(source);
   if (!first || !isSafeName(first.probe)) return undefined;
-  const file = join(PROJECT_ROOT, "probes", `${first.probe}.yaml`);
+  const file = resolveProbePath(first.probe, probeRoots());
   if (!existsSync(file)) return undefined;
   try {
     return probePriceAs(await loadProbeFile(file, PROJECT_ROOT));

@@ -11,13 +11,12 @@ import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
 import { loadProbeFile } from "../probes/load.js";
 import { probePriceAs } from "../probes/price-as.js";
-import { allProbeNames } from "../probes/probe-names.js";
 import { agentOf, piFor, runOn } from "../probes/run-on.js";
 import type { RunResult } from "../probes/run-options.js";
 import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { piRunName } from "../safe-path.js";
-import { agentsArg, positiveIntegerArg, probeFileArg } from "./arg-values.js";
+import { agentsArg, allProbeFiles, positiveIntegerArg, probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { KEEP_SECRETS_HELP, keepSecretsFlag } from "./keep-secrets-flag.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
@@ -133,12 +132,12 @@ export async function main(argv: string[]): Promise<number> {
     payloadBytes:
       positiveIntegerArg("run", "max-payload-bytes", values["max-payload-bytes"]) ?? DEFAULT_LIMITS.payloadBytes,
   };
-  const names = positionals.includes("all") ? allProbeNames(PROJECT_ROOT) : positionals;
+  const files = positionals.includes("all") ? allProbeFiles() : positionals.map((name) => probeFileArg("run", name));
   // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
   const profile = values.profile === undefined ? undefined : resolve(values.profile);
   const probes: Probe[] = [];
-  for (const name of names) {
-    const probe = await loadProbeFile(probeFileArg("run", name), PROJECT_ROOT);
+  for (const file of files) {
+    const probe = await loadProbeFile(file, PROJECT_ROOT);
     probes.push(profile ? { ...probe, agent: { ...probe.agent, profile } } : probe);
   }
   const chosen = agentsArg("run", values.agent);

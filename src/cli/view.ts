@@ -8,6 +8,7 @@ import { writeViewPage } from "../analysis/view/view-page.js";
 import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
+import { probeRoots } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { isRunName, isSafeName } from "../safe-path.js";
 import { parseCommand } from "./args.js";
@@ -114,7 +115,7 @@ async function markersOf(sources: RunSource[]): Promise<Record<string, MarkerSpe
   for (const source of sources) {
     const probe = firstProbeName(source);
     if (!probe || !isSafeName(probe)) continue;
-    const file = resolveProbePath(probe, PROJECT_ROOT);
+    const file = resolveProbePath(probe, probeRoots());
     if (!existsSync(file)) continue;
     try {
       Object.assign(markers, (await loadProbeFile(file, PROJECT_ROOT)).markers);

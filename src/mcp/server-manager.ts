@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -40,7 +41,7 @@ export interface ManagedServer {
 export interface ServerManagerOptions {
   cachePath: string;
   env: NodeJS.ProcessEnv;
-  /** Resolves relative `cwd` values of server entries. */
+  /** Where a server without a `cwd` starts, and what a relative `cwd` is taken from. */
   baseDir: string;
   /** Event log of the run (connects, failures, cache writes). */
   log(type: string, data: Record<string, unknown>): void;
@@ -234,7 +235,8 @@ export class ServerManager {
       command: entry.command,
       args: entry.args ?? [],
       env,
-      cwd: entry.cwd,
+      // Relative to baseDir, where a server without a cwd starts too (the cwd, unless the caller says).
+      cwd: resolve(this.options.baseDir, entry.cwd ?? "."),
       stderr: "pipe",
     });
     transport.stderr?.on("data", (chunk: Buffer) => {

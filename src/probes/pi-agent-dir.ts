@@ -4,7 +4,7 @@
  * pi configuration is seen, since HOME and PI_CODING_AGENT_DIR both point into the probe's workspace.
  */
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { inputError } from "../errors.js";
 import { readInputFile } from "../input-file.js";
 import { modelLimits } from "../providers/models.js";
@@ -66,12 +66,13 @@ interface ServerEntry {
 }
 
 /**
- * The probe's MCP config as the adapter inside pi reads it: a stdio server without its own `cwd`
- * starts in the checkout, as the runtime starts it (the fixtures name `dist/stub-mcp/...` relative to
- * it), since pi itself runs in the probe's workspace. The path is written resolved (no trailing slash):
- * the adapter hashes `cwd` as written, the cache priming hashes it resolved, and both must agree.
+ * The probe's MCP config as the adapter inside pi reads it: a stdio server starts in the config's
+ * folder (or its own `cwd` taken from there), as the runtime starts it (the fixtures name
+ * `../dist/stub-mcp/...` relative to it), since pi itself runs in the probe's workspace. The path is
+ * written resolved (no trailing slash): the adapter hashes `cwd` as written, the cache priming hashes
+ * it resolved, and both must agree.
  */
-export function piMcpConfig(configPath: string, root: string): Record<string, unknown> {
+export function piMcpConfig(configPath: string): Record<string, unknown> {
   let config: { mcpServers?: Record<string, ServerEntry>; [key: string]: unknown };
   const text = readInputFile(configPath, "MCP config").toString("utf8");
   try {
@@ -81,17 +82,13 @@ export function piMcpConfig(configPath: string, root: string): Record<string, un
   }
   const servers: Record<string, ServerEntry> = {};
   for (const [name, entry] of Object.entries(config.mcpServers ?? {}))
-    servers[name] = entry.command !== undefined && entry.cwd === undefined ? { ...entry, cwd: resolve(root) } : entry;
+    servers[name] =
+      entry.command === undefined ? entry : { ...entry, cwd: resolve(dirname(configPath), entry.cwd ?? ".") };
   return { ...config, mcpServers: servers };
 }
 
 /** Writes models.json, settings.json and (with MCP) mcp.json; returns the mcp.json path when written. */
-export function writePiAgentDir(
-  probe: Probe,
-  agentDir: string,
-  baseUrl: string,
-  root: string,
-): { mcpConfig: string | undefined } {
+export function writePiAgentDir(probe: Probe, agentDir: string, baseUrl: string): { mcpConfig: string | undefined } {
   const write = (name: string, value: unknown) =>
     writeFileSync(join(agentDir, name), `${JSON.stringify(value, null, 2)}\n`);
   write("models.json", modelsJson(probe, baseUrl));
@@ -99,6 +96,6 @@ export function writePiAgentDir(
   write("settings.json", { quietStartup: true, enableInstallTelemetry: false });
   if (!probe.agent.mcp) return { mcpConfig: undefined };
   const mcpConfig = join(agentDir, "mcp.json");
-  write("mcp.json", piMcpConfig(probe.agent.mcp.config, root));
+  write("mcp.json", piMcpConfig(probe.agent.mcp.config));
   return { mcpConfig };
 }

@@ -221,7 +221,7 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
     // pi's prompt names PI_PACKAGE_DIR in its docs paths: the workspace's `pkg`, as for the runtime, linking to pi's package.
     rmSync(workspace.packageDir, { recursive: true });
     symlinkSync(install.packageDir, workspace.packageDir);
-    const staged = stageAndFindSkills(probe, workspace, place.root);
+    const staged = stageAndFindSkills(probe, workspace);
     const skillPaths = staged?.paths ?? [];
     const wirePath = runFiles(liveRunDir(place.runsDir, runName)).mcpWire;
     const seen = { wireLinesBefore: [] as number[], systemTexts: [] as string[] };
@@ -267,7 +267,7 @@ interface PiRun {
 /** pi's agent dir and MCP state, the conversation, then the expect verdict; the run is closed with it. */
 async function observePi(run: PiRun, seen: { wireLinesBefore: number[]; systemTexts: string[] }): Promise<RunResult> {
   const { probe, workspace, mock, place } = run;
-  const { mcpConfig } = writePiAgentDir(probe, workspace.agentDir, mock.baseUrl, place.root);
+  const { mcpConfig } = writePiAgentDir(probe, workspace.agentDir, mock.baseUrl);
   // The cache as the probe asks, for the config pi reads (pi's own copy of the probe's), outside the capture.
   if (mcpConfig) await setUpMcpCache(probe.agent.mcp!.cache, mcpConfig, workspace, place.root);
   const env = piEnvironment(workspace, run.wirePath, probe.agent.mcp?.exclusive ?? false);

@@ -4,7 +4,7 @@
  * connecting to the servers, or from the memo of an earlier priming (prime-memo.ts); nothing of the
  * priming reaches the run's capture or its wire log.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { inputError } from "../errors.js";
 import { initEmptyCache, readCache, writeCacheEntry } from "../mcp/cache.js";
 import { loadMcpConfig } from "../mcp/config.js";
@@ -53,13 +53,15 @@ async function primeCache(
     exclusive: true,
     env,
   });
-  const key = process.env[PRIME_MEMO_ENV] === "off" ? null : primeMemoKey(config, root, env, root);
+  // The servers start in the config's folder, and their relative paths are read from there.
+  const baseDir = dirname(configPath);
+  const key = process.env[PRIME_MEMO_ENV] === "off" ? null : primeMemoKey(config, root, env, baseDir);
   const primed = key && readPrimeMemo(key);
   if (primed) {
     for (const [name, entry] of primed) writeCacheEntry(cachePath, name, { ...entry, cachedAt: Date.now() });
     return;
   }
-  await primeByConnecting(config, configPath, cachePath, root, env);
+  await primeByConnecting(config, configPath, cachePath, baseDir, env);
   if (key) savePrimeMemo(key, Object.entries(readCache(cachePath).file.servers));
 }
 
@@ -67,12 +69,12 @@ async function primeByConnecting(
   config: McpConfig,
   configPath: string,
   cachePath: string,
-  root: string,
+  baseDir: string,
   env: NodeJS.ProcessEnv,
 ): Promise<void> {
   const manager = new ServerManager(
     config,
-    { cachePath, env, baseDir: root, log: () => undefined, onMetadata: () => undefined },
+    { cachePath, env, baseDir, log: () => undefined, onMetadata: () => undefined },
     {},
   );
   try {

@@ -27,7 +27,7 @@ const MEMO_FORMAT = 1;
 /**
  * The key of the entries priming `config`'s enabled servers (started with `env`) would write, or
  * null when they cannot be vouched for. Relative paths on a command line are resolved as the spawned
- * server sees them: from this process's cwd, unless the entry names a cwd.
+ * server sees them: from `baseDir`, where a server without a cwd starts.
  */
 export function primeMemoKey(config: McpConfig, root: string, env: NodeJS.ProcessEnv, baseDir: string): string | null {
   const builds = bundleBuildIds(root);
@@ -39,11 +39,12 @@ export function primeMemoKey(config: McpConfig, root: string, env: NodeJS.Proces
     const [script, ...rest] = entry.args ?? [];
     if (entry.command !== "node" || entry.url !== undefined || entry.cwd !== undefined || script === undefined)
       return null;
-    const stub = relative(root, resolve(script)).split(sep).join("/");
+    const at = (path: string) => resolve(baseDir, path);
+    const stub = relative(root, at(script)).split(sep).join("/");
     const built = builds[stub];
-    if (!stub.startsWith("dist/stub-mcp/") || !built || sha256(readFileSync(resolve(script))) !== built.entry)
-      return null;
-    const files = rest.filter((arg) => isFile(resolve(arg))).map((arg) => [arg, sha256(readFileSync(resolve(arg)))]);
+    if (!stub.startsWith("dist/stub-mcp/") || !built || !isFile(at(script))) return null;
+    if (sha256(readFileSync(at(script))) !== built.entry) return null;
+    const files = rest.filter((arg) => isFile(at(arg))).map((arg) => [arg, sha256(readFileSync(at(arg)))]);
     servers.push({ name, configHash: computeConfigHash(entry, env, baseDir), stub: built.build, files });
   }
   return memoKey(client.build, JSON.stringify({ format: MEMO_FORMAT, servers }));

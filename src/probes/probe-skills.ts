@@ -4,7 +4,7 @@
  * (or the load_skill model) as a hook, pi reads the staged paths from its command line.
  */
 import { cpSync, existsSync } from "node:fs";
-import { basename, isAbsolute, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { SkillsHook } from "../runtime/agent.js";
 import { extensionTexts } from "../runtime/load-profile.js";
 import type { Profile } from "../runtime/profile.js";
@@ -20,15 +20,28 @@ import type { RunObservation } from "./expect.js";
 import type { Probe } from "./types.js";
 import type { Workspace } from "./workspace.js";
 
-/** Skill paths are copied into the workspace so a skill's location does not depend on the checkout. */
-function stageSkills(paths: string[], root: string, base: string): string[] {
-  return paths.map((path) => {
-    const source = isAbsolute(path) ? path : join(root, path);
-    const relative = isAbsolute(path) ? basename(path) : path;
-    const target = join(base, "staged", relative);
+/**
+ * Skill paths (absolute, as the probe loaded them) are copied into the workspace so a skill's location,
+ * which enters the prompt, does not depend on where the probe's folder sits.
+ */
+function stageSkills(paths: string[], probeFile: string, base: string): string[] {
+  return paths.map((source) => {
+    const target = join(base, "staged", stagedName(source, dirname(probeFile)));
     if (existsSync(source)) cpSync(source, target, { recursive: true, dereference: false, verbatimSymlinks: true });
     return target;
   });
+}
+
+/**
+ * Where a skill goes under `staged/`: its path from the probe's folder without the `..` steps that
+ * climb out of it (`../fixtures/skills/x` → `fixtures/skills/x`), so no folder name above the probe's
+ * common ancestor with the skill enters the prompt: two clones named differently stage alike.
+ */
+function stagedName(source: string, probeDir: string): string {
+  const steps = relative(probeDir, source).split(sep);
+  const below = steps.slice(steps.findIndex((step) => step !== ".."));
+  // Another drive (Windows) has no relative path: the file's own name is all that is left.
+  return below.length === 0 || isAbsolute(below.join(sep)) ? basename(source) : join(...below);
 }
 
 /** The probe's `agent.skills` as staged in the workspace, and what discovery found with them there. */
@@ -41,9 +54,9 @@ export interface StagedSkills extends SkillLoadResult {
  * Stages the probe's skills and finds them (with the workspace's own skill folders) as pi does;
  * null when the probe turns skills off and names none, so there is nothing to find.
  */
-export function stageAndFindSkills(probe: Probe, workspace: Workspace, root: string): StagedSkills | null {
+export function stageAndFindSkills(probe: Probe, workspace: Workspace): StagedSkills | null {
   if (probe.agent.noSkills && probe.agent.skills.length === 0) return null;
-  const paths = stageSkills(probe.agent.skills, root, workspace.base);
+  const paths = stageSkills(probe.agent.skills, probe.file, workspace.base);
   const found = discoverSkills({
     cwd: workspace.cwd,
     agentDir: workspace.agentDir,
@@ -76,7 +89,7 @@ export interface ProbeSkills {
  * The load_skill model: each `agent.skillLayers` folder is copied to its layer's place in the
  * workspace (builtin apart, user under the agent dir, project under cwd's .pi), then catalogued.
  */
-function disclosureSkills(profile: Profile, probe: Probe, workspace: Workspace, root: string): ProbeSkills {
+function disclosureSkills(profile: Profile, probe: Probe, workspace: Workspace): ProbeSkills {
   const places: Record<CatalogLayer, string> = {
     builtin: join(workspace.base, "builtin-skills"),
     user: join(workspace.agentDir, "skills"),
@@ -84,7 +97,7 @@ function disclosureSkills(profile: Profile, probe: Probe, workspace: Workspace, 
   };
   const dirs: CatalogDirs = {};
   for (const [layer, source] of Object.entries(probe.agent.skillLayers ?? {}) as [CatalogLayer, string][]) {
-    cpSync(isAbsolute(source) ? source : join(root, source), places[layer], {
+    cpSync(source, places[layer], {
       recursive: true,
       verbatimSymlinks: true,
     });
@@ -106,9 +119,9 @@ function disclosureSkills(profile: Profile, probe: Probe, workspace: Workspace, 
 }
 
 /** The runtime's skills: the load_skill model, or the staged skills as the skills block and `/skill:` expansion. */
-export function runtimeSkills(profile: Profile, probe: Probe, workspace: Workspace, root: string): ProbeSkills {
-  if (probe.agent.skillMode === "load_skill") return disclosureSkills(profile, probe, workspace, root);
-  const staged = stageAndFindSkills(probe, workspace, root);
+export function runtimeSkills(profile: Profile, probe: Probe, workspace: Workspace): ProbeSkills {
+  if (probe.agent.skillMode === "load_skill") return disclosureSkills(profile, probe, workspace);
+  const staged = stageAndFindSkills(probe, workspace);
   if (!staged) return { diagnostics: [], paths: new Map(), loaded: () => [] };
   const { skills, diagnostics } = staged;
   return {

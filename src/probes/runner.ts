@@ -4,7 +4,7 @@
  * they happen and the expect block checked against them. The workspace, the MCP cache and the
  * skills are set up by the modules pi-runner.ts shares; run-on.ts chooses between the two.
  */
-import { join, resolve } from "node:path";
+import { dirname } from "node:path";
 import { type CaptureRun, openCaptureRun } from "../capture/capture-run.js";
 import { chainTransport } from "../capture/diagnostics-chain.js";
 import { liveRunDir } from "../capture/run-folder.js";
@@ -64,7 +64,8 @@ async function mcpExtensions(
       cachePath,
       home: workspace.home,
       env: { ...probeEnvironment(workspace.home), [WIRE_LOG_ENV]: wirePath },
-      baseDir: root,
+      // A stdio server starts in its config's folder, from which its command's relative paths are read.
+      baseDir: dirname(mcp.config),
       startEarly: serversExpectedToConnect(probe),
     }),
   ];
@@ -138,7 +139,7 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
   try {
     agent = await Agent.create({
       profile: c.profile,
-      cwd: probe.agent.cwd ? join(place.root, probe.agent.cwd) : c.workspace.cwd,
+      cwd: probe.agent.cwd ?? c.workspace.cwd,
       // What pi's tools see too (pi-runner): the probe's environment, not the user's shell.
       env: probeEnvironment(c.workspace.home),
       agentDir: c.workspace.agentDir,
@@ -191,13 +192,12 @@ async function buildConversation(
   workspace: Workspace,
   capture: { database?: boolean; keepSecrets?: boolean; folderLock: PidLock },
 ): Promise<Conversation> {
-  // resolve, not join: `run --profile` hands over an absolute path.
-  const profile = loadProfile(probe.agent.profile ? resolve(place.root, probe.agent.profile) : undefined);
+  const profile = loadProfile(probe.agent.profile);
   // Named before the run opens (the MCP servers are configured first): the run's live folder, swapped in at close.
   const wirePath = runFiles(liveRunDir(place.runsDir, probe.name)).mcpWire;
   const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
   const run = openCaptureRun({ name: probe.name, runsDir: place.runsDir, markers: probe.markers, ...capture });
-  const skills = runtimeSkills(profile, probe, workspace, place.root);
+  const skills = runtimeSkills(profile, probe, workspace);
   return { probe, place, profile, workspace, extensions, skills, run, wirePath };
 }
 

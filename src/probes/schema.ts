@@ -99,7 +99,8 @@ const agent = strictMapping(
     }),
     excludeTools: optional(names, undefined).meta({ description: "Tool names kept out of the active set." }),
     skills: optional(z.array(nonEmptyString, { error: "expected a list" }), []).meta({
-      description: "Skill files or folders (relative to the checkout), staged into the workspace (pi's --skill).",
+      description:
+        "Skill files or folders (relative to the probe file's folder), staged into the workspace (pi's --skill).",
     }),
     noSkills: optional(yesNo, false).meta({
       description: "Skip skill discovery; only `skills` paths load (pi's --no-skills).",
@@ -120,7 +121,10 @@ const agent = strictMapping(
     mcp: optional(
       strictMapping(
         {
-          config: nonEmptyString,
+          config: nonEmptyString.meta({
+            description:
+              "The MCP config file, relative to the probe file's folder; its stdio servers start in the config's folder.",
+          }),
           cache: optional(oneOf(["valid", "empty-file", "missing"]), "valid"),
           exclusive: optional(yesNo, true),
         },
@@ -128,9 +132,11 @@ const agent = strictMapping(
       ),
       undefined,
     ),
-    cwd: optional(nonEmptyString, undefined),
+    cwd: optional(nonEmptyString, undefined).meta({
+      description: "The agent's cwd, relative to the probe file's folder (default: the workspace's own cwd).",
+    }),
     profile: optional(nonEmptyString, undefined).meta({
-      description: "A profile file relative to the checkout (default profiles/default.json).",
+      description: "A profile file relative to the probe file's folder (default: the shipped profiles/default.json).",
     }),
   },
   MAPPING,

@@ -253,7 +253,7 @@ describe("record", () => {
 
   it("started through run.sh from another folder, runs the command in that folder, not run.sh's", () => {
     const scratch = tempDir("record-cwd-");
-    const script = "process.stdout.write(process.cwd() + ' ' + process.env.PAYLOAD_PROBE_CALLER_DIR)";
+    const script = "process.stdout.write(process.cwd() + ' ' + process.env.PAYLOAD_PROBE_INVOKED_AS)";
     const args = ["record", "--no-db", "--runs", join(scratch, "runs"), "--", "node", "-e", script];
     const result = spawnSync(join(PROJECT_ROOT, "run.sh"), args, {
       cwd: scratch,

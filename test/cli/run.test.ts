@@ -51,9 +51,12 @@ function cli(...args: string[]): { code: number | null; stdout: string; stderr: 
 }
 const runProbeCli = (probe: string) => cli("run", probe, "--runs", join(tempDir("cli-test-"), "runs"));
 
-/** A copy of p1 with one edit, in a temp folder, passed by path. */
+/** A copy of p1 with one edit, in a temp folder, passed by path (its MCP config named by its absolute path). */
 function p1With(from: string, to: string): string {
-  const text = readFileSync(join(PROJECT_ROOT, "probes/p1.yaml"), "utf8");
+  const text = readFileSync(join(PROJECT_ROOT, "probes/p1.yaml"), "utf8").replace(
+    "../fixtures/",
+    join(PROJECT_ROOT, "fixtures/"),
+  );
   if (!text.includes(from)) throw new Error(`p1.yaml no longer contains ${JSON.stringify(from)}`);
   const path = join(tempDir("cli-test-"), "p1-changed.yaml");
   writeFileSync(path, text.replace(from, to));

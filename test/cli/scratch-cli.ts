@@ -36,7 +36,7 @@ export function cliIn(scratch: string, ...args: string[]): CliResult {
 /**
  * Starts `payload-probe <args>` in its own process group (so a test can kill it with its children);
  * the group is killed after the test if anything of it is left (test/fixtures/children.ts).
- * Probes with stub MCP servers need cwd at the checkout: their configs name the stubs by relative path.
+ * A probe's MCP servers start in their config's folder, so any cwd runs them.
  * `env` is set over the scratch environment.
  */
 export function startCliIn(

@@ -45,7 +45,12 @@ export function stubServer(
 ): Record<string, unknown> {
   return {
     command: "node",
-    args: ["dist/stub-mcp/configurable-stub.js", "--fixture", `fixtures/stub-servers/${fixture}.json`, ...flags],
+    args: [
+      join(ROOT, "dist/stub-mcp/configurable-stub.js"),
+      "--fixture",
+      join(ROOT, `fixtures/stub-servers/${fixture}.json`),
+      ...flags,
+    ],
     ...extra,
   };
 }

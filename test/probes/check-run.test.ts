@@ -33,7 +33,7 @@ function growReadDescription(extra: string): void {
 
 /** probes/<name>.yaml in the temp project: the read tool only, no skills, the fixture profile. */
 function writeProbe(name: string, rest: string): void {
-  const agent = "agent:\n  tools: read\n  noSkills: true\n  profile: profile.json\n";
+  const agent = "agent:\n  tools: read\n  noSkills: true\n  profile: ../profile.json\n";
   writeFileSync(join(root, "probes", `${name}.yaml`), `name: ${name}\n${agent}${rest}`);
 }
 
@@ -55,7 +55,7 @@ markers:
   );
   writeFileSync(join(root, "tolerances.yaml"), "default:\n  tokens: { abs: 2 }\n  bytes: { pct: 0.5 }\n");
   options = {
-    root,
+    probeRoots: [root],
     probes: [],
     baselineDir: join(root, "baselines"),
     tolerancesPath: join(root, "tolerances.yaml"),

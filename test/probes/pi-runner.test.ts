@@ -61,11 +61,11 @@ describe("pi's agent dir (no pi needed)", () => {
     ]);
   });
 
-  it("stdio servers start in the checkout, its path written resolved (the adapter hashes cwd as written)", async () => {
-    const config = piMcpConfig(join(PROJECT_ROOT, "fixtures/mcp-proxy.json"), PROJECT_ROOT) as {
+  it("stdio servers start in the config's folder, its path written resolved (the adapter hashes cwd as written)", async () => {
+    const config = piMcpConfig(join(PROJECT_ROOT, "fixtures/mcp-proxy.json")) as {
       mcpServers: Record<string, { cwd?: string }>;
     };
-    expect(config.mcpServers["probe-stub"]!.cwd).toBe(resolve(PROJECT_ROOT));
+    expect(config.mcpServers["probe-stub"]!.cwd).toBe(resolve(PROJECT_ROOT, "fixtures"));
     expect(config.mcpServers["probe-stub"]!.cwd).not.toMatch(/\/$/);
   });
 });

@@ -4,16 +4,7 @@
  * and never for another text. Real CLI processes from the bundle, a cache folder of the test's own.
  */
 import { spawnSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { afterEach, describe, expect, it } from "vitest";
@@ -72,18 +63,22 @@ describe("a probe file validated once is not validated again", () => {
   it("validates another text afresh, and an entry cut short is replaced", () => {
     const { base, run, entries } = setUp();
     const copy = join(base, "p1-copy.yaml");
-    copyFileSync(join(PROJECT_ROOT, "probes/p1.yaml"), copy);
+    // Elsewhere, the copy names p1's MCP config by its absolute path (a probe's paths are taken from its folder).
+    const text = readFileSync(join(PROJECT_ROOT, "probes/p1.yaml"), "utf8");
+    writeFileSync(copy, text.replace("../fixtures/", join(PROJECT_ROOT, "fixtures/")));
     expect(run(copy).status).toBe(0);
     const [entry] = entries();
 
-    writeFileSync(copy, readFileSync(copy, "utf8").replace("requests: 4", "requests: four"));
+    const good = readFileSync(copy, "utf8");
+    writeFileSync(copy, good.replace("requests: 4", "requests: four"));
     const bad = run(copy);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain(`${copy}: field "expect.requests"`);
     expect(entries()).toEqual([entry]);
 
+    writeFileSync(copy, good);
     writeFileSync(entry!, readFileSync(entry!).subarray(0, 20));
-    expect(run("p1").status).toBe(0);
+    expect(run(copy).status).toBe(0);
     expect(deserialize(readFileSync(entry!))).toMatchObject({ name: "p1" });
   });
 

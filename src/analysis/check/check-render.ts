@@ -53,7 +53,8 @@ export async function writeCheckText(
       continue;
     }
     for (const f of c.regressions) await line(`regression: ${findingMessage(f)}`);
-    for (const f of c.savings) await line(`saving: ${findingMessage(f)} — 'check ${c.probe} --update' locks it in`);
+    const update = c.updateCommand ?? `check ${c.probe} --update`;
+    for (const f of c.savings) await line(`saving: ${findingMessage(f)} — '${update}' locks it in`);
   }
   await out.flush();
 }

@@ -79,14 +79,17 @@ export function writeBaseline(path: string, baseline: Baseline): void {
   writeFileSync(path, `${JSON.stringify(baseline, null, 2)}\n`);
 }
 
-/** A baseline file, or a UserError saying why it cannot be used (missing, not JSON, wrong shape). */
-export function readBaseline(path: string, probe: string): Baseline {
+/**
+ * A baseline file, or a UserError saying why it cannot be used (missing, not JSON, wrong shape);
+ * `updateCommand` is what writes it, with the options that chose its files.
+ */
+export function readBaseline(
+  path: string,
+  probe: string,
+  updateCommand = `${cliName()} check ${probe} --update`,
+): Baseline {
   if (!existsSync(path))
-    throw inputError(
-      path,
-      undefined,
-      `no baseline for probe "${probe}"; run '${cliName()} check ${probe} --update' to write it`,
-    );
+    throw inputError(path, undefined, `no baseline for probe "${probe}"; run '${updateCommand}' to write it`);
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(path, "utf8"));
@@ -204,6 +207,8 @@ export interface ProbeCheck {
   summary?: string;
   /** A captured run's check: the price table its dollar figures (budget, what changed) come from. */
   prices?: string;
+  /** The command that rewrites this check's baseline, with the options that chose its files. */
+  updateCommand?: string;
 }
 
 export function findingMessage(f: Finding): string {

@@ -1,0 +1,128 @@
+/**
+ * A team's own folder: a probe, its MCP server, a skill and baselines, none of them in the checkout,
+ * run by the built CLI from that folder and through run.sh from elsewhere. Paths inside the probe
+ * are taken from its folder, paths on the command line from the cwd, and nothing recorded depends
+ * on what the folder is called.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { type CliResult, MAIN, scratchEnv } from "./scratch-cli.js";
+
+afterAll(removeTempDirs);
+
+const PROBE = `name: team-probe
+agent:
+  skills: [../skills/export-report]
+  mcp: { config: ../mcp.json, cache: valid }
+model:
+  script:
+    - call: tracker_export_report
+      args: { value: weekly }
+    - text: DONE
+prompts: ["Export the weekly report."]
+expect:
+  requests: 2
+  toolResults: { 1: { equals: "EXPORTED:weekly" } }
+`;
+
+/** The team's folder: its MCP server is the stub's code started from a script of its own, by relative paths. */
+function teamFolder(parent: string, name: string): string {
+  const team = join(parent, name);
+  for (const dir of ["probes", "server", "skills/export-report"]) mkdirSync(join(team, dir), { recursive: true });
+  writeFileSync(join(team, "probes", "team-probe.yaml"), PROBE);
+  const stub = pathToFileURL(join(PROJECT_ROOT, "dist/stub-mcp/configurable-stub.js")).href;
+  writeFileSync(join(team, "server", "index.mjs"), `await import(${JSON.stringify(stub)});\n`);
+  const tool = {
+    name: "export_report",
+    description: "Export a report.",
+    inputSchema: { type: "object", properties: { value: { type: "string" } }, required: ["value"] },
+    result: "EXPORTED:{value}",
+  };
+  writeFileSync(join(team, "server", "tools.json"), JSON.stringify({ name: "tracker", tools: [tool] }));
+  const server = { command: "node", args: ["server/index.mjs", "--fixture", "server/tools.json"] };
+  writeFileSync(
+    join(team, "mcp.json"),
+    JSON.stringify({ mcpServers: { tracker: { ...server, lifecycle: "lazy", directTools: true } } }),
+  );
+  writeFileSync(
+    join(team, "skills/export-report/SKILL.md"),
+    "---\nname: export-report\ndescription: How the team exports reports.\n---\n\nUse tracker_export_report.\n",
+  );
+  return team;
+}
+
+function cli(cwd: string, scratch: string, command: string[], ...args: string[]): CliResult {
+  const result = spawnSync(command[0]!, [...command.slice(1), ...args], {
+    cwd,
+    env: scratchEnv(scratch),
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
+}
+
+const node = [process.execPath, MAIN];
+const baseline = (team: string) => join(team, "probes", "baselines", "team-probe.json");
+
+describe("a probe kept in a team's own folder", () => {
+  it("gives the same baseline in two folders of different names, each checked from its own root", () => {
+    const scratch = tempDir("team-");
+    const alpha = teamFolder(scratch, "alpha-team");
+    const other = join(scratch, "a-much-longer-folder-name");
+    cpSync(alpha, other, { recursive: true });
+    for (const team of [alpha, other]) {
+      const updated = cli(team, scratch, node, "check", "--update", "--runs", join(scratch, "runs"));
+      expect(updated.code, updated.stderr).toBe(0);
+      expect(existsSync(baseline(team))).toBe(true);
+    }
+    expect(readFileSync(baseline(other), "utf8")).toBe(readFileSync(baseline(alpha), "utf8"));
+    expect(existsSync(join(PROJECT_ROOT, "probes", "baselines", "team-probe.json"))).toBe(false);
+    // The staged skill's path, which enters the prompt, names no folder above the probe's.
+    const records = readFileSync(join(scratch, "runs", "team-probe", "requests.jsonl"), "utf8");
+    for (const name of ["alpha-team", "a-much-longer-folder-name"]) expect(records).not.toContain(name);
+    const checked = cli(other, scratch, node, "check", "--runs", join(scratch, "runs"));
+    expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+  });
+
+  it("runs by relative paths from another cwd, through node and through run.sh", () => {
+    const scratch = tempDir("team-cwd-");
+    const team = teamFolder(scratch, "team");
+    const elsewhere = join(scratch, "elsewhere");
+    mkdirSync(elsewhere);
+    const probe = relative(elsewhere, join(team, "probes", "team-probe.yaml"));
+    const runs = ["--runs", "../runs"];
+    const updated = cli(elsewhere, scratch, node, "check", probe, "--update", ...runs);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(existsSync(baseline(team))).toBe(true);
+    const runSh = [join(PROJECT_ROOT, "run.sh")];
+    const ran = cli(elsewhere, scratch, runSh, "run", probe, ...runs);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(existsSync(join(scratch, "runs", "team-probe", "requests.jsonl"))).toBe(true);
+    const checked = cli(elsewhere, scratch, runSh, "check", probe, ...runs);
+    expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+  });
+
+  it("the missing-baseline hint repeats --baseline, and following it writes there", () => {
+    const scratch = tempDir("team-hint-");
+    teamFolder(scratch, "team");
+    const args = ["check", "team/probes/team-probe.yaml", "--baseline", "team/baselines", "--runs", "runs"];
+    const missing = cli(scratch, scratch, node, ...args);
+    expect(missing.code).toBe(2);
+    const hint = /run '([^']+)' to write it/.exec(missing.stdout + missing.stderr)?.[1];
+    expect(hint).toBe(
+      "node " +
+        relative(scratch, MAIN) +
+        " check team/probes/team-probe.yaml --baseline team/baselines --runs runs --update",
+    );
+    const followed = cli(scratch, scratch, [process.execPath, MAIN], ...hint!.split(" ").slice(2));
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(existsSync(join(scratch, "team", "baselines", "team-probe.json"))).toBe(true);
+    expect(existsSync(join(scratch, "team", "probes", "baselines"))).toBe(false);
+    expect(cli(scratch, scratch, node, ...args).code).toBe(0);
+  });
+});
