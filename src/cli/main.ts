@@ -24,6 +24,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "list the skills discovery would load, from where, and every diagnostic",
     load: () => import("./skills.js"),
   },
+  runs: {
+    summary: "list every run kept, newest first: requests, conversations, tokens, cost, failures",
+    load: () => import("./runs.js"),
+  },
   report: {
     summary: "one row per request of a run: tools, tokens, sizes, roles, markers, prefix",
     load: () => import("./report.js"),

@@ -39,15 +39,14 @@ function expectUsageError(result: ReturnType<typeof cli>, line: string): void {
 
 describe("a missing or extra positional is one line naming it", () => {
   it.each([
-    [["report"], "report: missing <run>"],
     [["show", "p1"], "show: missing <seq>"],
-    [["show"], "show: missing <run> <seq>"],
+    [["show"], "show: missing <seq>"],
     [["diff", "p1"], "diff: missing <runB>"],
-    [["view"], "view: missing <run>"],
     [["export", "otel"], "export: missing <run...>"],
     [["mock"], "mock: missing <probe>"],
     [["run"], "run: missing <probe...|all>"],
-    [["report", "p1", "p2"], 'report: unexpected "p2" (it takes <run>)'],
+    [["report", "p1", "p2"], 'report: unexpected "p2" (it takes [<run>])'],
+    [["show", "p1", "1", "2"], 'show: unexpected "2" (it takes [<run>] <seq>)'],
     [["proxy", "extra"], 'proxy: unexpected "extra" (it takes no arguments)'],
   ])("%j", (args, problem) => {
     const command = args[0]!;
