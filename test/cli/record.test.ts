@@ -135,6 +135,32 @@ describe("record", () => {
     await mock.close();
   });
 
+  it("diff of the same command recorded twice names the one body field that differs, and --ignore sets it apart", async () => {
+    const scratch = tempDir("record-diff-");
+    const runs = join(scratch, "runs");
+    for (const session of ["session-a", "session-b"]) {
+      const mock = await mockIn(runs, `upstream-${session}`);
+      const args = ["--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"];
+      const result = await startRecord(scratch, args, { SESSION_ID: session }).done;
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const diff = (...args: string[]) => cliIn(scratch, "diff", "node@2", "node", ...args, "--runs", runs);
+    const plain = diff();
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain("#1 (turn 1)  identical");
+    const at3 = plain.stdout.slice(plain.stdout.indexOf("#3 (turn"));
+    expect(at3.split("\n").slice(0, 3)).toEqual([
+      "#3 (turn 1)  differs, first in body",
+      "  tools    same [read]",
+      '  body     metadata.user_id: A "session-a" B "session-b"',
+    ]);
+    const ignored = diff("--ignore", "metadata.user_id");
+    expect(ignored.stdout).toContain("#3 (turn 1)  identical but for ignored fields: metadata.user_id");
+    expect(ignored.stdout).toContain("0 request(s) differ");
+    const json = JSON.parse(diff("--json").stdout) as { requests: { bodyFields: unknown }[] };
+    expect(json.requests[2]!.bodyFields).toEqual([{ path: "metadata.user_id", a: "session-a", b: "session-b" }]);
+  });
+
   it("a Gemini session through @google/genai: full records of both turns, countTokens kept as a side payload, no key in any file", async () => {
     const scratch = tempDir("record-gemini-");
     const runs = join(scratch, "runs");
