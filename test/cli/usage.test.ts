@@ -120,6 +120,14 @@ describe("hints name the command the user started payload-probe with", () => {
     );
   });
 
+  it("through ./run.sh, --help names ./run.sh to the end", () => {
+    const result = runSh("--help");
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n")[0]).toBe("Usage: ./run.sh <command> [options]");
+    expect(result.stdout.replace(/\s+/g, " ")).toContain("Run './run.sh <command> --help' for a command's options");
+    expect(result.stdout).not.toContain("payload-probe <command>");
+  });
+
   it("through run.sh from another folder: the path to run.sh from there", () => {
     const parent = dirname(PROJECT_ROOT);
     const result = spawnIn(parent, join(basename(PROJECT_ROOT), "run.sh"), ["show", "p1"]);
