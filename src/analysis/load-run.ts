@@ -14,6 +14,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { firstRunId } from "../capture/run-folder.js";
 import { runDatabasePath, runFiles } from "../capture/run-format.js";
 import type { RecordSummary } from "../capture/run-index.js";
 import { RunDatabaseReader } from "../capture/sqlite.js";
@@ -38,6 +39,14 @@ export interface RequestPayload {
   unreadable?: string;
 }
 
+/** A response as payloads.jsonl keeps it: the body as it arrived (an SSE stream or one JSON body). */
+export interface ResponsePayload {
+  seq: number;
+  body: string;
+  /** How a body that is not UTF-8 text was stored (capture/body-encoding.ts). */
+  encoding?: string;
+}
+
 export interface LazyPayload {
   seq: number;
   load(): RequestPayload;
@@ -58,6 +67,12 @@ export interface RunSource {
   payloads(): Iterable<RequestPayload>;
   /** The same, each body parsed only if asked for: a diff needs few of them and they are large. */
   lazyPayloads(): Iterable<LazyPayload>;
+  /**
+   * One stored payload row of request `seq`: its wire body, or the response's as it arrived; null when
+   * the run has none. Reads that row alone (`show`, `view` of one request), never the run.
+   */
+  payload(seq: number, type: "request"): RequestPayload | null;
+  payload(seq: number, type: "response"): ResponsePayload | null;
   /** The agent's events between requests (tool calls and results…), in the order they were logged. */
   events(): Iterable<AgentEventRow>;
   /** The requests.jsonl a run folder is read from; null for a run read from the database. */
@@ -135,21 +150,6 @@ function openDatabase(lookup: RunLookup): RunDatabaseReader | null {
   return existsSync(databasePath(lookup)) ? RunDatabaseReader.open(databasePath(lookup)) : null;
 }
 
-/** The run id in the first record of a folder; null when that line is not a record (the database has it). */
-function firstRunId(dir: string): string | null {
-  const path = runFiles(dir).requests;
-  for (const { n, line } of jsonlLines(path)) {
-    try {
-      const record = parseJsonlLine(path, n, line) as Partial<RequestRecord> | null;
-      return typeof record?.run === "string" ? record.run : null;
-    } catch (error) {
-      if (error instanceof UserError) return null;
-      throw error;
-    }
-  }
-  return null;
-}
-
 /** A run folder read as it is now: each read of `records()` or `payloads()` reads the files again. */
 export function folderSource(dir: string, lookup: RunLookup): RunSource {
   const files = runFiles(dir);
@@ -164,6 +164,8 @@ export function folderSource(dir: string, lookup: RunLookup): RunSource {
     payloads: () => loadEach(lazyPayloadLines(payloads, torn(payloads))),
     lazyPayloads: () => lazyPayloadLines(payloads, torn(payloads)),
     events: () => eventLines(events, torn(events)),
+    payload: ((seq: number, type: StoredPayload["type"]) =>
+      existsSync(payloads) ? payloadRow(payloads, seq, type) : null) as RunSource["payload"],
     hasPayloads: existsSync(payloads),
     lost() {
       const id = firstRunId(dir);
@@ -232,6 +234,15 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
     summaries() {
       return this.records();
     },
+    payload: ((seq: number, type: StoredPayload["type"]) => {
+      const db = RunDatabaseReader.open(databasePath(lookup));
+      try {
+        const data = db.payloadOf(runId, seq, type);
+        return data === null ? null : (JSON.parse(data) as StoredPayload);
+      } finally {
+        db.close();
+      }
+    }) as RunSource["payload"],
     *lazyPayloads() {
       for (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };
     },
@@ -254,7 +265,19 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
   };
 }
 
-type StoredPayload = RequestPayload & { type: "request" | "response" };
+type StoredPayload = (RequestPayload | ResponsePayload) & { type: "request" | "response" };
+
+/** The row of `type` for `seq` in a payloads file, its line parsed only when its head matches (or has none). */
+function payloadRow(path: string, seq: number, type: StoredPayload["type"]): StoredPayload | null {
+  for (const { n, line } of jsonlLines(path)) {
+    const head = PAYLOAD_HEAD.exec(line);
+    if (head && (head[1] !== type || Number(head[2]) !== seq)) continue;
+    const row = parseJsonlLine(path, n, line);
+    if (!isPayload(row)) throw inputError(path, `line ${n}`, "expected a payload row");
+    if (row.type === type && row.seq === seq) return row;
+  }
+  return null;
+}
 
 function* loadEach(payloads: Iterable<LazyPayload>): Iterable<RequestPayload> {
   for (const payload of payloads) yield payload.load();
@@ -265,10 +288,11 @@ const PAYLOAD_HEAD = /^\{"type":"(request|response)","seq":(\d+),/;
 
 function* lazyPayloadLines(path: string, options: JsonlReadOptions): Iterable<LazyPayload> {
   for (const { n, line } of jsonlLines(path, options)) {
-    const parse = (): StoredPayload => {
+    // A request row is read only where the row says it is one.
+    const parse = () => {
       const value = parseJsonlLine(path, n, line);
       if (!isPayload(value)) throw inputError(path, `line ${n}`, "expected a payload row");
-      return value;
+      return value as RequestPayload & { type: StoredPayload["type"] };
     };
     const head = PAYLOAD_HEAD.exec(line);
     if (head) {

@@ -120,6 +120,11 @@ function openStorage(options: CaptureRunOptions, dir: string, id: string): { db:
   }
 }
 
+/** Says where the previous run went when the database does not hold it (its folder was kept aside). */
+function keptNotice(kept: string | null, dir: string): void {
+  if (kept !== null) announce(`${dir} held a run the database does not hold; it is kept as ${kept}`);
+}
+
 /** A run whose files failed still gets its row finished as `error` when the database takes the write. */
 function markErrorIfWritable(db: RunDatabase | null, id: string): void {
   try {
@@ -167,7 +172,7 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
         broken = error;
       }
     }
-    if (!broken) return swapInRunFolder(options.runsDir, options.name, live);
+    if (!broken) return keptNotice(swapInRunFolder(options.runsDir, options.name, live), dir);
     markErrorIfWritable(db, id);
     throw new StorageError(`${broken.message}; this run stays in ${live}, ${dir} keeps the previous run`, broken.file!);
   };

@@ -324,6 +324,7 @@ export class CaptureThread {
       }
     }
     // What the worker wrote before it stopped is this run's capture: it replaces the previous one.
-    swapInRunFolder(this.options.runsDir, this.options.name, this.liveDir);
+    const kept = swapInRunFolder(this.options.runsDir, this.options.name, this.liveDir);
+    if (kept !== null) this.notice(`capture: the previous run, which the database does not hold, is kept as ${kept}`);
   }
 }

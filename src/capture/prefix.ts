@@ -387,8 +387,36 @@ function messagesBreak(prev: WireDissection["messages"], cur: WireDissection["me
   const c = cur[j]!;
   if (p.role !== c.role) return { at, detail: `messages[${j}] replaced: ${p.role} by ${c.role}` };
   const from = sharedPrefixUnits(cachedText(p), cachedText(c));
-  const quoted = excerpt(cachedText(c).slice(from));
+  const quoted = excerpt(textFrom(cachedText(c), from));
   return { at, detail: `messages[${j}] edited (${c.role}) at char ${from}: ${quoted}` };
+}
+
+/**
+ * What a message's JSON says from `from` on, as text: inside a string literal, the rest of that
+ * string decoded (an escape cut at `from` is taken whole), so an excerpt is quoted once, not JSON
+ * inside JSON; between values, the JSON as it is.
+ */
+function textFrom(json: string, from: number): string {
+  let inString = false;
+  let escapeAt = -1;
+  // How many characters follow an escape's backslash: `\uXXXX` five, any other one.
+  const escapeLength = (at: number) => (json[at + 1] === "u" ? 5 : 1);
+  for (let i = 0; i < from; i++) {
+    if (escapeAt >= 0 && i - escapeAt <= escapeLength(escapeAt)) continue;
+    escapeAt = -1;
+    const ch = json[i];
+    if (inString && ch === "\\") escapeAt = i;
+    else if (ch === '"') inString = !inString;
+  }
+  if (!inString) return json.slice(from);
+  const start = escapeAt >= 0 && from - escapeAt <= escapeLength(escapeAt) ? escapeAt : from;
+  let end = start;
+  while (end < json.length && json[end] !== '"') end += json[end] === "\\" ? 2 : 1;
+  try {
+    return JSON.parse(`"${json.slice(start, end)}"`) as string;
+  } catch {
+    return json.slice(from);
+  }
 }
 
 function firstLine(text: string): string {

@@ -2,16 +2,21 @@
  * A run is written beside its folder and swapped in when it closes, so a run that fails or dies never
  * costs the previous capture. `runs/p1/` keeps the last finished run while `runs/.p1.new-<pid>/` (the
  * live folder) fills; at close the old folder is renamed aside to `.p1.old-<pid>`, the live one renamed
- * to `p1`, and the old one removed once it is known to hold only a run's files. Both names begin with a
+ * to `p1`, and the old one removed once it is known to hold only a run's files and the run database
+ * holds its run (read back as `p1@2`); a previous run the database does not hold (written with
+ * `--no-db`) is kept as the folder `p1.previous-<n>` instead. Both working names begin with a
  * dot, which no run name may (src/safe-path.ts), so they can never be a user's run folder, and they
  * carry the name and process they belong to. Every step runs with the run folder's lock held.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
+import { jsonlLines, parseJsonlLine } from "../jsonl.js";
 import { isOwnFolder, removeOwnFolder } from "../safe-path.js";
 import { asStorageError } from "../storage-error.js";
-import { RUN_FOLDER_FILES } from "./run-format.js";
+import { RUN_FOLDER_FILES, runDatabasePath, runFiles } from "./run-format.js";
+import { RunDatabaseReader } from "./sqlite.js";
+import type { RequestRecord } from "./types.js";
 
 /** Where a run of `name` in this process writes until it closes (the MCP wire log is named before the run opens). */
 export function liveRunDir(runsDir: string, name: string, pid = process.pid): string {
@@ -20,8 +25,11 @@ export function liveRunDir(runsDir: string, name: string, pid = process.pid): st
 
 const asideRunDir = (runsDir: string, name: string, pid = process.pid) => join(runsDir, `.${name}.old-${pid}`);
 
-/** Pages `view` writes into a run folder by default (src/cli/view.ts): made from the run, replaced with it. */
-const VIEW_PAGE = /^view(-diff-[A-Za-z0-9._@-]+)?\.html$/;
+/**
+ * Pages `view` writes into a run folder by default (src/cli/view.ts): made from the run (or from an
+ * older run of its name, `view-<run id>.html`), replaced with it.
+ */
+const VIEW_PAGE = /^view(-[A-Za-z0-9._@-]+)?\.html$/;
 
 /** The names a run folder may hold: the run's files, and the view pages written from it. */
 function runFolderNames(dir: string): string[] {
@@ -72,6 +80,41 @@ function settleLeftovers(runsDir: string, name: string, notice: (message: string
   }
 }
 
+/** The run id in the first record of a folder; null when it has none, or that line is not a record. */
+export function firstRunId(dir: string): string | null {
+  const path = runFiles(dir).requests;
+  if (!existsSync(path)) return null;
+  for (const { n, line } of jsonlLines(path)) {
+    try {
+      const record = parseJsonlLine(path, n, line) as Partial<RequestRecord> | null;
+      return typeof record?.run === "string" ? record.run : null;
+    } catch (error) {
+      if (error instanceof UserError) return null;
+      throw error;
+    }
+  }
+  return null;
+}
+
+/** Whether the run database beside the folders holds the run a folder holds (so the folder may go). */
+function databaseHolds(runsDir: string, dir: string): boolean {
+  const id = firstRunId(dir);
+  if (id === null || !existsSync(runDatabasePath(runsDir))) return false;
+  const db = RunDatabaseReader.open(runDatabasePath(runsDir));
+  try {
+    return db.hasRun(id);
+  } finally {
+    db.close();
+  }
+}
+
+/** A free `<name>.previous-<n>`, where a previous run no database holds is kept. */
+function keptRunDir(runsDir: string, name: string): string {
+  let n = 1;
+  while (existsSync(join(runsDir, `${name}.previous-${n}`))) n++;
+  return join(runsDir, `${name}.previous-${n}`);
+}
+
 /** Before anything is opened: the folder a run will replace must be one payload-probe made (only read here). */
 export function checkRunFolderReplaceable(runsDir: string, name: string): void {
   asStorageError(runsDir, () => isOwnRunFolder(join(runsDir, name)));
@@ -96,15 +139,17 @@ export function dropEmptyLiveFolder(live: string): void {
 }
 
 /**
- * At close: the live folder becomes `<runsDir>/<name>` and the previous run there is removed. A failure
- * leaves the live folder where it is and says so; the previous run is put back if it was moved.
+ * At close: the live folder becomes `<runsDir>/<name>`; the previous run there is removed when the run
+ * database holds it, else kept as `<name>.previous-<n>` (returned). A failure leaves the live folder
+ * where it is and says so; the previous run is put back if it was moved.
  */
-export function swapInRunFolder(runsDir: string, name: string, live: string): void {
+export function swapInRunFolder(runsDir: string, name: string, live: string): string | null {
   const dir = join(runsDir, name);
-  const aside = asideRunDir(runsDir, name);
   try {
-    asStorageError(dir, () => {
+    return asStorageError(dir, () => {
       const hadPrevious = isOwnRunFolder(dir);
+      const aside =
+        hadPrevious && !databaseHolds(runsDir, dir) ? keptRunDir(runsDir, name) : asideRunDir(runsDir, name);
       if (hadPrevious) renameSync(dir, aside);
       try {
         renameSync(live, dir);
@@ -112,7 +157,10 @@ export function swapInRunFolder(runsDir: string, name: string, live: string): vo
         if (hadPrevious) renameSync(aside, dir);
         throw error;
       }
-      if (hadPrevious) removeOwnFolder(runsDir, aside, runFolderNames(aside), "a run folder");
+      if (!hadPrevious) return null;
+      if (aside !== asideRunDir(runsDir, name)) return aside;
+      removeOwnFolder(runsDir, aside, runFolderNames(aside), "a run folder");
+      return null;
     });
   } catch (error) {
     if (!(error instanceof UserError)) throw error;

@@ -67,6 +67,17 @@ CREATE INDEX IF NOT EXISTS runs_by_probe ON runs(probe, started_at);
  */
 export type RunStatus = "passed" | "failed" | "error" | "captured" | "interrupted";
 
+/** A run's row as `runs` lists it. */
+export interface RunRow {
+  id: string;
+  probe: string;
+  startedAt: string;
+  status: string;
+  requestCount: number;
+  dir: string | null;
+  lost: number;
+}
+
 /**
  * How long a statement waits for another process's write to finish. payload-probe writes one row per
  * statement, so another run holds the lock for milliseconds; a lock held for seconds is someone
@@ -134,6 +145,34 @@ export class RunDatabaseReader {
           .prepare(`SELECT id, dir, status FROM runs WHERE probe = ? ORDER BY started_at DESC, rowid DESC`)
           .all(probe) as { id: string; dir: string | null; status: string }[],
     );
+  }
+
+  /** Every run of the database, newest first: what `runs` lists and a bare `report` takes the first of. */
+  allRuns(): RunRow[] {
+    return this.read(
+      () =>
+        this.db
+          .prepare(
+            `SELECT id, probe, started_at AS startedAt, status, request_count AS requestCount, dir, lost FROM runs ORDER BY started_at DESC, rowid DESC`,
+          )
+          .all() as RunRow[],
+    );
+  }
+
+  /** Whether a run of this id is in the database. */
+  hasRun(id: string): boolean {
+    return this.read(() => this.db.prepare(`SELECT 1 FROM runs WHERE id = ?`).get(id) !== undefined);
+  }
+
+  /** One payload row of a run as stored (JSON text), or null: `show` reads one request and its reply, not the run. */
+  payloadOf(run: string, seq: number, type: "request" | "response"): string | null {
+    const row = this.read(
+      () =>
+        this.db
+          .prepare(`SELECT data FROM payloads WHERE run_id = ? AND seq = ? AND type = ? LIMIT 1`)
+          .get(run, seq, type) as { data: string } | undefined,
+    );
+    return row?.data ?? null;
   }
 
   /**

@@ -56,7 +56,8 @@ export interface CommandSpec<T extends Options> {
   options: T;
   /**
    * The positionals as the help names them, in order: `["<run>", "<seq>"]`; a word without brackets
-   * is a literal (`["otel", "<run...>"]`), a last name with `...` takes any number more.
+   * is a literal (`["otel", "<run...>"]`), a last name with `...` takes any number more, a name in
+   * brackets may be left out (`["[<run>]", "<seq>"]`: one word is the seq).
    * Without it, any number.
    */
   positionals?: string[];
@@ -69,8 +70,10 @@ function positionalProblem(given: string[], names: string[] | undefined): string
   if (!names) return undefined;
   const literal = names.findIndex((name, i) => /^[a-z]/.test(name) && i < given.length && given[i] !== name);
   if (literal >= 0) return `expected ${names.slice(literal).join(" ")}, got "${given[literal]}"`;
-  if (given.length < names.length) return `missing ${names.slice(given.length).join(" ")}`;
-  if (names.at(-1)?.includes("...") || given.length === names.length) return undefined;
+  // A name in brackets (`[<run>]`) may be left out: the command then takes its default (the latest run).
+  const required = names.filter((name) => !name.startsWith("["));
+  if (given.length < required.length) return `missing ${required.slice(given.length).join(" ")}`;
+  if (names.at(-1)?.includes("...") || given.length <= names.length) return undefined;
   const extra = given.slice(names.length).map((word) => JSON.stringify(word));
   return `unexpected ${extra.join(" ")} (${names.length === 0 ? "it takes no arguments" : `it takes ${names.join(" ")}`})`;
 }

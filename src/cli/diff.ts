@@ -4,6 +4,7 @@ import { diffSources } from "../analysis/diff/diff.js";
 import { writeDiff } from "../analysis/diff/diff-render.js";
 import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
 import { LineWriter } from "../analysis/table/output.js";
+import { readInputFile } from "../input-file.js";
 import { wrapLines } from "../text-wrap.js";
 import { parseCommand, usageError } from "./args.js";
 import { outputFormat } from "./format-flag.js";
@@ -14,8 +15,10 @@ export const help = `Usage: payload-probe diff <runA> <runB> [options]
 
 Compares two runs request by request — aligned by seq, or by user turn when the request counts
 differ — and shows per request the tools added and removed, token and byte deltas per part
-(tools, system, messages), role and marker differences, and where each side's cacheable prefix
-broke; then a summary: total tokens, prefix breaks of each side, the first divergence.
+(tools, system, messages), every other field of the body that differs with its path and both
+values (metadata.user_id: A "…" B "…"), role and marker differences, and where each side's
+cacheable prefix broke; then a summary: total tokens, prefix breaks of each side, the first
+divergence.
 
   <run>         a run folder, a probe name with a folder under runs/, a run id from
                 runs/payload-probe.db, <probe>@N (the N-th latest run of a probe; @1 latest), or a
@@ -30,6 +33,10 @@ broke; then a summary: total tokens, prefix breaks of each side, the first diver
   --model-a ID  price run A as model ID (overrides --model for A)
   --model-b ID  price run B as model ID (overrides --model for B)
   --pricing FILE  a pricing file that adds or overrides models (default: $PAYLOAD_PROBE_PRICING)
+  --ignore PATH  a body field that changes every run (an id, a timestamp), never reported as a
+                change: metadata.user_id, or with * for any key or index (metadata.*); a path
+                covers the fields under it. Repeat it, or separate paths with commas
+  --ignore-file FILE  the same, one path a line (# starts a comment)
   --json        JSON: {a, b, requests: [...], summary}
   --markdown    a markdown table and summary
   --wide        the summary table's cells whole (otherwise fitted to the terminal or COLUMNS)
@@ -73,6 +80,8 @@ export async function main(argv: string[]): Promise<number> {
       "model-a": { type: "string" },
       "model-b": { type: "string" },
       pricing: { type: "string" },
+      ignore: { type: "string", multiple: true },
+      "ignore-file": { type: "string" },
     } as const,
     positionals: ["<runA>", "<runB>"],
   });
@@ -91,7 +100,8 @@ export async function main(argv: string[]): Promise<number> {
   const costs = values.cost ? await costsOf([a, b], values) : null;
   const rated = as === "text" && !costs ? await ratedPasses([a, b], values) : null;
   const taps = rated ? ([rated[0].observing, rated[1].observing] as const) : undefined;
-  if (!(values.cost && as === "json")) await writeDiff(diffSources(a, b, taps), labels, out, as, look);
+  const ignore = ignoredPaths(values.ignore ?? [], values["ignore-file"]);
+  if (!(values.cost && as === "json")) await writeDiff(diffSources(a, b, taps, { ignore }), labels, out, as, look);
   if (as === "text") await writeCacheRatesAB(costs ? { costs } : { rated: rated! }, out, look.maxWidth);
   if (costs) {
     // Loaded only with --cost, as in report: the money's comparison is no part of a plain diff.
@@ -99,6 +109,13 @@ export async function main(argv: string[]): Promise<number> {
     await writeCostDiff(costDiff(...costs), labels, out, as, look.maxWidth);
   }
   return 0;
+}
+
+/** The paths of --ignore (comma-separated, repeated) and of --ignore-file (one a line, # comments). */
+function ignoredPaths(flags: string[], file: string | undefined): string[] {
+  const lines = file === undefined ? [] : readInputFile(file, "field list").toString("utf8").split("\n");
+  const fromFile = lines.map((line) => line.replace(/#.*/, "").trim());
+  return [...flags.flatMap((flag) => flag.split(",")), ...fromFile].map((p) => p.trim()).filter((p) => p !== "");
 }
 
 /** Both sides' passes, each tallying its cache rates as the diff reads it. */

@@ -24,6 +24,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "list the skills discovery would load, from where, and every diagnostic",
     load: () => import("./skills.js"),
   },
+  runs: {
+    summary: "list every run kept, newest first: requests, conversations, tokens, cost, failures",
+    load: () => import("./runs.js"),
+  },
   report: {
     summary: "one row per request of a run: tools, tokens, sizes, roles, markers, prefix",
     load: () => import("./report.js"),
@@ -70,14 +74,15 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
 };
 
-const USAGE = `Usage: payload-probe <command> [options]
+/** The overview, naming the command the way the user started it (run.sh, PATH, node dist/cli/main.js). */
+const usage = () => `Usage: ${cliName()} <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
   .join("\n")}
 
-Run 'payload-probe <command> --help' for a command's options, 'payload-probe --version' for the version.
+Run '${cliName()} <command> --help' for a command's options, '${cliName()} --version' for the version.
 Exit codes: 0 ok, 1 a check did not hold, 2 bad usage or input, 3 internal error.`;
 
 /** What an unknown first word was probably meant to be: a command, or a probe run.sh would have run. */
@@ -99,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (name === "--help" || name === "-h" || name === "help") {
-    (await import("../help-text.js")).printHelp(USAGE);
+    (await import("../help-text.js")).printHelp(usage());
     return 0;
   }
   if (name === "--version" || name === "-V") {

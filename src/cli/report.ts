@@ -1,5 +1,6 @@
-import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { warnOnStderr } from "../analysis/load-run.js";
 import { type ReportFormat, writeLedger, writeReport } from "../analysis/report.js";
+import { resolveRunOrLatest } from "../analysis/run-list.js";
 import { type SecretCount, secretCount, secretsNote, tallyingSecrets } from "../analysis/secret-count.js";
 import { tokenLedger } from "../analysis/segments.js";
 import { lostRequestNote, sideRequestNote } from "../analysis/side-requests.js";
@@ -10,7 +11,7 @@ import { outputFormat } from "./format-flag.js";
 import { type RatedPass, ratedPass, runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";
 
-export const help = `Usage: payload-probe report <run> [options]
+export const help = `Usage: payload-probe report [<run>] [options]
 
 One row per provider request of a run: seq, kind, tools, tokens and sizes per part (tools, system,
 messages; the body), roles, markers, and the cache prefix kept since the previous loop request or
@@ -19,8 +20,9 @@ where and why it broke (and, when the provider was asked, its own cache diagnost
 write amplification (docs/cost.md). Requests with no row (a proxy's side requests: other paths, bodies it could
 not read) are counted on stderr with the reason, by seq.
 
-  <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
-                from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+  <run>         a run folder (runs/p1), a run's name (p1), <name>@N (the N-th latest run of a
+                name; @1 latest), or a run id from runs/payload-probe.db; left out, the latest
+                run ('runs' lists them)
   --plain       one line per request, each figure named: seq=1 kind=loop toolCount=2 tools=3511B
                 system=1688B messages=239B body=5647B tokens=1282 roles=system>user schema=0 result=0
   --chars       string lengths (UTF-16 units) instead of UTF-8 bytes
@@ -71,12 +73,12 @@ export async function main(argv: string[]): Promise<number> {
       markdown: { type: "boolean" },
       wide: { type: "boolean" },
     } as const,
-    positionals: ["<run>"],
+    positionals: ["[<run>]"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const format: ReportFormat = outputFormat("report", values, "table");
-  const source = resolveRun(positionals[0]!, { runsDir, warn: warnOnStderr });
+  const source = resolveRunOrLatest(positionals[0], { runsDir, warn: warnOnStderr });
   const out = new LineWriter(process.stdout);
   const look = tableLook(values.wide ?? false);
   // Counted while the report reads the records, when it does: a long run is read once less.

@@ -1,25 +1,31 @@
-import { type RunSource, resolveRun } from "../analysis/load-run.js";
+import type { RunSource } from "../analysis/load-run.js";
+import { resolveRunOrLatest } from "../analysis/run-list.js";
 import { secretCount, secretsNote } from "../analysis/secret-count.js";
 import { SHOW_PARTS, type ShowPart, showJson, writeShow } from "../analysis/show/show-render.js";
+import { decodeReply } from "../analysis/show/show-reply.js";
 import { decodeRequest } from "../analysis/show/show-request.js";
 import { LineWriter } from "../analysis/table/output.js";
 import { UserError } from "../errors.js";
 import { wrapLines } from "../text-wrap.js";
-import { parseCommand } from "./args.js";
+import { parseCommand, usageError } from "./args.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";
 
-export const help = `Usage: payload-probe show <run> <seq> [options]
+export const help = `Usage: payload-probe show [<run>] <seq> [options]
 
 One request of a run as it was sent, decoded: each tool definition pretty-printed, the system prompt
 as it reads, the messages with their roles, tool calls and results — each segment headed by the
 tokens (o200k_base) and bytes it adds — and a line where the cache prefix kept from the previous
-loop request ends.
+loop request ends. Then the model's reply: how it came (HTTP status, time to first byte, duration,
+error), its stop reason, thinking (its size), text and tool calls with their arguments, and its
+usage as the provider reported it beside our count of the prompt.
 
-  <run>         a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
-                from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+  <run>         a run folder (runs/p1), a run's name (p1), <name>@N (the N-th latest run of a
+                name; @1 latest), or a run id from runs/payload-probe.db; left out, the latest
+                run ('runs' lists them)
   <seq>         the request's number in the run (1-based, as report prints it)
-  --part P      only one part: tools, system, messages, or body (the whole wire body, pretty-printed)
+  --part P      only one part: tools, system, messages, reply, or body (the whole wire body,
+                pretty-printed)
   --cost        first the request in money: the prompt tokens the provider's cache would read, write
                 and bill in full, the predicted dollars, what the provider reported beside them,
                 and what a prefix break at this request re-billed (as report --cost and diff --cost)
@@ -49,18 +55,24 @@ export async function main(argv: string[]): Promise<number> {
       model: { type: "string" },
       pricing: { type: "string" },
     } as const,
-    positionals: ["<run>", "<seq>"],
+    positionals: ["[<run>]", "<seq>"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
-  const [runSpec, seqArg] = positionals as [string, string];
+  // One word is the seq of the latest run; a word that is no number is a run given without its seq.
+  if (positionals.length === 1 && !/^\d+$/.test(positionals[0]!)) throw usageError("show", "missing <seq>");
+  const [runSpec, seqArg] = (positionals.length === 1 ? [undefined, positionals[0]] : positionals) as [
+    string | undefined,
+    string,
+  ];
   if (!/^\d+$/.test(seqArg) || Number(seqArg) < 1)
     throw new UserError(`show: <seq> must be a request number (1, 2, …), got "${seqArg}"`);
   const part = values.part ?? null;
   if (part !== null && !SHOW_PARTS.includes(part as ShowPart))
     throw new UserError(`show: --part must be one of ${SHOW_PARTS.join(", ")}, got "${part}"`);
-  const source = resolveRun(runSpec, { runsDir });
+  const source = resolveRunOrLatest(runSpec, { runsDir });
   const decoded = await decodeRequest(source, Number(seqArg));
+  const reply = await decodeReply(source, decoded.record);
   // On stderr, so --json output stays data: the request's own count, then the run's.
   const notes = [
     secretsNote(secretCount([decoded.record]), `request ${seqArg}'s stored bodies`),
@@ -69,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const note of notes) if (note) process.stderr.write(`${note}\n`);
   const cost = values.cost ? await requestCost(source, Number(seqArg), values) : null;
   if (values.json) {
-    const json = showJson(decoded, part as ShowPart | null) as Record<string, unknown>;
+    const json = showJson(decoded, reply, part as ShowPart | null) as Record<string, unknown>;
     if (!cost) process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     else {
       const { costJson } = await import("../analysis/cost/cost-render.js");
@@ -85,6 +97,6 @@ export async function main(argv: string[]): Promise<number> {
     const lines = requestCostLines(cost.request, cost.prices);
     for (const line of wrapLines(lines, tableLook(false).maxWidth)) await out.line(line);
   }
-  await writeShow(decoded, out, part as ShowPart | null, tableLook(false).maxWidth);
+  await writeShow(decoded, reply, out, part as ShowPart | null, tableLook(false).maxWidth);
   return 0;
 }

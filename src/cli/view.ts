@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { diffSources } from "../analysis/diff/diff.js";
 import { type RunSource, resolveRun } from "../analysis/load-run.js";
+import { resolveRunOrLatest } from "../analysis/run-list.js";
 import { runFileBytes, segmentMeasure } from "../analysis/view/view-inputs.js";
 import { writeViewPage } from "../analysis/view/view-page.js";
 import type { MarkerSpec } from "../capture/types.js";
@@ -14,7 +15,7 @@ import { isRunName, isSafeName } from "../safe-path.js";
 import { parseCommand } from "./args.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
 
-export const help = `Usage: payload-probe view <run> [options]
+export const help = `Usage: payload-probe view [<run>] [options]
 
 Writes one HTML file to explore a run in a browser, offline (no server, nothing loaded from any
 network): a timeline with one stacked bar per request (tools, system parts, messages; tokens or
@@ -23,8 +24,9 @@ bytes), the kept cache prefix apart from what follows its break, markers and too
 system prompt (skills block and tool lines picked out), messages, provider usage beside our
 estimate, and the raw wire JSON. Identical tools, prompts and messages are stored once.
 
-  <run>           a run folder (runs/p1), a probe name with a folder under runs/ (p1), a run id
-                  from runs/payload-probe.db, or <probe>@N (the N-th latest run of a probe; @1 latest)
+  <run>           a run folder (runs/p1), a run's name (p1), <name>@N (the N-th latest run of a
+                  name; @1 latest), or a run id from runs/payload-probe.db; left out, the latest
+                  run ('runs' lists them)
   --diff RUN      a second run: both sequences side by side, aligned as 'diff' aligns them, each
                   pair's tools, system prompt and messages compared line by line
   --out FILE      where to write the page (default: runs/<run>/view.html, or
@@ -54,12 +56,12 @@ export async function main(argv: string[]): Promise<number> {
       model: { type: "string" },
       pricing: { type: "string" },
     } as const,
-    positionals: ["<run>"],
+    positionals: ["[<run>]"],
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const lookup = { runsDir };
-  const a = resolveRun(positionals[0]!, lookup);
+  const a = resolveRunOrLatest(positionals[0], lookup);
   const b = values.diff === undefined ? null : resolveRun(values.diff, lookup);
   const out = resolve(values.out ?? defaultOut(a, b, lookup.runsDir));
   const sources = b ? [a, b] : [a];
@@ -95,18 +97,23 @@ async function costLinesOf(sources: RunSource[], flags: PriceFlags) {
   return maps;
 }
 
-/** `runs/<run>/view.html` beside the run's files; a run read from the database gets a folder of its id. */
+/**
+ * `runs/<run>/view.html` beside the run's files; a run read from the database (an older run of a
+ * name) gets `view-<run id>.html` in its name's folder.
+ */
 function defaultOut(a: RunSource, b: RunSource | null, runsDir: string): string {
   const name = (s: RunSource) => (s.recordsFile ? basename(resolve(s.recordsFile, "..")) : s.label);
-  const folder = a.recordsFile ? resolve(a.recordsFile, "..") : join(runsDir, name(a));
+  const probe = firstProbeName(a);
+  const folder = a.recordsFile ? resolve(a.recordsFile, "..") : join(runsDir, probe ?? a.label);
   const other = b ? name(b) : null;
   if (other !== null && !isRunName(other))
     throw new UserError(`view: run "${other}" cannot name a file; give the page's path with --out`);
-  if (!a.recordsFile && !isRunName(name(a)))
+  if (!a.recordsFile && !(isRunName(name(a)) && (probe === null || isRunName(probe))))
     throw new UserError(`view: run "${name(a)}" cannot name a folder; give the page's path with --out`);
   if (!existsSync(folder))
     throw new UserError(`view: ${folder} does not exist (run ${a.label} is only in the database); give --out`);
-  return join(folder, other === null ? "view.html" : `view-diff-${other}.html`);
+  const page = a.recordsFile ? "view" : `view-${a.label}`;
+  return join(folder, other === null ? `${page}.html` : `${page}-diff-${other}.html`);
 }
 
 /** The marker patterns of each run's probe file, when the probe has one (a proxy or mock run may not). */

@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findNpmAgent, type NpmAgentName } from "../../src/agents/npm-agents.js";
-import { findPi, installHint } from "../../src/agents/pi-install.js";
+import { findPi } from "../../src/agents/pi-install.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
@@ -124,7 +124,7 @@ const claude = installed("claude-code");
 const codex = installed("codex");
 const geminiCli = installed("gemini-cli");
 const pi = findPi();
-if (!pi) console.log(`real pi pointer test skipped: pi is not installed; ${installHint()}`);
+if (!pi) console.log(`real pi pointer test skipped: pi is not installed; install it with './run.sh agents install pi'`);
 
 /** `gemini -p` with a fresh fake key in `home`, trusting the folder it runs in (a headless run asks for that). */
 async function geminiCliThroughCapture(home: string) {

@@ -233,9 +233,18 @@ describe("locatePrefixBreak", () => {
     expect(locatePrefixBreak(prev, cur)).toEqual({
       sharedBytes: bytes(common),
       breakAt: "messages",
-      // The quoted rest of the new JSON text, from the first character that differs.
-      breakDetail: `messages[2] edited (tool) at char ${messageHead.length}: ${JSON.stringify('2 tools matching \\"tool\\"","tool_call_id":"call_1"}')}`,
+      // The rest of the edited string as text (quoted once), from the first character that differs.
+      breakDetail: `messages[2] edited (tool) at char ${messageHead.length}: ${JSON.stringify('2 tools matching "tool"')}`,
     });
+  });
+
+  it("quotes an edit that starts at an escape as the text it stands for, quoted once", () => {
+    const prev = completionsRequest([mcp], [SYSTEM], [{ role: "user", content: "# Environment\nYou have a shell" }]);
+    const cur = completionsRequest([mcp], [SYSTEM], [{ role: "user", content: "# Environment\tYou have a shell" }]);
+    expect(locatePrefixBreak(prev, cur).breakDetail).toBe(
+      // The first unit that differs is the escape's letter (n, t): the excerpt takes the escape whole.
+      `messages[0] edited (user) at char ${'{"role":"user","content":"# Environment\\'.length}: ${JSON.stringify("\tYou have a shell")}`,
+    );
   });
 
   it("names messages that were dropped from the history", () => {

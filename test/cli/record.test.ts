@@ -16,7 +16,7 @@ import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl } from "../capture/http-harness.js";
 import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { startCliIn } from "./scratch-cli.js";
+import { cliIn, startCliIn } from "./scratch-cli.js";
 
 const FIXTURES = join(PROJECT_ROOT, "test", "fixtures", "record");
 const CLIENT = join(FIXTURES, "sdk-client.mjs");
@@ -98,6 +98,67 @@ describe("record", () => {
     for (const key of Object.values(KEYS)) expect(filesContaining(scratch, key)).toEqual([]);
     // The session's private folder went with it.
     expect(readdirSync(scratch).filter((name) => name.startsWith("payload-probe-record-"))).toEqual([]);
+  });
+
+  it("show prints what the model answered each recorded request: tool calls with arguments, text, stop reason, status, timing and usage", async () => {
+    const scratch = tempDir("record-reply-");
+    const runs = join(scratch, "runs");
+    const mock = await mockIn(runs, "upstream");
+    const result = await startRecord(scratch, ["--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"])
+      .done;
+    expect(result.code, result.stderr).toBe(0);
+    const show = (...args: string[]) => cliIn(scratch, "show", ...args, "--runs", runs);
+    const first = show("node", "1", "--part", "reply");
+    expect(first.code, first.stderr).toBe(0);
+    const lines = first.stdout.split("\n");
+    expect(lines[4]).toMatch(/^══ reply \(HTTP 200, complete · first byte [\d.]+ ms · took [\d.]+ ms\) ══$/);
+    expect(lines.slice(5, 10)).toEqual([
+      "stop reason: tool_calls · thinking: none",
+      expect.stringMatching(/^── tool call read/),
+      "{",
+      '  "path": "notes.txt"',
+      "}",
+    ]);
+    expect(first.stdout).toContain("── usage · reported: a mock's estimate · ours: our token count");
+    const json = JSON.parse(show("node", "3", "--json").stdout) as { reply: Record<string, unknown> };
+    const record = jsonl<RequestRecord>(join(runs, "node", "requests.jsonl"))[2]!;
+    expect(json.reply).toMatchObject({
+      status: 200,
+      ending: "complete",
+      text: "messages answered",
+      stopReason: "end_turn",
+      toolCalls: [],
+      usage: record.usage,
+      ourPromptTokens: record.tokens!.total,
+      firstByteMs: record.firstByteMs,
+    });
+    await mock.close();
+  });
+
+  it("diff of the same command recorded twice names the one body field that differs, and --ignore sets it apart", async () => {
+    const scratch = tempDir("record-diff-");
+    const runs = join(scratch, "runs");
+    for (const session of ["session-a", "session-b"]) {
+      const mock = await mockIn(runs, `upstream-${session}`);
+      const args = ["--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"];
+      const result = await startRecord(scratch, args, { SESSION_ID: session }).done;
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const diff = (...args: string[]) => cliIn(scratch, "diff", "node@2", "node", ...args, "--runs", runs);
+    const plain = diff();
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain("#1 (turn 1)  identical");
+    const at3 = plain.stdout.slice(plain.stdout.indexOf("#3 (turn"));
+    expect(at3.split("\n").slice(0, 3)).toEqual([
+      "#3 (turn 1)  differs, first in body",
+      "  tools    same [read]",
+      '  body     metadata.user_id: A "session-a" B "session-b"',
+    ]);
+    const ignored = diff("--ignore", "metadata.user_id");
+    expect(ignored.stdout).toContain("#3 (turn 1)  identical but for ignored fields: metadata.user_id");
+    expect(ignored.stdout).toContain("0 request(s) differ");
+    const json = JSON.parse(diff("--json").stdout) as { requests: { bodyFields: unknown }[] };
+    expect(json.requests[2]!.bodyFields).toEqual([{ path: "metadata.user_id", a: "session-a", b: "session-b" }]);
   });
 
   it("a Gemini session through @google/genai: full records of both turns, countTokens kept as a side payload, no key in any file", async () => {

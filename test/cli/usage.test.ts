@@ -39,15 +39,14 @@ function expectUsageError(result: ReturnType<typeof cli>, line: string): void {
 
 describe("a missing or extra positional is one line naming it", () => {
   it.each([
-    [["report"], "report: missing <run>"],
     [["show", "p1"], "show: missing <seq>"],
-    [["show"], "show: missing <run> <seq>"],
+    [["show"], "show: missing <seq>"],
     [["diff", "p1"], "diff: missing <runB>"],
-    [["view"], "view: missing <run>"],
     [["export", "otel"], "export: missing <run...>"],
     [["mock"], "mock: missing <probe>"],
     [["run"], "run: missing <probe...|all>"],
-    [["report", "p1", "p2"], 'report: unexpected "p2" (it takes <run>)'],
+    [["report", "p1", "p2"], 'report: unexpected "p2" (it takes [<run>])'],
+    [["show", "p1", "1", "2"], 'show: unexpected "2" (it takes [<run>] <seq>)'],
     [["proxy", "extra"], 'proxy: unexpected "extra" (it takes no arguments)'],
   ])("%j", (args, problem) => {
     const command = args[0]!;
@@ -119,6 +118,14 @@ describe("hints name the command the user started payload-probe with", () => {
     expect(seeIt(result.stdout)).toBe(
       `see it: ./run.sh report ${join(runs, "p1")} · show ${join(runs, "p1")} 1 · view ${join(runs, "p1")}`,
     );
+  });
+
+  it("through ./run.sh, --help names ./run.sh to the end", () => {
+    const result = runSh("--help");
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n")[0]).toBe("Usage: ./run.sh <command> [options]");
+    expect(result.stdout.replace(/\s+/g, " ")).toContain("Run './run.sh <command> --help' for a command's options");
+    expect(result.stdout).not.toContain("payload-probe <command>");
   });
 
   it("through run.sh from another folder: the path to run.sh from there", () => {

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { findPi, installHint } from "../../src/agents/pi-install.js";
+import { findPi } from "../../src/agents/pi-install.js";
 import { fidelityRow } from "../../src/analysis/fidelity.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
@@ -71,7 +71,7 @@ describe("pi's agent dir (no pi needed)", () => {
 });
 
 const pi = findPi();
-if (!pi) console.log(`real pi tests skipped: pi is not installed; ${installHint()}`);
+if (!pi) console.log(`real pi tests skipped: pi is not installed; install it with './run.sh agents install pi'`);
 
 describe.skipIf(!pi)("the real pi against the mock", () => {
   const places = () => {

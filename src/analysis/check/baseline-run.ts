@@ -55,6 +55,7 @@ export function baselineRunSource(path: string): RunSource {
     summaries: () => baseline.requests.map(record),
     payloads: () => [],
     lazyPayloads: () => [],
+    payload: () => null,
     events: () => [],
   };
 }

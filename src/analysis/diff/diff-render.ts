@@ -7,6 +7,7 @@ import { compactRoles, mdHeader, mdRow, signed } from "../format.js";
 import type { LineWriter } from "../table/output.js";
 import { TableOutput } from "../table/table-output.js";
 import { legendLines, PLAIN_LOOK, type TableLook } from "../table/table-style.js";
+import { FIELDS_LISTED, fieldValue } from "./body-fields.js";
 import { type DiffSummary, PARTS, type Pair, type RequestDiff } from "./diff.js";
 
 export type DiffFormat = "text" | "json" | "markdown";
@@ -64,7 +65,8 @@ function foldKey(d: RequestDiff): string | null {
   const delta = (p: Pair) => (p.a === null || p.b === null ? null : p.b - p.a);
   // JSON never holds a raw U+0001, so joining the parts' JSON with it keeps them apart.
   return [
-    JSON.stringify([d.identical, d.divergesIn]),
+    JSON.stringify([d.identical, d.divergesIn, d.ignoredFields]),
+    JSON.stringify(d.bodyFields?.map((f) => f.path) ?? null),
     listJson(d.toolsA),
     listJson(d.toolsB),
     d.toolsChanged.length === 0 && d.systemLines === null && d.markers.length === 0
@@ -96,8 +98,19 @@ function foldedLine(first: RequestDiff, last: RequestDiff, count: number): strin
   return `${range}  ${count === 1 ? "differs" : "differ"} as the request above: same tools, system and markers, no prefix break`;
 }
 
+/** `  body     metadata.user_id A "x" B "y"`: each field outside the parts that differs, and what was set apart. */
+function fieldLines(d: RequestDiff): string[] {
+  const lines = (d.bodyFields ?? []).map((f) => `  body     ${f.path}: A ${fieldValue(f.a)} B ${fieldValue(f.b)}`);
+  if (d.moreFields > 0)
+    lines.push(`  body     … and ${d.moreFields} more field(s) (--json lists the first ${FIELDS_LISTED})`);
+  if (d.ignoredFields.length > 0) lines.push(`  ignored  ${d.ignoredFields.join(", ")}`);
+  return lines;
+}
+
 function textLines(d: RequestDiff): string[] {
   const head = `${position(d)} (turn ${d.turn})`;
+  if (d.identical && d.ignoredFields.length > 0)
+    return [`${head}  identical but for ignored fields: ${d.ignoredFields.join(", ")}`];
   if (d.identical) return [`${head}  identical`];
   if (d.seqA === null || d.seqB === null) {
     return [`${head}  only in ${d.seqA === null ? "B" : "A"}: tools ${toolsPhrase(d)} · ${partsPhrase(d, "tokens")}`];
@@ -106,6 +119,7 @@ function textLines(d: RequestDiff): string[] {
     `${head}  differs, first in ${d.divergesIn}`,
     `  tools    ${toolsPhrase(d)}`,
     ...detailLines(d),
+    ...fieldLines(d),
     `  tokens   ${partsPhrase(d, "tokens")}`,
     `  bytes    ${partsPhrase(d, "bytes")}`,
   ];
@@ -265,7 +279,7 @@ function markdownRow(d: RequestDiff): string {
     position(d),
     d.turn,
     d.identical ? "identical" : (d.divergesIn ?? "one side only"),
-    [toolsPhrase(d), ...detailLines(d).map((l) => l.trim())].join("<br>"),
+    [toolsPhrase(d), ...detailLines(d).map((l) => l.trim()), ...fieldLines(d).map((l) => l.trim())].join("<br>"),
     change(d.tokens.tools),
     change(d.tokens.system),
     change(d.tokens.messages),

@@ -12,6 +12,7 @@ import type { Part, RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { WireDissection } from "../../providers/types.js";
 import type { RunSource } from "../load-run.js";
+import { bodyFieldChanges, FIELDS_LISTED, type FieldChange, type FieldFilter, fieldFilter } from "./body-fields.js";
 import { type DiffRecord, diffRecordProjector, shallowEqual } from "./diff-record.js";
 
 /** The parts in cache order, as diffs list them. */
@@ -58,6 +59,14 @@ export interface RequestDiff {
   breakB: RequestRecord["prefix"];
   /** The first part, in cache order, where the two requests differ. */
   divergesIn: Part | "body" | null;
+  /**
+   * Fields of the bodies outside tools, system and messages that differ, with both values (the first
+   * FIELDS_LISTED; `moreFields` counts the rest); null when the bodies were not compared.
+   */
+  bodyFields: FieldChange[] | null;
+  moreFields: number;
+  /** Paths that differ but were set apart (`--ignore`); a pair that differs in those alone is `identical`. */
+  ignoredFields: string[];
 }
 
 /**
@@ -67,6 +76,13 @@ export interface RequestDiff {
 export interface DiffItem {
   record: DiffRecord;
   dissect: (() => WireDissection) | null;
+  /** The wire body as sent; null when the run kept none. */
+  body: (() => string) | null;
+}
+
+/** How a diff compares bodies: field paths set apart as changing every run (`--ignore`). */
+export interface DiffOptions {
+  ignore?: string[];
 }
 
 export interface SideSummary {
@@ -170,11 +186,19 @@ function systemLineChanges(
   };
 }
 
+/** The body fields of a pair whose bodies differ, when both were kept. */
+function fieldsOf(a: DiffItem | null, b: DiffItem | null, ignore: FieldFilter) {
+  if (!a?.body || !b?.body || a.record.hashes.body === b.record.hashes.body) return null;
+  const { changes, ignored } = bodyFieldChanges(a.body(), b.body(), ignore);
+  return { changes: changes.slice(0, FIELDS_LISTED), more: Math.max(0, changes.length - FIELDS_LISTED), ignored };
+}
+
 function diffRequests(
   itemA: DiffItem | null,
   itemB: DiffItem | null,
   turn: number,
   toolsChange: ToolsChange,
+  ignore: FieldFilter,
 ): RequestDiff {
   const a = itemA?.record ?? null;
   const b = itemB?.record ?? null;
@@ -185,11 +209,16 @@ function diffRequests(
   const change = a && b && !sameTools ? toolsChange(toolsA, toolsB) : { added: [], removed: [] };
   const toolsAdded = change.added;
   const toolsRemoved = change.removed;
+  const fields = fieldsOf(itemA, itemB, ignore);
+  const divergesIn = a && b ? divergence(a, b) : null;
+  // Bodies that differ only in fields set apart read as identical, and the fields are named.
+  const onlyIgnored =
+    divergesIn === "body" && fields !== null && fields.changes.length === 0 && fields.ignored.length > 0;
   return {
     seqA: a?.seq ?? null,
     seqB: b?.seq ?? null,
     turn,
-    identical: a !== null && b !== null && a.hashes.body === b.hashes.body,
+    identical: a !== null && b !== null && (a.hashes.body === b.hashes.body || onlyIgnored),
     toolsA: a?.tools ?? null,
     toolsB: b?.tools ?? null,
     toolsAdded,
@@ -225,7 +254,10 @@ function diffRequests(
     prefixB: b?.prefixSummary ?? null,
     breakA: a?.prefix ?? null,
     breakB: b?.prefix ?? null,
-    divergesIn: a && b ? divergence(a, b) : null,
+    divergesIn: onlyIgnored ? null : divergesIn,
+    bodyFields: fields?.changes ?? null,
+    moreFields: fields?.more ?? 0,
+    ignoredFields: fields?.ignored ?? [],
   };
 }
 
@@ -328,9 +360,11 @@ export function diffSources(
   a: RunSource,
   b: RunSource,
   taps?: readonly [SummaryTap, SummaryTap],
+  options: DiffOptions = {},
 ): Generator<RequestDiff, DiffSummary> {
   const bodies = a.hasPayloads && b.hasPayloads;
-  return diffRuns(diffItems(a, bodies, taps?.[0]), diffItems(b, bodies, taps?.[1]), { a: a.count(), b: b.count() });
+  const counts = { a: a.count(), b: b.count() };
+  return diffRuns(diffItems(a, bodies, taps?.[0]), diffItems(b, bodies, taps?.[1]), counts, options);
 }
 
 /**
@@ -341,14 +375,16 @@ export function* diffRuns(
   a: Iterable<DiffItem>,
   b: Iterable<DiffItem>,
   counts: { a: number; b: number },
+  options: DiffOptions = {},
 ): Generator<RequestDiff, DiffSummary> {
+  const ignore = fieldFilter(options.ignore ?? []);
   const alignedBy = counts.a === counts.b ? "seq" : "turn";
   const summary: DiffSummary = { alignedBy, a: emptySide(), b: emptySide(), differing: 0, firstDivergence: null };
   const toolsChange = toolsChangeOfOneDiff();
   for (const [ra, rb, turn] of alignedBy === "seq" ? bySeq(a, b) : byTurn(a, b)) {
     tally(summary.a, ra);
     tally(summary.b, rb);
-    const d = diffRequests(ra, rb, turn, toolsChange);
+    const d = diffRequests(ra, rb, turn, toolsChange, ignore);
     if (!d.identical) {
       summary.differing++;
       summary.firstDivergence ??= { seqA: d.seqA, seqB: d.seqB, part: d.divergesIn ?? "missing" };
@@ -374,7 +410,7 @@ function* projected(summaries: Iterable<RecordSummary>): Generator<DiffRecord> {
 
 function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies: boolean): Iterable<DiffItem> {
   if (!withBodies) {
-    for (const record of records) yield { record, dissect: null };
+    for (const record of records) yield { record, dissect: null, body: null };
     return;
   }
   const payloads = source.lazyPayloads()[Symbol.iterator]();
@@ -391,6 +427,7 @@ function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies
             return codecFor(api!).dissect(body);
           }
         : null,
+      body: found ? () => found.load().body : null,
     };
   }
 }

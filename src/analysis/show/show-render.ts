@@ -10,10 +10,11 @@ import { printable } from "../../terminal-text.js";
 import { compactRoles, prefixSummary } from "../format.js";
 import { hangingIndent, type LineWriter } from "../table/output.js";
 import { providerTokensText, tokenGap } from "../token-gap.js";
+import type { DecodedReply } from "./show-reply.js";
 import type { DecodedRequest, DecodedSegment } from "./show-request.js";
 
-export type ShowPart = "tools" | "system" | "messages" | "body";
-export const SHOW_PARTS: ShowPart[] = ["tools", "system", "messages", "body"];
+export type ShowPart = "tools" | "system" | "messages" | "body" | "reply";
+export const SHOW_PARTS: ShowPart[] = ["tools", "system", "messages", "body", "reply"];
 
 const PART_TITLES: Record<DecodedSegment["part"], string> = {
   tools: "tools",
@@ -66,12 +67,14 @@ function partTotals(segments: DecodedSegment[]): string {
  */
 export async function writeShow(
   r: DecodedRequest,
+  reply: DecodedReply,
   out: LineWriter,
   part: ShowPart | null,
   width: number | null = null,
 ): Promise<void> {
   const line = (text: string) => out.wrappedLine(text, width, hangingIndent, true);
   for (const text of headline(r)) await line(text);
+  if (part === "reply") return writeReply(reply, out, line);
   if (part === "body") {
     await out.line("");
     await line(JSON.stringify(JSON.parse(r.body), null, 2));
@@ -88,11 +91,18 @@ export async function writeShow(
       await line(s.text);
     }
   }
+  if (part === null) return writeReply(reply, out, line);
+  await out.flush();
+}
+
+async function writeReply(reply: DecodedReply, out: LineWriter, line: (text: string) => Promise<void>) {
+  await out.line("");
+  for (const text of replyLines(reply)) await line(text);
   await out.flush();
 }
 
 /** The same as data: parsed tool definitions and message JSON, so `jq` reaches any field. */
-export function showJson(r: DecodedRequest, part: ShowPart | null): unknown {
+export function showJson(r: DecodedRequest, reply: DecodedReply, part: ShowPart | null): unknown {
   const rec = r.record;
   const head = {
     run: r.run,
@@ -110,6 +120,7 @@ export function showJson(r: DecodedRequest, part: ShowPart | null): unknown {
     ...(r.cachedContent !== null && { cachedContent: r.cachedContent }),
   };
   if (part === "body") return { ...head, body: JSON.parse(r.body) };
+  if (part === "reply") return { ...head, reply: replyJson(reply) };
   const segments = r.segments
     .filter((s) => part === null || s.part === part)
     .map((s) => ({
@@ -120,5 +131,64 @@ export function showJson(r: DecodedRequest, part: ShowPart | null): unknown {
       bytes: s.bytes,
       ...(s.part === "system" ? { text: s.text } : { text: s.text, json: JSON.parse(s.json!) }),
     }));
-  return { ...head, overhead: r.overhead, segments };
+  return { ...head, overhead: r.overhead, segments, ...(part === null && { reply: replyJson(reply) }) };
+}
+
+/** How the reply came: `HTTP 200, complete · first byte 120 ms · 2.3 s` (no HTTP for a run made in process). */
+function arrivalLine(r: DecodedReply): string {
+  const http = r.status === undefined ? "in process" : r.status === null ? "no HTTP status" : `HTTP ${r.status}`;
+  const ending = r.ending === undefined ? "" : `, ${r.ending}`;
+  const first = r.firstByteMs === null ? "" : ` · first byte ${r.firstByteMs} ms`;
+  return `${http}${ending}${first} · took ${r.durationMs} ms`;
+}
+
+/** The usage rows the provider's figures and ours share, then every raw field as it was sent. */
+function usageLines(r: DecodedReply): string[] {
+  const u = r.usage;
+  const whose = u === null ? "none reported" : u.source === "provider" ? "the provider's" : "a mock's estimate";
+  const rows: [string, number | undefined, number | null][] = [
+    ["prompt tokens", u?.inputTokens, r.ourPromptTokens],
+    ["read from cache", u?.cachedInputTokens, null],
+    ["written to cache", u?.cacheWriteTokens, null],
+    ["output tokens", u?.outputTokens, null],
+  ];
+  const cell = (n: number | undefined | null) => (n === undefined || n === null ? "—" : String(n));
+  const lines = [
+    `── usage · reported: ${whose} · ours: our token count`,
+    `${"".padEnd(18)}${"reported".padStart(10)}${"ours".padStart(10)}`,
+  ];
+  for (const [name, reported, ours] of rows)
+    lines.push(`${name.padEnd(18)}${cell(reported).padStart(10)}${cell(ours).padStart(10)}`);
+  if (u) lines.push(`as sent: ${printable(JSON.stringify(u.raw))}`);
+  return lines;
+}
+
+/** Each tool call's arguments pretty-printed when they are JSON, as they came when not. */
+function callArguments(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** The reply as lines to read: how it came, why it stopped, its text, thinking, tool calls and usage. */
+export function replyLines(r: DecodedReply): string[] {
+  const lines = [`══ reply (${arrivalLine(r)}) ══`];
+  if (r.error) lines.push(`error: ${r.error}`);
+  if (!r.stored) return [...lines, "no response body stored for this request", ...usageLines(r)];
+  if (r.unreadable) lines.push(`the body could not be read as a reply: ${r.unreadable}`);
+  const thinking = r.facts.thinkingChars > 0 ? `${r.facts.thinkingChars} chars` : "none";
+  const hidden = r.facts.hiddenThinking > 0 ? ` (+${r.facts.hiddenThinking} block(s) withheld)` : "";
+  lines.push(`stop reason: ${r.facts.stopReason ?? "none sent"} · thinking: ${thinking}${hidden}`);
+  if (r.text !== "") lines.push(`── text · ${r.text.length} chars`, r.text);
+  for (const call of r.toolCalls)
+    lines.push(`── tool call ${call.name}${call.id ? ` (${call.id})` : ""}`, callArguments(call.arguments));
+  return [...lines, ...usageLines(r)];
+}
+
+/** The reply as data. */
+export function replyJson(r: DecodedReply): unknown {
+  const { facts, toolCalls, ...rest } = r;
+  return { ...rest, ...facts, toolCalls: toolCalls.map((c) => ({ ...c, arguments: callArguments(c.arguments) })) };
 }

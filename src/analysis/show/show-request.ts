@@ -53,7 +53,9 @@ export function findRequest(source: RunSource, seq: number): { record: RequestRe
     );
   if (!source.hasPayloads)
     throw new UserError(`run ${source.label} kept no wire bodies (payloads.jsonl): request ${seq} cannot be shown`);
-  for (const lazy of source.lazyPayloads()) if (lazy.seq === seq) return { record, payload: lazy.load() };
+  // One row read by its seq: a run from the database is asked for that row alone.
+  const payload = source.payload(seq, "request");
+  if (payload) return { record, payload };
   throw new UserError(`run ${source.label}: payloads.jsonl has no body for request ${seq}`);
 }
 

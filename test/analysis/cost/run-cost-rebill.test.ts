@@ -30,6 +30,7 @@ const source = (records: RequestRecord[]): RunSource => ({
   count: () => records.length,
   payloads: () => [],
   lazyPayloads: () => [],
+  payload: () => null,
   events: () => [],
   recordsFile: null,
   hasPayloads: false,
