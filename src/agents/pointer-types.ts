@@ -18,6 +18,8 @@ export interface PointerContext {
   env: NodeJS.ProcessEnv;
   /** The folder the command runs in, where an agent finds its project settings. */
   cwd: string;
+  /** Codex sends Responses requests as HTTP POSTs rather than over its default WebSocket (`record --codex-http`). */
+  codexHttp?: boolean;
 }
 
 export interface AgentPointer {

@@ -6,7 +6,7 @@
 import type { WireApi } from "../providers/types.js";
 import { decodeBody } from "./body-encoding.js";
 import type { LoggedRequest, ResponseOutcome } from "./capture.js";
-import type { AddedDiagnostics } from "./types.js";
+import type { AddedDiagnostics, SocketSent } from "./types.js";
 import { isCheckedStream, requestProblem, streamReachedEnd } from "./wire-request.js";
 
 /** A request: its exact bytes, the API its path names, the URL to store. */
@@ -20,6 +20,8 @@ export interface HandedRequest {
   unreadable?: string;
   /** Cache diagnostics fields the proxy added upstream; `bytes` are the body as the agent sent it. */
   diagnosticsAdded?: AddedDiagnostics;
+  /** A turn of a Responses WebSocket: `bytes` are its whole request rebuilt (responses-socket.ts). */
+  websocket?: SocketSent;
 }
 
 /** A response: its exact bytes, and the headers the capture needs to read them. */
@@ -35,15 +37,30 @@ export interface HandedResponse extends Omit<ResponseOutcome, "body" | "encoding
  * and a body it cannot decode, a side payload.
  */
 export function loggedRequest(handed: HandedRequest): LoggedRequest {
-  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded } = handed;
+  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded, websocket } = handed;
   const { text: body, encoding } = decodeBody(bytes, contentEncoding);
-  const side = { kind: "side", api: null, url, body, ...(encoding && { encoding }) } as const;
+  const side = {
+    kind: "side",
+    api: null,
+    url,
+    body,
+    ...(encoding && { encoding }),
+    ...(websocket && { websocket }),
+  } as const;
   if (unreadable) return { ...side, unreadable };
   if (encoding?.undecodable) return { ...side, unreadable: `the body could not be decoded: ${encoding.undecodable}` };
   if (api === null) return side;
   const problem = requestProblem(api, body);
   if (problem) return { ...side, unreadable: problem.message };
-  return { kind: "loop", api, url, body, ...(encoding && { encoding }), ...(diagnosticsAdded && { diagnosticsAdded }) };
+  return {
+    kind: "loop",
+    api,
+    url,
+    body,
+    ...(encoding && { encoding }),
+    ...(diagnosticsAdded && { diagnosticsAdded }),
+    ...(websocket && { websocket }),
+  };
 }
 
 /**

@@ -65,6 +65,9 @@ running.
   --upstream URL  forward every route to URL (our mock: http://127.0.0.1:PORT)
   --upstream-anthropic URL, --upstream-openai URL, --upstream-gemini URL
                   forward that route to URL (wins over --upstream)
+  --codex-http    Codex sends its Responses requests as HTTP POSTs instead of
+                  over its default WebSocket (each turn is a full record
+                  either way)
   --name NAME     the run folder's name (letters, digits, '.', '_', '-'); by
                   default the program's name (claude → <runs>/claude/), or
                   record when that is not a safe name
@@ -77,7 +80,12 @@ Exit: the command's exit code (128 + N when signal N ended it); 127 when the
 command is not found, 126 when it cannot be run; 2 bad usage or a proxy that
 could not start (port in use, bad --upstream…): the command never starts.`;
 
-const OPTIONS = { ...UPSTREAM_OPTIONS, ...CAPTURE_OPTIONS, ...VIEW_SWITCH_OPTIONS } as const;
+const OPTIONS = {
+  ...UPSTREAM_OPTIONS,
+  ...CAPTURE_OPTIONS,
+  ...VIEW_SWITCH_OPTIONS,
+  "codex-http": { type: "boolean" },
+} as const;
 
 /**
  * Splits record's own flags from the command: at `--`, else at the first word that is not a flag or
@@ -159,10 +167,11 @@ function watchExchanges(lines: boolean) {
 }
 
 /** Runs the command pointed at the proxy, with a private folder for config files that goes with it. */
-async function runPointed(proxy: CaptureProxy, command: string[]): Promise<CommandEnd> {
+async function runPointed(proxy: CaptureProxy, command: string[], codexHttp: boolean): Promise<CommandEnd> {
   const session = makeSessionDir("payload-probe-record-");
   try {
-    const ctx = { bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env, cwd: userDir() };
+    const bases = proxyBases(proxy.origin);
+    const ctx = { bases, tempDir: session.path, env: process.env, cwd: userDir(), codexHttp };
     const env = recordEnvironment(ctx);
     tellReplaced(process.env, env);
     for (const caveat of pointerCaveats(ctx)) say(caveat, true);
@@ -203,7 +212,7 @@ export async function main(argv: string[]): Promise<number> {
   view = await viewWhileCapturing(wantsView, proxy, { name: settings.name }, say);
   let end: CommandEnd;
   try {
-    end = await runPointed(proxy, command);
+    end = await runPointed(proxy, command, values["codex-http"] === true);
   } finally {
     await proxy.close();
     await view?.close();
