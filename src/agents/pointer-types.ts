@@ -8,6 +8,8 @@ export interface ProxyBases {
   anthropic: string;
   openai: string;
   gemini: string;
+  /** Google's Code Assist API (a Gemini CLI signed in with Google), without its version. */
+  "code-assist": string;
 }
 
 export interface PointerContext {

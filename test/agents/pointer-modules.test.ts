@@ -20,6 +20,7 @@ const bases = {
   anthropic: "http://127.0.0.1:9/anthropic",
   openai: "http://127.0.0.1:9/openai/v1",
   gemini: "http://127.0.0.1:9/gemini",
+  "code-assist": "http://127.0.0.1:9/code-assist",
 };
 
 /** Every path under `dir` with its kind, size and mtime: a write anywhere in it shows. */
