@@ -1,8 +1,9 @@
 /**
  * Codex 0.169 ignores OPENAI_BASE_URL, and its built-in `openai` provider (which config cannot
- * redefine) goes to the real host, trying the Responses API over a WebSocket first. A provider of our
- * own in config.toml, selected by `model_provider`, is reached with plain HTTP POSTs to its
- * `base_url`. Codex reads config.toml from $CODEX_HOME only, so the pointer makes a stand-in
+ * redefine) goes to the real host. A provider of our own in config.toml, selected by
+ * `model_provider`, is reached at its `base_url`: over a WebSocket (`<base_url>/responses`, Codex's
+ * default transport, whose turns the proxy decodes: capture/responses-socket.ts) when it says
+ * `supports_websockets`, else with HTTP POSTs (`record --codex-http`). Codex reads config.toml from $CODEX_HOME only, so the pointer makes a stand-in
  * CODEX_HOME: the user's config.toml with our provider added and selected (every other setting kept:
  * model, MCP servers, approvals …), and links to the user's instruction files and skills. The user's
  * own files are never written. Codex's state (sessions, history, logs, its SQLite files) stays in the
@@ -37,7 +38,7 @@ function parseUserConfig(text: string, file: string): Table {
  * The config.toml Codex gets: the user's (when there is one) with our provider added and selected.
  * A profile's `model_provider` would win over the top-level key, so profiles lose theirs.
  */
-export function codexConfig(userText: string | undefined, file: string, openaiBase: string): string {
+export function codexConfig(userText: string | undefined, file: string, openaiBase: string, websockets = true): string {
   const config = userText === undefined ? {} : parseUserConfig(userText, file);
   config.model_provider = CODEX_PROVIDER_ID;
   if (isTable(config.profiles))
@@ -50,7 +51,7 @@ export function codexConfig(userText: string | undefined, file: string, openaiBa
     env_key: "OPENAI_API_KEY",
     env_key_instructions:
       "payload-probe records Codex on the OpenAI API with the key in OPENAI_API_KEY (a ChatGPT sign-in is not used)",
-    supports_websockets: false,
+    supports_websockets: websockets,
   };
   config.model_providers = providers;
   return `${stringify(config)}\n`;
@@ -59,10 +60,10 @@ export function codexConfig(userText: string | undefined, file: string, openaiBa
 export const codexPointer: AgentPointer = {
   agent: "Codex",
   api: "OpenAI Responses",
-  point({ bases, tempDir, env }: PointerContext) {
+  point({ bases, tempDir, env, codexHttp }: PointerContext) {
     const userHome = userConfigDir(env, "CODEX_HOME", ".codex");
     const file = join(userHome, "config.toml");
-    const config = codexConfig(readUserConfig(file, "Codex config"), file, bases.openai);
+    const config = codexConfig(readUserConfig(file, "Codex config"), file, bases.openai, codexHttp !== true);
     const home = linkedStandIn(userHome, join(tempDir, "codex-home"), (name) => LINKED.has(name));
     // The user's config may hold tokens or headers of theirs: readable by the user alone, gone with the folder.
     writeFileSync(join(home, "config.toml"), config, { mode: 0o600 });

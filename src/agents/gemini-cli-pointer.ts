@@ -1,6 +1,8 @@
 /**
  * The Gemini CLI with an API key reads GOOGLE_GEMINI_BASE_URL (packages/core contentGenerator.ts), as
- * `new GoogleGenAI()` of @google/genai does (node_client.ts): one variable points both.
+ * `new GoogleGenAI()` of @google/genai does (node_client.ts): one variable points both. Signed in with
+ * Google it talks to Code Assist at CODE_ASSIST_ENDPOINT (its `/v1internal:` methods; the capture
+ * reads the Gemini requests they wrap), which points it at the proxy's Code Assist route.
  *
  * Since 0.44 the CLI also takes that variable as a choice of auth type ("gateway") when no settings
  * file selects one, and its own check then refuses the choice: it stops with "Invalid auth method
@@ -9,7 +11,7 @@
  * for the user would mean a stand-in home (GEMINI_CLI_HOME moves every path the CLI derives from home,
  * which shows in its prompt) or a system defaults file (read only when root owns it and every folder
  * above it), so record says so before the command starts instead, as it does when the CLI's auth
- * type sends elsewhere (a Google sign-in to Code Assist, Vertex AI to GOOGLE_VERTEX_BASE_URL).
+ * type sends elsewhere (Vertex AI to GOOGLE_VERTEX_BASE_URL).
  */
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -17,10 +19,12 @@ import { type ParseError, parse } from "jsonc-parser";
 import { isTable, readUserConfig } from "./pointer-files.js";
 import type { AgentPointer, PointerContext } from "./pointer-types.js";
 
-/** The auth types whose requests never go to GOOGLE_GEMINI_BASE_URL, and where they go instead. */
+/**
+ * The auth type whose requests reach neither GOOGLE_GEMINI_BASE_URL nor CODE_ASSIST_ENDPOINT, and where
+ * they go instead. A Google sign-in and the machine's Google credentials talk to Code Assist, which
+ * CODE_ASSIST_ENDPOINT points at the proxy (code_assist/server.ts of the CLI 0.61.0).
+ */
 const ELSEWHERE: Record<string, string> = {
-  "oauth-personal": "signing in with Google, whose requests go to Code Assist",
-  "compute-default-credentials": "the machine's Google credentials, whose requests go to Code Assist",
   "vertex-ai": "Vertex AI, whose requests go to GOOGLE_VERTEX_BASE_URL (left alone: another API's paths)",
 };
 
@@ -82,6 +86,6 @@ function geminiCliCaveat(ctx: PointerContext): string | undefined {
 export const geminiCliPointer: AgentPointer = {
   agent: "Gemini CLI",
   api: "Gemini generateContent",
-  point: ({ bases }) => ({ GOOGLE_GEMINI_BASE_URL: bases.gemini }),
+  point: ({ bases }) => ({ GOOGLE_GEMINI_BASE_URL: bases.gemini, CODE_ASSIST_ENDPOINT: bases["code-assist"] }),
   caveat: geminiCliCaveat,
 };

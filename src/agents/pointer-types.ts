@@ -8,6 +8,8 @@ export interface ProxyBases {
   anthropic: string;
   openai: string;
   gemini: string;
+  /** Google's Code Assist API (a Gemini CLI signed in with Google), without its version. */
+  "code-assist": string;
 }
 
 export interface PointerContext {
@@ -18,6 +20,8 @@ export interface PointerContext {
   env: NodeJS.ProcessEnv;
   /** The folder the command runs in, where an agent finds its project settings. */
   cwd: string;
+  /** Codex sends Responses requests as HTTP POSTs rather than over its default WebSocket (`record --codex-http`). */
+  codexHttp?: boolean;
 }
 
 export interface AgentPointer {

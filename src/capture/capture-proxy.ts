@@ -12,7 +12,8 @@ import { declaredLength, joinedBytes, readBody, sendJson, serveHttp } from "./ht
 import { type ProxyRoute, type ResolvedRoute, resolveRoutes, unroutedMessage } from "./proxy-routes.js";
 import { type ProxyTarget, proxyTargets, type Routed } from "./proxy-targets.js";
 import { credentialQueryName } from "./redact.js";
-import { tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
+import { ResponseChain, SocketTurns, turnExchange } from "./responses-socket.js";
+import { type TunnelReader, tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
 
 export type { ProxyRoute } from "./proxy-routes.js";
 
@@ -245,6 +246,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   // Once the worker has opened the run, requests take it from here rather than await the promise each time.
   let opened: CaptureThread | undefined;
   const diagnostics = options.cacheDiagnostics ? new DiagnosticsChain() : null;
+  const responseChain = new ResponseChain();
 
   const routed = (request: IncomingMessage) => routedRequest(targetOfUrl, request, options.onUnrouted);
   async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -281,7 +283,19 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     }
     const ts = new Date().toISOString();
     const started = performance.now();
-    const summary = await tunnelUpgrade(request, socket, head, to.target, to.route.authorization);
+    // A Responses socket is read turn by turn, each a full record; any other socket is recorded by its frame sizes.
+    const turns =
+      to.api === "openai-responses"
+        ? new SocketTurns(responseChain, (turn) => {
+            const exchange = turnExchange(to.shown, turn);
+            capture.handLater(exchange.request, exchange.response, turn.ts, turn.durationMs);
+          })
+        : null;
+    const reader: TunnelReader | undefined = turns
+      ? { fromClient: (text) => void turns.fromClient(text), fromServer: (text) => turns.fromServer(text) }
+      : undefined;
+    const summary = await tunnelUpgrade(request, socket, head, to.target, to.route.authorization, reader);
+    turns?.close(summary.decodeFailure ?? summary.error);
     const { request: handed, response } = tunnelExchange(to.shown, summary);
     capture.handLater(handed, response, ts, performance.now() - started);
   }

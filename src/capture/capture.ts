@@ -12,7 +12,7 @@ import { SecretScanner, type SecretTally } from "./secrets.js";
 import type { RunDatabase } from "./sqlite.js";
 import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
 import { loadTokenCounter, TOKEN_ENCODING, type TokenMeasure } from "./tokens.js";
-import type { AddedDiagnostics, MarkerSpec, RequestRecord, ResponseEnding } from "./types.js";
+import type { AddedDiagnostics, MarkerSpec, RequestRecord, ResponseEnding, SocketSent } from "./types.js";
 
 export interface CaptureOptions {
   run: string;
@@ -93,6 +93,8 @@ export interface LoggedRequest {
   sessionHeader?: { name: string; value: string };
   /** Why the proxy sent the body as the agent did though it asks for diagnostics. */
   diagnosticsLeft?: string;
+  /** A WebSocket turn: `body` is its request rebuilt whole, this what the client sent. */
+  websocket?: SocketSent;
 }
 
 /** Error bodies and messages are kept in the record up to this many characters (the payload keeps all of it). */
@@ -242,6 +244,10 @@ export class Capture {
       const dissection = this.options.codecFor(request.api).dissect(request.body, request.url);
       record = await this.record(wire, dissection, seq, ts, durationMs, outcome);
       if (replaced) record.secrets = replaced;
+      if (request.websocket) {
+        record.transport = "websocket";
+        record.sentBytes = Buffer.byteLength(request.websocket.sent, "utf8");
+      }
       if (this.options.keepRecords !== false) this.records.push(record);
       this.requests.write(record);
       this.options.db?.addRequest(record);
@@ -255,8 +261,11 @@ export class Capture {
 
   /** Writes the request's payload row; returns the secrets replaced in its body (null: none, or kept). */
   private logRequest(seq: number, request: LoggedRequest): SecretTally | null {
-    const { kind, api, url, unreadable, encoding } = request;
+    const { kind, api, url, unreadable, encoding, websocket } = request;
     const body = this.redact(request.body, true);
+    const secrets = this.takeSecrets();
+    // What the socket carried is the body's new part again: its secrets are stored as markers, not counted twice.
+    const socket = websocket && { transport: "websocket", sent: this.redact(websocket.sent) };
     const sent = {
       type: "request",
       seq,
@@ -266,9 +275,10 @@ export class Capture {
       body,
       ...(unreadable && { unreadable }),
       ...(encoding && { encoding }),
+      ...socket,
     };
     this.writePayload(seq, "request", sent);
-    return this.takeSecrets();
+    return secrets;
   }
 
   private logResponse(seq: number, { body, encoding }: ResponseOutcome): SecretTally | null {

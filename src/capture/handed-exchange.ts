@@ -6,7 +6,7 @@
 import type { WireApi } from "../providers/types.js";
 import { decodeBody } from "./body-encoding.js";
 import type { LoggedRequest, ResponseOutcome } from "./capture.js";
-import type { AddedDiagnostics } from "./types.js";
+import type { AddedDiagnostics, SocketSent } from "./types.js";
 import { isCheckedStream, requestProblem, streamReachedEnd } from "./wire-request.js";
 
 /** A request: its exact bytes, the API its path names, the URL to store. */
@@ -24,6 +24,8 @@ export interface HandedRequest {
   sessionHeader?: { name: string; value: string };
   /** Why the proxy sent the body as the agent did though it asks for diagnostics (`--cache-diagnostics`). */
   diagnosticsLeft?: string;
+  /** A turn of a Responses WebSocket: `bytes` are its whole request rebuilt (responses-socket.ts). */
+  websocket?: SocketSent;
 }
 
 /**
@@ -57,9 +59,17 @@ export interface HandedResponse extends Omit<ResponseOutcome, "body" | "encoding
  * side payload that says why.
  */
 export async function loggedRequest(handed: HandedRequest): Promise<LoggedRequest> {
-  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded, diagnosticsLeft, sessionHeader } = handed;
+  const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded, diagnosticsLeft, sessionHeader, websocket } =
+    handed;
   const { text: body, encoding } = await decodeBody(bytes, contentEncoding);
-  const side = { kind: "side", api: null, url, body, ...(encoding && { encoding }) } as const;
+  const side = {
+    kind: "side",
+    api: null,
+    url,
+    body,
+    ...(encoding && { encoding }),
+    ...(websocket && { websocket }),
+  } as const;
   if (unreadable) return { ...side, unreadable };
   if (encoding?.undecodable) return { ...side, unreadable: `the body could not be decoded: ${encoding.undecodable}` };
   if (encoding?.truncated) return { ...side, unreadable: `the body was cut: ${encoding.truncated}` };
@@ -75,6 +85,7 @@ export async function loggedRequest(handed: HandedRequest): Promise<LoggedReques
     ...(encoding && { encoding }),
     ...diagnostics,
     ...(sessionHeader && { sessionHeader }),
+    ...(websocket && { websocket }),
   };
 }
 

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PidLock } from "../pid-lock.js";
-import { CacheDiagnoser } from "../providers/cache-diagnoser.js";
+import { CacheDiagnoser, type DiagnosedReply } from "../providers/cache-diagnoser.js";
 import { codecFor } from "../providers/codecs.js";
 import { geminiEndpoint, geminiReplyForm } from "../providers/google-generative-ai.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
@@ -13,6 +14,7 @@ import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { jsonObject } from "./chat-request.js";
 import { sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
+import { MockSockets, socketEvents } from "./mock-socket.js";
 import type { RunStatus } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
 import type { MarkerSpec, RequestRecord } from "./types.js";
@@ -165,6 +167,8 @@ interface MockState {
   origin: string;
   delayMs: number;
   onRequest?: (body: string) => void;
+  /** The Responses API's WebSocket endpoint. */
+  sockets: MockSockets;
 }
 
 /** Sends a scripted reply as its API's provider would: SSE when the request asked for it, else JSON. */
@@ -190,6 +194,56 @@ async function sendReply(
 function geminiStreamQuery(api: WireApi, request: IncomingMessage): string {
   if (api !== "google-generative-ai") return "";
   return new URL(request.url ?? "/", "http://mock").searchParams.get("alt") === "sse" ? "?alt=sse" : "";
+}
+
+/** A valid request's turn of the script, rendered with its reply id (and diagnostics); `exhausted` once the script has run out. */
+async function scriptedReply(
+  state: MockState,
+  api: WireApi,
+  url: string,
+  body: string,
+): Promise<DiagnosedReply | { exhausted: string }> {
+  state.onRequest?.(body);
+  const wire: WireRequest = { api, url, body, kind: "loop" };
+  state.inputTokens.set(wire, await state.capture.countRequestTokens(api, body));
+  let stream: AsyncIterable<string>;
+  try {
+    stream = await state.transport(wire);
+  } catch (error) {
+    if (!(error instanceof ScriptExhausted)) throw error;
+    return { exhausted: error.message };
+  }
+  const rendered: string[] = [];
+  for await (const chunk of stream) rendered.push(chunk);
+  return state.diagnoser.answer(api, body, rendered);
+}
+
+/**
+ * A Responses turn over the mock's WebSocket: its events, or one `error` event (Codex reads its
+ * `status` and `error` as an HTTP error's: codex-rs endpoint/responses_websocket.rs).
+ */
+async function socketAnswer(state: MockState, url: string, body: string): Promise<string[]> {
+  const api = "openai-responses";
+  const failed = (status: number, message: string, problem?: Parameters<typeof errorBody>[3]) => {
+    const { error } = errorBody(api, status, message, problem) as { error: unknown };
+    return [JSON.stringify({ type: "error", status, error })];
+  };
+  const problem = requestProblem(api, body);
+  if (problem) return failed(400, problem.message, problem);
+  const scripted = await scriptedReply(state, api, url, body);
+  if ("exhausted" in scripted) return failed(500, scripted.exhausted);
+  scripted.sent();
+  return socketEvents(scripted.chunks);
+}
+
+/** An upgrade request: the Responses path gets the mock's WebSocket, any other path a 404 and a closed connection. */
+async function upgrade(state: MockState, request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  const path = new URL(request.url ?? "/", "http://mock").pathname;
+  if (path !== `/v1${API_PATHS["openai-responses"]}`) {
+    socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    return;
+  }
+  await state.sockets.serve(request, socket, head, `${state.origin}${path}`);
 }
 
 async function answer(state: MockState, request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -225,19 +279,9 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     await capture.hand({ api: null, url, bytes, unreadable: problem.message }, reply, ts, performance.now() - started);
     return;
   }
-  state.onRequest?.(body);
-  const wire: WireRequest = { api, url, body, kind: "loop" };
-  state.inputTokens.set(wire, await capture.countRequestTokens(api, body));
-  let stream: AsyncIterable<string>;
-  try {
-    stream = await state.transport(wire);
-  } catch (error) {
-    if (!(error instanceof ScriptExhausted)) throw error;
-    return sendJson(response, 500, errorBody(api, 500, error.message));
-  }
-  const rendered: string[] = [];
-  for await (const chunk of stream) rendered.push(chunk);
-  const { chunks, sent } = state.diagnoser.answer(api, body, rendered);
+  const scripted = await scriptedReply(state, api, url, body);
+  if ("exhausted" in scripted) return sendJson(response, 500, errorBody(api, 500, scripted.exhausted));
+  const { chunks, sent } = scripted;
   // The record is written before the reply is sent: a client that reads the run right after a reply finds its record.
   const reply = {
     bytes: Buffer.from(chunks.join("")),
@@ -280,6 +324,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     (error) => ({ status: 500, message: `mock: ${error.message}` }),
     options.port ?? 0,
     host,
+    async (request, socket, head) => upgrade(await state, request, socket, head),
   );
   const thread = CaptureThread.start({
     name: options.runName ?? `${model.name}-mock`,
@@ -307,7 +352,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     { usage: (scripted, reply) => estimateUsage(counter, inputTokens.get(scripted) ?? 0, reply) },
   );
   const origin = `http://${host}:${service.port}`;
-  ready.resolve({
+  const serving: MockState = {
     model,
     capture,
     transport,
@@ -316,7 +361,9 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     origin,
     delayMs: options.chunkDelayMs ?? 0,
     onRequest: options.onRequest,
-  });
+    sockets: new MockSockets(capture, (url, body) => socketAnswer(serving, url, body)),
+  };
+  ready.resolve(serving);
   let closing: Promise<void> | undefined;
   return {
     baseUrl: `${origin}/v1`,

@@ -115,6 +115,19 @@ export interface RequestRecord {
   cacheDiagnostics?: CacheDiagnostics;
   /** The conversation the request belongs to (absent in records written before conversations were told apart). */
   conversation?: ConversationRef;
+  /**
+   * `websocket`: a turn of the Responses API over a WebSocket, whose sizes, tokens and hashes describe
+   * its request rebuilt whole (src/capture/responses-socket.ts); absent for a request over HTTP.
+   */
+  transport?: "websocket";
+  /** A WebSocket turn's `response.create` message as sent: its bytes (only the new input, `previous_response_id`). */
+  sentBytes?: number;
+}
+
+/** What a WebSocket turn's client actually sent, beside the request rebuilt from it. */
+export interface SocketSent {
+  /** The `response.create` message, as text. */
+  sent: string;
 }
 
 /**

@@ -6,7 +6,7 @@ import { trustedCas } from "../extra-ca-certs.js";
 import { isHopByHop } from "./forward-headers.js";
 import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
 import type { ResponseEnding } from "./types.js";
-import { FrameCounter, type FrameSizes } from "./websocket-frames.js";
+import { FrameCounter, type FrameSizes, type MessageListener } from "./websocket-frames.js";
 
 /** What a finished tunnel is recorded as: no payloads, only the upgrade's answer and each direction's frame sizes. */
 export interface TunnelSummary {
@@ -15,6 +15,8 @@ export interface TunnelSummary {
   ending: ResponseEnding;
   error?: string;
   frames: { client: FrameSizes; upstream: FrameSizes };
+  /** Why the reader stopped being told messages part-way (absent: it was told all of them). */
+  decodeFailure?: string;
 }
 
 /**
@@ -32,18 +34,31 @@ function upgradeHead(request: IncomingMessage, target: URL, authorization: strin
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 
-/** The HTTP response head at the start of the upstream's bytes: its status and where the frames begin. */
-function responseHead(bytes: Buffer): { status: number; end: number } | null {
+/**
+ * The HTTP response head at the start of the upstream's bytes: its status, where the frames begin, and
+ * whether the handshake agreed on permessage-deflate (RFC 7692 §5: the server's extension header names it).
+ */
+function responseHead(bytes: Buffer): { status: number; end: number; deflate: boolean } | null {
   const end = bytes.indexOf("\r\n\r\n");
   if (end === -1) return null;
-  const status = /^HTTP\/1\.[01] (\d{3})/.exec(bytes.subarray(0, end).toString("latin1"));
-  return { status: status ? Number(status[1]) : 0, end: end + 4 };
+  const head = bytes.subarray(0, end).toString("latin1");
+  const status = /^HTTP\/1\.[01] (\d{3})/.exec(head);
+  const deflate = /^sec-websocket-extensions:[^\r]*\bpermessage-deflate\b/im.test(head);
+  return { status: status ? Number(status[1]) : 0, end: end + 4, deflate };
+}
+
+/** Who reads a tunnel's messages, each direction's whole text messages in order (responses-socket.ts). */
+export interface TunnelReader {
+  fromClient: MessageListener;
+  fromServer: MessageListener;
 }
 
 /**
  * Tunnels one upgrade request (a WebSocket) to the upstream: the request head rewritten for the
  * upstream, then every byte both ways as it comes, the upstream's answer included. Resolves once
- * both sides have closed, with what the capture records of it.
+ * both sides have closed, with what the capture records of it. With a `reader`, once the upstream
+ * has switched protocols each direction's messages are also decoded from a copy of its bytes and
+ * handed to it; what is relayed is never touched.
  */
 export function tunnelUpgrade(
   request: IncomingMessage,
@@ -51,6 +66,7 @@ export function tunnelUpgrade(
   head: Buffer,
   target: URL,
   authorization: string | undefined,
+  reader?: TunnelReader,
 ): Promise<TunnelSummary> {
   const secure = target.protocol === "https:";
   const port = Number(target.port) || (secure ? 443 : 80);
@@ -80,7 +96,12 @@ export function tunnelUpgrade(
     const read = responseHead(answer);
     if (read === null) return;
     status = read.status;
-    if (status === 101) frames.upstream.push(answer.subarray(read.end));
+    if (status !== 101) return;
+    if (reader) {
+      frames.client.decode(reader.fromClient, read.deflate);
+      frames.upstream.decode(reader.fromServer, read.deflate);
+    }
+    frames.upstream.push(answer.subarray(read.end));
   });
   client.pipe(upstream);
   upstream.pipe(client);
@@ -90,7 +111,14 @@ export function tunnelUpgrade(
       if (--open > 0) return;
       const ending: ResponseEnding = status === null ? "failed" : error === undefined ? "complete" : "truncated";
       const seen = { client: frames.client.seen, upstream: frames.upstream.seen };
-      resolve({ status, ending, ...(error !== undefined && { error }), frames: seen });
+      const decodeFailure = frames.client.failure ?? frames.upstream.failure;
+      resolve({
+        status,
+        ending,
+        ...(error !== undefined && { error }),
+        frames: seen,
+        ...(decodeFailure && { decodeFailure }),
+      });
     };
     upstream.once("error", (failure) => {
       error = `upstream ${target.origin} failed: ${failure.message}`;

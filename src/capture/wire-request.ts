@@ -2,7 +2,7 @@
  * Which wire API an HTTP request speaks (by its path), whether the capture can take its body apart,
  * and how that API's provider words an error, so the mock answers each client in the shape its SDK reads.
  */
-import { geminiEndpoint } from "../providers/google-generative-ai.js";
+import { codeAssistInner, geminiEndpoint } from "../providers/google-generative-ai.js";
 import type { WireApi } from "../providers/types.js";
 import { type ChatRequestProblem, chatRequestProblem, invalid, isObject, jsonObject } from "./chat-request.js";
 
@@ -109,7 +109,9 @@ export function requestProblem(api: WireApi, body: string): ChatRequestProblem |
   if (read.problem) return read.problem;
   if (read.object.model !== undefined && typeof read.object.model !== "string")
     return invalid("model", "a string", read.object.model);
-  return BODY_PROBLEMS[api](read.object);
+  // A Code Assist body is checked by the Gemini request it wraps.
+  const checked = api === "google-generative-ai" ? codeAssistInner(read.object) : read.object;
+  return BODY_PROBLEMS[api](checked);
 }
 
 /** Anthropic's error types by HTTP status ("Errors" page of its API reference). */

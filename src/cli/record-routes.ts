@@ -19,6 +19,7 @@ export const RECORD_ROUTES: RecordRoute[] = [
   { provider: "anthropic", prefix: "/anthropic", upstream: "https://api.anthropic.com", sdkPath: "" },
   { provider: "openai", prefix: "/openai", upstream: "https://api.openai.com", sdkPath: "/v1" },
   { provider: "gemini", prefix: "/gemini", upstream: "https://generativelanguage.googleapis.com", sdkPath: "" },
+  { provider: "code-assist", prefix: "/code-assist", upstream: "https://cloudcode-pa.googleapis.com", sdkPath: "" },
 ];
 
 /** The `--upstream-<provider>` flags, each a string option. */
@@ -27,6 +28,7 @@ export const UPSTREAM_OPTIONS = {
   "upstream-anthropic": { type: "string" },
   "upstream-openai": { type: "string" },
   "upstream-gemini": { type: "string" },
+  "upstream-code-assist": { type: "string" },
 } as const;
 
 type UpstreamValues = { upstream?: string } & { [K in `upstream-${keyof ProxyBases}`]?: string };

@@ -36,12 +36,15 @@ capture proxy starts first, on one port, with one route per provider:
   /anthropic → https://api.anthropic.com   Anthropic Messages
   /openai    → https://api.openai.com      OpenAI chat completions, Responses
   /gemini    → https://generativelanguage.googleapis.com   Gemini
+  /code-assist → https://cloudcode-pa.googleapis.com   Gemini, wrapped by Code
+                 Assist (the Gemini CLI signed in with Google)
 The command runs with an environment that points the known agents there:
   ANTHROPIC_BASE_URL=<proxy>/anthropic
   ENABLE_TOOL_SEARCH=true, unless set (Claude Code turns its tool search off
     behind a proxy; this keeps the requests it sends to Anthropic)
   OPENAI_BASE_URL=<proxy>/openai/v1
   GOOGLE_GEMINI_BASE_URL=<proxy>/gemini
+  CODE_ASSIST_ENDPOINT=<proxy>/code-assist
 Agents that read only a config file get a temporary one, removed afterwards;
 your own files are left alone. The agents pointed:
 ${pointedAgents()}
@@ -51,8 +54,8 @@ record writes to stderr only; stdout is the command's. Before the command
 starts it says where the proxy listens and where the run goes, and what it
 can see would keep an agent from the proxy (a Claude Code settings file with
 its own base URL; a Gemini CLI with no auth type selected in its settings,
-which stops at "Invalid auth method selected", or one that signs in with
-Google); when it ends,
+which stops at "Invalid auth method selected", or one on Vertex AI); when it
+ends,
 the proxy's summary and the commands to look further. A line per request is
 printed as it is captured only when stderr is not a terminal (an agent drawing
 on the terminal would be torn by it). Ctrl-C and Ctrl-\\ at a terminal reach the
@@ -63,8 +66,12 @@ temporary files and exits with the command's code; nothing it started is left
 running.
 
   --upstream URL  forward every route to URL (our mock: http://127.0.0.1:PORT)
-  --upstream-anthropic URL, --upstream-openai URL, --upstream-gemini URL
+  --upstream-anthropic URL, --upstream-openai URL, --upstream-gemini URL,
+  --upstream-code-assist URL
                   forward that route to URL (wins over --upstream)
+  --codex-http    Codex sends its Responses requests as HTTP POSTs instead of
+                  over its default WebSocket (each turn is a full record
+                  either way)
   --name NAME     the run folder's name (letters, digits, '.', '_', '-'); by
                   default the program's name (claude → <runs>/claude/), or
                   record when that is not a safe name
@@ -77,7 +84,12 @@ Exit: the command's exit code (128 + N when signal N ended it); 127 when the
 command is not found, 126 when it cannot be run; 2 bad usage or a proxy that
 could not start (port in use, bad --upstream…): the command never starts.`;
 
-const OPTIONS = { ...UPSTREAM_OPTIONS, ...CAPTURE_OPTIONS, ...VIEW_SWITCH_OPTIONS } as const;
+const OPTIONS = {
+  ...UPSTREAM_OPTIONS,
+  ...CAPTURE_OPTIONS,
+  ...VIEW_SWITCH_OPTIONS,
+  "codex-http": { type: "boolean" },
+} as const;
 
 /**
  * Splits record's own flags from the command: at `--`, else at the first word that is not a flag or
@@ -159,10 +171,11 @@ function watchExchanges(lines: boolean) {
 }
 
 /** Runs the command pointed at the proxy, with a private folder for config files that goes with it. */
-async function runPointed(proxy: CaptureProxy, command: string[]): Promise<CommandEnd> {
+async function runPointed(proxy: CaptureProxy, command: string[], codexHttp: boolean): Promise<CommandEnd> {
   const session = makeSessionDir("payload-probe-record-");
   try {
-    const ctx = { bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env, cwd: process.cwd() };
+    const bases = proxyBases(proxy.origin);
+    const ctx = { bases, tempDir: session.path, env: process.env, cwd: process.cwd(), codexHttp };
     const env = recordEnvironment(ctx);
     tellReplaced(process.env, env);
     for (const caveat of pointerCaveats(ctx)) say(caveat, true);
@@ -203,7 +216,7 @@ export async function main(argv: string[]): Promise<number> {
   view = await viewWhileCapturing(wantsView, proxy, { name: settings.name }, say);
   let end: CommandEnd;
   try {
-    end = await runPointed(proxy, command);
+    end = await runPointed(proxy, command, values["codex-http"] === true);
   } finally {
     await proxy.close();
     await view?.close();

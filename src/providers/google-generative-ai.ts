@@ -47,14 +47,25 @@ export interface GeminiEndpoint {
 /** `/{version}/models/{model}:{method}`, a tuned model (`tunedModels/…`) too, under any prefix a proxy adds. */
 const ENDPOINT =
   /\/(v1[a-z0-9]*)\/(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+/**
+ * The Code Assist API a Gemini CLI signed in with Google talks to (`CODE_ASSIST_ENDPOINT`, default
+ * https://cloudcode-pa.googleapis.com; packages/core code_assist/server.ts and converter.ts of the CLI
+ * 0.61.0): `POST /v1internal:{method}`. Its generate bodies wrap a Gemini request, `{model, project,
+ * user_prompt_id, request: {contents, systemInstruction, tools, generationConfig, …}}`, and its replies
+ * wrap a Gemini response, `{response: {candidates, usageMetadata, …}, traceId}`; the model is in the body.
+ */
+const CODE_ASSIST_ENDPOINT = /\/(v1internal):(generateContent|streamGenerateContent|countTokens)$/;
 
 /** The endpoint a URL or path names, or null when it is no Gemini model method. */
 export function geminiEndpoint(url: string): GeminiEndpoint | null {
   const parsed = new URL(url, "http://gemini");
+  const sse = parsed.searchParams.get("alt") === "sse";
+  const wrapped = CODE_ASSIST_ENDPOINT.exec(parsed.pathname);
+  if (wrapped) return { version: wrapped[1]!, model: "", method: wrapped[2] as GeminiMethod, sse };
   const match = ENDPOINT.exec(parsed.pathname);
   if (!match) return null;
   const [, version, model, method] = match as unknown as [string, string, string, GeminiMethod];
-  return { version, model: decodeURIComponent(model), method, sse: parsed.searchParams.get("alt") === "sse" };
+  return { version, model: decodeURIComponent(model), method, sse };
 }
 
 /** How the answer to a request at this URL travels: SSE, a JSON array of chunks, or one JSON object. */
@@ -137,10 +148,20 @@ export function geminiUsage(raw: Record<string, unknown>): Usage {
 }
 
 /** The first candidate's parts of each chunk, joined into one reply; the last chunk's usage counts (it is cumulative). */
+/** What a Code Assist body or reply chunk wraps (`request`, `response`), or the object itself when it wraps nothing. */
+export function codeAssistInner(object: Record<string, unknown>): Record<string, unknown> {
+  if (object.contents !== undefined || object.candidates !== undefined) return object;
+  const inner = object.request ?? object.response;
+  return inner !== null && typeof inner === "object" && !Array.isArray(inner)
+    ? (inner as Record<string, unknown>)
+    : object;
+}
+
 function responseOf(chunks: Record<string, unknown>[]): ModelResponse {
   const message: AssistantMessage = { role: "assistant", text: "", toolCalls: [] };
   let usage: Record<string, unknown> | null = null;
-  for (const chunk of chunks) {
+  for (const sent of chunks) {
+    const chunk = codeAssistInner(sent);
     if (chunk.usageMetadata !== undefined) usage = asObject(chunk.usageMetadata);
     const candidate = asObject(asArray(chunk.candidates)[0]);
     for (const part of asArray(asObject(candidate.content).parts).map(asObject)) {
@@ -286,8 +307,11 @@ function systemTexts(instruction: unknown): string[] {
  */
 function dissect(body: string, url?: string): WireDissection {
   const parsed = JSON.parse(body) as Record<string, unknown>;
-  const request = parsed.generateContentRequest === undefined ? parsed : asObject(parsed.generateContentRequest);
-  const named = typeof request.model === "string" ? request.model.replace(/^(models|tunedModels)\//, "") : "";
+  const request =
+    parsed.generateContentRequest === undefined ? codeAssistInner(parsed) : asObject(parsed.generateContentRequest);
+  // A Code Assist body names its model beside the request it wraps.
+  const model = typeof request.model === "string" ? request.model : parsed.model;
+  const named = typeof model === "string" ? model.replace(/^(models|tunedModels)\//, "") : "";
   const systemParts = systemTexts(request.systemInstruction);
   const messages = asArray(request.contents).map((value) => {
     const content = asObject(value);
@@ -299,7 +323,7 @@ function dissect(body: string, url?: string): WireDissection {
     return { role: roleOf(content.role, parts), json: JSON.stringify(content), text };
   });
   return {
-    model: (url === undefined ? undefined : geminiEndpoint(url)?.model) ?? named,
+    model: (url === undefined ? undefined : geminiEndpoint(url)?.model) || named,
     tools: dissectTools(asArray(request.tools)),
     toolsJson: request.tools === undefined ? null : JSON.stringify(request.tools),
     systemParts,

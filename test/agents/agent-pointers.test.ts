@@ -18,6 +18,7 @@ const bases = {
   anthropic: "http://127.0.0.1:9/anthropic",
   openai: "http://127.0.0.1:9/openai/v1",
   gemini: "http://127.0.0.1:9/gemini",
+  "code-assist": "http://127.0.0.1:9/code-assist",
 };
 const context = (env: NodeJS.ProcessEnv = {}, cwd = "/nonexistent"): PointerContext => ({
   bases,
@@ -38,6 +39,7 @@ describe("agent pointers", () => {
       ENABLE_TOOL_SEARCH: "true",
       OPENAI_BASE_URL: bases.openai,
       GOOGLE_GEMINI_BASE_URL: bases.gemini,
+      CODE_ASSIST_ENDPOINT: bases["code-assist"],
     });
     expect(ctx.env.OPENAI_BASE_URL).toBe("https://gateway.example/v1");
     // The agents configured by files get temporary copies inside the session's folder only.
@@ -141,17 +143,20 @@ describe("agent pointers", () => {
     expect(caveats({ GEMINI_API_KEY: "k", GEMINI_CLI_HOME: moved })[0]).toContain(
       join(moved, ".gemini", "settings.json"),
     );
-    // A workspace file wins over the user's; a sign-in with Google goes to Code Assist.
+    // A workspace file wins over the user's; a sign-in with Google goes to Code Assist, which record points too.
     const workspace = join(project, ".gemini", "settings.json");
-    write(workspace, JSON.stringify({ security: { auth: { selectedType: "oauth-personal" } } }));
+    write(workspace, JSON.stringify({ security: { auth: { selectedType: "vertex-ai" } } }));
     expect(caveats({})).toEqual([
-      `the Gemini CLI's ${workspace} selects signing in with Google, whose requests go to Code Assist: they will not reach the proxy`,
+      `the Gemini CLI's ${workspace} selects Vertex AI, whose requests go to GOOGLE_VERTEX_BASE_URL (left alone: another API's paths): they will not reach the proxy`,
     ]);
+    write(userFile, JSON.stringify({ security: { auth: { selectedType: "oauth-personal" } } }));
+    write(workspace, "{}");
+    expect(caveats({ GEMINI_API_KEY: "k" })).toEqual([]);
     // The system file wins over both; a file that does not parse is the CLI's to report.
     write(system, JSON.stringify({ security: { auth: { selectedType: "vertex-ai" } } }));
     expect(caveats({})[0]).toContain(`the Gemini CLI's ${system} selects Vertex AI`);
     write(system, "{ not json");
-    expect(caveats({})[0]).toContain(`the Gemini CLI's ${workspace} selects signing in with Google`);
+    expect(caveats({})).toEqual([]);
     // With no file selecting one, the environment's choice counts.
     write(workspace, "{}");
     write(userFile, "{}");

@@ -20,6 +20,7 @@ const bases = {
   anthropic: "http://127.0.0.1:9/anthropic",
   openai: "http://127.0.0.1:9/openai/v1",
   gemini: "http://127.0.0.1:9/gemini",
+  "code-assist": "http://127.0.0.1:9/code-assist",
 };
 
 /** Every path under `dir` with its kind, size and mtime: a write anywhere in it shows. */
@@ -77,7 +78,7 @@ model = "gpt-5.4-mini"
 `;
 
 describe("codex pointer", () => {
-  it("without a config of the user's: a CODEX_HOME whose config.toml selects our provider", () => {
+  it("without a config of the user's: a CODEX_HOME whose config.toml selects our provider, on Codex's WebSocket unless --codex-http", () => {
     const { home, ctx } = userWith({});
     const env = pointed(codexPointer, home, ctx);
     expect(Object.keys(env)).toEqual(["CODEX_HOME"]);
@@ -90,10 +91,15 @@ describe("codex pointer", () => {
           base_url: bases.openai,
           wire_api: "responses",
           env_key: "OPENAI_API_KEY",
-          supports_websockets: false,
+          supports_websockets: true,
         }),
       },
     });
+    const http = pointed(codexPointer, home, { ...ctx, codexHttp: true });
+    const config = parse(readFileSync(join(http.CODEX_HOME!, "config.toml"), "utf8")) as {
+      model_providers: Record<string, { supports_websockets: boolean }>;
+    };
+    expect(config.model_providers[CODEX_PROVIDER_ID]!.supports_websockets).toBe(false);
   });
 
   it("the user's config.toml is kept, with our provider selected over the top-level and the profile's", () => {

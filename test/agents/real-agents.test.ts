@@ -68,11 +68,24 @@ async function agentThroughCapture(
   args: string[],
   env: NodeJS.ProcessEnv,
   script = "agent-session",
+  recordFlags: string[] = [],
 ): Promise<Session> {
   const runs = tempDir(`real-${name}-`);
   const mock = await startCli(["mock", join(FIXTURES, `${script}.yaml`), "--runs", runs]);
   const upstream = new URL(mock.url).origin;
-  const record = [MAIN, "record", "--upstream", upstream, "--runs", runs, "--name", name, "--no-view", "--"];
+  const record = [
+    MAIN,
+    "record",
+    "--upstream",
+    upstream,
+    "--runs",
+    runs,
+    "--name",
+    name,
+    "--no-view",
+    ...recordFlags,
+    "--",
+  ];
   const agent = await runAgent(process.execPath, [...record, program, ...args], env, tempDir(`${name}-work-`));
   expect(await mock.stop()).toBe(0);
   return { agent, captured: join(runs, name), upstream: join(runs, `${script}-mock`), runs };
@@ -153,7 +166,7 @@ describe("real agents against the mock through the capture", () => {
   );
 
   it.skipIf(!codex)(
-    "Codex (codex exec, our provider selected by record's temporary CODEX_HOME): exits 0, every request a full Responses record, bytes as the mock got them, no key in any file",
+    "Codex with --codex-http (codex exec, our provider selected by record's temporary CODEX_HOME): exits 0, every request a full Responses record, bytes as the mock got them, no key in any file",
     async () => {
       const key = fakeKey("sk");
       const home = tempDir("codex-home-");
@@ -162,6 +175,8 @@ describe("real agents against the mock through the capture", () => {
         codex!.program,
         ["exec", "--skip-git-repo-check", "Say hello."],
         { ...isolatedEnv(home), OPENAI_API_KEY: key },
+        "agent-session",
+        ["--codex-http"],
       );
       expectFaithfulCapture(session, "openai-responses", key);
       // No model in its config: its default model, whose tools come in an additional_tools input item,
@@ -175,6 +190,49 @@ describe("real agents against the mock through the capture", () => {
       }
     },
     180_000,
+  );
+
+  it.skipIf(!codex)(
+    "Codex on its default WebSocket, a session with a tool call: each turn a full record rebuilt from its chain, equal in tools, system and message sizes to the same session over HTTP, no key in any file",
+    async () => {
+      const run = async (name: string, flags: string[]) => {
+        const key = fakeKey("sk");
+        const env = { ...isolatedEnv(tempDir(`${name}-home-`)), OPENAI_API_KEY: key };
+        const args = ["exec", "--skip-git-repo-check", "Run echo, then say hello."];
+        const session = await agentThroughCapture(name, codex!.program, args, env, "codex-tool-session", flags);
+        expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+        expect(session.agent.stdout).toContain("Scripted answer one.");
+        expect(filesContaining(session.runs, key)).toEqual([]);
+        return session;
+      };
+      // Names of one length: the work folder's path is in the prompt, and message sizes are compared.
+      const socket = await run("codex-sock", []);
+      const http = await run("codex-http", ["--codex-http"]);
+      const turns = (dir: string) =>
+        jsonl<RequestRecord>(join(dir, "requests.jsonl")).filter((record) => record.kind === "loop");
+      const shape = (record: RequestRecord) => {
+        const { tools, toolsBytes, systemBytes, messagesBytes, roles, response } = record;
+        return { tools, toolsBytes, systemBytes, messagesBytes, roles, calls: response?.calls };
+      };
+      const overSocket = turns(socket.captured);
+      expect(overSocket.map(shape)).toEqual(turns(http.captured).map(shape));
+      // The tool's round trip: two turns, the second sending only what is new.
+      expect(overSocket.map((record) => record.response?.calls)).toEqual([["exec_command"], []]);
+      for (const record of overSocket) expect(record.transport).toBe("websocket");
+      expect(overSocket[1]!.sentBytes).toBeLessThan(overSocket[1]!.bodyBytes / 4);
+      const requests = jsonl<Payload & { sent?: string }>(join(socket.captured, "payloads.jsonl")).filter(
+        (row) => row.type === "request" && row.kind === "loop",
+      );
+      const sent = JSON.parse(requests[1]!.sent!) as { previous_response_id?: string; input: { type: string }[] };
+      expect(sent.previous_response_id).toMatch(/^resp_mock_/);
+      expect(sent.input.map((item) => item.type)).toEqual(["function_call_output"]);
+      // The proxy rebuilt each turn as the mock did, from the same messages.
+      const received = jsonl<Payload>(join(socket.upstream, "payloads.jsonl")).filter(
+        (row) => row.type === "request" && row.kind === "loop",
+      );
+      expect(requests.map((row) => row.body)).toEqual(received.map((row) => row.body));
+    },
+    300_000,
   );
 
   it.skipIf(!geminiCli)(
