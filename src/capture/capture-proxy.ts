@@ -273,7 +273,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     }
     const ts = new Date().toISOString();
     const started = performance.now();
-    const summary = await tunnelUpgrade(request, socket, head, to.target, to.route.authorization);
+    const summary = await tunnelUpgrade(request, socket, head, to.target, to.targetPath, to.route.authorization);
     const { request: handed, response } = tunnelExchange(to.shown, summary);
     capture.handLater(handed, response, ts, performance.now() - started);
   }
