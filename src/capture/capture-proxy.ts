@@ -294,7 +294,15 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const reader: TunnelReader | undefined = turns
       ? { fromClient: (text) => void turns.fromClient(text), fromServer: (text) => turns.fromServer(text) }
       : undefined;
-    const summary = await tunnelUpgrade(request, socket, head, to.target, to.route.authorization, reader);
+    const summary = await tunnelUpgrade(
+      request,
+      socket,
+      head,
+      to.target,
+      to.targetPath,
+      to.route.authorization,
+      reader,
+    );
     turns?.close(summary.decodeFailure ?? summary.error);
     const { request: handed, response } = tunnelExchange(to.shown, summary);
     capture.handLater(handed, response, ts, performance.now() - started);

@@ -36,7 +36,7 @@ export interface WorkerError {
 }
 
 export type ToWorker =
-  | { type: "open"; options: WorkerRunOptions }
+  | { type: "open"; options: WorkerRunOptions; gate: SharedArrayBuffer }
   | { type: "exchange"; id: number; request: HandedRequest; response: HandedResponse; ts: string; durationMs: number }
   | { type: "count"; id: number; api: WireApi; body: string }
   | { type: "event"; event: string; data: Record<string, unknown>; seq: number }
@@ -56,6 +56,15 @@ export type FromWorker =
  * to (`queuedSize`), not its wire size.
  */
 export const CAPTURE_QUEUE_LIMIT = { exchanges: 512, bytes: 64 * 1024 * 1024 };
+/**
+ * Who ends the run, decided once by compare-and-swap on a shared cell (`closeGate`): the worker, when
+ * it reaches the close message in time, or the main thread, once the drain time is over. A message
+ * would not do: one that arrives while the other side has already begun is a race, and a worker
+ * stopped half-way through its close (the folder swapped, its row not finished, or the reverse) left
+ * the main thread's own close to fail (issue 35: exit 3 on SIGTERM on a loaded machine).
+ */
+export const CLOSE_GATE = { open: 0, workerCloses: 1, mainCloses: 2 } as const;
+
 /** How long closing waits for the worker to write what is queued before counting the rest as lost. */
 export const CAPTURE_DRAIN_MS = 10_000;
 /** A request whose content-length is at most this passes a queue full by bytes (see `hasRoom`). */
@@ -127,6 +136,8 @@ export class CaptureThread {
     /** Where the run is written until it closes (src/capture/run-folder.ts). */
     readonly liveDir: string,
     private readonly releaseLock: () => void,
+    /** The close gate (CLOSE_GATE), shared with the worker. */
+    private readonly gate: Int32Array,
   ) {
     worker.on("message", (message: FromWorker) => this.receive(message));
     worker.on("error", (error) => this.stop(error));
@@ -138,11 +149,13 @@ export class CaptureThread {
     const { lock, ownLock } = takeFolderLock(options);
     const releaseLock = () => ownLock && lock.release();
     const worker = new Worker(WORKER_ENTRY);
+    const gate = new SharedArrayBuffer(4);
     try {
       const { name, runsDir, database, markers, redactBody = [], keepSecrets } = options;
       const open: ToWorker = {
         type: "open",
         options: { name, runsDir, database, markers, redactBody, keepSecrets, keepRecords: false },
+        gate,
       };
       worker.postMessage(open);
       const opened = await new Promise<{ id: string; dir: string; liveDir: string }>((resolve, reject) => {
@@ -152,7 +165,8 @@ export class CaptureThread {
           else if (message.type === "failed") reject(fromWorker(message.error));
         });
       });
-      return new CaptureThread(worker, options, opened.id, opened.dir, opened.liveDir, releaseLock);
+      const { id, dir, liveDir } = opened;
+      return new CaptureThread(worker, options, id, dir, liveDir, releaseLock, new Int32Array(gate));
     } catch (error) {
       await worker.terminate();
       releaseLock();
@@ -298,8 +312,11 @@ export class CaptureThread {
       this.worker.postMessage({ type: "close", status } satisfies ToWorker);
       return closed;
     });
-    const inTime = await Promise.race([drained, late]);
+    const exited = new Promise<false>((resolve) => this.worker.once("exit", () => resolve(false)));
+    let inTime = await Promise.race([drained, late]);
     clearTimeout(timer);
+    // Too late, unless the worker has begun its close: then it finishes it (a few writes and renames).
+    if (!inTime && !this.claimClose()) inTime = await Promise.race([closed, exited]);
     await this.worker.terminate();
     try {
       if (!inTime) await this.finishLate(served, status);
@@ -307,6 +324,12 @@ export class CaptureThread {
       this.releaseLock();
     }
     if (this.closeFailure) throw this.closeFailure;
+  }
+
+  /** True when the main thread takes the run's close, false when the worker already has. */
+  private claimClose(): boolean {
+    const { open, mainCloses } = CLOSE_GATE;
+    return Atomics.compareExchange(this.gate, 0, open, mainCloses) === open;
   }
 
   private async finishLate(served: Promise<void>, status: RunStatus): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { type CaptureRun, openCaptureRun, runFolderLockPath } from "./capture-run.js";
-import type { FromWorker, ToWorker, WorkerError } from "./capture-thread.js";
+import { CLOSE_GATE, type FromWorker, type ToWorker, type WorkerError } from "./capture-thread.js";
 import { loggedRequest, responseOutcome } from "./handed-exchange.js";
 import { bodyRedactor } from "./redact.js";
 
@@ -16,11 +16,13 @@ function workerError(error: unknown): WorkerError {
 }
 
 let run: CaptureRun | undefined;
+let gate: Int32Array | undefined;
 const post = (message: FromWorker) => parentPort!.postMessage(message);
 
 async function handle(message: ToWorker): Promise<void> {
   if (message.type === "open") {
     const { redactBody, ...options } = message.options;
+    gate = new Int32Array(message.gate);
     // The main thread holds the folder's lock for as long as the server runs (and releases it).
     const folderLock = { path: runFolderLockPath(options.runsDir, options.name), release() {} };
     run = openCaptureRun({ ...options, folderLock, redactBody: bodyRedactor(redactBody) });
@@ -38,6 +40,8 @@ async function handle(message: ToWorker): Promise<void> {
     const total = await run!.capture.countRequestTokens(message.api, message.body);
     return post({ type: "counted", id: message.id, total });
   }
+  // The main thread's drain time ran out first: it ends the run, and this worker is about to be stopped.
+  if (Atomics.compareExchange(gate!, 0, CLOSE_GATE.open, CLOSE_GATE.workerCloses) !== CLOSE_GATE.open) return;
   try {
     run?.close(message.status, { lost: failedExchanges });
   } catch (error) {

@@ -58,16 +58,27 @@ export function routeFor(routes: ResolvedRoute[], path: string): ResolvedRoute |
   return best;
 }
 
+/** An API version as a path segment: OpenAI's and Anthropic's `v1`, Google's `v1beta` and `v1alpha`. */
+const VERSION_SEGMENT = /^\/v\d+(?:alpha|beta)?\d*$/;
+
 /**
- * Where a request goes: the path without the route's prefix, under the upstream's path. A path that
- * already starts with the upstream's path (a client given the proxy's address with it, as `proxy`
- * prints) keeps it rather than repeat it: `--upstream http://h/v1` takes `/v1/chat/completions` to
- * `http://h/v1/chat/completions`, and `/chat/completions` there too.
+ * The path a request goes to upstream: its path without the route's prefix, under the upstream's
+ * path, as the client wrote it (no dot segment or percent-encoding resolved). A path that already
+ * starts with the upstream's path (a client given the proxy's address with it, as `proxy` prints)
+ * keeps it rather than repeat it: `--upstream http://h/v1` takes `/v1/chat/completions` to
+ * `http://h/v1/chat/completions`, and `/chat/completions` there too. A path that starts with another
+ * API version than the one the upstream's path ends in keeps its own: a Gemini client sends
+ * `/v1beta/models/…` (Google's API versions page: v1 and v1beta), which `--upstream http://h/v1`
+ * (what `mock` prints) takes to `http://h/v1beta/models/…`, not `/v1/v1beta/…`.
  */
-export function targetOf(route: ResolvedRoute, incoming: URL): URL {
-  const rest = incoming.pathname.slice(route.prefix.length);
-  const path = rest.startsWith(`${route.basePath}/`) ? rest : route.basePath + rest;
-  return new URL(route.origin + path + incoming.search);
+export function targetPathOf(route: ResolvedRoute, path: string): string {
+  const rest = path.slice(route.prefix.length);
+  if (rest.startsWith(`${route.basePath}/`)) return rest;
+  const lastSegment = route.basePath.slice(route.basePath.lastIndexOf("/"));
+  const firstSegment = rest.slice(0, rest.indexOf("/", 1) < 0 ? rest.length : rest.indexOf("/", 1));
+  if (VERSION_SEGMENT.test(lastSegment) && VERSION_SEGMENT.test(firstSegment) && rest.length > firstSegment.length)
+    return route.basePath.slice(0, -lastSegment.length) + rest;
+  return route.basePath + rest;
 }
 
 /** The 404 a request under no route gets: what it asked for, and the prefixes there are. */

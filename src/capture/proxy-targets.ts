@@ -4,15 +4,16 @@
  * capture stores, the API its path names) is work on the thread that relays.
  */
 import type { WireApi } from "../providers/types.js";
-import { type ResolvedRoute, routeFor, targetOf } from "./proxy-routes.js";
-import { redactUrl } from "./redact.js";
+import { type ResolvedRoute, routeFor, targetPathOf } from "./proxy-routes.js";
+import { redactQuery } from "./redact.js";
 import { apiForPath } from "./wire-request.js";
 
 /** A request URL resolved: its route and target, the URL as stored, the API of its path. */
 export interface ProxyTarget {
   route: ResolvedRoute;
+  /** The upstream's scheme, host and port (its path is `targetPath`: a URL would resolve dot segments). */
   target: URL;
-  /** `target`'s path and query, as sent upstream. */
+  /** The path and query sent upstream, as the client wrote them. */
   targetPath: string;
   /** The target with userinfo and credential query values redacted. */
   shown: string;
@@ -34,19 +35,33 @@ export function proxyTargets(
   return (url) => {
     const known = memo.get(url);
     if (known) return known;
-    const incoming = new URL(url, "http://proxy");
-    const route = routeFor(routes, incoming.pathname);
-    if (!route) return { unrouted: incoming.pathname };
-    const target = targetOf(route, incoming);
+    const { path, query } = requestTarget(url);
+    const route = routeFor(routes, path);
+    if (!route) return { unrouted: path };
+    const targetPath = targetPathOf(route, path) + query;
+    const target = new URL(route.origin);
     const resolved = {
       route,
       target,
-      targetPath: target.pathname + target.search,
-      shown: redactUrl(target, isCredential),
-      api: apiForPath(incoming.pathname),
+      targetPath,
+      // The URL as sent: the origin, the path as the client wrote it, credential query values redacted.
+      shown: route.origin + targetPathOf(route, path) + (query && `?${redactQuery(query.slice(1), isCredential)}`),
+      api: apiForPath(path),
     };
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(url, resolved);
     return resolved;
   };
+}
+
+/**
+ * A request-target's path and query, unresolved: the proxy forwards the path as the client wrote it
+ * (RFC 9112 §3.2). The absolute form (`POST http://elsewhere/x`) names the proxy's upstream all the
+ * same: only its path and query are kept.
+ */
+function requestTarget(url: string): { path: string; query: string } {
+  const originForm = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, "");
+  const mark = originForm.indexOf("?");
+  const path = mark < 0 ? originForm : originForm.slice(0, mark);
+  return { path: path.startsWith("/") ? path : `/${path}`, query: mark < 0 ? "" : originForm.slice(mark) };
 }

@@ -90,7 +90,7 @@ const STORED_REDACTED = encodeURIComponent(REDACTED);
  * parameter stays, in order, duplicates too. `;` separates parameters as well as `&`, as some servers
  * read it, so `a=1;key=…` cannot hide a key inside another parameter's value.
  */
-function redactQuery(query: string, isCredential: (name: string) => boolean): string {
+export function redactQuery(query: string, isCredential: (name: string) => boolean): string {
   return query
     .split(/([&;])/)
     .map((part) => {

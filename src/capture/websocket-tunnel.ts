@@ -23,8 +23,8 @@ export interface TunnelSummary {
  * The upgrade request as the upstream gets it: the client's header lines in their order and case,
  * less the connection's own, with `Host` the upstream's and `Connection: Upgrade` (RFC 9110 §7.8).
  */
-function upgradeHead(request: IncomingMessage, target: URL, authorization: string | undefined): string {
-  const lines = [`${request.method} ${target.pathname}${target.search} HTTP/1.1`, `Host: ${target.host}`];
+function upgradeHead(request: IncomingMessage, target: URL, path: string, authorization: string | undefined): string {
+  const lines = [`${request.method} ${path} HTTP/1.1`, `Host: ${target.host}`];
   const raw = request.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     if (!isHopByHop(raw[i]!)) lines.push(`${raw[i]}: ${raw[i + 1]}`);
@@ -65,6 +65,7 @@ export function tunnelUpgrade(
   client: Duplex,
   head: Buffer,
   target: URL,
+  path: string,
   authorization: string | undefined,
   reader?: TunnelReader,
 ): Promise<TunnelSummary> {
@@ -82,7 +83,7 @@ export function tunnelUpgrade(
   let error: string | undefined;
 
   // Written before anything is piped: the socket queues it until it connects.
-  upstream.write(upgradeHead(request, target, authorization));
+  upstream.write(upgradeHead(request, target, path, authorization));
   upstream.write(head);
   frames.client.push(head);
   client.on("data", (chunk: Buffer) => frames.client.push(chunk));

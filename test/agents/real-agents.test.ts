@@ -69,10 +69,12 @@ async function agentThroughCapture(
   env: NodeJS.ProcessEnv,
   script = "agent-session",
   recordFlags: string[] = [],
+  /** `--upstream` as the mock prints it (`…/v1`) rather than its origin. */
+  printedUpstream = false,
 ): Promise<Session> {
   const runs = tempDir(`real-${name}-`);
   const mock = await startCli(["mock", join(FIXTURES, `${script}.yaml`), "--runs", runs]);
-  const upstream = new URL(mock.url).origin;
+  const upstream = printedUpstream ? mock.url : new URL(mock.url).origin;
   const record = [
     MAIN,
     "record",
@@ -140,11 +142,33 @@ const pi = findPi();
 if (!pi) console.log(`real pi pointer test skipped: pi is not installed; install it with './run.sh agents install pi'`);
 
 /** `gemini -p` with a fresh fake key in `home`, trusting the folder it runs in (a headless run asks for that). */
-async function geminiCliThroughCapture(home: string) {
+async function geminiCliThroughCapture(home: string, printedUpstream = false) {
   const key = fakeKey("AIza");
   const env = { ...isolatedEnv(home), GEMINI_API_KEY: key };
   const args = ["--skip-trust", "-p", "Say hello."];
-  return { key, session: await agentThroughCapture("gemini-cli", geminiCli!.program, args, env, "gemini-cli-session") };
+  const program = geminiCli!.program;
+  const session = await agentThroughCapture(
+    "gemini-cli",
+    program,
+    args,
+    env,
+    "gemini-cli-session",
+    [],
+    printedUpstream,
+  );
+  return { key, session };
+}
+
+/** A HOME where the user chose the API key (without it 0.61 stops at exit 41: gemini-cli-pointer.ts), no usage statistics. */
+function geminiApiKeyHome(): string {
+  const home = tempDir("gemini-home-");
+  const settings = {
+    security: { auth: { selectedType: "gemini-api-key" } },
+    privacy: { usageStatisticsEnabled: false },
+  };
+  mkdirSync(join(home, ".gemini"));
+  writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify(settings));
+  return home;
 }
 
 describe("real agents against the mock through the capture", () => {
@@ -238,16 +262,16 @@ describe("real agents against the mock through the capture", () => {
   it.skipIf(!geminiCli)(
     "Gemini CLI (gemini -p, the API key selected in its settings): exits 0, every request a full Gemini record, bytes as the mock got them, no key in any file",
     async () => {
-      const home = tempDir("gemini-home-");
-      // As a user who chose the API key has it (without it 0.61 stops at exit 41: gemini-cli-pointer.ts);
-      // no usage statistics, so nothing but the model's API is called.
-      const settings = {
-        security: { auth: { selectedType: "gemini-api-key" } },
-        privacy: { usageStatisticsEnabled: false },
-      };
-      mkdirSync(join(home, ".gemini"));
-      writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify(settings));
-      const { session, key } = await geminiCliThroughCapture(home);
+      const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome());
+      expectFaithfulCapture(session, "google-generative-ai", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!geminiCli)(
+    "Gemini CLI with --upstream as mock prints it (…/v1): its /v1beta requests reach the mock, not /v1/v1beta (issue 35)",
+    async () => {
+      const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome(), true);
       expectFaithfulCapture(session, "google-generative-ai", key);
     },
     180_000,

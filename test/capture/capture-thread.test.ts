@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
@@ -175,6 +175,29 @@ describe("capture worker", () => {
     expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(runRow(runs, proxy.runId)).toMatchObject({ request_count: 40, lost: 0 });
   }, 300_000);
+
+  it("a drain time that runs out as the worker ends the run leaves it whole: one side ends it (issue 35)", async () => {
+    // drainMs 0: the deadline and the worker's own close of the run race on every stop.
+    for (let round = 0; round < 5; round++) {
+      const runs = tempDir("capture-gate-");
+      let written!: () => void;
+      const recorded = new Promise<void>((resolve) => {
+        written = resolve;
+      });
+      const proxy = await startCaptureProxy({
+        upstream: await quickUpstream(),
+        runsDir: runs,
+        onFinished: () => written(),
+        capture: { drainMs: 0, notice: () => undefined },
+      });
+      expect((await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi", { stream: false }))).status).toBe(200);
+      await recorded;
+      await proxy.close();
+      expect(readdirSync(runs).sort()).toEqual(["payload-probe.db", "proxy"]);
+      expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toHaveLength(1);
+      expect(runRow(runs, proxy.runId)).toMatchObject({ status: "captured", request_count: 1, lost: 0 });
+    }
+  });
 
   it("the proxy CLI exits on SIGTERM during a long capture, within its drain bound, with the run's row finished", async () => {
     const runs = tempDir("capture-sigterm-");

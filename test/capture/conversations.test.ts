@@ -255,7 +255,13 @@ describe("the cost model reads as the capture does (analysis/cost, issue 34)", (
       join(FIXTURES, "anthropic-sdk-1.16.0-side-call.jsonl"),
     )) {
       // The mock answered with its estimate of the usage, as its header said.
-      const outcome = { body: row.response, status: 200, firstByteMs: 0, ending: "complete", usageEstimated: true } as const;
+      const outcome = {
+        body: row.response,
+        status: 200,
+        firstByteMs: 0,
+        ending: "complete",
+        usageEstimated: true,
+      } as const;
       await capture.recordExchange({ kind: "loop", api: row.api, url: row.url, body: row.body }, outcome, row.ts, 1);
     }
     capture.close();

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import { serveHttp } from "../../src/capture/http.js";
-import { resolveRoutes, routeFor, targetOf, unroutedMessage } from "../../src/capture/proxy-routes.js";
+import { resolveRoutes, routeFor, targetPathOf, unroutedMessage } from "../../src/capture/proxy-routes.js";
 import { proxyTargets } from "../../src/capture/proxy-targets.js";
 import { credentialQueryName } from "../../src/capture/redact.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -25,10 +25,9 @@ describe("route matching", () => {
     ],
     isCredential,
   );
-  const target = (path: string) => {
-    const incoming = new URL(path, "http://proxy");
-    const route = routeFor(routes, incoming.pathname);
-    return route && targetOf(route, incoming).href;
+  const target = (url: string) => {
+    const resolved = proxyTargets(routes, isCredential)(url);
+    return "target" in resolved ? resolved.target.origin + resolved.targetPath : undefined;
   };
 
   it("takes the prefix off and puts the rest under the route's upstream, keeping the query", () => {
@@ -57,9 +56,40 @@ describe("route matching", () => {
 
   it("the empty prefix serves every path, as proxy --upstream does", () => {
     const all = resolveRoutes([{ prefix: "", upstream: "http://h/v1" }], isCredential);
-    const via = (path: string) => targetOf(routeFor(all, path)!, new URL(path, "http://proxy")).href;
-    expect(via("/v1/chat/completions")).toBe("http://h/v1/chat/completions");
-    expect(via("/chat/completions")).toBe("http://h/v1/chat/completions");
+    const via = (path: string) => targetPathOf(routeFor(all, path)!, path);
+    expect(via("/v1/chat/completions")).toBe("/v1/chat/completions");
+    expect(via("/chat/completions")).toBe("/v1/chat/completions");
+  });
+
+  it("a path that starts with another API version keeps its own: a Gemini client behind --upstream http://h/v1 (issue 35)", () => {
+    const all = resolveRoutes([{ prefix: "", upstream: "http://h/v1" }], isCredential);
+    const via = (path: string) => targetPathOf(routeFor(all, path)!, path);
+    expect(via("/v1beta/models/gemini-2.5-pro:streamGenerateContent")).toBe(
+      "/v1beta/models/gemini-2.5-pro:streamGenerateContent",
+    );
+    expect(via("/v1alpha/models")).toBe("/v1alpha/models");
+    // Not a version: under the upstream's path as before.
+    expect(via("/v1beta")).toBe("/v1/v1beta");
+    expect(via("/models/x:generateContent")).toBe("/v1/models/x:generateContent");
+    const deeper = resolveRoutes([{ prefix: "/gemini", upstream: "http://h/api/v1" }], isCredential);
+    expect(targetPathOf(deeper[0]!, "/gemini/v1beta/models/m:generateContent")).toBe(
+      "/api/v1beta/models/m:generateContent",
+    );
+  });
+
+  it("the path goes upstream as the client wrote it: dot segments and percent-encoding unresolved (issue 35)", () => {
+    const all = resolveRoutes([{ prefix: "", upstream: "http://h" }], isCredential);
+    const targets = proxyTargets(all, isCredential);
+    expect(targets("/../x/%2e%2e/y?key=s3cret")).toMatchObject({
+      targetPath: "/../x/%2e%2e/y?key=s3cret",
+      shown: "http://h/../x/%2e%2e/y?key=%5Bredacted%5D",
+    });
+    // An absolute-form target names the proxy's upstream all the same.
+    expect(targets("http://elsewhere.example/v1/chat/completions")).toMatchObject({
+      targetPath: "/v1/chat/completions",
+      shown: "http://h/v1/chat/completions",
+      api: "openai-completions",
+    });
   });
 
   it("refuses prefixes that are not one segment, or repeated, and names the prefixes in its 404", () => {
