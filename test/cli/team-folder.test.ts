@@ -87,6 +87,11 @@ describe("a probe kept in a team's own folder", () => {
     for (const name of ["alpha-team", "a-much-longer-folder-name"]) expect(records).not.toContain(name);
     const checked = cli(other, scratch, node, "check", "--runs", join(scratch, "runs"));
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+    // Priced as the probe's priceAs default though the probe is not among the shipped ones.
+    const cost = cli(other, scratch, node, "report", "team-probe", "--cost", "--runs", join(scratch, "runs"));
+    expect(cost.code, cost.stderr).toBe(0);
+    expect(cost.stdout).toContain("gpt-4.1");
+    expect(cost.stdout + cost.stderr).not.toContain("price unknown");
   });
 
   it("runs by relative paths from another cwd, through node and through run.sh", () => {
