@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check/check.js";
+import type { CacheLimits } from "../analysis/check/cache-gate.js";
+import { type Budget, checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check/check.js";
 import { checkCapturedRun } from "../analysis/check/check-captured.js";
 import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check/check-render.js";
 import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
@@ -21,35 +22,42 @@ import { tableLook } from "./terminal.js";
 export const help = `Usage: payload-probe check [probe...] [options]
        payload-probe check --run <run> --baseline FILE [--update] [options]
 
-Runs every probe under probes/ (or the ones named) and compares each request with the committed
-baseline probes/baselines/<probe>.json: tool names, roles, markers and request kind exactly; tokens
-and bytes per part (tools, system, messages; total tokens, body bytes) within the tolerances of
-probes/baselines/tolerances.yaml (absolute and percent, per metric, per probe). A count that shrinks is reported
-as a saving, not a failure.
+Runs every probe of probes/ (yours, in the current folder, else the shipped ones; or the ones
+named) and holds each run to its baseline, baselines/<probe>.json beside the probe file: tool
+names, roles, markers, request kind and where the cache prefix breaks exactly (a new prefix break
+fails); tokens and bytes per part within the tolerances of tolerances.yaml beside the baselines
+(absolute and percent, per metric, per probe); the budget and cache limits the baseline keeps. A
+count that shrinks is reported as a saving, not a failure. A failing probe prints one "what changed"
+line first (tools, system lines, tokens per request, dollars per run at its model.priceAs).
 
-  --baseline DIR      baselines folder (default: probes/baselines); with --run, the baseline FILE
+  --baseline DIR      baselines folder (default: baselines/ beside each probe); with --run, the
+                      baseline FILE
   --run RUN           gate a run already captured (a real agent through proxy or mock, or any run
-                      folder, run id or <probe>@N) against --baseline FILE instead of running probes;
-                      a failing run prints one "what changed" line first (tools, system lines,
-                      tokens per request, dollars per run)
-  --budget-tokens N   with --run: fail when the run's prompt tokens (all requests) exceed N
-  --budget-dollars X  with --run: fail when the run's predicted dollars exceed X (needs a priced model);
-                      both replace the budget kept in the baseline file ({"budget": {tokens, dollars}});
-                      a failing budget is the first line printed: the figure, the budget, the excess
-  --min-cache-hit R   with --run: fail when the run's cache hit rate (prompt tokens read from the
-                      cache over all prompt tokens) is below R, a share from 0 to 1
+                      folder, run id or <probe>@N) against --baseline FILE instead of running probes
+  --budget-tokens N   fail when a run's prompt tokens (all requests) exceed N
+  --budget-dollars X  fail when a run's predicted dollars exceed X (needs a priced model);
+                      both replace the budget kept in the baseline ({"budget": {tokens, dollars}});
+                      with --update they are written into it
+  --min-cache-hit R   fail when a run's cache hit rate (prompt tokens read from the cache over all
+                      prompt tokens) is below R, a share from 0 to 1
   --max-write-amplification R
-                      with --run: fail when more than R (0 to 1) of the tokens written to the cache
-                      were never read by a later request (docs/cost.md)
+                      fail when more than R (0 to 1) of the tokens written to the cache were never
+                      read by a later request (docs/cost.md); both are kept in the baseline as
+                      {"cacheLimits": {minHitRate, maxWriteAmplification}} by --update
   --model ID          with --run: price the run as model ID
-  --pricing FILE      with --run: a pricing file that adds or overrides models
-                      (--budget-*, --model and --pricing without --run are a usage error, exit 2:
-                      probes are held to their baselines, not to budgets)
-  --verbose           with --run: every figure of a failing run, not only its summary line
-  --tolerances FILE   tolerance config (default: probes/baselines/tolerances.yaml; missing = exact)
-  --update            rewrite the baselines of the probes run from this run (exit 0 unless a probe fails to run)
-  --markdown FILE     also write a markdown report (for a CI job summary)
-  --junit FILE        also write JUnit XML (regressions as failures, errors as errors)
+  --pricing FILE      with --run: a pricing file that adds or overrides models (--model and
+                      --pricing without --run are a usage error, exit 2)
+  --verbose           every figure of a failing check, not only its summary line
+  --tolerances FILE   tolerance config (default: tolerances.yaml in the baselines folder; missing =
+                      exact)
+  --update            rewrite the baselines from this run; refused (exit 1, nothing written) for a
+                      probe whose expect failed or a run that breaks the baseline's own budget or
+                      cache limits
+  --force             with --update: write the baseline even when it breaks its own limits
+  --markdown FILE     also write a markdown report (for a CI job summary): the "what changed" line
+                      of each failing check, and each check's figures against its budget
+  --junit FILE        also write JUnit XML (one test case per probe and request, at most one
+                      <failure> each; errors as errors)
   --agent A           runtime, pi or both (default: each probe's agent.kind); pi runs the real pi and
                       holds it against probes/baselines/<probe>@pi.json as check <probe>@pi (probes pi
                       cannot express are skipped, saying why; see 'payload-probe agents install pi');
@@ -85,52 +93,18 @@ export async function main(argv: string[]): Promise<number> {
       "min-cache-hit": { type: "string" },
       "max-write-amplification": { type: "string" },
       agent: { type: "string" },
+      force: { type: "boolean" },
     } as const,
   });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const agents = agentsArg("check", values.agent);
-  const runOnly = (
-    ["budget-tokens", "budget-dollars", "min-cache-hit", "max-write-amplification", "model", "pricing"] as const
-  ).filter((f) => values[f] !== undefined);
+  const runOnly = (["model", "pricing"] as const).filter((f) => values[f] !== undefined);
   if (values.run === undefined && runOnly.length > 0)
     throw usageError("check", `--${runOnly[0]} applies to a captured run only; give it with --run RUN --baseline FILE`);
   if (values.run !== undefined) {
     if (positionals.length > 0) throw new UserError("check: --run gates one captured run; name no probes with it");
-    if (!values.baseline)
-      throw new UserError("check --run: expected --baseline FILE (the run's baseline; --update writes it)");
-    const source = resolveRun(values.run, { runsDir, warn: warnOnStderr });
-    const baselinePath = resolve(values.baseline);
-    const { loadPricing } = await import("../analysis/cost/pricing.js");
-    const check = await checkCapturedRun(source, {
-      baselinePath,
-      updateCommand: [
-        cliName(),
-        "check",
-        ...repeated(values, ["run", "baseline", "tolerances", "runs"]),
-        "--update",
-      ].join(" "),
-      tolerances: loadTolerances(
-        values.tolerances === undefined ? join(dirname(baselinePath), "tolerances.yaml") : resolve(values.tolerances),
-      ),
-      update: values.update ?? false,
-      pricing: loadPricing(values.pricing),
-      model: values.model,
-      priceAs: await priceAsOfRun(source),
-      budget: {
-        ...(values["budget-tokens"] === undefined
-          ? {}
-          : { tokens: budgetArg("budget-tokens", values["budget-tokens"]) }),
-        ...(values["budget-dollars"] === undefined
-          ? {}
-          : { dollars: budgetArg("budget-dollars", values["budget-dollars"]) }),
-      },
-      cacheLimits: {
-        minHitRate: shareArg("min-cache-hit", values["min-cache-hit"]),
-        maxWriteAmplification: shareArg("max-write-amplification", values["max-write-amplification"]),
-      },
-    });
-    return report([check], values);
+    return report([await checkCaptured(values.run, values, runsDir)], values);
   }
   interruptRunsOnSignal();
   const results: RunResult[] = [];
@@ -144,6 +118,8 @@ export async function main(argv: string[]): Promise<number> {
         ...(onPi ? ["--agent", "pi"] : []),
         "--update",
       ].join(" "),
+    ...limitFlags(values),
+    force: values.force ?? false,
     probeRoots: probeRoots(),
     probes: positionals,
     baselineDir: values.baseline === undefined ? undefined : resolve(values.baseline),
@@ -155,6 +131,43 @@ export async function main(argv: string[]): Promise<number> {
     progress: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
   return report(checks, values, agents?.length === 2 ? fidelityRows(results) : undefined);
+}
+
+interface CheckValues {
+  baseline?: string;
+  tolerances?: string;
+  update?: boolean;
+  force?: boolean;
+  pricing?: string;
+  model?: string;
+  [flag: string]: string | boolean | undefined;
+}
+
+/** `check --run RUN --baseline FILE`: one captured run against its baseline file. */
+async function checkCaptured(run: string, values: CheckValues, runsDir: string): Promise<ProbeCheck> {
+  if (!values.baseline)
+    throw new UserError("check --run: expected --baseline FILE (the run's baseline; --update writes it)");
+  const source = resolveRun(run, { runsDir, warn: warnOnStderr });
+  const baselinePath = resolve(values.baseline);
+  const { loadPricing } = await import("../analysis/cost/pricing.js");
+  return checkCapturedRun(source, {
+    baselinePath,
+    updateCommand: [
+      cliName(),
+      "check",
+      ...repeated(values, ["run", "baseline", "tolerances", "runs"]),
+      "--update",
+    ].join(" "),
+    tolerances: loadTolerances(
+      values.tolerances === undefined ? join(dirname(baselinePath), "tolerances.yaml") : resolve(values.tolerances),
+    ),
+    update: values.update ?? false,
+    force: values.force ?? false,
+    pricing: loadPricing(values.pricing),
+    model: values.model,
+    priceAs: await priceAsOfRun(source),
+    ...limitFlags(values),
+  });
 }
 
 /** The checks (and with --agent both the fidelity table) on stdout and in the report files; the exit code. */
@@ -175,6 +188,24 @@ async function report(
   }
   const code = checkExitCode(checks);
   return code === 0 && fidelity && unexplainedDifference(fidelity) ? 1 : code;
+}
+
+/** The budget and cache limits given on the command line, only those given (they replace the baseline's one by one). */
+function limitFlags(values: Partial<Record<string, unknown>>): { budget: Budget; cacheLimits: CacheLimits } {
+  const given = (flag: string) => (typeof values[flag] === "string" ? (values[flag] as string) : undefined);
+  const entry = <T>(key: string, value: T | undefined) => (value === undefined ? {} : { [key]: value });
+  const budget = given("budget-tokens");
+  const dollarBudget = given("budget-dollars");
+  return {
+    budget: {
+      ...entry("tokens", budget === undefined ? undefined : budgetArg("budget-tokens", budget)),
+      ...entry("dollars", dollarBudget === undefined ? undefined : budgetArg("budget-dollars", dollarBudget)),
+    },
+    cacheLimits: {
+      ...entry("minHitRate", shareArg("min-cache-hit", given("min-cache-hit"))),
+      ...entry("maxWriteAmplification", shareArg("max-write-amplification", given("max-write-amplification"))),
+    },
+  };
 }
 
 /** The options that chose the gate's files, as given, for a hint that must reach the same files. */

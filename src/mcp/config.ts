@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { inputError } from "../errors.js";
 import { readInputFile } from "../input-file.js";
+import { nearest } from "../nearest.js";
 import { parseInput } from "../validate.js";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.js";
 import type { DirectToolsSetting, McpConfig, McpServerEntry, McpSettings } from "./types.js";
@@ -125,22 +126,39 @@ const aBoolean = z.boolean({ error: got("true or false") });
 const aDuration = z
   .number({ error: got("a number of zero or more") })
   .min(0, { error: got("a number of zero or more") });
-const aStringArray = z.custom<string[]>(isStringArray, { error: got("an array of strings") });
-const aStringRecord = z.custom<Record<string, string>>(
-  (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every(isString),
-  { error: got("an object whose values are all strings") },
-);
+// The checks written as functions say in `meta` what they take, for the JSON Schema (scripts/gen-probe-schema.mjs).
+const STRING_ARRAY = { type: "array", items: { type: "string" } };
+const aStringArray = z.custom<string[]>(isStringArray, { error: got("an array of strings") }).meta(STRING_ARRAY);
+const aStringRecord = z
+  .custom<Record<string, string>>(
+    (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every(isString),
+    { error: got("an object whose values are all strings") },
+  )
+  .meta({ type: "object", additionalProperties: { type: "string" } });
 
 function oneOf<const T extends readonly [string, ...string[]]>(allowed: T) {
   return z.enum(allowed, { error: got(`one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`) });
 }
 
-const directTools = z.custom<DirectToolsSetting>((v) => typeof v === "boolean" || v === "search" || isStringArray(v), {
-  error: got('true, false, "search" or an array of tool names'),
-});
+const directTools = z
+  .custom<DirectToolsSetting>((v) => typeof v === "boolean" || v === "search" || isStringArray(v), {
+    error: got('true, false, "search" or an array of tool names'),
+  })
+  .meta({ anyOf: [{ type: "boolean" }, { const: "search" }, STRING_ARRAY] });
 const toolPrefix = oneOf(["server", "short", "none", "mcp"]);
-/** Known fields are checked; unknown ones are kept, so configs written for newer adapters still load. */
-const anObject = <T extends z.core.$ZodLooseShape>(shape: T) => z.looseObject(shape, { error: got("an object") });
+/**
+ * Known fields are checked; unknown ones are kept, so configs written for newer adapters still load —
+ * except a key one or two edits from a known one (`"comand"`), a typo that would otherwise silently
+ * drop the setting: it is named, with the key it is near.
+ */
+const anObject = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.looseObject(shape, { error: got("an object") }).superRefine((value, ctx) => {
+    const known = Object.keys(shape);
+    for (const key of Object.keys(value)) {
+      const near = known.includes(key) ? undefined : nearest(key, known);
+      if (near) ctx.addIssue({ code: "custom", path: [key], message: `unknown key; did you mean "${near}"?` });
+    }
+  });
 
 const serverEntry = anObject({
   command: aString.optional(),
@@ -174,6 +192,7 @@ const serverEntry = anObject({
     .custom<boolean | string[]>((v) => typeof v === "boolean" || isStringArray(v), {
       error: got("true, false or an array of tool names"),
     })
+    .meta({ anyOf: [{ type: "boolean" }, STRING_ARRAY] })
     .optional(),
   disabled: aBoolean.optional(),
   debug: aBoolean.optional(),
@@ -190,7 +209,7 @@ const settings = anObject({
 });
 
 // `imports` (configs of other tools) is accepted so real-world files load, but never followed.
-const layerSchema = z.looseObject(
+export const layerSchema = z.looseObject(
   {
     mcpServers: z
       .record(z.string(), serverEntry, { error: got("an object mapping server names to entries") })

@@ -6,22 +6,24 @@
  */
 
 import { dirname, join } from "node:path";
+import type { CacheLimits } from "../analysis/check/cache-gate.js";
 import {
-  baselineOf,
-  compareWithBaseline,
+  type Budget,
   errorCheck,
   type Finding,
   loadTolerances,
   type ProbeCheck,
-  readBaseline,
   type Tolerances,
-  writeBaseline,
 } from "../analysis/check/check.js";
+import { checkCapturedRun } from "../analysis/check/check-captured.js";
+import { loadPricing } from "../analysis/cost/pricing.js";
+import { folderSource } from "../analysis/load-run.js";
 import { CheckFailed, UserError } from "../errors.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { piRunName } from "../safe-path.js";
 import { poolPerProbe, runProgressLine } from "./in-order-pool.js";
 import { loadProbeFile, resolveProbePath } from "./load.js";
+import { probePriceAs } from "./price-as.js";
 import { allProbeNames } from "./probe-names.js";
 import { type AgentKind, agentOf, runOn } from "./run-on.js";
 import type { RunResult } from "./run-options.js";
@@ -53,6 +55,11 @@ export interface CheckOptions {
    * the files), for the hints; `probe` as it was named, `onPi` for its run on pi.
    */
   updateCommand?: (probe: string, onPi: boolean) => string;
+  /** Budget and cache limits from the command line; they replace the baselines' own, field by field. */
+  budget?: Budget;
+  cacheLimits?: CacheLimits;
+  /** `--update --force`: write a baseline even when the run breaks the limits it keeps. */
+  force?: boolean;
   /** Each probe's run as it finishes (`check --agent both` sets the two side by side). */
   onResult?: (result: RunResult) => void;
 }
@@ -130,7 +137,7 @@ async function checkProbe(
     options.progress?.(`  skipped on pi: ${result.skipped}`);
     return undefined;
   }
-  return namedFor(onPi, compareRun(name, result, onPi, options, gate));
+  return namedFor(onPi, await compareRun(name, result, onPi, options, gate));
 }
 
 /** A check of pi's run is named as its run and baseline are, `<probe>@pi`, findings included. */
@@ -145,33 +152,67 @@ function namedFor(onPi: boolean, check: ProbeCheck): ProbeCheck {
   };
 }
 
-/** The run held against its baseline (or written as it, with --update). */
-function compareRun(
-  name: string,
+/**
+ * The run held against its baseline (or written as it, with --update) by the same gate as `check
+ * --run`: exact fields, tolerances, prefix breaks, the budget and cache limits the baseline keeps, and
+ * one "what changed" line; its dollars are the probe's `model.priceAs`.
+ */
+async function compareRun(
+  given: string,
   result: RunResult,
   onPi: boolean,
   options: CheckOptions,
   gate: GateFiles,
-): ProbeCheck {
+): Promise<ProbeCheck> {
+  const { probe } = result;
+  // The check, its findings and its baseline carry the probe's name; the hint repeats the argument as given.
+  const name = probe.name;
+  // A probe whose expect block failed has drifted from its experiment: its run is no baseline.
+  if (options.update && result.failures.length > 0) return expectFailed(name, result.failures);
   // Named by the probe's checked name, not the argument: a path argument would reach outside the folder.
-  const baselineDir = gate.baselineDir(result.probe.file);
-  const baselinePath = join(baselineDir, `${onPi ? piRunName(result.probe.name) : result.probe.name}.json`);
-  if (options.update) {
-    writeBaseline(baselinePath, baselineOf(name, result.records));
-    return { probe: name, status: "updated", requests: result.records.length, regressions: [], savings: [] };
-  }
+  const baselinePath = join(gate.baselineDir(probe.file), `${onPi ? piRunName(probe.name) : probe.name}.json`);
+  const updateCommand = options.updateCommand?.(given, onPi) ?? `check ${given} --update`;
   let check: ProbeCheck;
   try {
-    const baseline = readBaseline(baselinePath, name, options.updateCommand?.(name, onPi));
-    check = compareWithBaseline(baseline, result.records, gate.tolerancesOf(result.probe.file));
+    check = await checkCapturedRun(folderSource(result.dir, { runsDir: result.dir, warn: () => undefined }), {
+      name,
+      baselinePath,
+      updateCommand,
+      subject: `probe "${name}"`,
+      tolerances: gate.tolerancesOf(probe.file),
+      update: options.update,
+      force: options.force,
+      pricing: loadPricing(undefined),
+      priceAs: probePriceAs(probe),
+      budget: options.budget,
+      cacheLimits: options.cacheLimits,
+    });
   } catch (error) {
     return unusableInput(name, error);
   }
-  check.updateCommand = options.updateCommand?.(name, onPi);
-  // A probe whose expect block failed has drifted from its experiment: that is a regression too.
-  check.regressions.unshift(...result.failures.map((failure) => expectFinding(name, failure)));
-  if (check.regressions.length > 0) check.status = "regression";
-  return check;
+  if (check.status === "updated") return check;
+  check.updateCommand = updateCommand;
+  if (result.failures.length === 0) return check;
+  const failed = expectFailed(name, result.failures);
+  return {
+    ...check,
+    status: "regression",
+    regressions: [...failed.regressions, ...check.regressions],
+    summary: check.summary ? `${failed.summary}\n${check.summary}` : failed.summary,
+  };
+}
+
+/** The expect block did not hold: one finding per failure, the first named on the summary line. */
+function expectFailed(name: string, failures: string[]): ProbeCheck {
+  const more = failures.length > 1 ? ` (+${failures.length - 1} more; --verbose)` : "";
+  return {
+    probe: name,
+    status: "regression",
+    requests: 0,
+    regressions: failures.map((failure) => expectFinding(name, failure)),
+    savings: [],
+    summary: `${name}: expect failed: ${failures[0]}${more}`,
+  };
 }
 
 /** Bad input makes a probe "could not be evaluated" (exit 2); any other error is a bug and is rethrown. */
@@ -181,16 +222,8 @@ function unusableInput(name: string, error: unknown): ProbeCheck {
 }
 
 /** The run stopped on a check that did not hold (the script ran out): the probe drifted, a regression. */
-function failedWhileRunning(name: string, error: CheckFailed): ProbeCheck {
-  const failures = [error.message, ...error.failures];
-  return {
-    probe: name,
-    status: "regression",
-    requests: 0,
-    regressions: failures.map((failure) => expectFinding(name, failure)),
-    savings: [],
-  };
-}
+const failedWhileRunning = (name: string, error: CheckFailed): ProbeCheck =>
+  expectFailed(name, [error.message, ...error.failures]);
 
 function expectFinding(probe: string, failure: string): Finding {
   return { probe, request: null, metric: "expect", baseline: "held", actual: failure, tolerance: "exact" };

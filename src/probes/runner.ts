@@ -26,6 +26,7 @@ import type { Profile } from "../runtime/profile.js";
 import type { Extension } from "../runtime/types.js";
 import { WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
+import { watchHiddenToolCalls } from "./hidden-tools.js";
 import { checkProbeLimits, limitTransport, REQUESTS_PER_PROMPT } from "./limits.js";
 import { setUpMcpCache } from "./prime-cache.js";
 import { probeEnvironment } from "./probe-env.js";
@@ -106,6 +107,8 @@ interface Conversation {
   skills: ProbeSkills;
   run: CaptureRun;
   wirePath: string;
+  /** Scripted calls to tools that were not active, each naming the tool and what hid it. */
+  hiddenCalls: string[];
 }
 
 /**
@@ -157,7 +160,10 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
       extensions: c.skills.extension ? [...c.extensions, c.skills.extension] : c.extensions,
       toolSnapshot: probe.agent.skillMode === "load_skill" ? "per-run" : "per-request",
       maxRequestsPerPrompt: REQUESTS_PER_PROMPT,
-      observe: (bus) => observeAgent(bus, observation, log, c.wirePath),
+      observe: (bus) => {
+        observeAgent(bus, observation, log, c.wirePath);
+        watchHiddenToolCalls(bus, probe, observation.surfaces, c.hiddenCalls);
+      },
     });
     for (const prompt of probe.prompts) await agent.prompt(prompt);
   } finally {
@@ -169,7 +175,7 @@ async function converse(c: Conversation, observation: RunObservation): Promise<v
 function finish(c: Conversation, observation: RunObservation): RunResult {
   observation.wire = wireObservation(c.wirePath);
   observation.skills = skillsObservation(c.skills.loaded(), c.skills.diagnostics, c.workspace.base);
-  const failures = checkExpectations(c.probe.expect, observation);
+  const failures = [...c.hiddenCalls, ...checkExpectations(c.probe.expect, observation)];
   c.run.close(failures.length === 0 ? "passed" : "failed");
   const { run, probe } = c;
   return {
@@ -198,7 +204,7 @@ async function buildConversation(
   const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
   const run = openCaptureRun({ name: probe.name, runsDir: place.runsDir, markers: probe.markers, ...capture });
   const skills = runtimeSkills(profile, probe, workspace);
-  return { probe, place, profile, workspace, extensions, skills, run, wirePath };
+  return { probe, place, profile, workspace, extensions, skills, run, wirePath, hiddenCalls: [] };
 }
 
 /** The conversation, observed; a run that fails here is closed as `error` before the failure goes on. */

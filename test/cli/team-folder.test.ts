@@ -5,56 +5,15 @@
  * on what the folder is called.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { teamFolder } from "../fixtures/team-folder.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, MAIN, scratchEnv } from "./scratch-cli.js";
 
 afterAll(removeTempDirs);
-
-const PROBE = `name: team-probe
-agent:
-  skills: [../skills/export-report]
-  mcp: { config: ../mcp.json, cache: valid }
-model:
-  script:
-    - call: tracker_export_report
-      args: { value: weekly }
-    - text: DONE
-prompts: ["Export the weekly report."]
-expect:
-  requests: 2
-  toolResults: { 1: { equals: "EXPORTED:weekly" } }
-`;
-
-/** The team's folder: its MCP server is the stub's code started from a script of its own, by relative paths. */
-function teamFolder(parent: string, name: string): string {
-  const team = join(parent, name);
-  for (const dir of ["probes", "server", "skills/export-report"]) mkdirSync(join(team, dir), { recursive: true });
-  writeFileSync(join(team, "probes", "team-probe.yaml"), PROBE);
-  const stub = pathToFileURL(join(PROJECT_ROOT, "dist/stub-mcp/configurable-stub.js")).href;
-  writeFileSync(join(team, "server", "index.mjs"), `await import(${JSON.stringify(stub)});\n`);
-  const tool = {
-    name: "export_report",
-    description: "Export a report.",
-    inputSchema: { type: "object", properties: { value: { type: "string" } }, required: ["value"] },
-    result: "EXPORTED:{value}",
-  };
-  writeFileSync(join(team, "server", "tools.json"), JSON.stringify({ name: "tracker", tools: [tool] }));
-  const server = { command: "node", args: ["server/index.mjs", "--fixture", "server/tools.json"] };
-  writeFileSync(
-    join(team, "mcp.json"),
-    JSON.stringify({ mcpServers: { tracker: { ...server, lifecycle: "lazy", directTools: true } } }),
-  );
-  writeFileSync(
-    join(team, "skills/export-report/SKILL.md"),
-    "---\nname: export-report\ndescription: How the team exports reports.\n---\n\nUse tracker_export_report.\n",
-  );
-  return team;
-}
 
 function cli(cwd: string, scratch: string, command: string[], ...args: string[]): CliResult {
   const result = spawnSync(command[0]!, [...command.slice(1), ...args], {
@@ -87,6 +46,11 @@ describe("a probe kept in a team's own folder", () => {
     for (const name of ["alpha-team", "a-much-longer-folder-name"]) expect(records).not.toContain(name);
     const checked = cli(other, scratch, node, "check", "--runs", join(scratch, "runs"));
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+    // Priced as the probe's priceAs default though the probe is not among the shipped ones.
+    const cost = cli(other, scratch, node, "report", "team-probe", "--cost", "--runs", join(scratch, "runs"));
+    expect(cost.code, cost.stderr).toBe(0);
+    expect(cost.stdout).toContain("gpt-4.1");
+    expect(cost.stdout + cost.stderr).not.toContain("price unknown");
   });
 
   it("runs by relative paths from another cwd, through node and through run.sh", () => {

@@ -281,6 +281,17 @@ describe("validation errors", () => {
     expect(loadMcpConfig(opts).servers[0]!.entry).toEqual({ command: "x", lifecycle: "keep-alive" });
   });
 
+  it("names a key one or two edits from a known one (a typo would drop the setting), keeping others", () => {
+    write(paths.project, servers({ "probe-stub": { comand: "node", args: [] } }));
+    expect(userErrorOf(() => loadMcpConfig(opts)).message).toBe(
+      `${paths.project}: field "mcpServers.probe-stub.comand": unknown key; did you mean "command"?`,
+    );
+    write(paths.project, servers({}, { directTool: true }));
+    expect(userErrorOf(() => loadMcpConfig(opts)).field).toBe("settings.directTool");
+    write(paths.project, servers({ s: { command: "x", futureOption: 1 } }));
+    expect(loadMcpConfig(opts).servers[0]!.entry).toEqual({ command: "x", futureOption: 1 });
+  });
+
   it("validates settings fields", () => {
     write(paths.agent, servers({}, { directTools: "some", toolPrefix: "mcp" }));
     expect(userErrorOf(() => loadMcpConfig(opts)).message).toBe(

@@ -11,8 +11,15 @@ import {
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkExitCode, findingMessage } from "../../src/analysis/check/check.js";
+import {
+  checkExitCode,
+  compareWithBaseline,
+  findingMessage,
+  loadTolerances,
+  readBaseline,
+} from "../../src/analysis/check/check.js";
 import { renderCheckJunit, renderCheckMarkdown } from "../../src/analysis/check/check-render.js";
+import type { RequestRecord } from "../../src/capture/types.js";
 import { type CheckOptions, runCheck } from "../../src/probes/check-run.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { parseXml } from "../analysis/view/xml-well-formed.js";
@@ -112,12 +119,17 @@ describe("check", () => {
 
     const xml = parseXml(renderCheckJunit(checks));
     expect(xml.name).toBe("testsuites");
-    const failures = xml.children
-      .flatMap((s) => s.children)
-      .flatMap((c) => c.children)
-      .filter((e) => e.name === "failure");
-    expect(failures).toHaveLength(checks[0]!.regressions.length);
+    // One <failure> per test case however many findings it has (some report viewers reject a second).
+    const cases = xml.children.flatMap((s) => s.children);
+    for (const testCase of cases)
+      expect(testCase.children.filter((e) => e.name === "failure").length).toBeLessThanOrEqual(1);
+    const failures = cases.flatMap((c) => c.children).filter((e) => e.name === "failure");
+    expect(failures).toHaveLength(new Set(checks[0]!.regressions.map((f) => f.request)).size);
+    expect(failures.length).toBeLessThan(checks[0]!.regressions.length);
     expect(xml.attrs.failures).toBe(String(failures.length));
+    // The summary line says what changed in one line, in the terminal and in the job summary.
+    expect(checks[0]!.summary).toMatch(/^tiny: \+\d+ tokens per request, \+\$[\d.]+ per run$/);
+    expect(md).toContain(`### What changed\n\n- ${checks[0]!.summary}`);
   });
 
   it("a corrupt baseline is an error in JUnit and markdown; --update then passes", async () => {
@@ -147,6 +159,75 @@ describe("check", () => {
       expect(existsSync(join(root, "baselines", "short.json"))).toBe(false);
     } finally {
       rmSync(join(root, "probes", "short.yaml"));
+    }
+  });
+});
+
+describe("the gate's own limits", () => {
+  const baselineFile = () => join(root, "baselines", "tiny.json");
+  const tinyRecords = (): RequestRecord[] =>
+    readFileSync(join(root, "runs", "tiny", "requests.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as RequestRecord);
+
+  it("a prefix break the baseline did not have fails by default, naming the request, the part and why", async () => {
+    await runCheck({ ...options, update: true });
+    const records = tinyRecords();
+    expect(records[1]!.prefix?.breakAt).toBeNull();
+    // What a timestamp in the system prompt does to the second request: the prefix breaks in system.
+    const stamped = records.map((r, i) =>
+      i === 1 ? { ...r, prefix: { ...r.prefix!, breakAt: "system" as const, breakDetail: "system[0] changed" } } : r,
+    );
+    const check = compareWithBaseline(readBaseline(baselineFile(), "tiny"), stamped, loadTolerances(""));
+    expect(check.regressions.map(findingMessage)).toEqual([
+      "tiny request 2: prefix is breaks in system: system[0] changed, baseline kept (tolerance exact)",
+    ]);
+    expect(compareWithBaseline(readBaseline(baselineFile(), "tiny"), records, loadTolerances("")).status).toBe("pass");
+  });
+
+  it("--update refuses a run over the budget it keeps unless --force; a kept budget then gates, and a pass shows the figures", async () => {
+    const before = readFileSync(baselineFile(), "utf8");
+    const [refused] = await runCheck({ ...options, update: true, budget: { tokens: 10 } });
+    expect(refused!.status).toBe("regression");
+    expect(refused!.summary).toMatch(
+      /^tiny: --update refused, the run breaks the baseline's own limits: over budget: [\d,]+ prompt tokens, budget 10, [\d,]+ over \(--force writes it anyway\)$/,
+    );
+    expect(readFileSync(baselineFile(), "utf8")).toBe(before);
+    const [forced] = await runCheck({ ...options, update: true, force: true, budget: { tokens: 10 } });
+    expect(forced!.status).toBe("updated");
+    expect(JSON.parse(readFileSync(baselineFile(), "utf8")).budget).toEqual({ tokens: 10 });
+    const [over] = await runCheck(options);
+    expect(over!.status).toBe("regression");
+    expect(over!.summary!.split("\n")[0]).toMatch(/^tiny: over budget: [\d,]+ prompt tokens, budget 10, [\d,]+ over$/);
+    // The budget is kept by a later --update that names none.
+    await runCheck({
+      ...options,
+      update: true,
+      force: true,
+      budget: { tokens: 100_000 },
+      cacheLimits: { minHitRate: 0 },
+    });
+    const [passed] = await runCheck(options);
+    expect(passed!.status).toBe("pass");
+    expect(passed!.figures).toMatch(/^[\d,]+ of 100,000 prompt tokens · cache hit rate [\d.]+% \(min 0%\)$/);
+    expect(renderCheckMarkdown([passed!])).toContain(`### Against budget\n\n- tiny: ${passed!.figures}`);
+  });
+
+  it("a scripted call to a tool the probe does not make active fails the probe, naming the tool and what hid it", async () => {
+    writeProbe(
+      "hidden",
+      `model:\n  script:\n    - call: bash\n      args: { command: ls }\n    - text: DONE\nprompts: ["go"]\n`,
+    );
+    try {
+      const [hidden] = await runCheck({ ...options, probes: ["hidden"], update: true });
+      expect(hidden!.status).toBe("regression");
+      expect(hidden!.summary).toBe(
+        "hidden: expect failed: request 1: model.script calls bash, which is not active: agent.tools [read] leaves it out",
+      );
+      expect(existsSync(join(root, "baselines", "hidden.json"))).toBe(false);
+    } finally {
+      rmSync(join(root, "probes", "hidden.yaml"));
     }
   });
 });

@@ -55,3 +55,28 @@ describe("probes/probe.schema.json (issue 9)", () => {
     expect(validate({ ...probe, model: { script: [{ text: { a: 1 } }] } })).toBe(false);
   });
 });
+
+describe("probes/mcp-config.schema.json (issue 37)", () => {
+  const MCP_SCHEMA = join(PROJECT_ROOT, "probes/mcp-config.schema.json");
+
+  it("is what scripts/gen-probe-schema.mjs generates from the config loader's zod schema", () => {
+    const result = checkSchema(MCP_SCHEMA);
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
+  });
+
+  it("every shipped MCP config validates against it, and a wrong kind of value does not", () => {
+    const validate = new Ajv2020({ allErrors: true, strict: false }).compile(
+      JSON.parse(readFileSync(MCP_SCHEMA, "utf8")),
+    );
+    const configs = readdirSync(join(PROJECT_ROOT, "fixtures")).filter((name) => name.startsWith("mcp-"));
+    expect(configs.length).toBeGreaterThan(3);
+    for (const name of configs) {
+      const config = JSON.parse(readFileSync(join(PROJECT_ROOT, "fixtures", name), "utf8"));
+      expect(validate(config) ? [] : validate.errors, name).toEqual([]);
+    }
+    expect(validate({ mcpServers: { s: { command: "node", args: "server.js" } } })).toBe(false);
+    expect(validate({ mcpServers: { s: { lifecycle: "sometimes" } } })).toBe(false);
+    expect(validate({ settings: { directTools: "some" } })).toBe(false);
+    expect(validate({ settings: { directTools: ["a_tool"] } })).toBe(true);
+  });
+});

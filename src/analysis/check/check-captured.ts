@@ -12,7 +12,7 @@ import type { RequestRecord } from "../../capture/types.js";
 import { inputError, UserError } from "../../errors.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { CacheSplit } from "../cost/cache-model.js";
-import { cacheRates } from "../cost/cache-rates.js";
+import { cacheRates, percentOf, type RunCacheRates } from "../cost/cache-rates.js";
 import { dollars } from "../cost/money.js";
 import { type PricingTable, priceOf, requestDollars } from "../cost/pricing.js";
 import { type CostOptions, runCost } from "../cost/run-cost.js";
@@ -32,9 +32,13 @@ import {
 } from "./check.js";
 
 export interface CapturedCheckOptions {
+  /** The check's name (default: the run's probe name as its records give it). */
+  name?: string;
   baselinePath: string;
   /** The command that writes this run's baseline, for the hint when there is none. */
   updateCommand: string;
+  /** What the missing-baseline line calls the run (default `this run`; a probe's check: `probe "p1"`). */
+  subject?: string;
   tolerances: Tolerances;
   update: boolean;
   pricing: PricingTable;
@@ -44,14 +48,16 @@ export interface CapturedCheckOptions {
   priceAs?: CostOptions["priceAs"];
   /** Budgets from the command line; they replace the baseline file's own, field by field. */
   budget?: Budget;
-  /** The floor and ceiling on the run's cache hit rate and write amplification (command line only). */
+  /** The floor and ceiling on the run's cache hit rate and write amplification; they replace the baseline's, field by field. */
   cacheLimits?: CacheLimits;
+  /** `--update --force`: write the baseline even when the run breaks the budget or limits it keeps. */
+  force?: boolean;
 }
 
 export async function checkCapturedRun(source: RunSource, options: CapturedCheckOptions): Promise<ProbeCheck> {
   const records = [...source.records()];
   if (records.length === 0) throw new UserError(`run ${source.label}: expected at least one captured request`);
-  const probe = records[0]!.probe;
+  const probe = options.name ?? records[0]!.probe;
   const cost = await runCost(source, { pricing: options.pricing, model: options.model, priceAs: options.priceAs });
   const lines = systemLineCounts(source);
   const actual: Baseline = {
@@ -65,30 +71,41 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
       prefix: records[i]!.prefix,
     })),
   };
+  const rates = cacheRates(cost);
   if (options.update) {
-    const kept = existsSync(options.baselinePath) ? budgetOf(options.baselinePath, probe) : undefined;
-    const budget = { ...kept, ...options.budget };
-    writeBaseline(options.baselinePath, { ...actual, ...(Object.keys(budget).length > 0 ? { budget } : {}) });
+    const kept = existsSync(options.baselinePath) ? keptLimits(options.baselinePath, probe) : {};
+    const budget = { ...kept.budget, ...options.budget };
+    const cacheLimits = { ...kept.cacheLimits, ...options.cacheLimits };
+    const broken = [
+      ...budgetFindings(probe, records, cost.total.predicted, budget).map((b) => `over budget: ${b.sentence}`),
+      ...cacheGateFindings(probe, rates, cacheLimits).map((c) => c.sentence),
+    ];
+    // A baseline that fails its own budget would pass every later run as bad as this one.
+    if (broken.length > 0 && !options.force) return refusedUpdate(probe, records.length, broken);
+    writeBaseline(options.baselinePath, {
+      ...actual,
+      ...(Object.keys(budget).length > 0 ? { budget } : {}),
+      ...(Object.keys(cacheLimits).length > 0 ? { cacheLimits } : {}),
+    });
     return { probe, status: "updated", requests: records.length, regressions: [], savings: [] };
   }
   if (!existsSync(options.baselinePath))
     throw inputError(
       options.baselinePath,
       undefined,
-      `no baseline for this run; run '${options.updateCommand}' to write it`,
+      `no baseline for ${options.subject ?? "this run"}; run '${options.updateCommand}' to write it`,
     );
   const baseline = readBaseline(options.baselinePath, probe);
-  for (const key of ["tokens", "dollars"] as const) {
-    const limit = baseline.budget?.[key];
-    if (limit !== undefined && (typeof limit !== "number" || limit < 0))
-      throw inputError(options.baselinePath, `budget.${key}`, "expected a number ≥ 0");
-  }
+  checkKeptLimits(options.baselinePath, baseline);
   const check: ProbeCheck = {
     ...compareWithBaseline({ ...baseline, probe }, records, options.tolerances),
     prices: cost.prices.table,
   };
-  const overBudget = budgetFindings(probe, records, cost.total.predicted, { ...baseline.budget, ...options.budget });
-  const cacheFailures = cacheGateFindings(probe, cacheRates(cost), options.cacheLimits ?? {});
+  const budget = { ...baseline.budget, ...options.budget };
+  const cacheLimits = { ...baseline.cacheLimits, ...options.cacheLimits };
+  const overBudget = budgetFindings(probe, records, cost.total.predicted, budget);
+  const cacheFailures = cacheGateFindings(probe, rates, cacheLimits);
+  check.figures = limitFigures(records, cost.total.predicted, rates, budget, cacheLimits);
   check.regressions.push(...[...overBudget, ...cacheFailures].map((b) => b.finding));
   if (check.regressions.length > 0) {
     check.status = "regression";
@@ -109,13 +126,74 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
   return check;
 }
 
-function budgetOf(path: string, probe: string): Budget | undefined {
+/** The budget and cache limits a baseline keeps, carried over when `--update` rewrites it. */
+function keptLimits(path: string, probe: string): Pick<Baseline, "budget" | "cacheLimits"> {
   try {
-    return readBaseline(path, probe).budget;
+    const { budget, cacheLimits } = readBaseline(path, probe);
+    return { budget, cacheLimits };
   } catch {
-    // A baseline that cannot be read is being replaced; it has no budget worth keeping.
-    return undefined;
+    // A baseline that cannot be read is being replaced; it has no limits worth keeping.
+    return {};
   }
+}
+
+/** The budget (numbers ≥ 0) and cache limits (shares from 0 to 1) as the baseline file keeps them. */
+function checkKeptLimits(path: string, baseline: Baseline): void {
+  for (const key of ["tokens", "dollars"] as const) {
+    const limit = baseline.budget?.[key];
+    if (limit !== undefined && (typeof limit !== "number" || limit < 0))
+      throw inputError(path, `budget.${key}`, "expected a number ≥ 0");
+  }
+  for (const key of ["minHitRate", "maxWriteAmplification"] as const) {
+    const limit = baseline.cacheLimits?.[key];
+    if (limit !== undefined && (typeof limit !== "number" || limit < 0 || limit > 1))
+      throw inputError(path, `cacheLimits.${key}`, "expected a share from 0 to 1");
+  }
+}
+
+/** `--update` that would write a baseline breaking its own budget or cache limits: nothing written, exit 1. */
+function refusedUpdate(probe: string, requests: number, broken: string[]): ProbeCheck {
+  const finding: Finding = {
+    probe,
+    request: null,
+    metric: "update",
+    baseline: "within its budget",
+    actual: broken.join("; "),
+    tolerance: "budget",
+  };
+  return {
+    probe,
+    status: "regression",
+    requests,
+    regressions: [finding],
+    savings: [],
+    summary: `${probe}: --update refused, the run breaks the baseline's own limits: ${broken.join("; ")} (--force writes it anyway)`,
+  };
+}
+
+/** `tokens 4,310 of 6,000 · $0.0123 of $0.02 · cache hit rate 71.3% (min 60%)`: the run against what it is held to. */
+function limitFigures(
+  records: RequestRecord[],
+  dollarsSpent: number | null,
+  rates: RunCacheRates,
+  budget: Budget,
+  limits: CacheLimits,
+): string | undefined {
+  const parts: string[] = [];
+  const count = (n: number) => n.toLocaleString("en-US");
+  if (budget.tokens !== undefined)
+    parts.push(
+      `${count(records.reduce((sum, r) => sum + (r.tokens?.total ?? 0), 0))} of ${count(budget.tokens)} prompt tokens`,
+    );
+  if (budget.dollars !== undefined && dollarsSpent !== null)
+    parts.push(`${dollars(dollarsSpent)} of ${dollars(budget.dollars)}`);
+  if (limits.minHitRate !== undefined)
+    parts.push(`cache hit rate ${percentOf(rates.hitRate ?? 0)} (min ${percentOf(limits.minHitRate)})`);
+  if (limits.maxWriteAmplification !== undefined)
+    parts.push(
+      `write amplification ${percentOf(rates.writeAmplification ?? 0)} (max ${percentOf(limits.maxWriteAmplification)})`,
+    );
+  return parts.length > 0 ? parts.join(" · ") : undefined;
 }
 
 const cacheOf = (s: CacheSplit) => ({ read: s.cacheRead, write5m: s.cacheWrite5m, write1h: s.cacheWrite1h });

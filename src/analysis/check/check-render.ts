@@ -1,6 +1,6 @@
 /** `check` results as a terminal table, a CI job summary in markdown, JUnit XML, or JSON. */
 
-import { mdHeader, mdRow } from "../format.js";
+import { mdCell, mdHeader, mdRow } from "../format.js";
 import type { LineWriter } from "../table/output.js";
 import { TableOutput } from "../table/table-output.js";
 import { legendLines, PLAIN_LOOK, type TableLook, type Tone } from "../table/table-style.js";
@@ -65,6 +65,10 @@ const findingRow = (f: Finding) => mdRow([f.probe, f.request ?? "—", f.metric,
 const mdSection = (title: string, header: string[], rows: string[]): string[] =>
   rows.length === 0 ? [] : ["", `### ${title}`, "", mdHeader(header), ...rows];
 
+/** A titled list of lines (one per check), or nothing when there are none. */
+const mdLines = (title: string, lines: string[]): string[] =>
+  lines.length === 0 ? [] : ["", `### ${title}`, "", ...lines.map((line) => `- ${mdCell(line)}`)];
+
 const FINDING_HEADER = ["probe", "request", "metric", "baseline", "actual", "tolerance"];
 
 export function renderCheckMarkdown(checks: ProbeCheck[]): string {
@@ -73,6 +77,14 @@ export function renderCheckMarkdown(checks: ProbeCheck[]): string {
     "",
     mdHeader(["probe", "requests", "result"]),
     ...checks.map((c) => mdRow([c.probe, c.requests, STATUS_WORD[c.status]])),
+    ...mdLines(
+      "What changed",
+      checks.flatMap((c) => (c.summary ? c.summary.split("\n") : [])),
+    ),
+    ...mdLines(
+      "Against budget",
+      checks.flatMap((c) => (c.figures ? [`${c.probe}: ${c.figures}`] : [])),
+    ),
     ...mdSection("Regressions", FINDING_HEADER, checks.flatMap((c) => c.regressions).map(findingRow)),
     ...mdSection(
       "Could not evaluate",
@@ -93,6 +105,21 @@ function xml(text: string): string {
   );
 }
 
+/** Test cases with a failure: one per request (and the run) with findings, whatever their number. */
+const failedCases = (c: ProbeCheck) => new Set(c.regressions.map((f) => f.request)).size;
+
+/**
+ * A test case's findings as its one `<failure>` (some report viewers reject a second): the first
+ * finding is the message, all of them its text.
+ */
+function junitFailure(findings: Finding[]): string {
+  if (findings.length === 0) return "";
+  const more = findings.length > 1 ? ` (+${findings.length - 1} more)` : "";
+  const message = `${findingMessage(findings[0]!)}${more}`;
+  const text = findings.map(findingMessage).join("\n");
+  return `<failure message="${xml(message)}" type="${xml(findings[0]!.metric)}">${xml(text)}</failure>`;
+}
+
 /** A testsuite per probe, a testcase per request (and one for the run as a whole). */
 export function renderCheckJunit(checks: ProbeCheck[]): string {
   const suites = checks.map((c) => {
@@ -105,19 +132,16 @@ export function renderCheckJunit(checks: ProbeCheck[]): string {
       for (const f of c.regressions) byRequest.set(f.request, [...(byRequest.get(f.request) ?? []), f]);
       for (const [request, findings] of byRequest) {
         const name = request === null ? "run" : `request ${request}`;
-        const failures = findings
-          .map((f) => `<failure message="${xml(findingMessage(f))}" type="${xml(f.metric)}"/>`)
-          .join("");
-        cases.push(`    <testcase classname="${xml(c.probe)}" name="${name}">${failures}</testcase>`);
+        cases.push(`    <testcase classname="${xml(c.probe)}" name="${name}">${junitFailure(findings)}</testcase>`);
       }
     }
-    const failures = c.regressions.length;
+    const failures = failedCases(c);
     const errors = c.error ? 1 : 0;
     return `  <testsuite name="${xml(c.probe)}" tests="${cases.length}" failures="${failures}" errors="${errors}">\n${cases.join("\n")}\n  </testsuite>`;
   });
   const total = (f: (c: ProbeCheck) => number) => checks.reduce((s, c) => s + f(c), 0);
   return `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="payload-probe check" tests="${total((c) => (c.error ? 1 : c.requests + 1))}" failures="${total((c) => c.regressions.length)}" errors="${total((c) => (c.error ? 1 : 0))}">
+<testsuites name="payload-probe check" tests="${total((c) => (c.error ? 1 : c.requests + 1))}" failures="${total(failedCases)}" errors="${total((c) => (c.error ? 1 : 0))}">
 ${suites.join("\n")}
 </testsuites>
 `;

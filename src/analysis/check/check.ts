@@ -47,12 +47,19 @@ export interface Budget {
   dollars?: number;
 }
 
+/** The floor and ceiling a run's prompt cache is held to (cache-gate.ts), kept in its baseline. */
+export interface CacheLimitsKept {
+  minHitRate?: number;
+  maxWriteAmplification?: number;
+}
+
 export interface Baseline {
   v: 1;
   probe: string;
   /** The model a captured run's dollars are priced as. */
   model?: string;
   budget?: Budget;
+  cacheLimits?: CacheLimitsKept;
   requests: BaselineRequest[];
 }
 
@@ -209,6 +216,8 @@ export interface ProbeCheck {
   prices?: string;
   /** The command that rewrites this check's baseline, with the options that chose its files. */
   updateCommand?: string;
+  /** A check with a budget or cache limits: its figures against them, also on a pass (a trend in CI). */
+  figures?: string;
 }
 
 export function findingMessage(f: Finding): string {
@@ -245,6 +254,12 @@ export function compareWithBaseline(baseline: Baseline, records: RequestRecord[]
     exact(base.seq, "tools", list(base.tools), list(now.tools));
     exact(base.seq, "roles", base.roles.join(">"), now.roles.join(">"));
     exact(base.seq, "markers", markerText(base.markers), markerText(now.markers));
+    const broke = newPrefixBreak(
+      probe,
+      base,
+      records.find((r) => r.seq === base.seq),
+    );
+    if (broke) regressions.push(broke);
     for (const metric of COUNT_METRICS) {
       const was = countOf(base, metric);
       const is = countOf(now, metric);
@@ -269,6 +284,26 @@ export function compareWithBaseline(baseline: Baseline, records: RequestRecord[]
     requests: records.length,
     regressions,
     savings,
+  };
+}
+
+/**
+ * The request's cache prefix breaks where its baseline's did not (a timestamp in the system prompt, a
+ * tool list that changes order): a new break re-bills what the provider had cached, so it fails by
+ * default. Only a baseline that kept the prefix (every one `--update` writes now) can say.
+ */
+function newPrefixBreak(probe: string, base: BaselineRequest, now: RequestRecord | undefined): Finding | null {
+  if (base.prefix === undefined || !now?.prefix?.breakAt) return null;
+  if (base.prefix?.breakAt === now.prefix.breakAt) return null;
+  const was = base.prefix?.breakAt ? `breaks in ${base.prefix.breakAt}` : "kept";
+  const detail = now.prefix.breakDetail ? `: ${now.prefix.breakDetail}` : "";
+  return {
+    probe,
+    request: now.seq,
+    metric: "prefix",
+    baseline: was,
+    actual: `breaks in ${now.prefix.breakAt}${detail}`,
+    tolerance: "exact",
   };
 }
 
