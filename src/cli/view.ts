@@ -1,4 +1,3 @@
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { diffSources } from "../analysis/diff/diff.js";
@@ -12,6 +11,7 @@ import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { isRunName, isSafeName } from "../safe-path.js";
 import { parseCommand } from "./args.js";
+import { openPage } from "./open-page.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
 
 export const help = `Usage: payload-probe view [<run>] [options]
@@ -156,13 +156,4 @@ async function markersOf(sources: RunSource[]): Promise<Record<string, MarkerSpe
 function firstProbeName(source: RunSource): string | null {
   for (const record of source.records()) return record.probe;
   return null;
-}
-
-function openPage(path: string): void {
-  const found = spawnSync("/bin/sh", ["-c", "command -v xdg-open"], { encoding: "utf8" });
-  if (found.status !== 0) {
-    console.log(`no xdg-open here: open ${path} in a browser`);
-    return;
-  }
-  spawn("xdg-open", [path], { detached: true, stdio: "ignore" }).unref();
 }
