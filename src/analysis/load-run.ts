@@ -73,6 +73,8 @@ export interface RunSource {
    */
   payload(seq: number, type: "request"): RequestPayload | null;
   payload(seq: number, type: "response"): ResponsePayload | null;
+  /** Every stored response, in the order stored (a view shows each request's reply); absent for a baseline. */
+  responses?(): Iterable<ResponsePayload>;
   /** The agent's events between requests (tool calls and results…), in the order they were logged. */
   events(): Iterable<AgentEventRow>;
   /** The requests.jsonl a run folder is read from; null for a run read from the database. */
@@ -166,6 +168,7 @@ export function folderSource(dir: string, lookup: RunLookup): RunSource {
     events: () => eventLines(events, torn(events)),
     payload: ((seq: number, type: StoredPayload["type"]) =>
       existsSync(payloads) ? payloadRow(payloads, seq, type) : null) as RunSource["payload"],
+    responses: () => (existsSync(payloads) ? responseLines(payloads, torn(payloads)) : []),
     hasPayloads: existsSync(payloads),
     lost() {
       const id = firstRunId(dir);
@@ -262,6 +265,16 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
         db.close();
       }
     },
+    *responses() {
+      const db = RunDatabaseReader.open(databasePath(lookup));
+      try {
+        // Read to the end before the connection closes: a statement still iterating keeps it busy.
+        const rows = [...db.payloadsOf(runId, "response")];
+        for (const data of rows) yield JSON.parse(data) as ResponsePayload;
+      } finally {
+        db.close();
+      }
+    },
   };
 }
 
@@ -285,6 +298,16 @@ function* loadEach(payloads: Iterable<LazyPayload>): Iterable<RequestPayload> {
 
 /** The capture writes `{"type":…,"seq":N,` first, so a row's type and seq are read without parsing its body. */
 const PAYLOAD_HEAD = /^\{"type":"(request|response)","seq":(\d+),/;
+
+function* responseLines(path: string, options: JsonlReadOptions): Iterable<ResponsePayload> {
+  for (const { n, line } of jsonlLines(path, options)) {
+    const head = PAYLOAD_HEAD.exec(line);
+    if (head && head[1] !== "response") continue;
+    const row = parseJsonlLine(path, n, line);
+    if (!isPayload(row)) throw inputError(path, `line ${n}`, "expected a payload row");
+    if (row.type === "response") yield row;
+  }
+}
 
 function* lazyPayloadLines(path: string, options: JsonlReadOptions): Iterable<LazyPayload> {
   for (const { n, line } of jsonlLines(path, options)) {

@@ -199,9 +199,14 @@ export class RunDatabaseReader {
   }
 
   /** The request payload rows of a run, as stored (JSON text), one at a time in seq order. */
-  *requestPayloadsOf(run: string): Iterable<string> {
+  requestPayloadsOf(run: string): Iterable<string> {
+    return this.payloadsOf(run, "request");
+  }
+
+  /** The payload rows of one type of a run, as stored (JSON text), one at a time in seq order. */
+  *payloadsOf(run: string, type: "request" | "response"): Iterable<string> {
     const rows = this.read(() =>
-      this.db.prepare(`SELECT data FROM payloads WHERE run_id = ? AND type = 'request' ORDER BY seq`).iterate(run),
+      this.db.prepare(`SELECT data FROM payloads WHERE run_id = ? AND type = ? ORDER BY seq`).iterate(run, type),
     );
     try {
       for (;;) {

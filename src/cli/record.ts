@@ -11,6 +11,7 @@ import { wrapLine } from "../text-wrap.js";
 import { parseCommand, usageError } from "./args.js";
 import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings } from "./capture-flags.js";
 import { type LiveView, liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS, viewWhileCapturing } from "./live-view.js";
+import { openPage } from "./open-page.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
 import { type CommandEnd, runCommand } from "./record-child.js";
@@ -78,6 +79,8 @@ running.
 ${CAPTURE_FLAGS_HELP}
 ${OTEL_FLAG_HELP}; each request is sent as it is captured
 ${VIEW_SWITCH_HELP}
+  --open          open the viewer in the browser (xdg-open) as soon as it is
+                  served (implies --view): a full-screen agent may wipe its address
   -h, --help      show this help
 
 Exit: the command's exit code (128 + N when signal N ended it); 127 when the
@@ -89,6 +92,7 @@ const OPTIONS = {
   ...CAPTURE_OPTIONS,
   ...VIEW_SWITCH_OPTIONS,
   "codex-http": { type: "boolean" },
+  open: { type: "boolean" },
 } as const;
 
 /**
@@ -200,7 +204,7 @@ export async function main(argv: string[]): Promise<number> {
   const lines = !process.stderr.isTTY;
   const log = exchangeLog("record", live, lines);
   const watch = watchExchanges(lines);
-  const wantsView = liveViewFlag("record", values, process.stdout.isTTY === true);
+  const wantsView = values.open === true || liveViewFlag("record", values, process.stdout.isTTY === true);
   let view: LiveView | null = null;
   const listeners = [log.onFinished, watch.onFinished, () => view?.changed()];
   const proxy = await startCaptureProxy({
@@ -214,6 +218,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   announce(proxy);
   view = await viewWhileCapturing(wantsView, proxy, { name: settings.name }, say);
+  if (view && values.open) openPage(view.url, say);
   let end: CommandEnd;
   try {
     end = await runPointed(proxy, command, values["codex-http"] === true);
@@ -223,6 +228,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (end.failed) say(`${command[0]}: could not be started: ${end.failed}`);
   log.printSummary();
+  // Said again after the summary: a full-screen agent (pi) wipes the line printed before it started.
+  if (view)
+    say(
+      `the viewer was at ${view.url} (stopped with the recording; 'view ${runRef(settings.name, proxy.dir, runsDir)}' writes the page)`,
+    );
   live?.end(proxy.runId);
   await otel?.close();
   tellOutcome(proxy, runsDir, settings.name, watch.seen);

@@ -1,4 +1,3 @@
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { diffSources } from "../analysis/diff/diff.js";
@@ -13,6 +12,7 @@ import { probeRoots } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { isRunName, isSafeName } from "../safe-path.js";
 import { parseCommand } from "./args.js";
+import { openPage } from "./open-page.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
 
 export const help = `Usage: payload-probe view [<run>] [options]
@@ -70,11 +70,32 @@ export async function main(argv: string[]): Promise<number> {
     counter: await segmentMeasure(sources),
     markers: await markersOf(sources),
     rawBytes: sources.reduce((n, s) => n + runFileBytes(s), 0),
+    replyLines: await replyLinesOf(sources),
     ...(values.cost ? { costLines: await costLinesOf(sources, values) } : {}),
   });
   console.log(`${out} (${(bytes / 1024).toFixed(1)} KiB)`);
   if (values.open) openPage(out);
   return 0;
+}
+
+/**
+ * Each run's replies as `show` prints them, by seq: the responses read once, in the order stored, each
+ * parsed by its request's codec.
+ */
+async function replyLinesOf(sources: RunSource[]): Promise<Map<number, string[]>[]> {
+  const { replyOf } = await import("../analysis/show/show-reply.js");
+  const { replyLines } = await import("../analysis/show/show-render.js");
+  const maps: Map<number, string[]>[] = [];
+  for (const source of sources) {
+    const records = new Map([...source.records()].map((r) => [r.seq, r]));
+    const lines = new Map<number, string[]>();
+    for (const response of source.responses?.() ?? []) {
+      const record = records.get(response.seq);
+      if (record) lines.set(record.seq, replyLines(await replyOf(record, response)));
+    }
+    maps.push(lines);
+  }
+  return maps;
 }
 
 /**
@@ -137,13 +158,4 @@ async function markersOf(sources: RunSource[]): Promise<Record<string, MarkerSpe
 function firstProbeName(source: RunSource): string | null {
   for (const record of source.records()) return record.probe;
   return null;
-}
-
-function openPage(path: string): void {
-  const found = spawnSync("/bin/sh", ["-c", "command -v xdg-open"], { encoding: "utf8" });
-  if (found.status !== 0) {
-    console.log(`no xdg-open here: open ${path} in a browser`);
-    return;
-  }
-  spawn("xdg-open", [path], { detached: true, stdio: "ignore" }).unref();
 }

@@ -4,7 +4,7 @@
  * process is real; nothing waits on a clock.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -159,6 +159,28 @@ describe("record", () => {
     expect(ignored.stdout).toContain("0 request(s) differ");
     const json = JSON.parse(diff("--json").stdout) as { requests: { bodyFields: unknown }[] };
     expect(json.requests[2]!.bodyFields).toEqual([{ path: "metadata.user_id", a: "session-a", b: "session-b" }]);
+  });
+
+  it("--open opens the live viewer with xdg-open as it is served, and the summary says its address again", async () => {
+    const scratch = tempDir("record-open-");
+    const runs = join(scratch, "runs");
+    const mock = await mockIn(runs, "upstream");
+    const bin = join(scratch, "bin");
+    mkdirSync(bin);
+    // A stand-in xdg-open on PATH: it writes down what it was asked to open.
+    writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\necho "$1" >> "${join(scratch, "opened.txt")}"\n`, { mode: 0o755 });
+    const args = ["--open", "--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"];
+    const result = await startRecord(scratch, args, { PATH: `${bin}:${process.env.PATH}` }).done;
+    expect(result.code, result.stderr).toBe(0);
+    const url = /VIEW (http:\/\/127\.0\.0\.1:\d+\/)/.exec(result.stderr)?.[1];
+    expect(url, result.stderr).toBeDefined();
+    await untilInFolder(scratch, () => existsSync(join(scratch, "opened.txt")));
+    expect(readFileSync(join(scratch, "opened.txt"), "utf8")).toBe(`${url}\n`);
+    const summary = result.stderr.slice(result.stderr.indexOf("record: 3 request(s)"));
+    expect(summary).toContain(
+      `the viewer was at ${url} (stopped with the recording; 'view ${join(runs, "node")}' writes the page)`,
+    );
+    await mock.close();
   });
 
   it("a Gemini session through @google/genai: full records of both turns, countTokens kept as a side payload, no key in any file", async () => {

@@ -8,7 +8,7 @@ import type { RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
 import { type ReplyFacts, replyFacts } from "../../providers/reply-facts.js";
 import type { ModelResponse, ToolCall, Usage, WireApi } from "../../providers/types.js";
-import type { RunSource } from "../load-run.js";
+import type { ResponsePayload, RunSource } from "../load-run.js";
 
 export interface DecodedReply {
   /** HTTP status (null: none came); absent for a run made in process, which has no HTTP. */
@@ -41,7 +41,12 @@ async function parseReply(api: WireApi, body: string): Promise<{ response: Model
 }
 
 /** The reply to `record`'s request in `source`; a run that kept no bodies says so in `stored`. */
-export async function decodeReply(source: RunSource, record: RequestRecord): Promise<DecodedReply> {
+export function decodeReply(source: RunSource, record: RequestRecord): Promise<DecodedReply> {
+  return replyOf(record, source.hasPayloads ? source.payload(record.seq, "response") : null);
+}
+
+/** The reply to `record`'s request from its stored response (null: none stored). */
+export async function replyOf(record: RequestRecord, payload: ResponsePayload | null): Promise<DecodedReply> {
   const head = {
     ...(record.status !== undefined && { status: record.status }),
     ...(record.ending !== undefined && { ending: record.ending }),
@@ -52,7 +57,6 @@ export async function decodeReply(source: RunSource, record: RequestRecord): Pro
     ourPromptTokens: record.tokens?.total ?? null,
   };
   const empty = { text: "", toolCalls: [], facts: NO_FACTS, encoding: null };
-  const payload = source.hasPayloads ? source.payload(record.seq, "response") : null;
   if (!payload) return { ...head, ...empty, stored: false, unreadable: null };
   const encoding = payload.encoding ?? null;
   if (payload.body === "") return { ...head, ...empty, encoding, stored: true, unreadable: "the body is empty" };

@@ -48,8 +48,11 @@ export type ViewItem =
   | ["system", number[]]
   | ["node", number, number]
   | ["frame", string]
-  /** A request's own facts: model, provider usage, sha256 of its wire body, and its cost lines (`view --cost`). */
-  | ["req", string, RequestRecord["usage"], string, string[] | null];
+  /**
+   * A request's own facts: model, provider usage, sha256 of its wire body, its cost lines (`view
+   * --cost`), and the model's reply as `show` prints it (null: the run kept no responses).
+   */
+  | ["req", string, RequestRecord["usage"], string, string[] | null, string[] | null];
 
 export interface ViewRun {
   label: string;

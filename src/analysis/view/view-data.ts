@@ -122,8 +122,8 @@ class ItemTable {
   }
 
   /** Facts of one request: never shared, so not addressed. */
-  request(r: RequestRecord, cost: string[] | null): number {
-    return this.write(["req", r.model, r.usage, r.hashes.body, cost]);
+  request(r: RequestRecord, cost: string[] | null, reply: string[] | null): number {
+    return this.write(["req", r.model, r.usage, r.hashes.body, cost, reply]);
   }
 
   tool(name: string, json: string): number {
@@ -246,6 +246,8 @@ export interface ViewDataOptions {
   rawBytes: number;
   /** `view --cost`: per run, each request's cost lines by seq (as `show --cost` prints them). */
   costLines?: Map<number, string[]>[];
+  /** Per run, each request's reply as `show` prints it, by seq. */
+  replyLines?: Map<number, string[]>[];
 }
 
 /**
@@ -284,7 +286,11 @@ export function writeViewData(
       const entry: ViewRequest = {
         ...requestEntry(run, record, previousTools),
         ...itemRefs(items, record, payload),
-        D: items.request(record, options.costLines?.[run]?.get(record.seq) ?? null),
+        D: items.request(
+          record,
+          options.costLines?.[run]?.get(record.seq) ?? null,
+          options.replyLines?.[run]?.get(record.seq) ?? null,
+        ),
       };
       if (record.kind === "loop") previousTools = record.tools;
       index[run]!.set(record.seq, n);

@@ -11,8 +11,8 @@ header h1 { font-size: 15px; margin: 0; }
 .sw.tools { background: var(--tools); } .sw.system { background: var(--system); } .sw.messages { background: var(--messages); }
 .sw.hatched { background: repeating-linear-gradient(45deg, #999 0 2px, #fff 2px 5px); }
 main { flex: 1; display: flex; min-height: 0; }
-#timeline { flex: 0 0 52%; overflow-y: auto; position: relative; border-right: 1px solid #ddd; }
-#detail { flex: 1; overflow-y: auto; padding: 10px 14px; background: #fff; }
+#timeline { flex: 0 0 clamp(260px, 34%, 440px); overflow-y: auto; overflow-x: hidden; position: relative; border-right: 1px solid #ddd; }
+#detail { flex: 1; min-width: 0; overflow-y: auto; overflow-x: hidden; padding: 10px 14px; background: #fff; }
 .spacer { position: relative; }
 .row { position: absolute; left: 0; right: 0; height: var(--row); display: flex; align-items: center; gap: 6px; padding: 0 8px; cursor: pointer; white-space: nowrap; }
 .row:hover { background: #eef3fb; } .row.sel { background: #dce8fa; }
@@ -32,10 +32,11 @@ main { flex: 1; display: flex; min-height: 0; }
 .badge.brk { background: #fbd3d3; color: #9b1c1c; }
 .pair { display: flex; gap: 8px; flex: 1; min-width: 0; }
 .pair > .side { flex: 1 1 0; min-width: 0; display: flex; gap: 6px; align-items: center; overflow: hidden; }
-.pair .seq { width: 36px; } body.diff #timeline { flex-basis: 62%; }
+.pair .seq { width: 36px; } body.diff #timeline { flex-basis: clamp(360px, 46%, 620px); }
 .row.differs .seq { color: #9b1c1c; font-weight: 600; }
 h2 { font-size: 15px; margin: 4px 0 6px; } h3 { font-size: 13px; margin: 12px 0 4px; }
-.facts { color: #444; margin: 2px 0; }
+.facts { color: #444; margin: 2px 0; overflow-wrap: anywhere; }
+pre.reply { margin: 8px 0; border: 1px solid #e3e3e3; border-radius: 4px; background: #f8faf6; }
 details { margin: 3px 0; border: 1px solid #e3e3e3; border-radius: 4px; }
 summary { padding: 3px 6px; cursor: pointer; background: #f6f6f6; }
 summary .num { margin-left: 6px; }

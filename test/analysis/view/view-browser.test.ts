@@ -69,6 +69,30 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("p1 at 800 and 1280 px: a narrow request list, the detail readable without sideways scrolling, the model's reply under the request's facts", async () => {
+    cli("view", "p1", "--runs", runs);
+    for (const width of [800, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      await open(join(runs, "p1", "view.html"));
+      await page.locator(".row.req", { hasText: "#1" }).click();
+      await expect.poll(() => page.locator("#detail pre.reply").textContent()).toMatch(/stop reason: tool_calls/);
+      const reply = (await page.locator("#detail pre.reply").textContent())!;
+      expect(reply).toContain("── tool call mcp");
+      expect(reply).toMatch(/prompt tokens +— +\d+\n/);
+      const box = await page.evaluate(() => {
+        const list = document.querySelector("#timeline")!.getBoundingClientRect();
+        const detail = document.querySelector("#detail")!;
+        return { list: list.width, scroll: detail.scrollWidth, client: detail.clientWidth };
+      });
+      // The list leaves the detail most of the page; nothing in the detail is wider than its pane.
+      expect(box.list).toBeLessThanOrEqual(Math.min(440, width * 0.36));
+      expect(box.scroll).toBeLessThanOrEqual(box.client);
+      await page.screenshot({ path: join(SHOTS, `p1-detail-${width}.png`) });
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+    expect(problems).toEqual([]);
+  });
+
   it("seq-search: six bars, +a_tool1 called out at request 2, the added tool's prompt line picked out", async () => {
     cli("view", "seq-search", "--runs", runs);
     await open(join(runs, "seq-search", "view.html"));

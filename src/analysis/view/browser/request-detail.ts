@@ -29,13 +29,14 @@ function breakLine(r: PageRequest, keptBytes: number): HTMLElement {
 /** The heading and the facts above the segments; returns the wire body's sha256. */
 function requestFacts(page: PageContext, r: PageRequest, box: HTMLElement): string {
   const run = page.meta.runs[r.r];
-  const [, model, usage, hash, cost] = page.items.of(r.D, "req");
+  const [, model, usage, hash, cost, reply] = page.items.of(r.D, "req");
   box.append(el("h2", "", `Request #${r.s} · ${r.k} · ${model}${page.meta.mode === "diff" ? ` · ${run.label}` : ""}`));
   const ours = r.t
     ? `${r.t[3]} tokens (tools ${r.t[0]} · system ${r.t[1]} · messages ${r.t[2]})`
     : "tokens not counted";
   box.append(el("p", "facts", `our estimate (${page.meta.encoding}): ${ours} · body ${r.b[3]} B`));
-  box.append(el("p", "facts", `provider usage: ${usage ? JSON.stringify(usage) : "none reported"}`));
+  // The reply carries the usage as a small table; without one, the reported usage in a line that wraps.
+  if (!reply) box.append(el("p", "facts", `provider usage: ${usage ? JSON.stringify(usage) : "none reported"}`));
   for (const line of cost ?? []) box.append(el("p", "facts cost", line));
   box.append(
     el(
@@ -47,6 +48,7 @@ function requestFacts(page: PageContext, r: PageRequest, box: HTMLElement): stri
     ),
   );
   if (r.cd) box.append(el("p", "facts", r.cd));
+  if (reply) box.append(el("pre", "reply", reply.join("\n")));
   return hash;
 }
 
