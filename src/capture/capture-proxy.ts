@@ -226,6 +226,22 @@ function routedRequest(
   return to;
 }
 
+/**
+ * A Responses socket's reader: each turn handed to the capture as a full record (responses-socket.ts).
+ * Any other socket is recorded by its frame sizes alone.
+ */
+function socketTurns(chain: ResponseChain, capture: CaptureThread, url: string) {
+  const turns = new SocketTurns(chain, (turn) => {
+    const exchange = turnExchange(url, turn);
+    capture.handLater(exchange.request, exchange.response, turn.ts, turn.durationMs);
+  });
+  const reader: TunnelReader = {
+    fromClient: (text) => void turns.fromClient(text),
+    fromServer: (text) => turns.fromServer(text),
+  };
+  return { reader, close: (error: string | undefined) => turns.close(error) };
+}
+
 /** A request under no route: a 404 naming the prefixes there are; its body is left unread. */
 function refuseUnrouted(routes: ResolvedRoute[], method: string, path: string, response: ServerResponse): void {
   sendJson(response, 404, { error: { message: unroutedMessage(routes, method, path) } });
@@ -283,17 +299,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     }
     const ts = new Date().toISOString();
     const started = performance.now();
-    // A Responses socket is read turn by turn, each a full record; any other socket is recorded by its frame sizes.
-    const turns =
-      to.api === "openai-responses"
-        ? new SocketTurns(responseChain, (turn) => {
-            const exchange = turnExchange(to.shown, turn);
-            capture.handLater(exchange.request, exchange.response, turn.ts, turn.durationMs);
-          })
-        : null;
-    const reader: TunnelReader | undefined = turns
-      ? { fromClient: (text) => void turns.fromClient(text), fromServer: (text) => turns.fromServer(text) }
-      : undefined;
+    const turns = to.api === "openai-responses" ? socketTurns(responseChain, capture, to.shown) : null;
     const summary = await tunnelUpgrade(
       request,
       socket,
@@ -301,7 +307,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
       to.target,
       to.targetPath,
       to.route.authorization,
-      reader,
+      turns?.reader,
     );
     turns?.close(summary.decodeFailure ?? summary.error);
     const { request: handed, response } = tunnelExchange(to.shown, summary);

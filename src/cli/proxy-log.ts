@@ -37,7 +37,11 @@ function exchangeText(exchange: FinishedExchange): string {
   const { seq, request, record } = exchange;
   const status = statusText(exchange);
   if (record === null) {
-    const why = request.unreadable ? `unreadable: ${request.unreadable}` : "no wire API";
+    const why = request.unreadable
+      ? `unreadable: ${request.unreadable}`
+      : request.websocket
+        ? "WebSocket warm-up: nothing generated"
+        : "no wire API";
     return `#${seq} side ${pathOf(request.url)} ${status} (${why})`;
   }
   const tokens = record.tokens === null ? "" : ` tokens ${record.tokens.total}`;

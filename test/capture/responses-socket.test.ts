@@ -10,6 +10,7 @@ import { WebSocket } from "ws";
 import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
+import { exchangeLine } from "../../src/cli/proxy-log.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { jsonl } from "./http-harness.js";
 
@@ -80,7 +81,13 @@ describe("capture proxy: the Responses API over a WebSocket", () => {
     const script = [{ call: "exec_command", args: { cmd: "ls" } }, { text: "Listed." }];
     const mock = await startMockServer({ name: "socket", markers: {}, script }, { runsDir: runs, database: false });
     closers.push(() => mock.close());
-    const proxy = await startCaptureProxy({ upstream: new URL(mock.baseUrl).origin, runsDir: runs, database: false });
+    const lines: string[] = [];
+    const proxy = await startCaptureProxy({
+      upstream: new URL(mock.baseUrl).origin,
+      runsDir: runs,
+      database: false,
+      onFinished: (exchange) => lines.push(exchangeLine(exchange)),
+    });
     closers.push(() => proxy.close());
     const client = await socketClient(`${proxy.origin.replace("http", "ws")}/v1/responses`);
 
@@ -129,6 +136,7 @@ describe("capture proxy: the Responses API over a WebSocket", () => {
       ["loop", "websocket"],
       ["side", null],
     ]);
+    expect(lines[0]).toBe("#1 side /v1/responses status 200 (WebSocket warm-up: nothing generated)");
     // The mock rebuilt the same requests from the same messages.
     const received = jsonl<Payload>(join(runs, "socket-mock", "payloads.jsonl"));
     const mockLoops = received.filter((row) => row.type === "request" && row.kind === "loop");

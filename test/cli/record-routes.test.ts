@@ -9,6 +9,7 @@ describe("record's routes", () => {
       { prefix: "/anthropic", upstream: "https://api.anthropic.com" },
       { prefix: "/openai", upstream: "https://api.openai.com" },
       { prefix: "/gemini", upstream: "https://generativelanguage.googleapis.com" },
+      { prefix: "/code-assist", upstream: "https://cloudcode-pa.googleapis.com" },
     ]);
   });
 
@@ -17,6 +18,7 @@ describe("record's routes", () => {
     expect(routes.map((route) => route.upstream)).toEqual([
       "http://127.0.0.1:8000",
       "http://127.0.0.1:9000/v1",
+      "http://127.0.0.1:8000",
       "http://127.0.0.1:8000",
     ]);
   });
@@ -32,6 +34,7 @@ describe("record's routes", () => {
       anthropic: "http://127.0.0.1:4000/anthropic",
       openai: "http://127.0.0.1:4000/openai/v1",
       gemini: "http://127.0.0.1:4000/gemini",
+      "code-assist": "http://127.0.0.1:4000/code-assist",
     });
   });
 });
