@@ -38,7 +38,8 @@ function wholeEscapes(text: string, span: SecretSpan): SecretSpan {
   for (let k = 1; k <= 4; k++) if (unicodeAt(start - k)) start -= k + 1;
   if (end < text.length && escaped(end)) end++;
   for (let k = 1; k <= 5; k++) if (unicodeAt(end - k)) end = Math.max(end, end - k + 5);
-  return { ...span, start, end: Math.min(end, text.length) };
+  end = Math.min(end, text.length);
+  return start === span.start && end === span.end ? span : { ...span, start, end };
 }
 
 /** The secret a find covers, its JSON escapes decoded (two levels): one secret hashes alike wherever it is. */
@@ -175,9 +176,14 @@ export class SecretScanner {
     const spans = findSecrets(joined).map((span) => wholeEscapes(joined, span));
     if (spans.length === 0) return false;
     const edits = new Map<Piece, Edit[]>();
+    // A secret repeated in a body is hashed once: a keyed hash costs more than finding it.
+    const markers = new Map<string, string>();
     let first = 0;
     for (const span of spans) {
-      const marker = this.marker(span.kind, decoded(joined.slice(span.start, span.end)));
+      const secret = decoded(joined.slice(span.start, span.end));
+      const known = markers.get(`${span.kind}\0${secret}`);
+      const marker = known ?? this.marker(span.kind, secret);
+      if (known === undefined) markers.set(`${span.kind}\0${secret}`, marker);
       this.count(span.kind);
       while (first < placed.length - 1 && placed[first + 1]!.at <= span.start) first++;
       let markerPlaced = false;
