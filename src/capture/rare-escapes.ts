@@ -1,6 +1,7 @@
 /**
- * A text with its `\/` and `\uXXXX` JSON escapes written as the character each stands for, as the
- * rules must read them: PHP's writer escapes every slash (`https:\/\/user:pass@host`), Go's `<`, `>`
+ * A text with its `\/` and `\uXXXX` JSON escapes and its `%XX` percent escapes (RFC 3986 §2.1: a
+ * URL or form value sent encoded, `postgres%3A%2F%2Fapp%3A…`) written as the character each stands
+ * for, as the rules must read them: PHP's writer escapes every slash (`https:\/\/user:pass@host`), Go's `<`, `>`
  * and `&`, Gson's `=` and `'`, and any writer may escape a whole secret. Unlike the frequent escapes
  * (`\n`, `\"`, read in place by escapeView), these change the text's length, so positions are
  * mapped both ways. Only the regions the rules read are decoded: a decoded copy of a whole body
@@ -12,7 +13,7 @@
  * escape. A run starts after a character that is no backslash: tried from inside a long run too,
  * `\\+` would read the rest of the run again from each of its backslashes (quadratic in its length).
  */
-const RARE = /(?<!\\)\\+(?:u[0-9a-fA-F]{4}|\/)/g;
+const RARE = /(?<!\\)\\+(?:u[0-9a-fA-F]{4}|\/)|%[0-9a-fA-F]{2}/g;
 
 /** The decoded text, and where its positions were in the original. */
 export interface Unescaped {
@@ -68,6 +69,11 @@ export function unescapedRare(text: string): Unescaped {
   const escapes = new Escapes();
   let shift = 0;
   const decoded = text.replace(RARE, (match: string, index: number) => {
+    if (match.startsWith("%")) {
+      escapes.add(index - shift, index, 3);
+      shift += 2;
+      return String.fromCharCode(Number.parseInt(match.slice(1), 16));
+    }
     const slash = match.endsWith("/");
     const run = match.length - (slash ? 1 : 5);
     const kept = run - escapeLength(run, slash);

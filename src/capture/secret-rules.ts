@@ -137,6 +137,21 @@ const ASSIGNED = /[ \t]*(?:["'][ \t]*)?[:=][ \t]*(?:(["'])[ \t]*)?([^\s"'\x60\\,
 /** Code, not a value: a member chain (`options.keepSecrets`, `r.tokens`). */
 const MEMBER_CHAIN = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
 
+/** An absolute, home or relative path: `/`, `~/`, `./` or `../`, then segments of name characters. */
+const PATH = /^(?:~|\.{1,2})?\/(?:[\w.@+-]+\/)*[\w.@+-]*$/;
+
+/**
+ * A file or folder path (`"hostCredential": "/home/me/.config/gcloud"`), which a name that says
+ * credential often holds: its segments are names, and none is a key's random run (16 characters or
+ * more mixing lower and upper case and digits, as a base64 key that starts with `/` has).
+ */
+function pathLooking(value: string): boolean {
+  if (!PATH.test(value)) return false;
+  return !value
+    .split("/")
+    .some((part) => part.length >= 16 && /[a-z]/.test(part) && /[A-Z]/.test(part) && /\d/.test(part));
+}
+
 /**
  * A value worth hiding. Quoted (`"password": "…"`, `token = '…'`): a string literal, hidden when it
  * has a digit or a symbol, or mixes cases over 16 characters or more (a constant's name such as
@@ -145,7 +160,7 @@ const MEMBER_CHAIN = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
  * (`max_tokens: 100000000`) and references (`${TOKEN}`) never.
  */
 function secretLooking(value: string, quoted: boolean): boolean {
-  if (/^\d+$/.test(value) || value.startsWith("$") || value.startsWith("%")) return false;
+  if (/^\d+$/.test(value) || value.startsWith("$") || value.startsWith("%") || pathLooking(value)) return false;
   if (!quoted) return /\d/.test(value) && !MEMBER_CHAIN.test(value);
   return /[\d!@#%^&*+/=~?]/.test(value) || (value.length >= 16 && /[a-z]/.test(value) && /[A-Z]/.test(value));
 }
@@ -190,10 +205,14 @@ const genericRule = {
 } satisfies SecretLintRuleCreator;
 
 /**
- * Every URL rule's finds hold `://` (its slashes maybe escaped, once or twice: rare-escapes.ts); a
+ * Every URL rule's finds hold `://` (its slashes maybe escaped, once or twice, or the whole of it
+ * percent-encoded: rare-escapes.ts); a
  * scheme (`mongodb+srv`, `jdbc:mysqlx`) is at most 16 characters ahead.
  */
-const URL_REGIONS = around(["://", ":\\/\\/", ":\\\\/\\\\/", ":\\\\\\/\\\\\\/"], 16, 1024);
+const URL_REGIONS: Anchor[] = [
+  around(["://", ":\\/\\/", ":\\\\/\\\\/", ":\\\\\\/\\\\\\/"], 16, 1024),
+  aroundCaseless(["%3a%2f%2f"], 16, 1024),
+];
 
 /**
  * Keys of model providers an agent may be set up with, by the prefix and alphabet each provider
@@ -269,7 +288,7 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
       // Starting at the `://` (a scheme's last character before it) lets the engine skip to each one.
       /(?<=[A-Za-z0-9+.-]):\/\/[^\s:/?#@"'<>\\]{0,256}:([^\s/?#@"'<>\\]{1,256})@/g,
     ),
-    regions: [URL_REGIONS],
+    regions: URL_REGIONS,
   },
   {
     // The preset's SendGrid rule takes word characters with one `-` or `_` at most in the second part,
@@ -388,9 +407,9 @@ const PRESET_REGIONS: Record<string, Anchor[]> = {
   aws: AWS_REGIONS,
   privatekey: [around(["PRIVATE KEY"], 64, 10_200)],
   npm: [around(["npm_", "_authToken"], 16, 1024)],
-  basicauth: [URL_REGIONS],
-  "database-connection-string": [URL_REGIONS],
-  slack: [around(["xox", "xapp-"], 16, 512), URL_REGIONS],
+  basicauth: URL_REGIONS,
+  "database-connection-string": URL_REGIONS,
+  slack: [around(["xox", "xapp-"], 16, 512), ...URL_REGIONS],
   shopify: [around(["shppa_", "shpca_", "shpat_", "shpss_"], 16, 256)],
   github: [around(["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", ":x-oauth-basic@"], 280, 256)],
   "1password": [around(["ops_"], 16, 1600)],
