@@ -47,7 +47,12 @@
  * client's latency before and while the large bodies are captured, and then the same shutdown figures.
  *
  *   node scripts/bench-proxy.mjs --secrets [--bodies K] [--mb M] [--baseline=<other checkout>]  (24 bodies of 1 MB)
+ *   node scripts/bench-proxy.mjs --secrets --adversarial [--mb M]   (the worst inputs alone; 1 MB each)
  *
+ * Adversarial (first, in both forms): each rule's worst inputs (test/fixtures/secret-adversaries.ts,
+ * a unit repeated to M MB) scanned in this process beside ordinary text of the same size (a typical
+ * body, as below), best of three each: CPU milliseconds, MB per CPU second and the ratio to ordinary
+ * text, the slowest first. Every rule runs in time linear in its input; the linearity test holds each to 10x.
  * Secrets: the secrets scan's cost. First the scanner alone, in this process (one thread): MB/s of
  * wall time and per CPU second (what one core does, however loaded the machine) on K
  * typical bodies of M MB (chat completions JSON whose tool results are this checkout's source files
@@ -793,7 +798,9 @@ async function scannerAlone(bodies) {
       `  ${side.label.padEnd(8)} one ${(big.length / 1e6).toFixed(0)} MB body: ${cpu.toFixed(1)} MB per CPU second (${wall.toFixed(1)} wall); RSS ${before.toFixed(0)} MB before, peak ${memoryOf(process.pid).peak.toFixed(0)} MB (the body is ${((big.length * 2) / 1e6).toFixed(0)} MB as a JS string)`,
     );
   }
-  console.log(`  ${sides[0].scanner.take().replaced} secrets replaced by this checkout's scanner`);
+  // redact() returns the text and its tally here; a baseline from before issue 36 returns the text.
+  const { tally } = sides[0].scanner.redact(flat[0]);
+  console.log(`  ${tally.replaced} secrets replaced in the first body by this checkout's scanner`);
 }
 
 /** The K bodies through a proxy, one after another: MB/s from the first send until each was said written. */
@@ -819,10 +826,55 @@ async function captureThroughput(upstream, bodies, cache, keep) {
   return bytes / 1e6 / ((ended - started) / 1000);
 }
 
+/** test/fixtures/secret-adversaries.ts, compiled by esbuild (it imports nothing) and loaded from memory. */
+async function adversaries() {
+  const { transformSync } = await import("esbuild");
+  const source = readFileSync(join(root, "test/fixtures/secret-adversaries.ts"), "utf8");
+  const { code } = transformSync(source, { loader: "ts", format: "esm" });
+  return import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
+}
+
+/** Best of three scans of one text, in CPU milliseconds (a busy machine takes the core away, adding none). */
+function bestScan(scanner, text) {
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 3; round++) {
+    const started = process.cpuUsage();
+    scanner.redact(text);
+    best = Math.min(best, cpuSecondsSince(started) * 1000);
+  }
+  return best;
+}
+
+/** Each rule's worst inputs beside ordinary text of the same size: the slowest first. */
+async function adversarial(texts, mb) {
+  const { ADVERSARIES, repeated } = await adversaries();
+  const { SecretScanner } = await import(join(root, "dist/capture/secrets.js"));
+  const scanner = new SecretScanner();
+  const size = Math.round(mb * 1e6);
+  const ordinary = Buffer.from(typicalBody(texts, mb, 0).slice(0, size)).toString();
+  // Every input once at an eighth of the size first, so the JIT has compiled what each one runs.
+  for (const { unit } of ADVERSARIES) scanner.redact(repeated(unit, size / 8));
+  const base = bestScan(scanner, ordinary);
+  const rows = ADVERSARIES.map(({ rule, unit }) => ({ rule, unit, ms: bestScan(scanner, repeated(unit, size)) }));
+  rows.sort((x, y) => y.ms - x.ms);
+  const rate = (ms) => `${(size / 1e3 / ms).toFixed(0).padStart(5)} MB/s`;
+  console.log(
+    `worst inputs, ${mb} MB each, CPU time, best of 3 (ordinary text: ${base.toFixed(1)} ms, ${rate(base)}):`,
+  );
+  for (const { rule, unit, ms } of rows) {
+    const shown = JSON.stringify(unit.length > 24 ? `${unit.slice(0, 21)}...` : unit);
+    console.log(
+      `  ${rule.padEnd(27)} ${shown.padEnd(28)} ${ms.toFixed(1).padStart(7)} ms ${rate(ms)} ${(ms / base).toFixed(1).padStart(5)}x`,
+    );
+  }
+}
+
 async function secrets() {
   const count = flag("bodies", 24);
   const mb = flag("mb", 1);
   const texts = checkoutTexts();
+  await adversarial(texts, mb);
+  if (process.argv.includes("--adversarial")) return;
   const bodies = Array.from({ length: count }, (_, n) => typicalBody(texts, mb, n));
   await scannerAlone(bodies);
   const upstream = await streamingUpstream();

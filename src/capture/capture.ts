@@ -132,14 +132,16 @@ export class Capture {
   }
 
   /**
-   * A text as it is stored: its secrets replaced (unless kept), then the user's `--redact-body`
-   * patterns applied. Only the bodies' finds are counted in a record; a text derived from a body
-   * (the response's text, an error, a prefix break's excerpt) holds the same secrets again.
+   * A body as it is stored: its secrets replaced (unless kept), then the user's `--redact-body`
+   * patterns applied; and the secrets replaced (null: none, or kept). Every text a record derives
+   * from a body (its model, tool and parameter names, the reply, an error, a prefix break's
+   * excerpt) is taken from the stored body, so a secret is found with the body's context around it
+   * and no copy holds what the body no longer does.
    */
-  private redact(text: string, counted = false): string {
-    const safe = this.secrets ? this.secrets.redact(text) : text;
-    if (!counted) this.secrets?.take();
-    return this.redactUser(safe);
+  private redact(text: string): { text: string; secrets: SecretTally | null } {
+    if (!this.secrets) return { text: this.redactUser(text), secrets: null };
+    const { text: safe, tally } = this.secrets.redact(text);
+    return { text: this.redactUser(safe), secrets: tally.replaced > 0 ? tally : null };
   }
 
   /**
@@ -204,10 +206,10 @@ export class Capture {
     const ts = new Date().toISOString();
     const started = performance.now();
     const seq = ++this.seq;
-    const secrets = this.logRequest(seq, request);
+    const stored = this.logRequest(seq, request);
     return {
       seq,
-      finish: (outcome) => this.finishExchange(seq, { request, secrets }, ts, performance.now() - started, outcome),
+      finish: (outcome) => this.finishExchange(seq, { request, stored }, ts, performance.now() - started, outcome),
     };
   }
 
@@ -224,25 +226,29 @@ export class Capture {
   ): Promise<FinishedExchange> {
     const record = () => {
       const seq = ++this.seq;
-      const secrets = this.logRequest(seq, request);
-      return this.finishExchange(seq, { request, secrets }, ts, durationMs, outcome);
+      const stored = this.logRequest(seq, request);
+      return this.finishExchange(seq, { request, stored }, ts, durationMs, outcome);
     };
     return this.options.db ? this.options.db.inOneTransaction(record) : record();
   }
 
   private async finishExchange(
     seq: number,
-    { request, secrets }: { request: LoggedRequest; secrets: SecretTally | null },
+    { request, stored }: { request: LoggedRequest; stored: { text: string; secrets: SecretTally | null } },
     ts: string,
     durationMs: number,
     outcome: ResponseOutcome,
   ): Promise<FinishedExchange> {
-    const replaced = sumTallies(secrets, this.logResponse(seq, outcome));
+    const response = this.logResponse(seq, outcome);
+    const replaced = sumTallies(stored.secrets, response.secrets);
     let record: RequestRecord | null = null;
     if (request.api !== null) {
-      const wire = { ...request, api: request.api };
-      const dissection = this.options.codecFor(request.api).dissect(request.body, request.url);
-      record = await this.record(wire, dissection, seq, ts, durationMs, outcome);
+      const wire = { ...request, api: request.api, body: stored.text };
+      const dissection = this.options.codecFor(request.api).dissect(stored.text, request.url);
+      record = await this.record(wire, dissection, seq, ts, durationMs, { ...outcome, body: response.text });
+      // The sizes are the wire's: a number says nothing of what was replaced.
+      record.bodyBytes = Buffer.byteLength(request.body);
+      record.bodyChars = request.body.length;
       if (replaced) record.secrets = replaced;
       if (request.websocket) {
         record.transport = "websocket";
@@ -259,13 +265,13 @@ export class Capture {
     return finished;
   }
 
-  /** Writes the request's payload row; returns the secrets replaced in its body (null: none, or kept). */
-  private logRequest(seq: number, request: LoggedRequest): SecretTally | null {
+  /** Writes the request's payload row; returns its body as stored and the secrets replaced in it. */
+  private logRequest(seq: number, request: LoggedRequest): { text: string; secrets: SecretTally | null } {
     const { kind, api, url, unreadable, encoding, websocket } = request;
-    const body = this.redact(request.body, true);
-    const secrets = this.takeSecrets();
+    const stored = this.redact(request.body);
+    const body = stored.text;
     // What the socket carried is the body's new part again: its secrets are stored as markers, not counted twice.
-    const socket = websocket && { transport: "websocket", sent: this.redact(websocket.sent) };
+    const socket = websocket && { transport: "websocket", sent: this.redact(websocket.sent).text };
     const sent = {
       type: "request",
       seq,
@@ -278,22 +284,14 @@ export class Capture {
       ...socket,
     };
     this.writePayload(seq, "request", sent);
-    return secrets;
+    return stored;
   }
 
-  private logResponse(seq: number, { body, encoding }: ResponseOutcome): SecretTally | null {
-    this.writePayload(seq, "response", {
-      type: "response",
-      seq,
-      body: this.redact(body, true),
-      ...(encoding && { encoding }),
-    });
-    return this.takeSecrets();
-  }
-
-  private takeSecrets(): SecretTally | null {
-    const tally = this.secrets?.take();
-    return tally && tally.replaced > 0 ? tally : null;
+  /** Writes the response's payload row; returns its body as stored and the secrets replaced in it. */
+  private logResponse(seq: number, { body, encoding }: ResponseOutcome): { text: string; secrets: SecretTally | null } {
+    const stored = this.redact(body);
+    this.writePayload(seq, "response", { type: "response", seq, body: stored.text, ...(encoding && { encoding }) });
+    return stored;
   }
 
   /** One serialization for both sinks: a payload may be tens of megabytes. */
@@ -303,6 +301,7 @@ export class Capture {
     this.options.db?.addPayload(this.options.run, seq, type, json);
   }
 
+  /** The record of an exchange, from its bodies as stored (their secrets replaced). */
   private async record(
     request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded" | "diagnosticsLeft" | "sessionHeader">,
     dissection: WireDissection,
@@ -363,8 +362,6 @@ export class Capture {
       record.ending = outcome.ending;
       record.error = error;
     }
-    if (record.response) record.response.text = this.redact(record.response.text);
-    if (record.prefix?.breakDetail) record.prefix.breakDetail = this.redact(record.prefix.breakDetail);
     if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
     const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request);
     if (diagnostics) record.cacheDiagnostics = diagnostics;
@@ -384,7 +381,7 @@ export class Capture {
   ): Promise<{ response: Awaited<ReturnType<Codec["parseStream"]>> | null; error: string | null }> {
     if (outcome.status !== null && (outcome.status < 200 || outcome.status > 299))
       // An error body that could not be decoded has no text; the reason stands in for it.
-      return { response: null, error: (this.redact(outcome.body) || (outcome.error ?? "")).slice(0, ERROR_TEXT_LIMIT) };
+      return { response: null, error: (outcome.body || (outcome.error ?? "")).slice(0, ERROR_TEXT_LIMIT) };
     const error = outcome.error === undefined ? null : outcome.error.slice(0, ERROR_TEXT_LIMIT);
     if (outcome.body === "") return { response: null, error };
     try {

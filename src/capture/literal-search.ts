@@ -47,15 +47,27 @@ export class LiteralSearch {
     }
   }
 
-  /** Calls `found` with each place a literal starts and the literal's index, in order of place. */
-  each(text: string, found: (at: number, literal: number) => void): void {
+  /**
+   * Calls `found` with each place a literal starts and the literal's index, in order of place;
+   * `found` may return a place to go on from, passing over the places before it.
+   */
+  each(text: string, found: (at: number, literal: number) => number | undefined): void {
     const { bits, byHead } = this;
     if (text.length < SHORTEST) return;
     let k = key(0, text.charCodeAt(0), text.charCodeAt(1));
     for (let end = 2; end < text.length; end++) {
       k = ((k << 7) | (text.charCodeAt(end) & 127)) & ((1 << KEY_BITS) - 1);
       if ((bits[k >>> 3]! & (1 << (k & 7))) === 0) continue;
-      for (const index of byHead.get(k)!) if (this.matches(text, end - 2, index)) found(end - 2, index);
+      for (const index of byHead.get(k)!) {
+        if (!this.matches(text, end - 2, index)) continue;
+        const resume = found(end - 2, index);
+        if (typeof resume === "number" && resume > end - 2) {
+          if (resume + 2 >= text.length) return;
+          end = resume + 1;
+          k = key(0, text.charCodeAt(resume), text.charCodeAt(resume + 1));
+          break;
+        }
+      }
     }
   }
 

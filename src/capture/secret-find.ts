@@ -73,9 +73,10 @@ function narrowed(content: string, descriptor: SecretLintRuleReportDescriptor): 
   const data = (descriptor.message.data ?? {}) as Record<string, unknown>;
   for (const value of Object.values(data)) {
     if (typeof value !== "string" || value.length < 8) continue;
-    const at = content.indexOf(value, start);
-    if (at >= 0 && at - start <= 256) {
-      [start, end] = [at, at + value.length];
+    // Looked for within reach only: a search to the text's end for each find would be quadratic.
+    const at = content.slice(start, start + 256 + value.length).indexOf(value);
+    if (at >= 0) {
+      [start, end] = [start + at, start + at + value.length];
       break;
     }
   }
@@ -99,29 +100,24 @@ function narrowed(content: string, descriptor: SecretLintRuleReportDescriptor): 
  */
 export function escapeView(text: string): string {
   if (!text.includes("\\")) return text;
-  // As UTF-16 code units in a buffer, each escape is rewritten in place and the text decoded once.
+  // As UTF-16 code units in a buffer, each escape is rewritten in place and the text decoded once;
+  // the escapes are looked for in the text (a string's search costs less per call than a buffer's).
   const units = Buffer.from(text, "utf16le");
-  const unit = (at: number) => (at + 1 < units.length ? units.readUInt16LE(at) : -1);
-  let at = units.indexOf(BACKSLASH);
+  let at = text.indexOf("\\");
   while (at !== -1) {
-    if (at % 2 === 1) {
-      at = units.indexOf(BACKSLASH, at + 1);
-      continue;
-    }
     // An escaped escape (`\\\\n`, a line break in JSON inside a JSON string) reads as two spaces and the break.
-    const doubled = unit(at + 2) === BACKSLASH_UNIT && READ_AS.has(unit(at + 4));
-    const letter = doubled ? at + 4 : at + 2;
-    const read = READ_AS.get(unit(letter));
+    const doubled = text.charCodeAt(at + 1) === BACKSLASH_UNIT && READ_AS.has(text.charCodeAt(at + 2));
+    const letter = doubled ? at + 2 : at + 1;
+    const read = READ_AS.get(text.charCodeAt(letter));
     if (read !== undefined) {
-      for (let space = at; space < letter; space += 2) units.writeUInt16LE(SPACE, space);
-      units.writeUInt16LE(read, letter);
+      for (let space = at; space < letter; space++) units.writeUInt16LE(SPACE, 2 * space);
+      units.writeUInt16LE(read, 2 * letter);
     }
-    at = units.indexOf(BACKSLASH, read === undefined ? at + 4 : letter + 2);
+    at = text.indexOf("\\", read === undefined ? at + 2 : letter + 1);
   }
   return units.toString("utf16le");
 }
 
-const BACKSLASH = Buffer.from("\\", "utf16le");
 const BACKSLASH_UNIT = 0x5c;
 const SPACE = 0x20;
 /** What an escape's letter reads as: `n` a line break, `t` a tab, `r` a return, `"` and `/` themselves. */
@@ -188,18 +184,27 @@ interface Piece {
 }
 
 /** Each rule's anchors, in RULES order, and one search for all their literals. */
-const RULES: { rule: SecretLintRuleCreator<never>; options: object; anchors: Anchor[]; kind: Kind }[] = [
+const RULES: {
+  rule: SecretLintRuleCreator<never>;
+  options: object;
+  anchors: Anchor[];
+  kind: Kind;
+  /** Whether its reports need narrowing to the secret (the preset's); ours report the secret's own range. */
+  narrow: boolean;
+}[] = [
   ...PRESET_RULES.map(({ rule, options, regions }) => ({
     rule,
     options,
     anchors: regions,
     kind: (id: string) => (NOT_SECRET_MESSAGES.has(id) ? null : presetKind(rule.meta.id, id)),
+    narrow: true,
   })),
   ...OWN_RULES.map(({ rule, regions }) => ({
     rule: rule as SecretLintRuleCreator<never>,
     options: {},
     anchors: regions,
     kind: () => rule.meta.id,
+    narrow: false,
   })),
 ];
 
@@ -221,14 +226,26 @@ const LITERALS = (() => {
   };
 })();
 
-/** Each rule's regions of a text, merged. */
+/**
+ * Each rule's regions of a text, merged. Places come in order, so a region that reaches the rule's
+ * last one joins it at once: a text dense with literals (`://` a thousand times) makes a few long
+ * regions, not an object per place for the collector to sweep.
+ */
 function regionsOf(content: string): Span[][] {
   const regions: Span[][] = RULES.map(() => []);
   const { search, readers } = LITERALS;
   search.each(content, (at, literal) => {
     const { length, reading } = readers[literal]!;
-    for (const { rule, anchor } of reading)
-      if (!anchor.accept || anchor.accept(content, at, length)) regions[rule]!.push(anchor.region(at, length));
+    for (const { rule, anchor } of reading) {
+      if (anchor.accept && !anchor.accept(content, at, length)) continue;
+      const start = at - anchor.before;
+      const end = (anchor.fromEnd ? at + length : at) + anchor.after;
+      const spans = regions[rule]!;
+      const last = spans.at(-1);
+      if (last && start <= last.end && start >= last.start) last.end = Math.max(last.end, end);
+      else spans.push({ start, end });
+    }
+    return undefined;
   });
   return regions.map((spans) => mergedSpans(spans, content.length));
 }
@@ -261,13 +278,13 @@ function ruleText(
 function scanWindow(content: string, found: SecretSpan[]): void {
   const regions = regionsOf(content);
   const reading = new Reading(content, regions);
-  for (const [index, { rule, options, kind }] of RULES.entries()) {
+  for (const [index, { rule, options, kind, narrow }] of RULES.entries()) {
     if (regions[index]!.length === 0) continue;
     const read = ruleText(reading, regions[index]!);
     const context = contextFor((descriptor) => {
       const name = kind(descriptor.message.messageId);
       if (name === null) return;
-      const [start, end] = narrowed(read.text, descriptor);
+      const [start, end] = narrow ? narrowed(read.text, descriptor) : descriptor.range;
       if (end > start) found.push({ start: read.at(start, start, false), end: read.at(end, start, true), kind: name });
     });
     // The GCP rule's file reader returns a promise that ends at once without a file path.
@@ -283,6 +300,11 @@ type Kind = (messageId: string) => string | null;
  * is found by the GitHub rule and the generic one; the specific kind is kept).
  */
 export function findSecrets(text: string): SecretSpan[] {
+  if (text.length <= WINDOW + OVERLAP) {
+    const found: SecretSpan[] = [];
+    scanWindow(text, found);
+    return merged(found);
+  }
   const found: SecretSpan[] = [];
   for (let at = 0; at < text.length; at += WINDOW) {
     const last = at + WINDOW >= text.length;
@@ -295,13 +317,14 @@ export function findSecrets(text: string): SecretSpan[] {
   return merged(found);
 }
 
+/** The finds (made here, so changed in place) in order, overlapping ones joined. */
 function merged(spans: SecretSpan[]): SecretSpan[] {
   const sorted = spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const out: SecretSpan[] = [];
   for (const span of sorted) {
     const last = out.at(-1);
     if (!last || span.start >= last.end) {
-      out.push({ ...span });
+      out.push(span);
       continue;
     }
     last.end = Math.max(last.end, span.end);

@@ -32,6 +32,54 @@ function patternRule(id: string, message: string, pattern: RegExp) {
   } satisfies SecretLintRuleCreator;
 }
 
+const LETTER = /\p{L}/u;
+
+/**
+ * A rule for keys that are a prefix and then a run of one alphabet, `min` to `max` long, with no
+ * alphabet character after it and no letter before the prefix: what `(?<!\p{L})prefix[…]{min,max}(?![…])`
+ * finds, in time linear in the text. That expression tries every length from `max` down at each
+ * prefix, and the prefix's own characters are of the alphabet, so a text of prefixes repeated
+ * cost `max` steps per prefix; here each run is read once, and a prefix inside a run already read
+ * takes its end. `shape`, when given, is what the run must also be (its first and last characters).
+ */
+function keyRunRule(
+  id: string,
+  message: string,
+  prefix: string,
+  alphabet: RegExp,
+  min: number,
+  max: number,
+  shape?: RegExp,
+) {
+  const messages = { [id]: only(message) };
+  return {
+    messages,
+    meta: { id, type: "scanner", recommended: true, supportedContentTypes: ["text"] },
+    create(context: SecretLintRuleContext) {
+      const t = context.createTranslator(messages);
+      return {
+        file({ content }) {
+          let runStart = -1;
+          let runEnd = -1;
+          for (let at = content.indexOf(prefix); at !== -1; at = content.indexOf(prefix, at + 1)) {
+            const from = at + prefix.length;
+            if (from < runStart || from > runEnd) {
+              runStart = from;
+              runEnd = from;
+              while (runEnd < content.length && alphabet.test(content[runEnd]!)) runEnd++;
+            }
+            const length = runEnd - from;
+            if (length < min || length > max || (at > 0 && LETTER.test(content[at - 1]!))) continue;
+            if (shape && !shape.test(content.slice(from, runEnd))) continue;
+            const value = content.slice(at, runEnd);
+            context.report({ message: t(id, { VALUE: value }), range: [at, runEnd] });
+          }
+        },
+      };
+    },
+  } satisfies SecretLintRuleCreator;
+}
+
 /**
  * Words in a variable's or key's name that say its value is a secret (`DB_PASSWORD`, `"client_secret"`);
  * `key` counts only after `api`, `access`, `private` or `auth` (`apiKey`, `PRIVATE_KEY`).
@@ -45,24 +93,64 @@ const WORD_SEARCH = new LiteralSearch(SECRET_WORDS.map((text) => ({ text, casele
 /** Whether a `key` at `start` has an owner word just before it (`api_key`, `PRIVATE_KEY`). */
 const ownedKey = (text: string, start: number) => KEY_OWNER.test(text.slice(Math.max(0, start - 8), start));
 
+/**
+ * Calls `found` with where each secret word is in a text, in order (`key` only with an owner before
+ * it); `found` may return a place to go on from (LiteralSearch.each).
+ */
+function eachSecretWord(text: string, found: (start: number, end: number) => number | undefined): void {
+  WORD_SEARCH.each(text, (start, index) => {
+    const word = SECRET_WORDS[index]!;
+    return word !== "key" || ownedKey(text, start) ? found(start, start + word.length) : undefined;
+  });
+}
+
 /** Where the secret words are in a text, in order (`key` only with an owner before it). */
 export function secretWordsIn(text: string): { start: number; end: number }[] {
   const hits: { start: number; end: number }[] = [];
-  WORD_SEARCH.each(text, (start, index) => {
-    const word = SECRET_WORDS[index]!;
-    if (word !== "key" || ownedKey(text, start)) hits.push({ start, end: start + word.length });
+  eachSecretWord(text, (start, end) => {
+    hits.push({ start, end });
+    return undefined;
   });
   return hits;
 }
 
-const NAME_CHAR = /[A-Za-z0-9_.-]/;
+/** Whether a character may be part of a name: `[A-Za-z0-9_.-]`. */
+function nameChar(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 95 ||
+    code === 46 ||
+    code === 45
+  );
+}
 /** What may stand before a name: a line, a space, a JSON object's brace or comma, a quote. */
 const BEFORE_NAME = /[\s{,;(\\"']/;
-/** The rest of the name after a secret word, the `=` or `:`, an opening quote (group 1) and the value (group 2). */
-const ASSIGNED = /[A-Za-z0-9_.-]*[ \t]*["']?[ \t]*[:=][ \t]*(["']?)[ \t]*([^\s"'\x60\\,;{}<>()[\]]{8,})/y;
+/**
+ * After a name: the `=` or `:`, an opening quote (group 1) and the value (group 2). A quote takes
+ * the blanks after it, so no run of blanks can be split two ways (`[ \t]*["']?[ \t]*` tries every
+ * split of a long run: quadratic in its length).
+ */
+const ASSIGNED = /[ \t]*(?:["'][ \t]*)?[:=][ \t]*(?:(["'])[ \t]*)?([^\s"'\x60\\,;{}<>()[\]]{8,})/y;
 
 /** Code, not a value: a member chain (`options.keepSecrets`, `r.tokens`). */
 const MEMBER_CHAIN = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
+
+/** An absolute, home or relative path: `/`, `~/`, `./` or `../`, then segments of name characters. */
+const PATH = /^(?:~|\.{1,2})?\/(?:[\w.@+-]+\/)*[\w.@+-]*$/;
+
+/**
+ * A file or folder path (`"hostCredential": "/home/me/.config/gcloud"`), which a name that says
+ * credential often holds: its segments are names, and none is a key's random run (16 characters or
+ * more mixing lower and upper case and digits, as a base64 key that starts with `/` has).
+ */
+function pathLooking(value: string): boolean {
+  if (!PATH.test(value)) return false;
+  return !value
+    .split("/")
+    .some((part) => part.length >= 16 && /[a-z]/.test(part) && /[A-Z]/.test(part) && /\d/.test(part));
+}
 
 /**
  * A value worth hiding. Quoted (`"password": "…"`, `token = '…'`): a string literal, hidden when it
@@ -72,7 +160,7 @@ const MEMBER_CHAIN = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
  * (`max_tokens: 100000000`) and references (`${TOKEN}`) never.
  */
 function secretLooking(value: string, quoted: boolean): boolean {
-  if (/^\d+$/.test(value) || value.startsWith("$") || value.startsWith("%")) return false;
+  if (/^\d+$/.test(value) || value.startsWith("$") || value.startsWith("%") || pathLooking(value)) return false;
   if (!quoted) return /\d/.test(value) && !MEMBER_CHAIN.test(value);
   return /[\d!@#%^&*+/=~?]/.test(value) || (value.length >= 16 && /[a-z]/.test(value) && /[A-Z]/.test(value));
 }
@@ -91,27 +179,40 @@ const genericRule = {
     const t = context.createTranslator(genericMessages);
     return {
       file({ content }) {
-        for (const hit of secretWordsIn(content)) {
-          let start = hit.start;
-          while (start > 0 && NAME_CHAR.test(content[start - 1]!)) start--;
-          if (start > 0 && !BEFORE_NAME.test(content[start - 1]!)) continue;
-          ASSIGNED.lastIndex = hit.end;
+        // Each character is read once: a name (`AWS_SECRET_ACCESS_KEY`) is judged once however many
+        // secret words it holds, and words inside a judged name or value are passed over (a value
+        // holds no character that may stand before a name, so no name starts inside one).
+        let next = 0;
+        eachSecretWord(content, (hitStart, hitEnd) => {
+          let start = hitStart;
+          while (start > next && nameChar(content.charCodeAt(start - 1))) start--;
+          let end = hitEnd;
+          while (end < content.length && nameChar(content.charCodeAt(end))) end++;
+          next = end;
+          if (start > 0 && !BEFORE_NAME.test(content[start - 1]!)) return next;
+          ASSIGNED.lastIndex = end;
           const match = ASSIGNED.exec(content);
-          if (!match || !secretLooking(match[2]!, match[1] !== "")) continue;
-          const end = ASSIGNED.lastIndex;
+          if (!match) return next;
+          next = ASSIGNED.lastIndex;
           const value = match[2]!;
-          context.report({ message: t("generic-secret", { VALUE: value }), range: [end - value.length, end] });
-        }
+          if (secretLooking(value, match[1] !== undefined))
+            context.report({ message: t("generic-secret", { VALUE: value }), range: [next - value.length, next] });
+          return next;
+        });
       },
     };
   },
 } satisfies SecretLintRuleCreator;
 
 /**
- * Every URL rule's finds hold `://` (its slashes maybe escaped, once or twice: rare-escapes.ts); a
+ * Every URL rule's finds hold `://` (its slashes maybe escaped, once or twice, or the whole of it
+ * percent-encoded: rare-escapes.ts); a
  * scheme (`mongodb+srv`, `jdbc:mysqlx`) is at most 16 characters ahead.
  */
-const URL_REGIONS = around(["://", ":\\/\\/", ":\\\\/\\\\/", ":\\\\\\/\\\\\\/"], 16, 1024);
+const URL_REGIONS: Anchor[] = [
+  around(["://", ":\\/\\/", ":\\\\/\\\\/", ":\\\\\\/\\\\\\/"], 16, 1024),
+  aroundCaseless(["%3a%2f%2f"], 16, 1024),
+];
 
 /**
  * Keys of model providers an agent may be set up with, by the prefix and alphabet each provider
@@ -187,12 +288,14 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
       // Starting at the `://` (a scheme's last character before it) lets the engine skip to each one.
       /(?<=[A-Za-z0-9+.-]):\/\/[^\s:/?#@"'<>\\]{0,256}:([^\s/?#@"'<>\\]{1,256})@/g,
     ),
-    regions: [URL_REGIONS],
+    regions: URL_REGIONS,
   },
   {
     // The preset's SendGrid rule takes word characters with one `-` or `_` at most in the second part,
-    // but keys are base64url: `-` anywhere, so most real keys were stored as sent. Its lengths, their alphabet.
-    rule: patternRule("sendgrid-key", "SendGrid API key", /(?<!\p{L})SG\.[\w-]{1,128}\.[\w-]{1,128}(?![\w-])/gu),
+    // but keys are base64url: `-` anywhere, so most real keys were stored as sent. A key is `SG.`,
+    // 22 characters and 43 (base64url of 16 and 32 bytes); the lengths leave room around those. Any
+    // length from 1 (the preset's) made `SG.SG.SG` a key: a text of them was a find every 9 characters.
+    rule: patternRule("sendgrid-key", "SendGrid API key", /(?<!\p{L})SG\.[\w-]{16,32}\.[\w-]{32,64}(?![\w-])/gu),
     regions: [around(["SG."], 16, 512)],
   },
   {
@@ -225,6 +328,17 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
     ),
     regions: [aroundCaseless(["authorization"], 1, 1100)],
   },
+  {
+    // The preset's Linear rule, read in linear time (keyRunRule): `lin_api_` repeated took a
+    // hundred times as long as ordinary text.
+    rule: keyRunRule("linear-key", "Linear API key", "lin_api_", /[a-zA-Z0-9_]/, 32, 128),
+    regions: [around(["lin_api_"], 16, 256)],
+  },
+  {
+    // The preset's Anthropic rule (`sk-ant-api0N-`, 90 to 128 characters, then `AA`) the same way.
+    rule: keyRunRule("anthropic-key", "Anthropic API key", "sk-ant-api0", /[A-Za-z0-9_-]/, 94, 132, /^\d-.*AA$/s),
+    regions: [around(["sk-ant-"], 16, 256)],
+  },
   ...prefixedKeyRules,
   // A name is at most 64 characters ahead of its secret word, a value within 512 after it.
   { rule: genericRule, regions: [secretWords(SECRET_WORDS, 64, 512)] },
@@ -232,7 +346,7 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
 
 /**
  * Where a rule reads: around each place one of its literals (text every find of the rule contains)
- * is in a text, the region `region` gives, longer than any find of the rule; `accept` may turn a
+ * is in a text, a region longer than any find of the rule; `accept` may turn a
  * place down. All rules' literals are found in one pass (literal-search.ts): the rules' own
  * expressions start with a look-behind or `\b` and so try every position, and a search per literal
  * adds up to a pass per literal.
@@ -240,13 +354,16 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
 export interface Anchor {
   literals: readonly string[];
   caseless?: boolean;
-  region(at: number, length: number): { start: number; end: number };
+  /** The region: from `before` characters ahead of the literal to `after` past its start (past its end with `fromEnd`). */
+  before: number;
+  after: number;
+  fromEnd?: boolean;
   accept?(text: string, at: number, length: number): boolean;
 }
 
 /** Regions from `before` characters ahead of each literal to `after` characters past its start. */
 function around(literals: readonly string[], before: number, after: number): Anchor {
-  return { literals, region: (at) => ({ start: at - before, end: at + after }) };
+  return { literals, before, after };
 }
 
 /** Regions as `around` gives them, for literals found in any ASCII case. */
@@ -259,7 +376,9 @@ function secretWords(words: readonly string[], before: number, after: number): A
   return {
     literals: words,
     caseless: true,
-    region: (at, length) => ({ start: at - before, end: at + length + after }),
+    before,
+    after,
+    fromEnd: true,
     accept: (text, at, length) => length !== 3 || text.slice(at, at + 3).toLowerCase() !== "key" || ownedKey(text, at),
   };
 }
@@ -274,7 +393,8 @@ const AWS_REGIONS: Anchor[] = [
   secretWords(["secret"], 32, 128),
   {
     literals: ["A3T", "AKIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ASIA"],
-    region: (at) => ({ start: at - 8, end: at + 28 }),
+    before: 8,
+    after: 28,
     accept(text, at, length) {
       AWS_KEY_ID_REST.lastIndex = at + 4;
       return (length === 4 || /[A-Z0-9]/.test(text[at + 3] ?? "")) && AWS_KEY_ID_REST.test(text);
@@ -287,21 +407,20 @@ const PRESET_REGIONS: Record<string, Anchor[]> = {
   aws: AWS_REGIONS,
   privatekey: [around(["PRIVATE KEY"], 64, 10_200)],
   npm: [around(["npm_", "_authToken"], 16, 1024)],
-  basicauth: [URL_REGIONS],
-  "database-connection-string": [URL_REGIONS],
-  slack: [around(["xox", "xapp-"], 16, 512), URL_REGIONS],
+  basicauth: URL_REGIONS,
+  "database-connection-string": URL_REGIONS,
+  slack: [around(["xox", "xapp-"], 16, 512), ...URL_REGIONS],
   shopify: [around(["shppa_", "shpca_", "shpat_", "shpss_"], 16, 256)],
   github: [around(["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", ":x-oauth-basic@"], 280, 256)],
-  anthropic: [around(["sk-ant-"], 16, 256)],
-  linear: [around(["lin_api_"], 16, 256)],
   "1password": [around(["ops_"], 16, 1600)],
 };
 
 /**
  * The preset's rules we run, each on its regions: all but its comment filter (a body could switch
  * scanning off with a `secretlint-disable` comment), its GCP rule (it parses the whole text as a
- * service account file, which a body never is; the key in one is found as a private key) and its
- * OpenAI and SendGrid rules (OWN_RULES has them, finding the keys with a `-` those lost). The AWS
+ * service account file, which a body never is; the key in one is found as a private key), its
+ * OpenAI and SendGrid rules (OWN_RULES has them, finding the keys with a `-` those lost) and its
+ * Linear and Anthropic rules (OWN_RULES reads those keys in linear time). The AWS
  * rule runs with its access key ID scan on.
  */
 export const PRESET_RULES: { rule: SecretLintRuleCreator<never>; options: object; regions: Anchor[] }[] = presetRules
@@ -328,12 +447,10 @@ const PRESET_KINDS: Record<string, string> = {
   github: "github-token",
   slack: "slack-token",
   npm: "npm-token",
-  anthropic: "anthropic-key",
   privatekey: "private-key",
   basicauth: "basic-auth",
   "database-connection-string": "db-connection",
   gcp: "gcp-service-account",
   shopify: "shopify-token",
-  linear: "linear-key",
   "1password": "1password-token",
 };

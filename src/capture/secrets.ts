@@ -12,6 +12,12 @@ export interface SecretTally {
   kinds: Record<string, number>;
 }
 
+/** A text with its secrets replaced, and what was replaced in it. */
+export interface Redacted {
+  text: string;
+  tally: SecretTally;
+}
+
 /** One string of an SSE stream: its text, and how to put a changed text back where it came from. */
 interface Piece {
   text: string;
@@ -38,7 +44,8 @@ function wholeEscapes(text: string, span: SecretSpan): SecretSpan {
   for (let k = 1; k <= 4; k++) if (unicodeAt(start - k)) start -= k + 1;
   if (end < text.length && escaped(end)) end++;
   for (let k = 1; k <= 5; k++) if (unicodeAt(end - k)) end = Math.max(end, end - k + 5);
-  return { ...span, start, end: Math.min(end, text.length) };
+  end = Math.min(end, text.length);
+  return start === span.start && end === span.end ? span : { ...span, start, end };
 }
 
 /** The secret a find covers, its JSON escapes decoded (two levels): one secret hashes alike wherever it is. */
@@ -76,7 +83,9 @@ function ssePieces(body: string): { streams: Map<string, Piece[]>; rebuild(): st
     }
     const changed = { index, prefix: data![0], event };
     walkStrings(event, "", (path, text, set) =>
-      add(path, {
+      // A value every event repeats (the model, the message id) is no delta: joined to its copies,
+      // `ghp_…ghp_…` would be one run no rule's end finds, so each copy is scanned on its own.
+      add(streams.get(path)?.at(-1)?.text === text && text.length >= SHORTEST ? `${path}#${index}` : path, {
         text,
         set(value) {
           set(value);
@@ -117,7 +126,6 @@ const looksLikeSse = (body: string) => /^(?:data|event|id|retry):/m.test(body.sl
  */
 export class SecretScanner {
   private readonly key = randomBytes(32);
-  private tally: SecretTally = { replaced: 0, kinds: {} };
 
   /** The marker for a secret of a kind: its rule and the first 8 hex digits of its keyed hash. */
   marker(kind: string, secret: string): string {
@@ -125,40 +133,32 @@ export class SecretScanner {
   }
 
   /**
-   * A stored text with its secrets replaced: an SSE stream's deltas joined by path across events
-   * (a key split over chunks is found whole, and each piece of it replaced), any other text — a JSON
-   * body, its strings' escapes read as what they stand for — scanned as it is.
+   * A stored text with its secrets replaced, and how many of each kind: an SSE stream's deltas joined
+   * by path across events (a key split over chunks is found whole, and each piece of it replaced),
+   * any other text — a JSON body, its strings' escapes read as what they stand for — scanned as it is.
    */
-  redact(text: string): string {
-    if (text.length < SHORTEST) return text;
+  redact(text: string): Redacted {
+    const tally: SecretTally = { replaced: 0, kinds: {} };
+    if (text.length < SHORTEST) return { text, tally };
     if (looksLikeSse(text)) {
       const { streams, rebuild } = ssePieces(text);
-      return this.replaceIn(streams) ? rebuild() : text;
+      return { text: this.replaceIn(streams, tally) ? rebuild() : text, tally };
     }
     let result = text;
     const whole = { text, set: (changed: string) => (result = changed) };
-    this.replaceIn(new Map([["", [whole]]]));
-    return result;
+    this.replaceIn(new Map([["", [whole]]]), tally);
+    return { text: result, tally };
   }
 
-  /** A JSON value (an agent event's data) with the secrets in its strings replaced; not counted. */
+  /** A JSON value (an agent event's data) with the secrets in its strings replaced. */
   value<T>(value: T): T {
     const json = JSON.stringify(value);
-    const before = this.tally;
-    const safe = this.redact(json);
-    this.tally = before;
+    const safe = this.redact(json).text;
     return safe === json ? value : (JSON.parse(safe) as T);
   }
 
-  /** How many secrets were replaced since the last call, and of which kinds; counting starts again. */
-  take(): SecretTally {
-    const taken = this.tally;
-    this.tally = { replaced: 0, kinds: {} };
-    return taken;
-  }
-
-  /** Scans all streams as one text and replaces each find in the pieces it covers; false when none. */
-  private replaceIn(streams: Map<string, Piece[]>): boolean {
+  /** Scans all streams as one text, replaces each find in the pieces it covers and counts it in `tally`; false when none. */
+  private replaceIn(streams: Map<string, Piece[]>, tally: SecretTally): boolean {
     const placed: { piece: Piece; at: number }[] = [];
     const parts: string[] = [];
     let length = 0;
@@ -175,10 +175,16 @@ export class SecretScanner {
     const spans = findSecrets(joined).map((span) => wholeEscapes(joined, span));
     if (spans.length === 0) return false;
     const edits = new Map<Piece, Edit[]>();
+    // A secret repeated in a body is hashed once: a keyed hash costs more than finding it.
+    const markers = new Map<string, string>();
     let first = 0;
     for (const span of spans) {
-      const marker = this.marker(span.kind, decoded(joined.slice(span.start, span.end)));
-      this.count(span.kind);
+      const secret = decoded(joined.slice(span.start, span.end));
+      const known = markers.get(`${span.kind}\0${secret}`);
+      const marker = known ?? this.marker(span.kind, secret);
+      if (known === undefined) markers.set(`${span.kind}\0${secret}`, marker);
+      tally.replaced++;
+      tally.kinds[span.kind] = (tally.kinds[span.kind] ?? 0) + 1;
       while (first < placed.length - 1 && placed[first + 1]!.at <= span.start) first++;
       let markerPlaced = false;
       for (let i = first; i < placed.length && placed[i]!.at < span.end; i++) {
@@ -194,11 +200,6 @@ export class SecretScanner {
     }
     for (const [piece, list] of edits) piece.set(edited(piece.text, list));
     return true;
-  }
-
-  private count(kind: string): void {
-    this.tally.replaced++;
-    this.tally.kinds[kind] = (this.tally.kinds[kind] ?? 0) + 1;
   }
 }
 

@@ -124,3 +124,20 @@ describe("capture around the transport (docs/architecture.md)", () => {
     expect(kept).toEqual([2, 0]);
   });
 });
+
+describe("the secrets a record counts (issue 36)", () => {
+  it("counts its own bodies' secrets: an agent event's, replaced before it, are not added to the next record", async () => {
+    const { capture } = fileCapture("run-events");
+    const key = `ghp_${"k3Y".repeat(12)}`;
+    capture.addEvent("tool_result", { tool: "read", output: `GITHUB_TOKEN=${key}` });
+    const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "nothing secret" }] });
+    const request = { kind: "loop" as const, api: "openai-completions" as const, url: "/v1/chat/completions", body };
+    const outcome = { body: "", status: 200, firstByteMs: null, ending: "complete" as const };
+    const clean = await capture.recordExchange(request, outcome, new Date().toISOString(), 1);
+    expect(clean.record?.secrets).toBeUndefined();
+    const withKey = { ...request, body: body.replace("nothing secret", `use ${key}`) };
+    const counted = await capture.recordExchange(withKey, outcome, new Date().toISOString(), 1);
+    expect(counted.record?.secrets).toEqual({ replaced: 1, kinds: { "github-token": 1 } });
+    capture.close();
+  });
+});

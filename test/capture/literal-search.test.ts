@@ -15,7 +15,10 @@ function byIndexOf(text: string, literals: { text: string; caseless?: boolean }[
 
 function each(search: LiteralSearch, text: string): [number, number][] {
   const found: [number, number][] = [];
-  search.each(text, (at, index) => found.push([at, index]));
+  search.each(text, (at, index) => {
+    found.push([at, index]);
+    return undefined;
+  });
   return found.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 }
 
@@ -60,6 +63,16 @@ describe("LiteralSearch", () => {
   it("does not match characters beyond ASCII that share an ASCII character's low bits", () => {
     // U+00E7 and U+0167 have the low 7 bits of `g` (0x67).
     expect(each(search, "\u00E7hp_ \u0167hp_ ghp_")).toEqual([[10, 0]]);
+  });
+
+  it("goes on from the place a call returns, passing over the places before it", () => {
+    const words = new LiteralSearch([{ text: "abc" }, { text: "bca" }]);
+    const found: number[] = [];
+    words.each("abcabcabc abc", (at) => {
+      found.push(at);
+      return at === 0 ? 9 : undefined;
+    });
+    expect(found).toEqual([0, 10]);
   });
 
   it("finds nothing in texts shorter than its literals, and takes no literal shorter than three", () => {
