@@ -66,5 +66,5 @@ describe.skipIf(!enabled)("the packed package installed in a team's folder", () 
     expect(recorded.code, recorded.out).toBe(0);
     expect(recorded.out).toContain("an agent that sends nothing");
     expect(recorded.out).toContain("no request reached the proxy");
-  });
+  }, 1_500_000);
 });

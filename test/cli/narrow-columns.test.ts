@@ -162,8 +162,10 @@ describe("at 80 columns", () => {
 
   it("check prints its table, regressions and savings within 80 columns", () => {
     // Its own workspace puts other paths in the prompts than the baselines hold: regressions, exit 1.
-    const { status, stdout } = cli(80, "check", "p1", "p5", "--runs", join(scratch, "check-runs"));
+    // --verbose: every finding under each probe's "what changed" line.
+    const { status, stdout } = cli(80, "check", "p1", "p5", "--verbose", "--runs", join(scratch, "check-runs"));
     expect(status).toBe(1);
+    expect(stdout).toMatch(/^p1: /m);
     expect(stdout).toContain("regression: ");
     expect(over(stdout, 80)).toEqual([]);
   });
