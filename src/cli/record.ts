@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { AGENT_POINTERS, pointerCaveats, recordEnvironment } from "../agents/agent-pointers.js";
@@ -13,10 +14,10 @@ import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings } from "./capture-
 import { type LiveView, liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS, viewWhileCapturing } from "./live-view.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
-import { type CommandEnd, runCommand } from "./record-child.js";
+import { type CommandEnd, runCommand, watchSession } from "./record-child.js";
 import { proxyBases, RECORD_ROUTES, recordRoutes, UPSTREAM_OPTIONS } from "./record-routes.js";
 import { runRef, seeItLine } from "./see-it.js";
-import { makeSessionDir } from "./session-dir.js";
+import { clearDeadSessions, endSessionProcesses, makeSessionDir, SESSION_MARK } from "./session-dir.js";
 
 /** The agents record points, as lines of at most 80 columns for the help. */
 function pointedAgents(): string {
@@ -158,16 +159,23 @@ function watchExchanges(lines: boolean) {
   };
 }
 
+/** The name of record's session folders in the system's temp folder: `payload-probe-record-XXXXXX`. */
+const SESSION_PREFIX = "payload-probe-record-";
+
 /** Runs the command pointed at the proxy, with a private folder for config files that goes with it. */
 async function runPointed(proxy: CaptureProxy, command: string[]): Promise<CommandEnd> {
-  const session = makeSessionDir("payload-probe-record-");
+  clearDeadSessions(SESSION_PREFIX);
+  const session = makeSessionDir(SESSION_PREFIX);
+  watchSession(session.path, tmpdir());
   try {
     const ctx = { bases: proxyBases(proxy.origin), tempDir: session.path, env: process.env, cwd: userDir() };
     const env = recordEnvironment(ctx);
     tellReplaced(process.env, env);
     for (const caveat of pointerCaveats(ctx)) say(caveat, true);
-    return await runCommand(command, env, userDir());
+    return await runCommand(command, { ...env, [SESSION_MARK]: session.path }, userDir());
   } finally {
+    // What the command left running (a daemon started from the session's config) goes with it.
+    endSessionProcesses(session.path);
     session.remove();
   }
 }
