@@ -41,7 +41,7 @@ export function makeSessionDir(prefix: string): SessionDir {
 }
 
 /** The pids of this user's processes that carry the session's mark (none where there is no /proc). */
-export function markedProcesses(session: string): number[] {
+function markedProcesses(session: string): number[] {
   const mark = `${SESSION_MARK}=${session}`;
   let entries: string[];
   try {
