@@ -112,7 +112,7 @@ export function* jsonlRows<T>(
  * too large for a double (a 401-digit integer, `1e400`) as Infinity (ECMA-262 §25.5.1, the number
  * grammar's value rounded), which no count, size or price accepts.
  */
-export function infiniteNumberAt(value: unknown, path = ""): string | null {
+function infiniteNumberAt(value: unknown, path = ""): string | null {
   if (typeof value === "number") return Number.isFinite(value) ? null : path || "(the row)";
   if (value === null || typeof value !== "object") return null;
   for (const key in value) {

@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { AGENT_POINTERS, pointerCaveats, recordEnvironment } from "../agents/agent-pointers.js";
@@ -14,10 +15,10 @@ import { type LiveView, liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS, vie
 import { openPage } from "./open-page.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
-import { type CommandEnd, runCommand } from "./record-child.js";
+import { type CommandEnd, runCommand, watchSession } from "./record-child.js";
 import { proxyBases, RECORD_ROUTES, recordRoutes, UPSTREAM_OPTIONS } from "./record-routes.js";
 import { runRef, seeItLine } from "./see-it.js";
-import { makeSessionDir } from "./session-dir.js";
+import { clearDeadSessions, endSessionProcesses, makeSessionDir, SESSION_MARK } from "./session-dir.js";
 
 /** The agents record points, as lines of at most 80 columns for the help. */
 function pointedAgents(): string {
@@ -174,17 +175,24 @@ function watchExchanges(lines: boolean) {
   };
 }
 
+/** The name of record's session folders in the system's temp folder: `payload-probe-record-XXXXXX`. */
+const SESSION_PREFIX = "payload-probe-record-";
+
 /** Runs the command pointed at the proxy, with a private folder for config files that goes with it. */
 async function runPointed(proxy: CaptureProxy, command: string[], codexHttp: boolean): Promise<CommandEnd> {
-  const session = makeSessionDir("payload-probe-record-");
+  clearDeadSessions(SESSION_PREFIX);
+  const session = makeSessionDir(SESSION_PREFIX);
+  watchSession(session.path, tmpdir());
   try {
     const bases = proxyBases(proxy.origin);
     const ctx = { bases, tempDir: session.path, env: process.env, cwd: process.cwd(), codexHttp };
     const env = recordEnvironment(ctx);
     tellReplaced(process.env, env);
     for (const caveat of pointerCaveats(ctx)) say(caveat, true);
-    return await runCommand(command, env, process.cwd());
+    return await runCommand(command, { ...env, [SESSION_MARK]: session.path }, process.cwd());
   } finally {
+    // What the command left running (a daemon started from the session's config) goes with it.
+    endSessionProcesses(session.path);
     session.remove();
   }
 }

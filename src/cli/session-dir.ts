@@ -1,6 +1,18 @@
-import { lstatSync, mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { isProcessAlive } from "../pid-lock.js";
+import { processStart } from "../process-identity.js";
+
+/**
+ * The variable every process a session starts carries (the command and whatever it starts, a daemon
+ * too): its value is the session's folder, so what the session started can be found and ended after
+ * record is gone (Linux: /proc/<pid>/environ).
+ */
+export const SESSION_MARK = "PAYLOAD_PROBE_RECORD_SESSION";
+
+/** The file in a session folder naming the record process that owns it: pid and start. */
+const OWNER_FILE = "owner";
 
 /** A private folder for one session (mode 0700, as mkdtemp makes it), and its removal. */
 export interface SessionDir {
@@ -10,11 +22,13 @@ export interface SessionDir {
 }
 
 /**
- * Makes a fresh folder under the system's temp folder. It is removed only while the same folder
- * (device and inode, not a link) sits at its path: whatever was put there in its place is not ours.
+ * Makes a fresh folder under the system's temp folder, naming this process as its owner. It is
+ * removed only while the same folder (device and inode, not a link) sits at its path: whatever was
+ * put there in its place is not ours.
  */
 export function makeSessionDir(prefix: string): SessionDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
+  writeFileSync(join(path, OWNER_FILE), `${process.pid} ${processStart(process.pid) ?? ""}\n`, { mode: 0o600 });
   const made = lstatSync(path);
   return {
     path,
@@ -24,4 +38,71 @@ export function makeSessionDir(prefix: string): SessionDir {
         rmSync(path, { recursive: true, force: true });
     },
   };
+}
+
+/** The pids of this user's processes that carry the session's mark (none where there is no /proc). */
+function markedProcesses(session: string): number[] {
+  const mark = `${SESSION_MARK}=${session}`;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      // Another user's environ cannot be read: only our own processes are ever found.
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(mark)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours.
+    }
+  }
+  return pids;
+}
+
+/** Ends what a session started and is still running (SIGTERM, as a terminal's hang-up would). */
+export function endSessionProcesses(session: string): void {
+  for (const pid of markedProcesses(session)) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+}
+
+/** The owner a session folder names, or null when it names none (not a folder made by makeSessionDir). */
+function ownerOf(path: string): { pid: number; started: string | null } | null {
+  try {
+    const [pid, started] = readFileSync(join(path, OWNER_FILE), "utf8").trim().split(" ");
+    return Number.isInteger(Number(pid)) ? { pid: Number(pid), started: started || null } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Clears what sessions whose record process died (`kill -9`) left: their processes and folders
+ * (a pi models.json holding the user's key). Only real folders (not links) directly in the system's
+ * temp folder, with our prefix, owned by this user, naming an owner that no longer runs.
+ */
+export function clearDeadSessions(prefix: string): void {
+  const temp = resolve(tmpdir());
+  let names: string[];
+  try {
+    names = readdirSync(temp).filter((name) => name.startsWith(prefix));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = resolve(temp, name);
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (dirname(path) !== temp || !stat?.isDirectory() || stat.uid !== process.getuid?.()) continue;
+    const owner = ownerOf(path);
+    if (!owner || isProcessAlive(owner.pid, owner.started)) continue;
+    endSessionProcesses(path);
+    rmSync(path, { recursive: true, force: true });
+  }
 }
