@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../errors.js";
+import { StorageError, UserError } from "../errors.js";
 import { jsonlLines, parseJsonlLine } from "../jsonl.js";
 import { isOwnFolder, removeOwnFolder } from "../safe-path.js";
 import { asStorageError } from "../storage-error.js";
@@ -96,15 +96,24 @@ export function firstRunId(dir: string): string | null {
   return null;
 }
 
-/** Whether the run database beside the folders holds the run a folder holds (so the folder may go). */
+/**
+ * Whether the run database beside the folders holds the run a folder holds (so the folder may go). A
+ * database that cannot be read (damaged, not one, a run with --no-db beside it) holds nothing: the
+ * folder is kept.
+ */
 function databaseHolds(runsDir: string, dir: string): boolean {
   const id = firstRunId(dir);
   if (id === null || !existsSync(runDatabasePath(runsDir))) return false;
-  const db = RunDatabaseReader.open(runDatabasePath(runsDir));
   try {
-    return db.hasRun(id);
-  } finally {
-    db.close();
+    const db = RunDatabaseReader.open(runDatabasePath(runsDir));
+    try {
+      return db.hasRun(id);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    if (error instanceof StorageError) return false;
+    throw error;
   }
 }
 

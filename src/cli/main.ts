@@ -74,8 +74,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
 };
 
-/** The overview, naming the command the way the user started it (run.sh, PATH, node dist/cli/main.js). */
-const usage = () => `Usage: ${cliName()} <command> [options]
+/** The overview; its last lines name the command the way the user started it (run.sh, PATH, node dist/cli/main.js). */
+const usage = () => `Usage: payload-probe <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)

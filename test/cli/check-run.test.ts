@@ -115,7 +115,10 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     );
     const changed = cliIn(scratch, "diff", baseline, join(runs, "agent"), "--cost", "--model", "gpt-4.1");
     expect(changed.stdout).toContain("A [read] B [read, a_tool1] (+a_tool1)");
-    expect(changed.stdout).toContain(`total  A ${dollars(dollarsByHand(before))}  B ${dollars(dollarsByHand(after))}`);
+    // Both totals at the places the finer one needs (each alone: $0.0041 and $0.00416), adding up as printed.
+    const [a, b] = [dollarsByHand(before), dollarsByHand(after)];
+    const places = Math.max(...[a, b].map((x) => dollars(x).split(".")[1]!.length));
+    expect(changed.stdout).toContain(`total  A $${a.toFixed(places)}  B $${b.toFixed(places)}`);
     // The figures themselves only under --verbose.
     expect(failed.stdout).not.toContain("regression: agent request 1: tools is [read, a_tool1]");
     const verbose = check("--verbose");

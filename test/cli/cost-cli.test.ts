@@ -79,7 +79,10 @@ describe("diff --cost", () => {
     const b2 = b[1]!;
     const aCost = ((a2.tokens!.total - cachedByHand(shared(a2))) * 2 + cachedByHand(shared(a2)) * 0.5) / 1e6;
     const bCost = (b2.tokens!.total * 2) / 1e6;
-    expect(out).toContain(`#2  A ${dollars(aCost)}  B ${dollars(bCost)}`);
+    // Both at the places the finer needs, and the Δ their difference as printed.
+    const [shownA, shownB] = [aCost, bCost].map((x) => x.toFixed(6));
+    const delta = (Number(shownB) - Number(shownA)).toFixed(6);
+    expect(out).toContain(`#2  A $${shownA}  B $${shownB}  (+$${delta})`);
   });
 
   it("--json prints the comparison as one JSON object; a model without a price says so instead of a figure", () => {
@@ -236,6 +239,15 @@ describe("predicted beside reported usage", () => {
     expectDollars(fourth.reportedCost, ((r4.tokens!.total + 7) * 2 + 20 * 8) / 1e6);
     const table = cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs).out;
     expect(table).toContain("1 request(s) where predicted and reported caching disagree");
+    // Each total says where it comes from: the provider's usage here is what it bills.
+    expect(table).toContain(
+      `total: predicted ${dollars(cost.total.predicted)} (our cache model), reported ${dollars(cost.total.reported)} (the provider's usage, what it bills)`,
+    );
+    const estimated = rs.map((r) => ({ ...r, usage: { ...usage(r, 0), source: "estimate" } }));
+    writeFileSync(join(runs, "reported", "requests.jsonl"), `${estimated.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    rmSync(join(runs, "reported", "requests.index.jsonl"), { force: true });
+    const mock = cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs).out;
+    expect(mock).toMatch(/reported \$[\d.]+ \(a mock's estimated usage, not a provider's\)/);
     expect(table).toMatch(/│\s+4 │.*DISAGREE: cache read predicted/);
     expect(table).toMatch(/│\s+3 │.*agrees/);
   });

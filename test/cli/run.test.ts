@@ -215,8 +215,8 @@ describe("help and usage", () => {
   it("payload-probe --help lists the commands and exits 0", () => {
     const { code, stdout } = cli("--help");
     expect(code).toBe(0);
-    // Named as it was started: here `node dist/cli/main.js`, through run.sh `./run.sh` (usage.test.ts).
-    expect(stdout).toContain("Usage: node dist/cli/main.js <command> [options]");
+    expect(stdout).toContain("Usage: payload-probe <command> [options]");
+    // Where to look further names the command as it was started: here `node dist/cli/main.js` (usage.test.ts: ./run.sh).
     expect(stdout).toContain("Run 'node dist/cli/main.js <command> --help' for a command's options");
     expect(stdout).toMatch(/^\s+run\s+run probes/m);
   });

@@ -10,7 +10,7 @@ import type { DiffFormat, DiffLabels } from "../diff/diff-render.js";
 import { mdHeader, mdRow } from "../format.js";
 import type { LineWriter } from "../table/output.js";
 import { breakSentence, costJson, priceSourceLine, unpricedLine } from "./cost-render.js";
-import { dollars } from "./money.js";
+import { dollarsSideBySide } from "./money.js";
 import type { PriceSource } from "./pricing.js";
 import type { RequestCost, RunCost } from "./run-cost.js";
 
@@ -75,10 +75,11 @@ function breaksOf(side: "A" | "B", requests: RequestCost[]): BreakCost[] {
   return requests.flatMap((r) => (r.rebill ? [{ side, seq: r.seq, detail: r.breakDetail ?? "", ...r.rebill }] : []));
 }
 
-const signedMoney = (amount: number | null) =>
-  amount === null ? "—" : amount > 0 ? `+${dollars(amount)}` : dollars(amount);
-/** A side's dollars, or a dash where its model has no price (a line under the figures says once why). */
-const sideMoney = (amount: number | null) => (amount === null ? "—" : dollars(amount));
+/** `  #3  A $0.007712  B $0.014112  (+$0.006400)`: the three figures at one precision, adding up as shown. */
+function sideBySideLine(label: string, a: number | null, b: number | null): string {
+  const shown = dollarsSideBySide(a, b);
+  return `  ${label}  A ${shown.a}  B ${shown.b}  (${shown.delta})`;
+}
 
 export async function writeCostDiff(
   diff: CostDiff,
@@ -94,8 +95,12 @@ export async function writeCostDiff(
     for (const line of headLines(diff)) await out.line(`${line}  `);
     await out.line("");
     await out.line(mdHeader(["seq", "A $", "B $", "Δ $"]));
-    for (const r of diff.rows) await out.line(mdRow([r.seq, sideMoney(r.a), sideMoney(r.b), signedMoney(r.delta)]));
-    await out.line(mdRow(["total", sideMoney(diff.total.a), sideMoney(diff.total.b), signedMoney(diff.total.delta)]));
+    const row = (label: string | number, a: number | null, b: number | null) => {
+      const shown = dollarsSideBySide(a, b);
+      return mdRow([label, shown.a, shown.b, shown.delta]);
+    };
+    for (const r of diff.rows) await out.line(row(r.seq, r.a, r.b));
+    await out.line(row("total", diff.total.a, diff.total.b));
     await out.line("");
     for (const line of breakLines(diff)) await out.line(`- ${line}`);
   } else {
@@ -103,8 +108,8 @@ export async function writeCostDiff(
     const lines = [
       "cost (predicted from each provider's cache rules, aligned by seq):",
       ...headLines(diff),
-      ...diff.rows.map((r) => `  #${r.seq}  A ${sideMoney(r.a)}  B ${sideMoney(r.b)}  (${signedMoney(r.delta)})`),
-      `  total  A ${sideMoney(diff.total.a)}  B ${sideMoney(diff.total.b)}  (${signedMoney(diff.total.delta)})`,
+      ...diff.rows.map((r) => sideBySideLine(`#${r.seq}`, r.a, r.b)),
+      sideBySideLine("total", diff.total.a, diff.total.b),
       ...breakLines(diff).map((line) => `  ${line}`),
     ];
     for (const line of wrapLines(lines, width)) await out.line(line);
@@ -119,7 +124,11 @@ function headLines(diff: CostDiff): string[] {
 
 function breakLines(diff: CostDiff): string[] {
   const lines = diff.breaks.map((b) => `${b.side} #${b.seq} ${b.detail}: ${breakSentence(b)}`);
-  if (diff.breaks.length === 0) lines.push("no prefix break lost cached tokens on either side");
+  // A row's Δ is the difference of two whole requests' prices; a break's re-billing is told apart here.
+  if (diff.breaks.length === 0)
+    lines.push(
+      "no prefix break re-billed tokens the cache held on either side; each Δ above is A's and B's whole price apart",
+    );
   for (const u of diff.unpriced) lines.push(unpricedLine(u));
   return lines;
 }

@@ -91,13 +91,24 @@ const LEGEND = [
   "reported: the response's usage priced",
 ];
 
+/**
+ * Whose usage the reported total is priced from: a provider's count is what the bill follows; a mock's
+ * estimate is our own token count in the provider's fields, no more trustworthy than the prediction.
+ */
+function reportedSource(cost: RunCost): string {
+  const sources = new Set(cost.requests.flatMap((r) => (r.reported ? [r.reported.source] : [])));
+  if (sources.size === 1 && sources.has("provider")) return "the provider's usage, what it bills";
+  if (sources.has("provider")) return "the provider's usage where it reported, a mock's estimate elsewhere";
+  return "a mock's estimated usage, not a provider's";
+}
+
 /** The total, then one line per model without a price, then disagreements. */
 export function costTotalLines(cost: RunCost): string[] {
   const { predicted, reported, inputTokens, cacheRead } = cost.total;
   const priced =
     predicted === null
       ? ""
-      : `predicted ${dollars(predicted)}${reported === null ? "" : `, reported ${dollars(reported)}`} for `;
+      : `predicted ${dollars(predicted)} (our cache model)${reported === null ? "" : `, reported ${dollars(reported)} (${reportedSource(cost)})`} for `;
   const lines = [`total: ${priced}${inputTokens} prompt tokens, ${cacheRead} read from the cache`];
   for (const u of cost.unpriced) lines.push(unpricedLine(u));
   const failed = cost.requests.filter((r) => r.failure !== null).length;

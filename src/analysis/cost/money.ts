@@ -23,6 +23,25 @@ export function dollars(amount: number): string {
   return `${sign}$${abs.toFixed(places).replace(/0+$/, "")}`;
 }
 
+/** The decimal places `dollars` prints an amount with (trailing zeros dropped). */
+const placesOf = (amount: number) => dollars(amount).split(".")[1]?.length ?? 0;
+
+/**
+ * Amounts shown side by side (A, B and their difference), all at the places the finest of them needs,
+ * so the figures on a line add up as printed: `A $0.007712 B $0.014112 (+$0.006400)`. The difference
+ * is taken between the amounts as printed.
+ */
+export function dollarsSideBySide(a: number | null, b: number | null): { a: string; b: string; delta: string } {
+  const shown = [a, b].filter((x): x is number => x !== null);
+  const places = Math.max(2, ...shown.map(placesOf));
+  const at = (x: number) => Math.round(x * 10 ** places) / 10 ** places;
+  const text = (x: number) => `${x < 0 ? "-" : ""}$${Math.abs(x).toFixed(places)}`;
+  if (a === null || b === null)
+    return { a: a === null ? "—" : text(at(a)), b: b === null ? "—" : text(at(b)), delta: "—" };
+  const delta = at(b) - at(a);
+  return { a: text(at(a)), b: text(at(b)), delta: `${delta > 0 ? "+" : ""}${text(delta)}` };
+}
+
 /** Fields of cost JSON that hold dollars; numbers under them are rounded by roundDollars. */
 const DOLLAR_FIELDS = new Set(["predictedCost", "reportedCost", "predicted", "reported", "dollars", "a", "b", "delta"]);
 
