@@ -7,6 +7,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { cacheRates } from "../../src/analysis/cost/cache-rates.js";
+import { loadPricing } from "../../src/analysis/cost/pricing.js";
+import { runCost } from "../../src/analysis/cost/run-cost.js";
+import { folderSource } from "../../src/analysis/load-run.js";
 import { Capture, type LoggedRequest } from "../../src/capture/capture.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -239,5 +243,39 @@ describe("OpenAI Responses conversations: prompt_cache_key and previous_response
       { id: "c1", role: "main", by: "prompt_cache_key" },
       { id: "c1", role: "main", by: "prompt_cache_key" },
     ]);
+  });
+});
+
+describe("the cost model reads as the capture does (analysis/cost, issue 34)", () => {
+  it("A, a side call on the same model, A again: the third request reads A's prefix and is priced so", async () => {
+    const dir = tempDir("conversations-cost-");
+    const capture = new Capture({ run: "sdk", probe: "sdk", dir, db: null, markers: {}, codecFor, tokenCache: null });
+    await capture.ready();
+    for (const row of jsonlObjects<FixtureRow & { ts: string; url: string }>(
+      join(FIXTURES, "anthropic-sdk-1.16.0-side-call.jsonl"),
+    )) {
+      // The mock answered with its estimate of the usage, as its header said.
+      const outcome = {
+        body: row.response,
+        status: 200,
+        firstByteMs: 0,
+        ending: "complete",
+        usageEstimated: true,
+      } as const;
+      await capture.recordExchange({ kind: "loop", api: row.api, url: row.url, body: row.body }, outcome, row.ts, 1);
+    }
+    capture.close();
+    const cost = await runCost(folderSource(dir, { runsDir: dir }), { pricing: loadPricing() });
+    const [first, side, third] = cost.requests;
+    // Sonnet 4.5 caches from 1,024 tokens: A's first turn writes its prefix, the title call (35 tokens)
+    // writes nothing, and A's next turn reads what the first wrote, though the title call came between.
+    expect(first!.predicted.cacheWrite5m).toBeGreaterThan(1024);
+    expect(side!.predicted).toMatchObject({ cacheRead: 0, cacheWrite5m: 0 });
+    expect(third!.predicted.cacheRead).toBe(first!.predicted.cacheWrite5m);
+    expect(third!.breakDetail).toBeNull();
+    expect(third!.predictedCost!).toBeLessThan(first!.predictedCost! / 5);
+    // Nothing A wrote went unread; the last request's own write is the only amplification.
+    const rates = cacheRates(cost);
+    expect(rates.requests.map((r) => r.unread)).toEqual([0, 0, third!.predicted.cacheWrite5m]);
   });
 });

@@ -15,10 +15,14 @@
  * boundaries; the model lets it find any live entry before the request's last breakpoint (the
  * documented look-back of about 20 blocks is not limited).
  *
- * Both models follow one chain of loop requests, as the capture's prefix analysis does: a prefix
- * is matched against the previous loop request only, so a prefix that comes back after a detour
- * is predicted uncached although a provider might still hold it. Sampling and side requests are
- * predicted on their own (no read; Anthropic writes what their breakpoints qualify for).
+ * Both models read each request from the earlier request the capture found it shares the most with
+ * among those still cached (the record's `prefix.from`, capture/cache-reader.ts), whatever its
+ * conversation: a side call between two turns leaves the second turn its read. Anthropic's entries
+ * are followed along those links: a request can read an entry of the request it reads from, or one
+ * that request could read, up to the tokens they share, at a block boundary within about 20 blocks
+ * before one of its own breakpoints (Anthropic, "Prompt caching" → "Automatic prefix checking").
+ * Records written before `from` are read as before: against the previous loop request, other kinds
+ * reading nothing.
  */
 /** Whose cache rules apply: OpenAI's or Gemini's automatic prefix cache, or Anthropic's explicit breakpoints. */
 export type CacheProvider = "openai" | "anthropic" | "gemini";
@@ -31,13 +35,31 @@ export interface CacheInput {
   atMs: number;
   /** Prompt tokens of the whole request. */
   inputTokens: number;
-  /** Tokens shared with the previous loop request (the record's `prefix.sharedTokens`); null when unknown. */
+  /** Tokens shared with request `from` (the record's `prefix.sharedTokens`); null when unknown. */
   sharedTokens: number | null;
-  /** Anthropic: prefix tokens up to and including each breakpoint's segment, in cache order, and its lifetime. */
-  breakpoints?: { tokens: number; ttl: string }[];
+  /** The request read from (the record's `prefix.from`): null none; undefined, a record from before it (the previous loop request). */
+  from?: number | null;
+  /**
+   * Anthropic: prefix tokens up to and including each breakpoint's segment, in cache order, its
+   * lifetime, and its block's place among the request's content blocks (tools, system parts, message blocks).
+   */
+  breakpoints?: CacheBreakpointAt[];
   /** Gemini: the request names an explicit cache (`cachedContent`), whose tokens are not in its body. */
   explicitCache?: boolean;
 }
+
+export interface CacheBreakpointAt {
+  tokens: number;
+  ttl: string;
+  /** The block's place in cache order, counted from 0; absent when not known (then no look-back limit). */
+  block?: number;
+}
+
+/**
+ * A lookup at a breakpoint checks the block boundaries up to about 20 blocks before it (Anthropic,
+ * "Prompt caching" → "Automatic prefix checking"); an entry further back is not found.
+ */
+export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 
 /** How a request's prompt tokens are billed: read from the cache, written to it, or neither. */
 export interface CacheSplit {
@@ -140,23 +162,36 @@ export function openaiCachedTokens(shared: number): number {
   return Math.floor(shared / OPENAI_CACHE_STEP) * OPENAI_CACHE_STEP;
 }
 
+/** Resolves `from` for a record from before it: the previous loop request; other kinds read nothing. */
+function sourceResolver(): (r: CacheInput) => number | null {
+  let lastLoop: number | null = null;
+  return (r) => {
+    const from = r.from === undefined ? (r.kind === "loop" ? lastLoop : null) : r.from;
+    if (r.kind === "loop") lastLoop = r.seq;
+    return from;
+  };
+}
+
+/** A request later ones may read from: any since `from` was recorded; before it, only a loop request. */
+const isSource = (r: CacheInput) => r.from !== undefined || r.kind === "loop";
+
 /**
- * A cache the provider keeps on its own (OpenAI, Gemini's implicit one): a loop request reads what
- * it shares with the previous one while that one is recent enough, as `cached` rounds it. A request
- * naming an explicit cache (Gemini) is predicted to read nothing implicitly.
+ * A cache the provider keeps on its own (OpenAI, Gemini's implicit one): a request reads what it
+ * shares with the request it reads from, as `cached` rounds it (the capture only names a request
+ * still cached; a record from before `from` checks the idle time itself). A request naming an
+ * explicit cache (Gemini) is predicted to read nothing implicitly.
  */
 function automaticCache(cached: (shared: number) => number): CacheModel {
-  let last: { atMs: number; inputTokens: number } | null = null;
+  const sourceOf = sourceResolver();
+  const seen = new Map<number, { atMs: number; inputTokens: number }>();
   let unbroken = 0;
   return {
     next(r) {
-      if (r.kind !== "loop" || r.explicitCache) {
-        unbroken = 0;
-        return split(r.inputTokens, 0);
-      }
-      const alive = last !== null && r.atMs - last.atMs <= OPENAI_IDLE_MS;
-      unbroken = alive ? cached(Math.min(last!.inputTokens, r.inputTokens)) : 0;
-      last = { atMs: r.atMs, inputTokens: r.inputTokens };
+      const from = sourceOf(r);
+      const source = from === null ? undefined : seen.get(from);
+      if (isSource(r)) seen.set(r.seq, { atMs: r.atMs, inputTokens: r.inputTokens });
+      const alive = source !== undefined && !r.explicitCache && r.atMs - source.atMs <= OPENAI_IDLE_MS;
+      unbroken = alive ? cached(Math.min(source.inputTokens, r.inputTokens)) : 0;
       return split(r.inputTokens, alive ? cached(Math.min(r.sharedTokens ?? 0, r.inputTokens)) : 0);
     },
     unbrokenRead: () => unbroken,
@@ -166,45 +201,58 @@ function automaticCache(cached: (shared: number) => number): CacheModel {
 interface Entry {
   /** Prefix tokens the entry holds. */
   tokens: number;
+  /** The block it ends at (undefined: not known). */
+  block?: number;
   ttlMs: number;
   lastUsedMs: number;
 }
 
+/**
+ * Anthropic: each request keeps the entries that are a prefix of it — those it wrote, and those of the
+ * request it read from up to what the two share — so a later request reading from it finds them.
+ */
 function anthropicCache(minCacheTokens: number): CacheModel {
-  let entries: Entry[] = [];
+  const sourceOf = sourceResolver();
+  const prefixEntries = new Map<number, Entry[]>();
   let unbroken = 0;
   return {
     next(r) {
+      const from = sourceOf(r);
       const breakpoints = r.breakpoints ?? [];
-      if (r.kind !== "loop") {
-        unbroken = 0;
-        return writes(r, breakpoints, 0, minCacheTokens).split;
-      }
-      const reach = Math.max(0, ...breakpoints.map((b) => b.tokens));
-      const longest = (list: Entry[]) =>
-        list.reduce((max, e) => (e.tokens <= reach && e.tokens > max ? e.tokens : max), 0);
-      entries = entries.filter((e) => r.atMs - e.lastUsedMs <= e.ttlMs);
-      unbroken = Math.min(longest(entries), r.inputTokens);
-      // An entry matches while the chain of requests since it was written kept its whole prefix.
+      const alive = (from === null ? [] : (prefixEntries.get(from) ?? [])).filter(
+        (e) => r.atMs - e.lastUsedMs <= e.ttlMs && reachable(e, breakpoints),
+      );
+      const longest = (list: Entry[]) => Math.max(0, ...list.map((e) => e.tokens));
+      unbroken = Math.min(longest(alive), r.inputTokens);
       const shared = r.sharedTokens ?? 0;
-      entries = entries.filter((e) => e.tokens <= shared);
-      const read = longest(entries);
-      for (const e of entries) if (e.tokens <= read) e.lastUsedMs = r.atMs;
+      const kept = alive.filter((e) => e.tokens <= shared);
+      const read = longest(kept);
+      for (const e of kept) if (e.tokens <= read) e.lastUsedMs = r.atMs;
       const written = writes(r, breakpoints, read, minCacheTokens);
-      for (const entry of written.entries) {
-        entries = entries.filter((e) => e.tokens !== entry.tokens);
-        entries.push(entry);
-      }
+      if (isSource(r))
+        prefixEntries.set(r.seq, [
+          ...kept.filter((e) => !written.entries.some((w) => w.tokens === e.tokens)),
+          ...written.entries,
+        ]);
       return written.split;
     },
     unbrokenRead: () => unbroken,
   };
 }
 
+/** An entry a lookup finds: one at or before a breakpoint, within the look-back of one. */
+function reachable(entry: Entry, breakpoints: CacheBreakpointAt[]): boolean {
+  return breakpoints.some(
+    (b) =>
+      entry.tokens <= b.tokens &&
+      (entry.block === undefined || b.block === undefined || b.block - entry.block <= ANTHROPIC_LOOKBACK_BLOCKS),
+  );
+}
+
 /** The tokens past `read` that qualifying breakpoints write, each stretch at its breakpoint's lifetime. */
 function writes(
   r: CacheInput,
-  breakpoints: { tokens: number; ttl: string }[],
+  breakpoints: CacheBreakpointAt[],
   read: number,
   minCacheTokens: number,
 ): { split: CacheSplit; entries: Entry[] } {
@@ -219,7 +267,7 @@ function writes(
     if (ttlMs === TTL_MS["1h"]) w1h += b.tokens - end;
     else w5m += b.tokens - end;
     end = b.tokens;
-    entries.push({ tokens: b.tokens, ttlMs, lastUsedMs: r.atMs });
+    entries.push({ tokens: b.tokens, ...(b.block === undefined ? {} : { block: b.block }), ttlMs, lastUsedMs: r.atMs });
   }
   return { split: split(r.inputTokens, read, w5m, w1h), entries };
 }

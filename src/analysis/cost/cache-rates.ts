@@ -58,18 +58,50 @@ const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : null)
 
 /**
  * Of each request's `written`, what no later read reached. A request writes the prefix from where its
- * read ended to where its write ends; a later request of the same model (its `lane`) that reads past a
- * position has read what was written there.
+ * read ended to where its write ends. A later request reads what it shares with the request it reads
+ * from (`from`, and what that one read from in turn), so a read past a position there has read what
+ * was written. Records from before `from` (no request has one) count any later read of the same
+ * model (its `lane`), as the chain of loop requests did.
  */
-function unreadOf(read: number[], written: number[], lanes: string[]): number[] {
-  const unread = new Array<number>(read.length);
-  const furthestLaterRead = new Map<string, number>();
+function unreadOf(
+  read: number[],
+  written: number[],
+  lanes: string[],
+  from: (number | null)[],
+  seqs: number[],
+): number[] {
+  const furthest = from.some((f) => typeof f === "number")
+    ? furthestReadsByLink(read, from, seqs)
+    : furthestReadsByLane(read, lanes);
+  return written.map((w, i) => w - Math.min(Math.max(furthest[i]! - read[i]!, 0), w));
+}
+
+/** Each request's furthest later read along its own lane. */
+function furthestReadsByLane(read: number[], lanes: string[]): number[] {
+  const furthest = new Array<number>(read.length);
+  const byLane = new Map<string, number>();
   for (let i = read.length - 1; i >= 0; i--) {
-    const later = furthestLaterRead.get(lanes[i]!) ?? 0;
-    unread[i] = written[i]! - Math.min(Math.max(later - read[i]!, 0), written[i]!);
-    furthestLaterRead.set(lanes[i]!, Math.max(later, read[i]!));
+    furthest[i] = byLane.get(lanes[i]!) ?? 0;
+    byLane.set(lanes[i]!, Math.max(furthest[i]!, read[i]!));
   }
-  return unread;
+  return furthest;
+}
+
+/** How many links back a read is credited: entries older than this chain are seldom still alive. */
+const LINKS_FOLLOWED = 64;
+
+/** Each request's furthest later read by a request reading from it, directly or through the requests between. */
+function furthestReadsByLink(read: number[], from: (number | null)[], seqs: number[]): number[] {
+  const index = new Map(seqs.map((seq, i) => [seq, i]));
+  const furthest = read.map(() => 0);
+  for (let j = 0; j < read.length; j++) {
+    let a = typeof from[j] === "number" ? index.get(from[j]!) : undefined;
+    for (let steps = 0; a !== undefined && steps < LINKS_FOLLOWED; steps++) {
+      furthest[a] = Math.max(furthest[a]!, read[j]!);
+      a = typeof from[a] === "number" ? index.get(from[a]!) : undefined;
+    }
+  }
+  return furthest;
 }
 
 const sum = (values: number[]) => values.reduce((total, n) => total + n, 0);
@@ -99,6 +131,8 @@ export function cacheRates(cost: RunCost): RunCacheRates {
     read,
     written,
     cost.requests.map((r) => r.sent),
+    cost.requests.map((r) => r.from),
+    cost.requests.map((r) => r.seq),
   );
   for (const [i, r] of requests.entries()) r.unread = unread[i]!;
   const bases = new Set(requests.map((r) => r.basis));
@@ -115,6 +149,8 @@ export class CacheRateTally {
   private readonly read: number[] = [];
   private readonly written: number[] = [];
   private readonly lanes: string[] = [];
+  private readonly from: (number | null)[] = [];
+  private readonly seqs: number[] = [];
 
   add(cost: RequestCost): void {
     const rate = requestRate(cost);
@@ -123,11 +159,17 @@ export class CacheRateTally {
     this.read.push(rate.read);
     this.written.push(rate.written);
     this.lanes.push(cost.sent);
+    this.from.push(cost.from);
+    this.seqs.push(cost.seq);
   }
 
   totals(): RunCacheTotals {
     const { read, written } = this;
-    return totalsOf(this.bases, this.input, { read, written, unread: unreadOf(read, written, this.lanes) });
+    return totalsOf(this.bases, this.input, {
+      read,
+      written,
+      unread: unreadOf(read, written, this.lanes, this.from, this.seqs),
+    });
   }
 }
 

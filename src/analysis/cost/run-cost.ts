@@ -17,6 +17,7 @@ import { sharedTokensOf } from "../format.js";
 import type { LazyPayload, RunSource } from "../load-run.js";
 import {
   anthropicMinCacheTokens,
+  type CacheBreakpointAt,
   type CacheInput,
   type CacheModel,
   type CacheProvider,
@@ -67,8 +68,10 @@ export interface RequestCost {
   reportedCost: number | null;
   /** Why predicted and reported disagree (provider usage only); null when they agree or nothing was reported. */
   disagreement: string | null;
-  /** Tokens shared with the previous loop request, and where that request's prefix broke. */
+  /** Tokens shared with the request read from (`from`), and where this request's prefix broke against it. */
   sharedTokens: number | null;
+  /** The seq of the request read from (the record's `prefix.from`; null: none, or a record from before it). */
+  from: number | null;
   breakDetail: string | null;
   /** Tokens the request would have read from the cache had its prefix not broken, beyond what it read. */
   lostRead: number;
@@ -211,14 +214,21 @@ function minCacheTokensOf(provider: CacheProvider, price: ModelPrice | null, mod
 }
 
 function cacheInputOf(record: RecordSummary, breakpoints: CacheInput["breakpoints"]): CacheInput {
+  const from = record.prefix?.from;
   return {
     seq: record.seq,
     kind: record.kind,
     atMs: Date.parse(record.ts),
     inputTokens: record.tokens?.total ?? 0,
-    sharedTokens: record.kind === "loop" ? sharedTokensOf(record) : null,
+    sharedTokens: readsCache(record) ? sharedTokensOf(record) : null,
+    ...(from === undefined ? {} : { from }),
     ...(breakpoints ? { breakpoints } : {}),
   };
+}
+
+/** A record read against an earlier request: any since `prefix.from` was written, else only a loop request. */
+function readsCache(record: RecordSummary): boolean {
+  return record.prefix?.from !== undefined || record.kind === "loop";
 }
 
 function requestCost(
@@ -246,7 +256,8 @@ function requestCost(
     reported,
     reportedCost: reported ? cost(reported) : null,
     disagreement: reported?.source === "provider" ? disagreement(predicted, reported) : null,
-    sharedTokens: record.kind === "loop" ? sharedTokensOf(record) : null,
+    sharedTokens: readsCache(record) ? sharedTokensOf(record) : null,
+    from: record.prefix?.from ?? null,
     breakDetail: record.prefix?.breakDetail ?? null,
     lostRead: 0,
     rebill: null,
@@ -335,11 +346,12 @@ function disagreement(predicted: CacheSplit, reported: CacheSplit): string | nul
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 
 /**
- * Prefix tokens up to and including each breakpoint's segment. Segments are counted without their
- * `cache_control` markers, as the capture's `sharedTokens` are: a marker moved to the newest message
- * does not change what the provider matches.
+ * Prefix tokens up to and including each breakpoint's segment, and its block's place in cache order
+ * (a tool and a system part are one block each, a message as many as its content holds). Segments are
+ * counted without their `cache_control` markers, as the capture's `sharedTokens` are: a marker moved
+ * to the newest message does not change what the provider matches.
  */
-export function breakpointTokens(d: WireDissection, counter: TokenCounter): { tokens: number; ttl: string }[] {
+export function breakpointTokens(d: WireDissection, counter: TokenCounter): CacheBreakpointAt[] {
   const count = (kind: Part, text: string) => counter.segmentTokens({ kind, text });
   const tools = d.tools.map((t) => count("tools", t.prefixJson ?? t.json));
   const system = d.systemParts.map((text) => count("system", text));
@@ -347,10 +359,24 @@ export function breakpointTokens(d: WireDissection, counter: TokenCounter): { to
   const sum = (values: number[], end = values.length) => values.slice(0, end).reduce((a, b) => a + b, 0);
   const before: Record<Part, number> = { tools: 0, system: sum(tools), messages: sum(tools) + sum(system) };
   const counts: Record<Part, number[]> = { tools, system, messages };
+  const messageBlocks = d.messages.map((m) => blockCount(m.prefixJson ?? m.json));
+  const blockAt = (b: NonNullable<WireDissection["cacheBreakpoints"]>[number]) =>
+    b.part === "tools"
+      ? b.index
+      : b.part === "system"
+        ? tools.length + b.index
+        : tools.length + system.length + sum(messageBlocks, b.index) + (b.block ?? 0);
   return (d.cacheBreakpoints ?? []).map((b) => ({
     tokens: before[b.part] + sum(counts[b.part], b.index + 1),
     ttl: b.ttl,
+    block: blockAt(b),
   }));
+}
+
+/** Content blocks of a message's JSON: its list's length, or one for a string content. */
+function blockCount(json: string): number {
+  const content = (JSON.parse(json) as { content?: unknown }).content;
+  return Array.isArray(content) ? Math.max(content.length, 1) : 1;
 }
 
 /** Payload bodies by seq, read in step with the records (both files are in seq order). */

@@ -182,3 +182,37 @@ describe("Gemini: implicit caching from the model's minimum, the whole shared pr
     expect(model.next({ ...loop(3, 6200, 6100), explicitCache: true }).cacheRead).toBe(0);
   });
 });
+
+describe("reads follow prefix.from: any earlier request still cached, not only the previous one (issue 34)", () => {
+  const at = (seq: number, atMin: number, inputTokens: number, from: number | null, sharedTokens: number) =>
+    ({ seq, kind: "loop", atMs: atMin * MIN, inputTokens, sharedTokens, from }) as CacheInput;
+
+  it("OpenAI: A, a side call, A again: the third reads what it shares with the first, in steps of 128 from 1,024", () => {
+    const model = cacheModel({ provider: "openai" });
+    expect(model.next(at(1, 0, 3000, null, 0)).cacheRead).toBe(0);
+    expect(model.next(at(2, 1, 40, null, 0)).cacheRead).toBe(0);
+    expect(model.next(at(3, 2, 3200, 1, 3000)).cacheRead).toBe(2944);
+    // 1,000 shared tokens are under the minimum: nothing is read.
+    expect(model.next(at(4, 3, 1100, 2, 1000)).cacheRead).toBe(0);
+  });
+
+  it("Anthropic: the third request reads the entry the first wrote although a side call came between", () => {
+    const model = cacheModel({ provider: "anthropic", minCacheTokens: 1024 });
+    const bp = (tokens: number, block: number) => [{ tokens, ttl: "5m", block }];
+    expect(model.next({ ...at(1, 0, 2050, null, 0), breakpoints: bp(2000, 5) }).cacheWrite5m).toBe(2000);
+    expect(model.next({ ...at(2, 1, 1500, null, 0), breakpoints: bp(1500, 2) }).cacheWrite5m).toBe(1500);
+    const third = model.next({ ...at(3, 2, 2400, 1, 2040), breakpoints: bp(2350, 8) });
+    expect(third).toMatchObject({ cacheRead: 2000, cacheWrite5m: 350 });
+  });
+
+  it("Anthropic: an entry more than 20 blocks before every breakpoint is not found (the look-back)", () => {
+    const model = cacheModel({ provider: "anthropic", minCacheTokens: 1024 });
+    model.next({ ...at(1, 0, 2050, null, 0), breakpoints: [{ tokens: 2000, ttl: "5m", block: 5 }] });
+    const far = model.next({ ...at(2, 1, 9000, 1, 2040), breakpoints: [{ tokens: 8900, ttl: "5m", block: 26 }] });
+    expect(far.cacheRead).toBe(0);
+    const model2 = cacheModel({ provider: "anthropic", minCacheTokens: 1024 });
+    model2.next({ ...at(1, 0, 2050, null, 0), breakpoints: [{ tokens: 2000, ttl: "5m", block: 5 }] });
+    const near = model2.next({ ...at(2, 1, 9000, 1, 2040), breakpoints: [{ tokens: 8900, ttl: "5m", block: 25 }] });
+    expect(near.cacheRead).toBe(2000);
+  });
+});
