@@ -5,6 +5,7 @@ import { checkCapturedRun } from "../analysis/check/check-captured.js";
 import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check/check-render.js";
 import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { ConversationCounts } from "../analysis/report.js";
 import { LineWriter } from "../analysis/table/output.js";
 import { UserError } from "../errors.js";
 import { cliName } from "../invoked-as.js";
@@ -12,6 +13,7 @@ import { runCheck } from "../probes/check-run.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import type { RunResult } from "../probes/run-options.js";
 import { PROJECT_ROOT } from "../project-root.js";
+import { wrapLine } from "../text-wrap.js";
 import { agentsArg } from "./arg-values.js";
 import { parseCommand, usageError } from "./args.js";
 import { priceAsOfRun } from "./run-pricer.js";
@@ -124,6 +126,7 @@ export async function main(argv: string[]): Promise<number> {
         maxWriteAmplification: shareArg("max-write-amplification", values["max-write-amplification"]),
       },
     });
+    sayConversations(source);
     return report([check], values);
   }
   interruptRunsOnSignal();
@@ -177,4 +180,12 @@ function budgetArg(flag: string, value: string): number {
   if (value.trim() === "" || !Number.isFinite(number) || number < 0)
     throw new UserError(`check: --${flag} expected a number of at least 0, got ${JSON.stringify(value)}`);
   return number;
+}
+
+/** The gated run's conversations and their requests, on stderr (stdout stays the check's output). */
+function sayConversations(source: ReturnType<typeof resolveRun>): void {
+  const conversations = new ConversationCounts();
+  for (const record of source.summaries()) conversations.add(record);
+  const line = conversations.line();
+  if (line) process.stderr.write(`${wrapLine(line, 80, 2, true).join("\n")}\n`);
 }
