@@ -48,7 +48,7 @@ export function partSizes(r: RecordSummary, unit: SizeUnit): PartSizes {
 
 /**
  * The request's conversation and what it read from the provider's cache, in a few words:
- * `c1 main: kept 5647 B/1282 tok from #2`, `c2 subagent: new conversation`, or where and why it broke
+ * `c1: kept 5647 B/1282 tok from #2`, `c2 subagent: new conversation`, or where and why it broke
  * against the request it was read from; the provider's word when it gave one.
  */
 export function prefixSummary(r: RecordSummary): string {
@@ -57,9 +57,11 @@ export function prefixSummary(r: RecordSummary): string {
   return provider ? `${ours}; ${provider}` : ours;
 }
 
-/** `c2 subagent: ` (empty for a record from before conversations). */
+/** `c1: ` for the main conversation, `c2 subagent: `, `c3 side: ` (empty for a record from before conversations). */
 export function conversationLabel(r: Pick<RecordSummary, "conversation">): string {
-  return r.conversation ? `${r.conversation.id} ${r.conversation.role}: ` : "";
+  const c = r.conversation;
+  if (!c) return "";
+  return c.role === "main" ? `${c.id}: ` : `${c.id} ${c.role}: `;
 }
 
 /** Our prefix locator's side of prefixSummary. */
