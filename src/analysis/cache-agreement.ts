@@ -15,7 +15,8 @@ export type CacheAgreement = "agree" | "disagree" | "n/a";
 export function cacheAgreement(record: RecordSummary): CacheAgreement {
   const said = record.cacheDiagnostics;
   const ours = record.prefix;
-  if (!said || !ours || record.kind !== "loop") return "n/a";
+  // A conversation's first request is compared with nothing of its own; the provider's lineage may differ.
+  if (!said || !ours || (ours.from === undefined && record.kind !== "loop") || ours.newConversation) return "n/a";
   if (said.verdict === "hit") return ours.breakAt === null ? "agree" : "disagree";
   if (said.verdict !== "miss" || said.part === null || said.part === "model") return "n/a";
   if (ours.breakAt === null) return "disagree";

@@ -47,21 +47,35 @@ export function partSizes(r: RecordSummary, unit: SizeUnit): PartSizes {
 }
 
 /**
- * The request's prefix against the previous loop request, in a few words: `first`, `kept 5647 B`,
- * or where and why it broke with the part that was still shared. Non-loop requests are not compared.
+ * The request's conversation and what it read from the provider's cache, in a few words:
+ * `c1: kept 5647 B/1282 tok from #2`, `c2 subagent: new conversation`, or where and why it broke
+ * against the request it was read from; the provider's word when it gave one.
  */
 export function prefixSummary(r: RecordSummary): string {
   const provider = providerSummary(r);
-  return provider ? `${locatorSummary(r)}; ${provider}` : locatorSummary(r);
+  const ours = `${conversationLabel(r)}${locatorSummary(r)}`;
+  return provider ? `${ours}; ${provider}` : ours;
+}
+
+/** `c1: ` for the main conversation, `c2 subagent: `, `c3 side: ` (empty for a record from before conversations). */
+export function conversationLabel(r: Pick<RecordSummary, "conversation">): string {
+  const c = r.conversation;
+  if (!c) return "";
+  return c.role === "main" ? `${c.id}: ` : `${c.id} ${c.role}: `;
 }
 
 /** Our prefix locator's side of prefixSummary. */
 function locatorSummary(r: RecordSummary): string {
   const p = r.prefix;
-  if (r.kind !== "loop" || p === null) return "—";
+  // Before `from` was recorded only loop requests were compared, with the previous loop request.
+  if (p === null || (p.from === undefined && r.kind !== "loop")) return "—";
   const shared = `${p.sharedBytes} B${sharedTokensOf(r) === null ? "" : `/${sharedTokensOf(r)} tok`}`;
-  if (p.breakAt === null) return p.sharedBytes === 0 ? "first" : `kept ${shared}`;
-  return `breaks in ${p.breakAt}: ${p.breakDetail} (shared ${shared})`;
+  const from = typeof p.from === "number" ? ` from #${p.from}` : "";
+  if (p.newConversation) return p.sharedBytes > 0 ? `new conversation, shares ${shared}${from}` : "new conversation";
+  if (p.from === null) return "nothing cached (none of its model within the cache's lifetime)";
+  if (p.breakAt === null) return p.sharedBytes === 0 ? "first" : `kept ${shared}${from}`;
+  const against = typeof p.from === "number" ? ` (vs #${p.from})` : "";
+  return `breaks in ${p.breakAt}${against}: ${p.breakDetail} (shared ${shared})`;
 }
 
 /** Shared prefix tokens, stored beside sharedBytes when the capture counted tokens. */

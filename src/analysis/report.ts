@@ -9,6 +9,7 @@ import { requestFailure } from "../capture/request-failure.js";
 import type { RecordSummary } from "../capture/run-index.js";
 import { TOKEN_ENCODING } from "../capture/tokens.js";
 import type { CacheDiagnostics, RequestRecord } from "../capture/types.js";
+import { wrapLine } from "../text-wrap.js";
 import { type CacheAgreement, cacheAgreement } from "./cache-agreement.js";
 import {
   compactRoles,
@@ -46,6 +47,8 @@ export interface ReportRow {
   roles: string[];
   markers: Record<string, number>;
   prefix: RequestRecord["prefix"];
+  /** The conversation the request belongs to (absent for a record from before conversations). */
+  conversation?: RequestRecord["conversation"];
   /** The prefix in a few words (`kept 5647 B/1282 tok`, `breaks in tools: …`), and the provider's word when it gave one. */
   prefixSummary: string;
   /** What the provider said of its cache, and whether our prefix agrees (only when it was asked). */
@@ -69,6 +72,7 @@ export function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
     roles: r.roles,
     markers: r.markers,
     prefix: r.prefix,
+    ...(r.conversation && { conversation: r.conversation }),
     prefixSummary: prefixSummary(r),
     ...(r.cacheDiagnostics && { cacheDiagnostics: r.cacheDiagnostics, cacheAgreement: cacheAgreement(r) }),
     ...optional("failure", requestFailure(r)),
@@ -106,6 +110,7 @@ export function plainLine(row: ReportRow): string {
     `tokens=${n(row.tokens?.total)}${row.tokenGap ? ` providerTokens=${row.tokenGap.provider}` : ""}`,
     `roles=${row.roles.join(">")}${markers}`,
     ...(row.failure === undefined ? [] : [`failed=${JSON.stringify(row.failure)}`]),
+    ...(row.conversation ? [`conversation=${row.conversation.id} role=${row.conversation.role}`] : []),
   ].join(" ");
 }
 
@@ -158,7 +163,7 @@ function reportLegend(encoding: string | null, unit: SizeUnit, narrowed: Narrowe
   if (reported) legend.push(`provider: the prompt tokens it reported, flagged over ${TOKEN_GAP_FLAG * 100}% from ours`);
   if (!narrowed.left.includes("body"))
     legend.push(`body in ${unit === "bytes" ? "UTF-8 bytes" : "string lengths"} (per part: --plain)`);
-  legend.push("prefix: cache prefix kept from the previous loop request");
+  legend.push("prefix: conversation; cache prefix read from an earlier request (#n)");
   return [...legend, ...narrowedLegend(narrowed)];
 }
 
@@ -216,10 +221,12 @@ export async function writeReport(
   let reported = false;
   let failed = 0;
   let count = 0;
+  const conversations = new ConversationCounts();
   if (format === "json") await out.line("[");
   if (format === "markdown") await out.line(mdHeader(MARKDOWN_HEAD(unit)));
   for (const record of records) {
     const row = reportRow(record, unit);
+    conversations.add(record);
     encoding ??= record.tokens?.encoding ?? null;
     reported ||= row.tokenGap !== undefined;
     if (row.failure !== undefined) failed++;
@@ -238,9 +245,34 @@ export async function writeReport(
       await out.line(
         `${failed} request(s) FAILED (no response, or an error status): left out of the cache rates and the cost`,
       );
+    const line = conversations.line();
+    if (line) for (const wrapped of wrapLine(line, 80, 2, true)) await out.line(wrapped);
   }
   await out.flush();
   return count;
+}
+
+/** How many requests each conversation of a run holds, in order of first appearance. */
+export class ConversationCounts {
+  private readonly counts = new Map<string, { label: string; requests: number }>();
+
+  add(r: Pick<RecordSummary, "conversation">): void {
+    const c = r.conversation;
+    if (!c) return;
+    const entry = this.counts.get(c.id) ?? {
+      label: `${c.id} ${c.role}${c.parent ? ` of ${c.parent}` : ""}`,
+      requests: 0,
+    };
+    entry.requests++;
+    this.counts.set(c.id, entry);
+  }
+
+  /** `conversations: c1 main 3 requests, c2 subagent of c1 1 request`; null when the records had none. */
+  line(): string | null {
+    if (this.counts.size === 0) return null;
+    const each = [...this.counts.values()].map((c) => `${c.label} ${c.requests} request${c.requests === 1 ? "" : "s"}`);
+    return `conversations: ${each.join(", ")}`;
+  }
 }
 
 function tableRow(row: ReportRow): TableCell[] {

@@ -197,6 +197,9 @@ function relay(
   });
 }
 
+/** The session id header of a request, for the capture to tell conversations apart (never stored). */
+const sessionOf = (request: IncomingMessage) => sessionHeaderOf(request.headers);
+
 /** The routes an options object names: its routes, or its one upstream as the route of every path. */
 function routesOf(options: CaptureProxyOptions): ProxyRoute[] {
   if ((options.upstream === undefined) === (options.routes === undefined))
@@ -278,15 +281,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const send = (sent: Buffer) => relay(to, request, sent, response);
     const chained = { api: to.api, bytes, contentEncoding };
     const { relayed, added } = await relayChained(diagnostics, chained, send);
-    const sessionHeader = sessionHeaderOf(request.headers);
-    const handed = {
-      api: to.api,
-      url: to.shown,
-      bytes,
-      contentEncoding,
-      ...added,
-      ...(sessionHeader && { sessionHeader }),
-    };
+    const handed = { api: to.api, url: to.shown, bytes, contentEncoding, ...added, ...sessionOf(request) };
     capture.handLater(handed, relayed, ts, performance.now() - started);
   }
 

@@ -41,8 +41,8 @@ export class ConversationTracker {
   private readonly conversations: Conversation[] = [];
   /** The conversation and the request of each response id seen (Responses' `previous_response_id` names one). */
   private readonly byResponse = new Map<string, { conversation: Conversation; seq: number }>();
-  /** The conversation of the latest request, the parent of the next one started. */
-  private latest: Conversation | null = null;
+  /** The conversation of the latest request of each wire API, the parent of the next one started there. */
+  private readonly latest = new Map<string, Conversation>();
 
   /** The request's conversation (`started`: a new one, this request its first). */
   assign({ api, dissection: d, sessionHeader }: ConversationInput): { ref: ConversationRef; started: boolean } {
@@ -63,7 +63,7 @@ export class ConversationTracker {
       key !== undefined ? "prompt_cache_key" : (sessionHeader?.name ?? (keys.session ? "metadata.user_id" : ""));
     const conversation = found ?? this.started({ api, session, key }, tools.length > 0, by);
     Object.assign(conversation, { tools, system, messages });
-    this.latest = conversation;
+    this.latest.set(api, conversation);
     return { ref: conversation.ref, started: found === undefined };
   }
 
@@ -112,7 +112,8 @@ export class ConversationTracker {
    * signal that told it apart, or content.
    */
   private started(where: Pick<Conversation, "api" | "session" | "key">, hasTools: boolean, by: string): Conversation {
-    const parent = this.conversations.some((c) => c.session === where.session) ? this.latest : null;
+    const latest = this.latest.get(where.api);
+    const parent = latest !== undefined && this.conversations.some((c) => c.session === where.session) ? latest : null;
     const role: ConversationRef["role"] = parent === null ? "main" : hasTools ? "subagent" : "side";
     const signal = by !== "" && (parent === null || where.key !== undefined);
     const ref: ConversationRef = {

@@ -35,14 +35,15 @@ export interface HandedRequest {
  */
 const SESSION_HEADERS = ["x-claude-code-session-id", "session_id"] as const;
 
+/** `{ sessionHeader }` for the first session header a request carries, else nothing: spread into a HandedRequest. */
 export function sessionHeaderOf(
   headers: Record<string, string | string[] | undefined>,
-): HandedRequest["sessionHeader"] {
+): Pick<HandedRequest, "sessionHeader"> {
   for (const name of SESSION_HEADERS) {
     const value = headers[name];
-    if (typeof value === "string" && value !== "") return { name, value };
+    if (typeof value === "string" && value !== "") return { sessionHeader: { name, value } };
   }
-  return undefined;
+  return {};
 }
 
 /** A response: its exact bytes, and the headers the capture needs to read them. */

@@ -290,13 +290,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     ending: "complete",
     usageEstimated: true,
   } as const;
-  const sessionHeader = sessionHeaderOf(request.headers);
-  await capture.hand(
-    { api, url, bytes, ...(sessionHeader && { sessionHeader }) },
-    reply,
-    ts,
-    performance.now() - started,
-  );
+  await capture.hand({ api, url, bytes, ...sessionHeaderOf(request.headers) }, reply, ts, performance.now() - started);
   await sendReply(response, repliesWithEvents(api, url, body), chunks, state.delayMs);
   sent();
 }

@@ -6,6 +6,7 @@ import { checkCapturedRun } from "../analysis/check/check-captured.js";
 import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check/check-render.js";
 import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
+import { ConversationCounts } from "../analysis/report.js";
 import { LineWriter } from "../analysis/table/output.js";
 import { UserError } from "../errors.js";
 import { cliName, shellWord } from "../invoked-as.js";
@@ -13,6 +14,7 @@ import { runCheck } from "../probes/check-run.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { probeRoots } from "../probes/probe-names.js";
 import type { RunResult } from "../probes/run-options.js";
+import { wrapLine } from "../text-wrap.js";
 import { agentsArg } from "./arg-values.js";
 import { parseCommand, usageError } from "./args.js";
 import { priceAsOfRun } from "./run-pricer.js";
@@ -150,7 +152,7 @@ async function checkCaptured(run: string, values: CheckValues, runsDir: string):
   const source = resolveRun(run, { runsDir, warn: warnOnStderr });
   const baselinePath = resolve(values.baseline);
   const { loadPricing } = await import("../analysis/cost/pricing.js");
-  return checkCapturedRun(source, {
+  const check = await checkCapturedRun(source, {
     baselinePath,
     updateCommand: [
       cliName(),
@@ -168,6 +170,8 @@ async function checkCaptured(run: string, values: CheckValues, runsDir: string):
     priceAs: await priceAsOfRun(source),
     ...limitFlags(values),
   });
+  sayConversations(source);
+  return check;
 }
 
 /** The checks (and with --agent both the fidelity table) on stdout and in the report files; the exit code. */
@@ -228,4 +232,12 @@ function budgetArg(flag: string, value: string): number {
   if (value.trim() === "" || !Number.isFinite(number) || number < 0)
     throw new UserError(`check: --${flag} expected a number of at least 0, got ${JSON.stringify(value)}`);
   return number;
+}
+
+/** The gated run's conversations and their requests, on stderr (stdout stays the check's output). */
+function sayConversations(source: ReturnType<typeof resolveRun>): void {
+  const conversations = new ConversationCounts();
+  for (const record of source.summaries()) conversations.add(record);
+  const line = conversations.line();
+  if (line) process.stderr.write(`${wrapLine(line, 80, 2, true).join("\n")}\n`);
 }

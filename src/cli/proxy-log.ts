@@ -5,14 +5,21 @@ import type { RequestRecord } from "../capture/types.js";
 import { printable } from "../terminal-text.js";
 
 /**
- * Where the cache prefix stands against the previous loop request of the same API and model: kept,
- * broken (where, why), the first of its kind (nothing shared, nothing broken), or not compared (side).
+ * The request's conversation and what it read from the provider's cache, against the earlier request
+ * it read from (capture/cache-reader.ts): kept, broken (where, why), a new conversation, or nothing.
  */
 function prefixText(record: NonNullable<FinishedExchange["record"]>): string {
-  if (record.prefix === null) return "prefix -";
-  if (record.prefix.breakAt === null)
-    return record.prefix.sharedBytes === 0 ? "prefix first" : `prefix kept ${record.prefix.sharedBytes} B`;
-  return `prefix broke at ${record.prefix.breakDetail ?? record.prefix.breakAt}`;
+  const p = record.prefix;
+  const conversation = record.conversation ? `${record.conversation.id} ${record.conversation.role} ` : "";
+  if (p === null) return `${conversation}prefix -`;
+  const from = typeof p.from === "number" ? ` from #${p.from}` : "";
+  if (p.newConversation)
+    return `${conversation}new conversation${p.sharedBytes > 0 ? ` (${p.sharedBytes} B${from})` : ""}`;
+  if (p.from === null) return `${conversation}prefix not cached`;
+  if (p.breakAt === null)
+    return `${conversation}prefix ${p.sharedBytes === 0 ? "first" : `kept ${p.sharedBytes} B${from}`}`;
+  const against = typeof p.from === "number" ? ` vs #${p.from}` : "";
+  return `${conversation}prefix broke${against} at ${p.breakDetail ?? p.breakAt}`;
 }
 
 const pathOf = (url: string) => new URL(url).pathname;
@@ -58,6 +65,7 @@ export class ProxyTally {
   private side = 0;
   private tokens = 0;
   private breaks = 0;
+  private readonly conversations = new Map<string, number>();
   private readonly byApi = new Map<string, number>();
   private readonly byStatus = new Map<string, number>();
 
@@ -73,6 +81,10 @@ export class ProxyTally {
     this.byApi.set(record.api, (this.byApi.get(record.api) ?? 0) + 1);
     this.tokens += record.tokens?.total ?? 0;
     if (record.prefix?.breakAt) this.breaks++;
+    if (record.conversation) {
+      const { id, role } = record.conversation;
+      this.conversations.set(`${id} ${role}`, (this.conversations.get(`${id} ${role}`) ?? 0) + 1);
+    }
   }
 
   summary(): string {
@@ -82,7 +94,8 @@ export class ProxyTally {
     const statuses = this.byStatus.size > 0 ? `; status ${list(this.byStatus, "×")}` : "";
     return (
       `${this.label}: ${this.requests} request(s): ${this.requests - this.side} recorded${apis}, ${this.side} side` +
-      `${statuses}; ${this.tokens} tokens by our count; prefix broke ${this.breaks} time(s)`
+      `${statuses}; ${this.tokens} tokens by our count; prefix broke ${this.breaks} time(s)` +
+      (this.conversations.size > 0 ? `; conversations ${list(this.conversations, " ×")}` : "")
     );
   }
 }

@@ -14,9 +14,11 @@ import { tableLook } from "./terminal.js";
 export const help = `Usage: payload-probe report [<run>] [options]
 
 One row per provider request of a run: seq, kind, tools, tokens and sizes per part (tools, system,
-messages; the body), roles, markers, and the cache prefix kept since the previous loop request or
-where and why it broke (and, when the provider was asked, its own cache diagnostics beside it:
-"provider (anthropic): miss: tools_changed, agrees"). Under the table: the run's cache hit rate and
+messages; the body), roles, markers, the request's conversation (c1 main, c2 subagent, c3 side)
+and the cache prefix it reads from the earlier request of its model it shares most with (#n), or
+"new conversation", or where and why it broke against that request (and, when the provider was asked, its own cache diagnostics beside it:
+"provider (anthropic): miss: tools_changed, agrees"). Under the table: the requests of each
+conversation, the run's cache hit rate and
 write amplification (docs/cost.md). Requests with no row (a proxy's side requests: other paths, bodies it could
 not read) are counted on stderr with the reason, by seq.
 

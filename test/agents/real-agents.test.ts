@@ -189,6 +189,40 @@ describe("real agents against the mock through the capture", () => {
     180_000,
   );
 
+  it.skipIf(!claude)(
+    "Claude Code with a subagent (the Agent tool): no break in its main conversation, the subagent's first request a new conversation",
+    async () => {
+      const key = fakeKey("sk-ant");
+      const session = await agentThroughCapture(
+        "claude-code",
+        claude!.program,
+        ["-p", "Use the Agent tool once, then say hello."],
+        {
+          ...isolatedEnv(tempDir("claude-home-")),
+          ANTHROPIC_API_KEY: key,
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+          DISABLE_TELEMETRY: "1",
+          DISABLE_AUTOUPDATER: "1",
+        },
+        "subagent-session",
+      );
+      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      const records = jsonl<RequestRecord>(join(session.captured, "requests.jsonl"));
+      const main = records.filter((r) => r.conversation?.role === "main");
+      const subagents = records.filter((r) => r.conversation?.role === "subagent");
+      expect(main.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(main.map((r) => r.conversation!.id)).size).toBe(1);
+      // Where the provider would read from its cache, the main conversation never breaks.
+      expect(main.map((r) => r.prefix?.breakDetail ?? null)).toEqual(main.map(() => null));
+      expect(main.slice(1).every((r) => typeof r.prefix?.from === "number")).toBe(true);
+      expect(subagents.length).toBeGreaterThanOrEqual(1);
+      expect(subagents[0]!.conversation).toMatchObject({ parent: main[0]!.conversation!.id });
+      expect(subagents[0]!.prefix).toMatchObject({ newConversation: true, breakAt: null });
+      expect(filesContaining(session.runs, key)).toEqual([]);
+    },
+    180_000,
+  );
+
   it.skipIf(!codex)(
     "Codex with --codex-http (codex exec, our provider selected by record's temporary CODEX_HOME): exits 0, every request a full Responses record, bytes as the mock got them, no key in any file",
     async () => {

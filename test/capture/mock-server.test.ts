@@ -201,7 +201,7 @@ describe("mock server", () => {
     expect(await cli.stop()).toBe(0);
     // The proxy's live line per request and its summary, under the mock's name.
     expect(cli.stderr().split("\n")).toEqual([
-      expect.stringMatching(/^#1 openai-completions \S+ tools \d+ tokens \d+ status 200 prefix first$/),
+      expect.stringMatching(/^#1 openai-completions \S+ tools \d+ tokens \d+ status 200 c1 main new conversation$/),
       expect.stringMatching(
         /^mock: 1 request\(s\): 1 recorded \(openai-completions 1\), 0 side; status 200×1; \d+ tokens/,
       ),

@@ -103,15 +103,17 @@ describe("proxy CLI on all three APIs", () => {
 
     const lines = cli.stderr().trim().split("\n");
     expect(lines.slice(0, 6)).toEqual([
-      expect.stringMatching(/^#1 openai-completions gpt-x tools 1 tokens \d+ status 200 prefix first$/),
-      expect.stringMatching(/^#2 anthropic-messages claude-x tools 0 tokens \d+ status 200 prefix first$/),
+      expect.stringMatching(/^#1 openai-completions gpt-x tools 1 tokens \d+ status 200 c1 main new conversation$/),
+      expect.stringMatching(/^#2 anthropic-messages claude-x tools 0 tokens \d+ status 200 c2 main new conversation$/),
       "#3 side /v1/models status 200 (no wire API)",
       "#4 side /v1/messages status 400 (unreadable: Invalid type for 'messages': expected an array of messages, got a number.)",
-      expect.stringMatching(/^#5 openai-responses gpt-y tools 0 tokens \d+ status 200 prefix first$/),
-      expect.stringMatching(/^#6 openai-completions gpt-x tools 1 tokens \d+ status 200 prefix kept \d+ B$/),
+      expect.stringMatching(/^#5 openai-responses gpt-y tools 0 tokens \d+ status 200 c3 main new conversation$/),
+      expect.stringMatching(
+        /^#6 openai-completions gpt-x tools 1 tokens \d+ status 200 c1 main prefix kept \d+ B from #1$/,
+      ),
     ]);
     expect(lines[6]).toMatch(
-      /^proxy: 6 request\(s\): 4 recorded \(openai-completions 2, anthropic-messages 1, openai-responses 1\), 2 side; status 200×5, 400×1; \d+ tokens by our count; prefix broke 0 time\(s\)$/,
+      /^proxy: 6 request\(s\): 4 recorded \(openai-completions 2, anthropic-messages 1, openai-responses 1\), 2 side; status 200×5, 400×1; \d+ tokens by our count; prefix broke 0 time\(s\); conversations c1 main ×2, c2 main ×1, c3 main ×1$/,
     );
 
     const report = spawnSync(process.execPath, [MAIN, "report", join(runs, "proxy"), "--json"], {

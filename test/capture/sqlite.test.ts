@@ -237,15 +237,19 @@ describe("the database's format (issue 25)", () => {
   });
 });
 
+/** The database as an older format wrote it: dropping the columns it lacked leaves exactly that shape. */
+function asOlderFormat(path: string, format: number, columns: string[]): void {
+  const raw = new Database(path);
+  for (const column of columns) raw.exec(`ALTER TABLE requests DROP COLUMN ${column}`);
+  raw.pragma(`user_version = ${format}`);
+  raw.close();
+}
+
 describe("the requests table's cache columns (format 2, issue 27)", () => {
   it("a format 1 database gets cache_verdict and cache_reason on open, is stamped current, and rows fill them", () => {
     const path = dbPath();
     new RunDatabase(path).close();
-    const raw = new Database(path);
-    // The requests table as format 1 wrote it: dropping the columns leaves exactly that shape.
-    raw.exec("ALTER TABLE requests DROP COLUMN cache_verdict; ALTER TABLE requests DROP COLUMN cache_reason;");
-    raw.pragma("user_version = 1");
-    raw.close();
+    asOlderFormat(path, 1, ["cache_verdict", "cache_reason"]);
     const db = new RunDatabase(path);
     db.startRun("run-cache", "known", "/runs/run-cache");
     const cacheDiagnostics = {
@@ -277,24 +281,18 @@ describe("the requests table's cache columns (format 2, issue 27)", () => {
 describe("the requests table's conversation columns (format 3, issue 34)", () => {
   it("a format 2 database keeps its rows, gains conversation and conversation_role, is stamped 3, and new rows fill them", () => {
     const path = dbPath();
-    new RunDatabase(path).close();
+    const made = new RunDatabase(path);
+    made.startRun("run-old", "known", "/runs/run-old");
+    made.close();
+    asOlderFormat(path, 2, ["conversation", "conversation_role"]);
     const raw = new Database(path);
-    // The requests table as format 2 wrote it, with one row of that time.
-    raw.exec("ALTER TABLE requests DROP COLUMN conversation; ALTER TABLE requests DROP COLUMN conversation_role;");
-    raw.pragma("user_version = 2");
-    raw.close();
-    const old = new RunDatabase(path);
-    old.startRun("run-old", "known", "/runs/run-old");
-    old.close();
-    const before = new Database(path);
-    before.exec("ALTER TABLE requests DROP COLUMN conversation; ALTER TABLE requests DROP COLUMN conversation_role;");
-    before
+    // One request row of that time.
+    raw
       .prepare(
         "INSERT INTO requests (run_id, seq, kind, ts, model, tools, tools_bytes, system_bytes, messages_bytes, body_bytes, roles, record) VALUES ('run-old', 1, 'loop', 't', 'm', '[]', 0, 0, 0, 0, '', '{}')",
       )
       .run();
-    before.pragma("user_version = 2");
-    before.close();
+    raw.close();
     const db = new RunDatabase(path);
     db.startRun("run-conv", "known", "/runs/run-conv");
     const conversation = { id: "c2", role: "subagent", parent: "c1", by: "content" } as const;

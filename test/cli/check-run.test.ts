@@ -93,7 +93,8 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
 
     await captureAgentSession({});
     const same = check();
-    expect(same.stderr).toBe("");
+    // Only the run's conversations are said on stderr.
+    expect(same.stderr).toBe("conversations: c1 main 2 requests\n");
     expect(same.code).toBe(0);
     expect(same.stdout).toContain("pass");
     // The baseline file stands for the run it was taken from, as one side of a diff.

@@ -132,8 +132,8 @@ describe("at 80 columns", () => {
 
   it("report p1 shows its prefix column in full on one line a row", () => {
     const table = printed(80, "report", "p1", "--runs", runs);
-    expect(table).toContain("│ first                │");
-    expect(table).toMatch(/│ kept \d+ B\/\d+ tok │\n/);
+    expect(table).toMatch(/│ c1: new conversation +│\n/);
+    expect(table).toMatch(/│ c1: kept \d+ B\/\d+ tok from #\d │\n/);
     expect(table.split("\n").filter((line) => /^│ +\d+ │/.test(line))).toHaveLength(4);
   });
 
@@ -218,6 +218,6 @@ describe("at 60 and 120 columns", () => {
     const at120 = printed(120, "report", "p1", "--runs", runs);
     expect(at60).toMatch(/^left out at this width: roles, markers, kind/m);
     expect(at120).toMatch(/│ markers +│ prefix +│/);
-    expect(at120).toMatch(/^prefix: .* left out at this width: roles /m);
+    expect(at120).toMatch(/^prefix: .* left out at this width: roles$/m);
   });
 });

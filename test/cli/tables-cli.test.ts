@@ -113,7 +113,7 @@ describe("tables on the command line", () => {
   it("--plain names every figure with its unit", () => {
     const [first] = cli({}, "report", "one", "--plain", "--runs", runs).split("\n");
     expect(first).toMatch(
-      /^seq=1 kind=loop toolCount=1 tools=\d+B system=\d+B messages=\d+B body=\d+B tokens=\d+ roles=system>user done=0$/,
+      /^seq=1 kind=loop toolCount=1 tools=\d+B system=\d+B messages=\d+B body=\d+B tokens=\d+ roles=system>user done=0 conversation=c1 role=main$/,
     );
   });
 });

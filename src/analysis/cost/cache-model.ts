@@ -222,7 +222,7 @@ function anthropicCache(minCacheTokens: number): CacheModel {
       const alive = (from === null ? [] : (prefixEntries.get(from) ?? [])).filter(
         (e) => r.atMs - e.lastUsedMs <= e.ttlMs && reachable(e, breakpoints),
       );
-      const longest = (list: Entry[]) => list.reduce((max, e) => (e.tokens > max ? e.tokens : max), 0);
+      const longest = (list: Entry[]) => Math.max(0, ...list.map((e) => e.tokens));
       unbroken = Math.min(longest(alive), r.inputTokens);
       const shared = r.sharedTokens ?? 0;
       const kept = alive.filter((e) => e.tokens <= shared);

@@ -46,9 +46,14 @@ function segmentHeading(s: DecodedSegment): string {
 
 function breakLine(r: DecodedRequest): string {
   const p = r.record.prefix!;
-  const what =
-    p.breakAt === null ? "what follows was appended" : `breaks in ${p.breakAt}: ${p.breakDetail ?? "changed"}`;
-  return `━━ cache prefix ends here (${p.sharedBytes} B shared with the previous loop request) · ${what} ━━`;
+  const what = p.newConversation
+    ? "a new conversation: what follows is its own"
+    : p.breakAt === null
+      ? "what follows was appended"
+      : `breaks in ${p.breakAt}: ${p.breakDetail ?? "changed"}`;
+  // Since prefix.from, the request the prefix was read from is named; before it, it was the previous loop request.
+  const source = typeof p.from === "number" ? `#${p.from}` : "the previous loop request";
+  return `━━ cache prefix ends here (${p.sharedBytes} B shared with ${source}) · ${what} ━━`;
 }
 
 function partTotals(segments: DecodedSegment[]): string {

@@ -69,7 +69,7 @@ describe("diff seq-namespace seq-search", () => {
       [5, "tools", "tools[2] added: b_tool2"],
     ]);
     for (const b of summary.b.breaks) expect(b.sharedBytes).toBeGreaterThan(0);
-    expect(text).toMatch(/B breaks in tools: tools\[1\] added: a_tool1 \(shared \d+ B\/\d+ tok\)/);
+    expect(text).toMatch(/B c1: breaks in tools \(vs #\d+\): tools\[1\] added: a_tool1 \(shared \d+ B\/\d+ tok\)/);
     expect(text).toMatch(/prefix breaks\s+│\s+0 │\s+2 │\s+\+2 │/);
     expect(text).toContain("prefix breaks A: none");
   });

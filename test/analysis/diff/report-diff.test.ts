@@ -39,16 +39,20 @@ describe("report", () => {
   it("--plain prints the seed's one line per request", async () => {
     const lines = (await report("plain")).trim().split("\n");
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^seq=1 kind=loop toolCount=1 tools=\d+B system=\d+B .* roles=system>user done=0$/);
-    expect(lines[2]).toMatch(/^seq=3 .* roles=system>user>assistant>tool>assistant>user done=1$/);
+    expect(lines[0]).toMatch(
+      /^seq=1 kind=loop toolCount=1 tools=\d+B system=\d+B .* roles=system>user done=0 conversation=c1 role=main$/,
+    );
+    expect(lines[2]).toMatch(
+      /^seq=3 .* roles=system>user>assistant>tool>assistant>user done=1 conversation=c1 role=main$/,
+    );
     expect(await report("plain", "chars")).toMatch(/^seq=1 kind=loop toolCount=1 tools=\d+ch system=\d+ch /);
   });
 
   it("--json gives one row per request with parts, tokens and the prefix", async () => {
     const rows = JSON.parse(await report("json"));
     expect(rows.map((r: { seq: number }) => r.seq)).toEqual([1, 2, 3]);
-    expect(rows[0].prefixSummary).toBe("first");
-    expect(rows[1].prefixSummary).toMatch(/^kept \d+ B\/\d+ tok$/);
+    expect(rows[0].prefixSummary).toBe("c1: new conversation");
+    expect(rows[1].prefixSummary).toMatch(/^c1: kept \d+ B\/\d+ tok from #1$/);
     expect(rows[1].tokens.total).toBe(rows[1].tokens.tools + rows[1].tokens.system + rows[1].tokens.messages + 3);
   });
 
