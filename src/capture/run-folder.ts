@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../errors.js";
+import { StorageError, UserError } from "../errors.js";
 import { jsonlLines, parseJsonlLine } from "../jsonl.js";
 import { isOwnFolder, removeOwnFolder } from "../safe-path.js";
 import { asStorageError } from "../storage-error.js";
@@ -96,11 +96,21 @@ export function firstRunId(dir: string): string | null {
   return null;
 }
 
-/** Whether the run database beside the folders holds the run a folder holds (so the folder may go). */
+/**
+ * Whether the run database beside the folders holds the run a folder holds (so the folder may go). A
+ * file there that cannot be read as one holds nothing: a `--no-db` run beside a damaged or foreign
+ * `payload-probe.db` (as the storage error advises) keeps the previous run's folder and never fails on it.
+ */
 function databaseHolds(runsDir: string, dir: string): boolean {
   const id = firstRunId(dir);
   if (id === null || !existsSync(runDatabasePath(runsDir))) return false;
-  const db = RunDatabaseReader.open(runDatabasePath(runsDir));
+  let db: RunDatabaseReader;
+  try {
+    db = RunDatabaseReader.open(runDatabasePath(runsDir));
+  } catch (error) {
+    if (error instanceof StorageError) return false;
+    throw error;
+  }
   try {
     return db.hasRun(id);
   } finally {
