@@ -197,9 +197,6 @@ function relay(
   });
 }
 
-/** The session id header of a request, for the capture to tell conversations apart (never stored). */
-const sessionOf = (request: IncomingMessage) => sessionHeaderOf(request.headers);
-
 /** The routes an options object names: its routes, or its one upstream as the route of every path. */
 function routesOf(options: CaptureProxyOptions): ProxyRoute[] {
   if ((options.upstream === undefined) === (options.routes === undefined))
@@ -251,6 +248,71 @@ function refuseUnrouted(routes: ResolvedRoute[], method: string, path: string, r
 }
 
 /**
+ * One HTTP exchange relayed to its upstream and handed to the capture once the client has the whole
+ * response; with diagnostics on, the request may be sent with the provider's diagnostics asked for.
+ */
+async function relayRequest(
+  to: ProxyTarget,
+  request: IncomingMessage,
+  response: ServerResponse,
+  capture: CaptureThread,
+  diagnostics: DiagnosticsChain | null,
+): Promise<void> {
+  // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
+  await capture.room(declaredLength(request));
+  const ts = new Date().toISOString();
+  const started = performance.now();
+  const bytes = await readBody(request);
+  const contentEncoding = headerText(request.headers["content-encoding"]);
+  const send = (sent: Buffer) => relay(to, request, sent, response);
+  const chained = { api: to.api, bytes, contentEncoding };
+  const { relayed, added } = await relayChained(diagnostics, chained, send);
+  const handed = { api: to.api, url: to.shown, bytes, contentEncoding, ...added, ...sessionHeaderOf(request.headers) };
+  capture.handLater(handed, relayed, ts, performance.now() - started);
+}
+
+/**
+ * One upgraded connection tunnelled to its upstream, handed to the capture as one exchange when it
+ * ends; a Responses socket's turns are handed as they complete (socketTurns).
+ */
+async function relaySocket(
+  to: ProxyTarget,
+  upgrade: { request: IncomingMessage; socket: Duplex; head: Buffer },
+  capture: CaptureThread,
+  chain: ResponseChain,
+): Promise<void> {
+  const ts = new Date().toISOString();
+  const started = performance.now();
+  const turns = to.api === "openai-responses" ? socketTurns(chain, capture, to.shown) : null;
+  const { request, socket, head } = upgrade;
+  const summary = await tunnelUpgrade(
+    request,
+    socket,
+    head,
+    to.target,
+    to.targetPath,
+    to.route.authorization,
+    turns?.reader,
+  );
+  turns?.close(summary.decodeFailure ?? summary.error);
+  const { request: handed, response } = tunnelExchange(to.shown, summary);
+  capture.handLater(handed, response, ts, performance.now() - started);
+}
+
+/** The worker that opens the run and writes every exchange, as the options name it. */
+function startCaptureThread(options: CaptureProxyOptions): Promise<CaptureThread> {
+  return CaptureThread.start({
+    name: options.name ?? "proxy",
+    runsDir: options.runsDir,
+    database: options.database,
+    redactBody: options.redactBody,
+    keepSecrets: options.keepSecrets,
+    onFinished: options.onFinished,
+    ...options.capture,
+  });
+}
+
+/**
  * A pass-through in front of real providers: each request goes to its route's upstream with its
  * method, path (less the route's prefix), query, body bytes and end-to-end headers unchanged, the
  * response comes back chunk by chunk as it arrives, and both are captured once the client has the
@@ -272,17 +334,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     const capture = opened ?? (await thread!);
     const to = routed(request);
     if ("unrouted" in to) return refuseUnrouted(routes, request.method ?? "GET", to.unrouted, response);
-    // Back-pressure: while the capture queue is full, the body stays unread (in the client and TCP).
-    await capture.room(declaredLength(request));
-    const ts = new Date().toISOString();
-    const started = performance.now();
-    const bytes = await readBody(request);
-    const contentEncoding = headerText(request.headers["content-encoding"]);
-    const send = (sent: Buffer) => relay(to, request, sent, response);
-    const chained = { api: to.api, bytes, contentEncoding };
-    const { relayed, added } = await relayChained(diagnostics, chained, send);
-    const handed = { api: to.api, url: to.shown, bytes, contentEncoding, ...added, ...sessionOf(request) };
-    capture.handLater(handed, relayed, ts, performance.now() - started);
+    await relayRequest(to, request, response, capture, diagnostics);
   }
 
   async function tunnel(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -292,21 +344,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    const ts = new Date().toISOString();
-    const started = performance.now();
-    const turns = to.api === "openai-responses" ? socketTurns(responseChain, capture, to.shown) : null;
-    const summary = await tunnelUpgrade(
-      request,
-      socket,
-      head,
-      to.target,
-      to.targetPath,
-      to.route.authorization,
-      turns?.reader,
-    );
-    turns?.close(summary.decodeFailure ?? summary.error);
-    const { request: handed, response } = tunnelExchange(to.shown, summary);
-    capture.handLater(handed, response, ts, performance.now() - started);
+    await relaySocket(to, { request, socket, head }, capture, responseChain);
   }
 
   const host = options.host ?? "127.0.0.1";
@@ -315,15 +353,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   const service = await serveHttp(forward, failure, options.port ?? 0, host, tunnel);
   // A request that reaches `forward` before the capture worker has opened the run (and loaded the
   // tokenizer) waits for it: the proxy is announced only after that.
-  thread = CaptureThread.start({
-    name: options.name ?? "proxy",
-    runsDir: options.runsDir,
-    database: options.database,
-    redactBody: options.redactBody,
-    keepSecrets: options.keepSecrets,
-    onFinished: options.onFinished,
-    ...options.capture,
-  });
+  thread = startCaptureThread(options);
   let capture: CaptureThread;
   try {
     capture = await thread;

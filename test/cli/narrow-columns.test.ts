@@ -195,7 +195,11 @@ describe("at 80 columns", () => {
     ];
     for (const command of commands) {
       const help = printed(80, ...command, "--help");
-      expect(help).toMatch(/^Usage: payload-probe/);
+      // The overview names the command as it was started (issue 38): here node and the script from the
+      // checkout; a command's own help names payload-probe and the command.
+      const usage =
+        command.length === 0 ? "Usage: node dist/cli/main.js <command>" : `Usage: payload-probe ${command.join(" ")} `;
+      expect(help.slice(0, usage.length)).toBe(usage);
       expect(over(help, 80), command.join(" ")).toEqual([]);
       // Wider terminals keep the 80 columns help is written for.
       expect(over(printed(200, ...command, "--help"), 80), command.join(" ")).toEqual([]);
