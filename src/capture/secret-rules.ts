@@ -237,8 +237,12 @@ const PREFIXED_KEYS: [kind: string, label: string, prefix: string, rest: string]
 const prefixedKeyRules = PREFIXED_KEYS.map(([kind, label, prefix, rest]) => {
   const named = prefix.endsWith("=");
   const key = named ? `${prefix}(${rest})` : `${prefix}${rest}`;
+  // A key ends where its alphabet does (a `-` after a key of letters is no part of it); a `-` or a
+  // `.` may stand before its prefix.
+  const alphabet = rest.slice(0, rest.indexOf("]") + 1);
+  const more = named ? alphabet.replace("]", "=]") : alphabet;
   return {
-    rule: patternRule(kind, label, new RegExp(`(?<![A-Za-z0-9_-])${key}(?![A-Za-z0-9_+/=-])`, "g")),
+    rule: patternRule(kind, label, new RegExp(`(?<![A-Za-z0-9_])${key}(?!${more})`, "g")),
     regions: [around([named ? prefix.slice(0, -1) : prefix], 16, 256)],
   };
 });
@@ -249,7 +253,7 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
     rule: patternRule(
       "gitlab-token",
       "GitLab token",
-      /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|soat|cbt|imt|ffct|agent|oas)-[A-Za-z0-9_-]{20,}/g,
+      /(?<![A-Za-z0-9_])gl(?:pat|dt|rt|ptt|soat|cbt|imt|ffct|agent|oas)-[A-Za-z0-9_-]{20,}/g,
     ),
     regions: [
       around(
@@ -299,26 +303,33 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
     regions: [around(["SG."], 16, 512)],
   },
   {
-    rule: patternRule("google-api-key", "Google API key", /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g),
+    // 35 characters after `AIza`; a longer run is taken whole (a key that ends in `-` runs on into a dash after it).
+    rule: patternRule(
+      "google-api-key",
+      "Google API key",
+      /(?<![A-Za-z0-9_])AIza[A-Za-z0-9_-]{35,40}(?![A-Za-z0-9_-])/g,
+    ),
     regions: [around(["AIza"], 16, 64)],
   },
   {
     rule: patternRule(
       "jwt",
       "JSON Web Token",
-      /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![A-Za-z0-9_-])/g,
+      /(?<![A-Za-z0-9_])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
     ),
     regions: [around(["eyJ"], 16, 16_384)],
   },
   {
-    // An HTTP credential as agents write it in a curl command or a headers object: `Bearer <token>`,
+    // An HTTP credential as agents write it in a curl command or a headers object: `Bearer <token>`
+    // (RFC 6750 §2.1: b64token, its `=` padding last, so a `-` after the padding is not the token's),
     // the token with a digit (not "Bearer token", not a `$TOKEN` reference); a JWT keeps its own kind.
     rule: patternRule(
       "bearer-token",
       "bearer token",
-      /\bBearer[ \t]+((?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{16,1024}=*)(?![A-Za-z0-9._~+/=-])/gi,
+      /\bBearer[ \t]+((?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{16,1024}(?:=+|(?![A-Za-z0-9._~+/=-])))/gi,
     ),
-    regions: [aroundCaseless(["bearer"], 1, 1100)],
+    // From 8 ahead: a region that starts inside the escape before it (`\\tBearer`) reads `tBearer`.
+    regions: [aroundCaseless(["bearer"], 8, 1100)],
   },
   {
     rule: patternRule(
@@ -336,8 +347,18 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
   },
   {
     // The preset's Anthropic rule (`sk-ant-api0N-`, 90 to 128 characters, then `AA`) the same way.
-    rule: keyRunRule("anthropic-key", "Anthropic API key", "sk-ant-api0", /[A-Za-z0-9_-]/, 94, 132, /^\d-.*AA$/s),
+    rule: keyRunRule("anthropic-key", "Anthropic API key", "sk-ant-api0", /[A-Za-z0-9_-]/, 94, 136, /^\d-.*AA-{0,4}$/s),
     regions: [around(["sk-ant-"], 16, 256)],
+  },
+  {
+    // The preset's AWS secret key rule ends the key at `\b`, which a key ending in `/`, `+` or `=`
+    // (3 in 64) has only before a word character: this is its shape ending where the alphabet does.
+    rule: patternRule(
+      "aws-secret-key",
+      "AWS secret access key",
+      /(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)["']?\s*(?::|=>|=)\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/g,
+    ),
+    regions: [secretWords(["secret"], 32, 128)],
   },
   ...prefixedKeyRules,
   // A name is at most 64 characters ahead of its secret word, a value within 512 after it.
