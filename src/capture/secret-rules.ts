@@ -11,8 +11,12 @@ import { LiteralSearch } from "./literal-search.js";
 
 const only = (text: string) => ({ en: (_props?: { VALUE: string }) => text });
 
-/** A rule that reports every match of `pattern` (group 1 when it has one: the secret inside the match). */
-function patternRule(id: string, message: string, pattern: RegExp) {
+/** A rule of one kind: `find` calls `report` with each secret's range in the text. */
+function scannerRule(
+  id: string,
+  message: string,
+  find: (content: string, report: (start: number, end: number) => void) => void,
+) {
   const messages = { [id]: only(message) };
   return {
     messages,
@@ -20,16 +24,25 @@ function patternRule(id: string, message: string, pattern: RegExp) {
     create(context: SecretLintRuleContext) {
       const t = context.createTranslator(messages);
       return {
-        file(source) {
-          for (const match of source.content.matchAll(pattern)) {
-            const value = match[1] ?? match[0];
-            const start = match.index + match[0].lastIndexOf(value);
-            context.report({ message: t(id, { VALUE: value }), range: [start, start + value.length] });
-          }
+        file({ content }) {
+          find(content, (start, end) =>
+            context.report({ message: t(id, { VALUE: content.slice(start, end) }), range: [start, end] }),
+          );
         },
       };
     },
   } satisfies SecretLintRuleCreator;
+}
+
+/** A rule that reports every match of `pattern` (group 1 when it has one: the secret inside the match). */
+function patternRule(id: string, message: string, pattern: RegExp) {
+  return scannerRule(id, message, (content, report) => {
+    for (const match of content.matchAll(pattern)) {
+      const value = match[1] ?? match[0];
+      const start = match.index + match[0].lastIndexOf(value);
+      report(start, start + value.length);
+    }
+  });
 }
 
 const LETTER = /\p{L}/u;
@@ -47,37 +60,24 @@ function keyRunRule(
   message: string,
   prefix: string,
   alphabet: RegExp,
-  min: number,
-  max: number,
+  [min, max]: [number, number],
   shape?: RegExp,
 ) {
-  const messages = { [id]: only(message) };
-  return {
-    messages,
-    meta: { id, type: "scanner", recommended: true, supportedContentTypes: ["text"] },
-    create(context: SecretLintRuleContext) {
-      const t = context.createTranslator(messages);
-      return {
-        file({ content }) {
-          let runStart = -1;
-          let runEnd = -1;
-          for (let at = content.indexOf(prefix); at !== -1; at = content.indexOf(prefix, at + 1)) {
-            const from = at + prefix.length;
-            if (from < runStart || from > runEnd) {
-              runStart = from;
-              runEnd = from;
-              while (runEnd < content.length && alphabet.test(content[runEnd]!)) runEnd++;
-            }
-            const length = runEnd - from;
-            if (length < min || length > max || (at > 0 && LETTER.test(content[at - 1]!))) continue;
-            if (shape && !shape.test(content.slice(from, runEnd))) continue;
-            const value = content.slice(at, runEnd);
-            context.report({ message: t(id, { VALUE: value }), range: [at, runEnd] });
-          }
-        },
-      };
-    },
-  } satisfies SecretLintRuleCreator;
+  return scannerRule(id, message, (content, report) => {
+    let runStart = -1;
+    let runEnd = -1;
+    for (let at = content.indexOf(prefix); at !== -1; at = content.indexOf(prefix, at + 1)) {
+      const from = at + prefix.length;
+      if (from < runStart || from > runEnd) {
+        runStart = from;
+        runEnd = from;
+        while (runEnd < content.length && alphabet.test(content[runEnd]!)) runEnd++;
+      }
+      const length = runEnd - from;
+      if (length < min || length > max || (at > 0 && LETTER.test(content[at - 1]!))) continue;
+      if (!shape || shape.test(content.slice(from, runEnd))) report(at, runEnd);
+    }
+  });
 }
 
 /**
@@ -171,38 +171,27 @@ function secretLooking(value: string, quoted: boolean): boolean {
  * their JSON escapes written as a space and the character (secrets.ts), so a quote or a line break
  * inside a JSON string reads as one here.
  */
-const genericMessages = { "generic-secret": only("a value assigned to a name that says secret") };
-const genericRule = {
-  messages: genericMessages,
-  meta: { id: "generic-secret", type: "scanner", recommended: true, supportedContentTypes: ["text"] },
-  create(context: SecretLintRuleContext) {
-    const t = context.createTranslator(genericMessages);
-    return {
-      file({ content }) {
-        // Each character is read once: a name (`AWS_SECRET_ACCESS_KEY`) is judged once however many
-        // secret words it holds, and words inside a judged name or value are passed over (a value
-        // holds no character that may stand before a name, so no name starts inside one).
-        let next = 0;
-        eachSecretWord(content, (hitStart, hitEnd) => {
-          let start = hitStart;
-          while (start > next && nameChar(content.charCodeAt(start - 1))) start--;
-          let end = hitEnd;
-          while (end < content.length && nameChar(content.charCodeAt(end))) end++;
-          next = end;
-          if (start > 0 && !BEFORE_NAME.test(content[start - 1]!)) return next;
-          ASSIGNED.lastIndex = end;
-          const match = ASSIGNED.exec(content);
-          if (!match) return next;
-          next = ASSIGNED.lastIndex;
-          const value = match[2]!;
-          if (secretLooking(value, match[1] !== undefined))
-            context.report({ message: t("generic-secret", { VALUE: value }), range: [next - value.length, next] });
-          return next;
-        });
-      },
-    };
-  },
-} satisfies SecretLintRuleCreator;
+const genericRule = scannerRule("generic-secret", "a value assigned to a name that says secret", (content, report) => {
+  // Each character is read once: a name (`AWS_SECRET_ACCESS_KEY`) is judged once however many
+  // secret words it holds, and words inside a judged name or value are passed over (a value
+  // holds no character that may stand before a name, so no name starts inside one).
+  let next = 0;
+  eachSecretWord(content, (hitStart, hitEnd) => {
+    let start = hitStart;
+    while (start > next && nameChar(content.charCodeAt(start - 1))) start--;
+    let end = hitEnd;
+    while (end < content.length && nameChar(content.charCodeAt(end))) end++;
+    next = end;
+    if (start > 0 && !BEFORE_NAME.test(content[start - 1]!)) return next;
+    ASSIGNED.lastIndex = end;
+    const match = ASSIGNED.exec(content);
+    if (!match) return next;
+    next = ASSIGNED.lastIndex;
+    const value = match[2]!;
+    if (secretLooking(value, match[1] !== undefined)) report(next - value.length, next);
+    return next;
+  });
+});
 
 /**
  * Every URL rule's finds hold `://` (its slashes maybe escaped, once or twice, or the whole of it
@@ -237,8 +226,12 @@ const PREFIXED_KEYS: [kind: string, label: string, prefix: string, rest: string]
 const prefixedKeyRules = PREFIXED_KEYS.map(([kind, label, prefix, rest]) => {
   const named = prefix.endsWith("=");
   const key = named ? `${prefix}(${rest})` : `${prefix}${rest}`;
+  // A key ends where its alphabet does (a `-` after a key of letters is no part of it); a `-` or a
+  // `.` may stand before its prefix.
+  const alphabet = rest.slice(0, rest.indexOf("]") + 1);
+  const more = named ? alphabet.replace("]", "=]") : alphabet;
   return {
-    rule: patternRule(kind, label, new RegExp(`(?<![A-Za-z0-9_-])${key}(?![A-Za-z0-9_+/=-])`, "g")),
+    rule: patternRule(kind, label, new RegExp(`(?<![A-Za-z0-9_])${key}(?!${more})`, "g")),
     regions: [around([named ? prefix.slice(0, -1) : prefix], 16, 256)],
   };
 });
@@ -249,7 +242,7 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
     rule: patternRule(
       "gitlab-token",
       "GitLab token",
-      /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|soat|cbt|imt|ffct|agent|oas)-[A-Za-z0-9_-]{20,}/g,
+      /(?<![A-Za-z0-9_])gl(?:pat|dt|rt|ptt|soat|cbt|imt|ffct|agent|oas)-[A-Za-z0-9_-]{20,}/g,
     ),
     regions: [
       around(
@@ -299,26 +292,33 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
     regions: [around(["SG."], 16, 512)],
   },
   {
-    rule: patternRule("google-api-key", "Google API key", /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g),
+    // 35 characters after `AIza`; a longer run is taken whole (a key that ends in `-` runs on into a dash after it).
+    rule: patternRule(
+      "google-api-key",
+      "Google API key",
+      /(?<![A-Za-z0-9_])AIza[A-Za-z0-9_-]{35,40}(?![A-Za-z0-9_-])/g,
+    ),
     regions: [around(["AIza"], 16, 64)],
   },
   {
     rule: patternRule(
       "jwt",
       "JSON Web Token",
-      /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![A-Za-z0-9_-])/g,
+      /(?<![A-Za-z0-9_])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
     ),
     regions: [around(["eyJ"], 16, 16_384)],
   },
   {
-    // An HTTP credential as agents write it in a curl command or a headers object: `Bearer <token>`,
+    // An HTTP credential as agents write it in a curl command or a headers object: `Bearer <token>`
+    // (RFC 6750 §2.1: b64token, its `=` padding last, so a `-` after the padding is not the token's),
     // the token with a digit (not "Bearer token", not a `$TOKEN` reference); a JWT keeps its own kind.
     rule: patternRule(
       "bearer-token",
       "bearer token",
-      /\bBearer[ \t]+((?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{16,1024}=*)(?![A-Za-z0-9._~+/=-])/gi,
+      /\bBearer[ \t]+((?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{16,1024}(?:=+|(?![A-Za-z0-9._~+/=-])))/gi,
     ),
-    regions: [aroundCaseless(["bearer"], 1, 1100)],
+    // From 8 ahead: a region that starts inside the escape before it (`\\tBearer`) reads `tBearer`.
+    regions: [aroundCaseless(["bearer"], 8, 1100)],
   },
   {
     rule: patternRule(
@@ -331,13 +331,30 @@ export const OWN_RULES: { rule: SecretLintRuleCreator; regions: Anchor[] }[] = [
   {
     // The preset's Linear rule, read in linear time (keyRunRule): `lin_api_` repeated took a
     // hundred times as long as ordinary text.
-    rule: keyRunRule("linear-key", "Linear API key", "lin_api_", /[a-zA-Z0-9_]/, 32, 128),
+    rule: keyRunRule("linear-key", "Linear API key", "lin_api_", /[a-zA-Z0-9_]/, [32, 128]),
     regions: [around(["lin_api_"], 16, 256)],
   },
   {
     // The preset's Anthropic rule (`sk-ant-api0N-`, 90 to 128 characters, then `AA`) the same way.
-    rule: keyRunRule("anthropic-key", "Anthropic API key", "sk-ant-api0", /[A-Za-z0-9_-]/, 94, 132, /^\d-.*AA$/s),
+    rule: keyRunRule(
+      "anthropic-key",
+      "Anthropic API key",
+      "sk-ant-api0",
+      /[A-Za-z0-9_-]/,
+      [94, 136],
+      /^\d-.*AA-{0,4}$/s,
+    ),
     regions: [around(["sk-ant-"], 16, 256)],
+  },
+  {
+    // The preset's AWS secret key rule ends the key at `\b`, which a key ending in `/`, `+` or `=`
+    // (3 in 64) has only before a word character: this is its shape ending where the alphabet does.
+    rule: patternRule(
+      "aws-secret-key",
+      "AWS secret access key",
+      /(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)["']?\s*(?::|=>|=)\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/g,
+    ),
+    regions: [secretWords(["secret"], 32, 128)],
   },
   ...prefixedKeyRules,
   // A name is at most 64 characters ahead of its secret word, a value within 512 after it.

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import Database from "better-sqlite3";
 import type { MockModel } from "../../src/capture/mock-server.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import type { Probe } from "../../src/probes/types.js";
@@ -74,6 +75,17 @@ export function filesContaining(dir: string, needle: string): string[] {
     if (readFileSync(path).includes(needle)) hits.push(path);
   }
   return hits;
+}
+
+/** Every row of every table of a SQLite file, as JSON: a long row spans overflow pages, whose headers can split a value in the raw file. */
+export function sqlDump(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    return tables.map(({ name }) => JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).all())).join("\n");
+  } finally {
+    db.close();
+  }
 }
 
 export interface CliServer {

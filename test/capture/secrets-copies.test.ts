@@ -9,13 +9,12 @@
 import { randomInt } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { cliIn } from "../cli/scratch-cli.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { jsonl, startCli } from "./http-harness.js";
+import { jsonl, sqlDump, startCli } from "./http-harness.js";
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -51,17 +50,6 @@ function chat(system: string, extra: Record<string, unknown> = {}): string {
     ],
     ...extra,
   });
-}
-
-/** Every row of every table, as JSON. */
-function sqlDump(path: string): string {
-  const db = new Database(path, { readonly: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    return tables.map(({ name }) => JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).all())).join("\n");
-  } finally {
-    db.close();
-  }
 }
 
 function leaks(dir: string, stderr: string): string[] {

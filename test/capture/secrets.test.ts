@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SecretScanner } from "../../src/capture/secrets.js";
-import { credentialCorpus, dotEnv, lookAlikes } from "../fixtures/secret-corpus.js";
+import { CORPUS_SEED, credentialCorpus, dotEnv, lookAlikes } from "../fixtures/secret-corpus.js";
 
 const corpus = credentialCorpus();
 
@@ -8,7 +8,7 @@ function expectNoValue(text: string): void {
   for (const { kind, value } of corpus) expect(text.includes(value), `${kind} ${value.slice(0, 24)}…`).toBe(false);
 }
 
-describe("SecretScanner", () => {
+describe(`SecretScanner (corpus seed ${CORPUS_SEED}: SECRETS_SEED makes the same keys)`, () => {
   it("finds every credential of the corpus on its own and names its kind", () => {
     expect(corpus.length).toBeGreaterThanOrEqual(40);
     for (const credential of corpus) {
@@ -66,10 +66,10 @@ describe("SecretScanner", () => {
     expect(new SecretScanner().redact(`a ${key} b`).text).not.toBe(once);
   });
 
-  it("replaces an AWS secret key ending in / or +, which the preset's rule misses, as a generic secret", () => {
+  it("replaces an AWS secret key ending in / or +, which the preset's rule misses, as an AWS secret key", () => {
     const scanner = new SecretScanner();
     const stored = scanner.redact("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9zzzzzz/ next").text;
-    expect(stored).toMatch(/^aws_secret_access_key = \[redacted:generic-secret:[0-9a-f]{8}\] next$/);
+    expect(stored).toMatch(/^aws_secret_access_key = \[redacted:aws-secret-key:[0-9a-f]{8}\] next$/);
   });
 
   it("replaces an OpenAI key ending in -, which the preset's rule misses, whole and as an OpenAI key", () => {
