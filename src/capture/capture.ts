@@ -4,6 +4,7 @@ import type { Codec, Transport, WireDissection, WireRequest } from "../providers
 import type { BodyEncoding } from "./body-encoding.js";
 import { readCacheDiagnostics } from "./cache-diagnostics.js";
 import { CacheReader } from "./cache-reader.js";
+import { contextSources } from "./context-sources.js";
 import { ConversationTracker } from "./conversations.js";
 import { buildRecord } from "./record.js";
 import { RequestsWriter } from "./requests-writer.js";
@@ -326,13 +327,14 @@ export class Capture {
     };
     // Measured in one pass that may run twice (again with the tokenizer, when the cache lacks a fact):
     // the reader is told of the request once, on the pass that counts.
-    const { prefix, tokens } = this.tokens
-      ? await this.tokens.measure((counter) => ({
+    const { prefix, tokens, context } = this.tokens
+      ? await this.tokens.measure((counter) => {
           // Counted first: a fact the token cache lacks throws before the reader has changed anything.
-          tokens: counter.countRequestTokens(dissection),
-          prefix: this.cache.read(read, counter),
-        }))
-      : { prefix: this.cache.read(read), tokens: null };
+          const tokens = counter.countRequestTokens(dissection);
+          const context = contextSources(dissection, tokens, counter);
+          return { tokens, context, prefix: this.cache.read(read, counter) };
+        })
+      : { prefix: this.cache.read(read), tokens: null, context: null };
     const { response, error } = await this.readResponse(request, outcome);
     const record = buildRecord({
       run: this.options.run,
@@ -366,6 +368,7 @@ export class Capture {
     const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request);
     if (diagnostics) record.cacheDiagnostics = diagnostics;
     record.conversation = conversation;
+    if (context) Object.assign(record, context);
     const responseId = request.api === "openai-responses" ? outcome.body.match(RESPONSE_ID)?.[1] : undefined;
     if (responseId) this.conversations.answered(responseId, conversation, seq);
     return record;

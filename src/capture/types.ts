@@ -116,6 +116,14 @@ export interface RequestRecord {
   /** The conversation the request belongs to (absent in records written before conversations were told apart). */
   conversation?: ConversationRef;
   /**
+   * The request's tokens by where they come from (capture/context-sources.ts: `system[0]`,
+   * `tools:builtin`, `mcp:<server>`, `history`, `result:<tool>`, `reasoning`, `overhead`…), adding up
+   * to `tokens.total`; absent when tokens were not counted, and in records written before sources were.
+   */
+  sources?: Record<string, number>;
+  /** Each tool definition's tokens, in the order of `tools` (absent when `sources` is). */
+  toolTokens?: number[];
+  /**
    * `websocket`: a turn of the Responses API over a WebSocket, whose sizes, tokens and hashes describe
    * its request rebuilt whole (src/capture/responses-socket.ts); absent for a request over HTTP.
    */

@@ -30,6 +30,11 @@ not read) are counted on stderr with the reason, by seq.
   --chars       string lengths (UTF-16 units) instead of UTF-8 bytes
   --segments    the token ledger: tokens each tool definition, system part and message adds
                 (reads the wire bodies in payloads.jsonl)
+  --context     where the context goes: the run's tokens by source (each system part, built-in
+                tools, each MCP server's tools, history, tool results by tool, reasoning) on the
+                last request and over the session, with each source's share; then the tools sent
+                and never called, with what they cost over the run (docs/analysis.md); with --json,
+                each request's sources, adding up to its total
   --cost        money: per request the prompt tokens a provider's cache would read, write and
                 bill in full (OpenAI: automatic from 1,024 tokens in steps of 128; Anthropic: at
                 cache_control breakpoints), the predicted dollars beside the reported usage, and
@@ -68,6 +73,7 @@ export async function main(argv: string[]): Promise<number> {
       plain: { type: "boolean" },
       chars: { type: "boolean" },
       segments: { type: "boolean" },
+      context: { type: "boolean" },
       cost: { type: "boolean" },
       model: { type: "string" },
       pricing: { type: "string" },
@@ -89,6 +95,9 @@ export async function main(argv: string[]): Promise<number> {
     const { writeCostReport } = await import("../analysis/cost/cost-render.js");
     const cost = await (await runPricer(values))(source);
     await writeCostReport(cost, out, format, look);
+  } else if (values.context) {
+    const { writeContext } = await import("./report-context.js");
+    await writeContext(source, out, format, look);
   } else if (values.segments) await writeLedger(tokenLedger(source.payloads()), out, format, look);
   else {
     secrets = { replaced: 0, kinds: {} };

@@ -13,7 +13,8 @@ import { tableLook } from "./terminal.js";
 
 export const help = `Usage: payload-probe show [<run>] <seq> [options]
 
-One request of a run as it was sent, decoded: each tool definition pretty-printed, the system prompt
+One request of a run as it was sent, decoded: first where its tokens come from (by source, as
+report --context names them), then each tool definition pretty-printed, the system prompt
 as it reads, the messages with their roles, tool calls and results — each segment headed by the
 tokens (o200k_base) and bytes it adds — and a line where the cache prefix kept from the previous
 loop request ends. Then the model's reply: how it came (HTTP status, time to first byte, duration,
@@ -32,7 +33,8 @@ usage as the provider reported it beside our count of the prompt.
   --model ID    with --cost: price the request as model ID (default: its own, or for a probe's
                 run the probe's model.priceAs)
   --pricing FILE  with --cost: a pricing file that adds or overrides models
-  --json        JSON: the record's figures and every segment (tool definitions and messages parsed)
+  --json        JSON: the record's figures, its sources, and every segment (tool definitions and
+                messages parsed)
   --runs DIR    where run folders and payload-probe.db live (default: runs/)
   -h, --help    show this help
 

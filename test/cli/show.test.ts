@@ -60,6 +60,26 @@ describe("payload-probe show <run> <seq>", () => {
     expect(shown.prefixEndsBefore).toBe("tools[2]");
   });
 
+  it("lists the request's sources, largest first, adding up to its total; --json carries them", () => {
+    const record = rows(join(runs, "seq-search", "requests.jsonl")).find((r: RequestRecord) => r.seq === 5);
+    const { code, out } = cli("show", "seq-search", "5", "--runs", runs);
+    expect(code).toBe(0);
+    const lines = out.split("\n");
+    const head = lines.findIndex((l) => l.startsWith("══ where the tokens come from"));
+    expect(lines[head]).toBe(
+      `══ where the tokens come from (${Object.keys(record.sources).length} sources · ${record.tokens.total} tok) ══`,
+    );
+    const listed = lines.slice(head + 1, lines.indexOf("", head)).map((l) => l.split(/\s+/));
+    // The direct tools a_tool1 and b_tool2 under their servers, the gateway apart from both.
+    expect(listed.map((l) => l[0]).sort()).toEqual(Object.keys(record.sources).sort());
+    expect(listed.map((l) => l[0])).toEqual(expect.arrayContaining(["mcp:a", "mcp:b", "mcp-adapter"]));
+    const tokens = listed.map((l) => Number(l[1]));
+    expect(tokens).toEqual([...tokens].sort((a, b) => b - a));
+    expect(tokens.reduce((a, b) => a + b, 0)).toBe(record.tokens.total);
+    const shown = JSON.parse(cli("show", "seq-search", "5", "--json", "--runs", runs).out);
+    expect(shown.sources).toEqual(record.sources);
+  });
+
   it("an appended turn keeps the whole previous request: the line falls before the first new message", () => {
     const { out } = cli("show", "seq-search", "3", "--part", "messages", "--runs", runs);
     const lines = out.split("\n");

@@ -39,6 +39,22 @@ function headline(r: DecodedRequest): string[] {
   ];
 }
 
+/** The request's tokens by source (counted at capture), largest first; none for a record without them. */
+function sourceLines(rec: DecodedRequest["record"]): string[] {
+  if (!rec.sources || !rec.tokens) return [];
+  const total = rec.tokens.total;
+  const entries = Object.entries(rec.sources).sort((a, b) => b[1] - a[1]);
+  const width = Math.max(...entries.map(([source]) => printable(source).length));
+  return [
+    "",
+    `══ where the tokens come from (${entries.length} sources · ${total} tok) ══`,
+    ...entries.map(
+      ([source, tokens]) =>
+        `${printable(source).padEnd(width)}  ${String(tokens).padStart(7)} tok  ${((tokens / total) * 100).toFixed(1).padStart(5)}%`,
+    ),
+  ];
+}
+
 function segmentHeading(s: DecodedSegment): string {
   const name = s.name ? ` ${printable(s.name)}` : "";
   return `── ${s.segment}${name} · ${s.tokens} tok · ${s.bytes} B`;
@@ -79,6 +95,7 @@ export async function writeShow(
 ): Promise<void> {
   const line = (text: string) => out.wrappedLine(text, width, hangingIndent, true);
   for (const text of headline(r)) await line(text);
+  if (part === null) for (const text of sourceLines(r.record)) await line(text);
   if (part === "reply") return writeReply(reply, out, line);
   if (part === "body") {
     await out.line("");
@@ -116,6 +133,7 @@ export function showJson(r: DecodedRequest, reply: DecodedReply, part: ShowPart 
     api: rec.api,
     model: rec.model,
     tokens: rec.tokens,
+    sources: rec.sources ?? null,
     usage: rec.usage,
     ...(tokenGap(rec) && { tokenGap: tokenGap(rec) }),
     ...(requestFailure(rec) !== null && { failure: requestFailure(rec) }),

@@ -1,0 +1,184 @@
+/**
+ * Where a request's tokens come from: its counted segments (tokens.ts) put under the source each
+ * belongs to, so that the sources of a request add up to its total exactly.
+ *
+ *   system[i]        each system part (the agent's own prompt, as the body splits it)
+ *   tools:builtin    tool definitions of the agent itself
+ *   tools:<ns>       a Responses namespace's tools (Codex: `functions.exec` → `tools:functions`)
+ *   mcp:<server>     an MCP server's tools: `mcp__<server>__<tool>` (Claude Code), the adapter's
+ *                    namespace proxy `mcp__<server>` and its direct tools `<server>_<tool>` (servers
+ *                    named by the gateway's `Servers:` line), a remote MCP server (wire-tools.ts)
+ *   mcp-adapter      the adapter's own gateway tools, `mcp` and `mcpScript`
+ *   history          the conversation: prompts, replies, the model's tool calls
+ *   result:<tool>    tool results, by the tool whose call they answer
+ *   reasoning        reasoning carried back (thinking blocks, reasoning items, thought parts)
+ *   overhead         the reply opener no segment owns
+ *
+ * A message holding parts of several sources (a user turn with two tool results, an assistant turn
+ * with thinking and a call) has its tokens, its frame's with them, shared among them in proportion
+ * to each part's own count.
+ */
+import type { WireDissection } from "../providers/types.js";
+import { asArray, asObject } from "../providers/wire-json.js";
+import type { RequestTokenCounts, TokenMeasure } from "./tokens.js";
+
+export interface ContextSources {
+  /** Tokens by source, in the order sources first appear in the request; they add up to its total. */
+  sources: Record<string, number>;
+  /** Each tool definition's tokens, in the order of the record's `tools`. */
+  toolTokens: number[];
+}
+
+/** The tools the MCP adapter itself registers, beside the servers' own. */
+const ADAPTER_TOOLS: ReadonlySet<string> = new Set(["mcp", "mcpScript"]);
+
+/** The adapter gateway's description names its servers on one line (`\n\nServers: a, b`). */
+const SERVERS_LINE = /\n\nServers: ([^\n]*)/;
+
+export function contextSources(
+  d: WireDissection,
+  counts: RequestTokenCounts,
+  measure: Pick<TokenMeasure, "countText">,
+): ContextSources {
+  const sources: Record<string, number> = {};
+  const add = (source: string, tokens: number) => {
+    sources[source] = (sources[source] ?? 0) + tokens;
+  };
+  const servers = adapterServers(d.tools);
+  d.tools.forEach((tool, i) => {
+    add(toolSource(tool.name, servers), counts.perTool[i]!);
+  });
+  counts.perSystemPart.forEach((tokens, i) => {
+    add(`system[${i}]`, tokens);
+  });
+  const calls = new Map<string, string>();
+  d.messages.forEach((message, i) => {
+    const item = asObject(JSON.parse(message.json));
+    noteCalls(item, calls);
+    const pieces = messagePieces(item, calls);
+    for (const [source, tokens] of shareOut(pieces, counts.perMessage[i]!, measure)) add(source, tokens);
+  });
+  add("overhead", counts.overhead);
+  return { sources, toolTokens: counts.perTool };
+}
+
+/** The servers the adapter's gateway tool lists, longest first so a prefix match takes the most specific. */
+function adapterServers(tools: WireDissection["tools"]): string[] {
+  const gateway = tools.find((tool) => tool.name === "mcp");
+  if (!gateway) return [];
+  const parsed = asObject(JSON.parse(gateway.json));
+  const description = parsed.description ?? asObject(parsed.function).description;
+  const line = typeof description === "string" ? description.match(SERVERS_LINE)?.[1] : undefined;
+  if (!line) return [];
+  return line
+    .split(", ")
+    .filter((name) => name !== "")
+    .sort((a, b) => b.length - a.length);
+}
+
+/** The source a tool definition belongs to (see the module's comment). */
+export function toolSource(name: string, servers: readonly string[] = []): string {
+  if (name.startsWith("mcp:")) return name;
+  if (ADAPTER_TOOLS.has(name)) return "mcp-adapter";
+  if (name.startsWith("mcp__")) {
+    // `mcp__<server>__<tool>`, `mcp__<namespace>` and a Codex namespace `mcp__<server>__.<tool>`.
+    const server = name.slice("mcp__".length).split(".")[0]!.split("__")[0]!;
+    // The adapter's namespace writes `-` as `_` (`probe-stub` → `mcp__probe_stub`).
+    return `mcp:${servers.find((s) => s.replace(/-/g, "_") === server) ?? server}`;
+  }
+  const dot = name.indexOf(".");
+  if (dot > 0) return `tools:${name.slice(0, dot)}`;
+  const server = servers.find((s) => name.startsWith(`${s}_`));
+  return server === undefined ? "tools:builtin" : `mcp:${server}`;
+}
+
+/** The tool each call id names, from the calls of an assistant turn (all three APIs' shapes). */
+function noteCalls(item: Record<string, unknown>, calls: Map<string, string>): void {
+  // Responses: a call is an item of its own (`function_call`, `custom_tool_call`), maybe in a namespace.
+  if (typeof item.call_id === "string" && typeof item.name === "string") {
+    const name = typeof item.namespace === "string" ? `${item.namespace}.${item.name}` : item.name;
+    calls.set(item.call_id, name);
+  }
+  // Chat completions: `tool_calls[].id` and `.function.name`.
+  for (const call of asArray(item.tool_calls).map(asObject)) {
+    const name = asObject(call.function).name;
+    if (typeof call.id === "string" && typeof name === "string") calls.set(call.id, name);
+  }
+  // Anthropic: `tool_use` blocks (and server tools' `server_tool_use`) in the content.
+  for (const block of asArray(item.content).map(asObject)) {
+    if (typeof block.id === "string" && typeof block.name === "string") calls.set(block.id, block.name);
+  }
+}
+
+type Piece = { source: string; value: unknown };
+
+const result = (calls: Map<string, string>, id: unknown) =>
+  `result:${(typeof id === "string" && calls.get(id)) || "unknown"}`;
+
+/** A message's parts by source; a message of one source is one piece. */
+function messagePieces(item: Record<string, unknown>, calls: Map<string, string>): Piece[] {
+  // Responses items: each is of one source.
+  if (item.type === "reasoning") return [{ source: "reasoning", value: item }];
+  if (typeof item.type === "string" && item.type.endsWith("_output") && "call_id" in item)
+    return [{ source: result(calls, item.call_id), value: item }];
+  // Chat completions: a tool message answers one call; reasoning may ride on an assistant message.
+  if (item.role === "tool") return [{ source: result(calls, item.tool_call_id), value: item }];
+  if (Array.isArray(item.parts) && item.parts.length > 0)
+    return asArray(item.parts).map((part) => geminiPiece(asObject(part)));
+  // Content blocks: the message's frame goes with its blocks, in proportion.
+  if (Array.isArray(item.content) && item.content.length > 0)
+    return asArray(item.content).map((block) => anthropicPiece(asObject(block), calls));
+  const reasoning = item.reasoning_content ?? item.reasoning;
+  if (typeof reasoning === "string" && reasoning !== "") {
+    const { reasoning_content: _a, reasoning: _b, ...rest } = item;
+    return [
+      { source: "history", value: rest },
+      { source: "reasoning", value: reasoning },
+    ];
+  }
+  return [{ source: "history", value: item }];
+}
+
+/** Anthropic content blocks (and Responses message content parts, which are all history). */
+function anthropicPiece(block: Record<string, unknown>, calls: Map<string, string>): Piece {
+  if (block.type === "tool_result") return { source: result(calls, block.tool_use_id), value: block };
+  if (block.type === "thinking" || block.type === "redacted_thinking") return { source: "reasoning", value: block };
+  return { source: "history", value: block };
+}
+
+/** Gemini parts: a function response names its function; a thought part is reasoning. */
+function geminiPiece(part: Record<string, unknown>): Piece {
+  const response = asObject(part.functionResponse);
+  if (typeof response.name === "string") return { source: `result:${response.name}`, value: part };
+  if (part.thought === true) return { source: "reasoning", value: part };
+  return { source: "history", value: part };
+}
+
+/**
+ * A message's tokens shared among its pieces' sources: whole to a message of one source, else in
+ * proportion to each piece's own count, by largest remainder so the shares add up to the message.
+ */
+function shareOut(pieces: Piece[], tokens: number, measure: Pick<TokenMeasure, "countText">): Map<string, number> {
+  const shares = new Map<string, number>();
+  const sources = new Set(pieces.map((piece) => piece.source));
+  if (sources.size === 1) return shares.set(pieces[0]!.source, tokens);
+  const weights = new Map<string, number>();
+  for (const piece of pieces) {
+    const text = typeof piece.value === "string" ? piece.value : JSON.stringify(piece.value);
+    weights.set(piece.source, (weights.get(piece.source) ?? 0) + measure.countText(text));
+  }
+  let all = 0;
+  for (const weight of weights.values()) all += weight;
+  const exact = [...weights].map(([source, weight]) => ({ source, share: all === 0 ? 0 : (tokens * weight) / all }));
+  let left = tokens;
+  for (const { source, share } of exact) {
+    shares.set(source, Math.floor(share));
+    left -= Math.floor(share);
+  }
+  const byRemainder = [...exact].sort((a, b) => (b.share % 1) - (a.share % 1));
+  for (let i = 0; left > 0; i = (i + 1) % byRemainder.length, left--) {
+    const source = byRemainder[i]!.source;
+    shares.set(source, shares.get(source)! + 1);
+  }
+  return shares;
+}

@@ -1,0 +1,90 @@
+/**
+ * `report --context` as a user runs it, on the shipped probe p2-direct: the table fits 80 columns,
+ * --json gives each request's sources adding up to its total, and the tools never called are listed
+ * with what they cost over the run.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ContextSummary } from "../../src/analysis/context/context-summary.js";
+import type { RequestRecord } from "../../src/capture/types.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { jsonl } from "../capture/http-harness.js";
+import { sharedRun } from "../fixtures/shared-runs.js";
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
+    encoding: "utf8",
+    timeout: 120_000,
+    env: { ...process.env, ...env },
+  });
+  return { code: child.status, out: child.stdout, err: child.stderr };
+}
+
+let dir: string;
+let records: RequestRecord[];
+beforeAll(async () => {
+  dir = (await sharedRun("p2-direct")).dir;
+  records = jsonl<RequestRecord>(join(dir, "requests.jsonl"));
+}, 120_000);
+
+describe("report --context on p2-direct", () => {
+  it("--json: each request's sources add up to its record's total", () => {
+    const { code, out } = cli(["report", dir, "--context", "--json"]);
+    expect(code).toBe(0);
+    const summary = JSON.parse(out) as ContextSummary;
+    expect(summary.requests.map((r) => r.seq)).toEqual(records.map((r) => r.seq));
+    for (const [i, request] of summary.requests.entries()) {
+      expect(request.total).toBe(records[i]!.tokens!.total);
+      expect(Object.values(request.sources).reduce((a, b) => a + b, 0)).toBe(request.total);
+    }
+    const server = summary.sources.find((s) => s.source === "mcp:probe-stub")!;
+    expect(server.last).toBe(records.at(-1)!.sources!["mcp:probe-stub"]);
+    expect(server.session).toBe(records.reduce((t, r) => t + r.sources!["mcp:probe-stub"]!, 0));
+    expect(summary.sources.reduce((t, s) => t + s.share, 0)).toBeCloseTo(1, 9);
+  });
+
+  it("the direct tools, called only through the gateway, are never called, with their cost over the run", () => {
+    const summary = JSON.parse(cli(["report", dir, "--context", "--json"]).out) as ContextSummary;
+    const echo = summary.unused.find((u) => u.tool === "probe-stub_stub_echo")!;
+    const at = records[0]!.tools.indexOf("probe-stub_stub_echo");
+    expect(echo).toEqual({
+      tool: "probe-stub_stub_echo",
+      source: "mcp:probe-stub",
+      requests: records.length,
+      tokens: records.reduce((t, r) => t + r.toolTokens![at]!, 0),
+    });
+    expect(summary.unused.map((u) => u.tool)).not.toContain("mcp");
+  });
+
+  it("the table fits 80 columns and names every source", () => {
+    const { code, out } = cli(["report", dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
+    expect(code).toBe(0);
+    for (const line of out.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+    for (const source of Object.keys(records.at(-1)!.sources!)) expect(out).toContain(source);
+    expect(out).toContain("never called");
+  });
+});
+
+describe("report --context on records without sources", () => {
+  let copy: string;
+  beforeAll(() => {
+    copy = mkdtempSync(join(tmpdir(), "pp-context-"));
+    cpSync(dir, copy, { recursive: true });
+    // A run written before sources were counted: the same records without them (and no index).
+    const old = records.map(({ sources: _s, toolTokens: _t, ...rest }) => JSON.stringify(rest)).join("\n");
+    writeFileSync(join(copy, "requests.jsonl"), `${old}\n`);
+    rmSync(join(copy, "requests.index.jsonl"), { force: true });
+  });
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it("says on stderr which requests carry none, and exits 0", () => {
+    const { code, out, err } = cli(["report", copy, "--context", "--json"]);
+    expect(code).toBe(0);
+    expect((JSON.parse(out) as ContextSummary).requests).toEqual([]);
+    expect(err).toContain(`${records.length} request(s) carry no sources`);
+    expect(readFileSync(join(copy, "requests.jsonl"), "utf8")).not.toContain('"sources"');
+  });
+});
