@@ -72,7 +72,7 @@ describe("failed requests, shown with their reason and left out of rates and the
     const bodies = [chatBody(long, { stream: false }), chatBody(`${long} FAIL`, { stream: false })];
     const { runs, stderr } = await throughProxy(upstream, "mixed", bodies);
     expect(stderr).toMatch(/^#2 openai-completions .* status 429 \(HTTP 429: Rate limit reached\) /m);
-    expect(stderr).toMatch(/^#1 openai-completions .* status 200 prefix first$/m);
+    expect(stderr).toMatch(/^#1 openai-completions .* status 200 c1 main new conversation$/m);
 
     const report = cli("report", "mixed", "--runs", runs);
     expect(report.code).toBe(0);

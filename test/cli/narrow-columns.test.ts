@@ -195,10 +195,9 @@ describe("at 80 columns", () => {
     ];
     for (const command of commands) {
       const help = printed(80, ...command, "--help");
-      // The overview names the command as it was started (issue 38): here node and the script from the
-      // checkout; a command's own help names payload-probe and the command.
-      const usage =
-        command.length === 0 ? "Usage: node dist/cli/main.js <command>" : `Usage: payload-probe ${command.join(" ")} `;
+      // Every help's first line names payload-probe (and the command); the overview's closing hint names
+      // the command as it was started (issue 38, 717413f).
+      const usage = `Usage: payload-probe ${command.length === 0 ? "<command>" : `${command.join(" ")} `}`;
       expect(help.slice(0, usage.length)).toBe(usage);
       expect(over(help, 80), command.join(" ")).toEqual([]);
       // Wider terminals keep the 80 columns help is written for.
