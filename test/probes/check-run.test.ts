@@ -181,7 +181,7 @@ describe("the gate's own limits", () => {
     );
     const check = compareWithBaseline(readBaseline(baselineFile(), "tiny"), stamped, loadTolerances(""));
     expect(check.regressions.map(findingMessage)).toEqual([
-      "tiny request 2: prefix is breaks in system: system[0] changed, baseline kept (tolerance exact)",
+      "tiny request 2: cache prefix is broken in system: system[0] changed, baseline kept (tolerance exact)",
     ]);
     expect(compareWithBaseline(readBaseline(baselineFile(), "tiny"), records, loadTolerances("")).status).toBe("pass");
   });

@@ -295,14 +295,15 @@ export function compareWithBaseline(baseline: Baseline, records: RequestRecord[]
 function newPrefixBreak(probe: string, base: BaselineRequest, now: RequestRecord | undefined): Finding | null {
   if (base.prefix === undefined || !now?.prefix?.breakAt) return null;
   if (base.prefix?.breakAt === now.prefix.breakAt) return null;
-  const was = base.prefix?.breakAt ? `breaks in ${base.prefix.breakAt}` : "kept";
+  // Worded to read after "<metric> is": `cache prefix is broken in system: …, baseline kept`.
+  const was = base.prefix?.breakAt ? `broken in ${base.prefix.breakAt}` : "kept";
   const detail = now.prefix.breakDetail ? `: ${now.prefix.breakDetail}` : "";
   return {
     probe,
     request: now.seq,
-    metric: "prefix",
+    metric: "cache prefix",
     baseline: was,
-    actual: `breaks in ${now.prefix.breakAt}${detail}`,
+    actual: `broken in ${now.prefix.breakAt}${detail}`,
     tolerance: "exact",
   };
 }
