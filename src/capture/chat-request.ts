@@ -14,6 +14,16 @@ export interface ChatRequestProblem {
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** The JSON text's value when it is an object; null for any other value or text that is not JSON. */
+export function parseObject(json: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(json);
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";

@@ -9,6 +9,7 @@
  * diff costs little more than reading the shared text once (scripts/bench-tokenizer.mjs times it).
  */
 import type { WireDissection } from "../providers/types.js";
+import { isObject, parseObject } from "./chat-request.js";
 import type { TokenMeasure } from "./tokens.js";
 import type { CacheSegment, Part, PrefixInfo } from "./types.js";
 
@@ -304,22 +305,9 @@ export function changedToolKeys(prevJson: string, curJson: string): string {
 
 function definitionEntries(definition: Record<string, unknown>): Map<string, unknown> {
   const inner = definition.function;
-  if (definition.type !== "function" || !isPlainObject(inner)) return new Map(Object.entries(definition));
+  if (definition.type !== "function" || !isObject(inner)) return new Map(Object.entries(definition));
   const entries = Object.entries(definition).filter(([key]) => key !== "function");
   return new Map([...entries, ...Object.entries(inner)]);
-}
-
-function parseObject(json: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(json);
-    return isPlainObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function systemBreak(prev: string[], cur: string[]): Break | null {

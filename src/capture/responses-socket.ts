@@ -13,7 +13,7 @@
  * and cost then read exactly as for a request over HTTP. The server's output items are taken as it
  * sent them: they are what the model's context holds.
  */
-import { isObject } from "./chat-request.js";
+import { isObject, parseObject } from "./chat-request.js";
 import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
 import type { ResponseEnding } from "./types.js";
 
@@ -87,15 +87,6 @@ interface OpenTurn {
   output: Map<number, Item>;
 }
 
-function parsed(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 /** A server message as a server-sent event; a message spread over lines is put on one. */
 function asEvent(text: string, event: Record<string, unknown>): string {
   const data = text.includes("\n") ? JSON.stringify(event) : text;
@@ -117,7 +108,7 @@ export class SocketTurns {
 
   /** A client message; returns the request it opens (the mock answers it), or null when it opens none. */
   fromClient(text: string): { body: string; warmup: boolean } | null {
-    const message = parsed(text);
+    const message = parseObject(text);
     if (message?.type !== "response.create") return null;
     const { body, input } = this.chain.rebuild(message);
     const warmup = message.generate === false;
@@ -129,7 +120,7 @@ export class SocketTurns {
 
   fromServer(text: string): void {
     const turn = this.open[0];
-    const event = parsed(text);
+    const event = parseObject(text);
     if (!turn || !event) return;
     turn.firstByteMs ??= performance.now() - turn.started;
     turn.events.push(asEvent(text, event));
