@@ -32,10 +32,15 @@ afterEach(async () => {
 /** A word as the shell reads it back: single-quoted, its own single quotes closed and escaped. */
 const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
 
-/** `command` run by `script` on a new pseudo-terminal; what the test writes is typed there. */
+/**
+ * `command` run by `script` on a new pseudo-terminal; what the test writes is typed there. `script`
+ * hands the line to `$SHELL -c` (`/bin/sh` when unset); `exec` makes the command the terminal's
+ * foreground process, as a user's shell would. Without it dash stays in between, in the foreground
+ * group, and dies of the Ctrl-C itself (exit 130 whatever the command does).
+ */
 function atTerminal(command: string[], cwd: string, env: NodeJS.ProcessEnv) {
   const child: ChildProcess = stopAfterTest(
-    spawn("script", ["-qefc", command.map(quoted).join(" "), "/dev/null"], {
+    spawn("script", ["-qefc", `exec ${command.map(quoted).join(" ")}`, "/dev/null"], {
       cwd,
       env,
       detached: true,
