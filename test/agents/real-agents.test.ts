@@ -353,7 +353,7 @@ describe("real agents against the mock through the capture", () => {
   );
 
   it.skipIf(!codex)(
-    "Codex signed in with ChatGPT (no API key), through record's HTTPS listener to a fake ChatGPT backend that checks the sign-in's token: on its WebSocket each turn a full record equal to the same session over HTTP, the backend's calls side requests, no token in any file",
+    "Codex signed in with ChatGPT (no API key), through record's HTTPS listener to a fake ChatGPT backend that checks the sign-in's token: each turn a full record on its WebSocket and over HTTP, equal in tools, system, roles and calls, the backend's calls side requests, no token in any file",
     async () => {
       const run = async (name: string, sockets: boolean) => {
         const home = tempDir(`${name}-home-`);
