@@ -10,9 +10,11 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { findNpmAgent, type NpmAgentName } from "../../src/agents/npm-agents.js";
 import { findPi } from "../../src/agents/pi-install.js";
+import { readBody, sendJson, serveHttp } from "../../src/capture/http.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
@@ -252,6 +254,58 @@ function chatgptSignIn(home: string) {
   return { account, tokens, file };
 }
 
+/**
+ * A HOME signed in to the Gemini CLI with Google as its browser sign-in leaves it: the cached
+ * credentials (`~/.gemini/oauth_creds.json`, made-up tokens valid for an hour), the account it
+ * cached (so it asks for no user info), the sign-in selected, no usage statistics.
+ */
+function googleSignIn(home: string) {
+  const tokens = {
+    access_token: `ya29.${randomBytes(24).toString("base64url")}`,
+    refresh_token: `1//${randomBytes(24).toString("base64url")}`,
+  };
+  const gemini = join(home, ".gemini");
+  mkdirSync(gemini);
+  const creds = { ...tokens, token_type: "Bearer", scope: GOOGLE_SCOPES, expiry_date: Date.now() + 3_600_000 };
+  writeFileSync(join(gemini, "oauth_creds.json"), JSON.stringify(creds), { mode: 0o600 });
+  writeFileSync(join(gemini, "google_accounts.json"), JSON.stringify({ active: "user@example.com", old: [] }));
+  const settings = {
+    security: { auth: { selectedType: "oauth-personal" } },
+    privacy: { usageStatisticsEnabled: false },
+  };
+  writeFileSync(join(gemini, "settings.json"), JSON.stringify(settings));
+  return tokens;
+}
+
+const GOOGLE_SCOPES = [
+  "https://www.googleapis.com/auth/cloud-platform",
+  "https://www.googleapis.com/auth/userinfo.email",
+  "https://www.googleapis.com/auth/userinfo.profile",
+].join(" ");
+
+/** Google's token-info endpoint as the CLI's check reads it: the token's scopes and lifetime, for `token` alone. */
+async function startTokenInfo(token: string) {
+  const checked: string[] = [];
+  const service = await serveHttp(
+    async (request, response) => {
+      await readBody(request);
+      const known = request.headers.authorization === `Bearer ${token}`;
+      checked.push(known ? "known" : "unknown");
+      if (!known) return sendJson(response, 400, { error: "invalid_token" });
+      sendJson(response, 200, {
+        scope: GOOGLE_SCOPES,
+        expires_in: 3599,
+        email: "user@example.com",
+        access_type: "offline",
+      });
+    },
+    () => ({ status: 500, message: "token info" }),
+    0,
+    "127.0.0.1",
+  );
+  return { url: `http://127.0.0.1:${service.port}`, checked, close: () => service.close() };
+}
+
 describe("real agents against the mock through the capture", () => {
   it.skipIf(!claude)(
     "Claude Code (claude -p): exits 0, every request a full Messages record, bytes as the mock got them, no key in any file",
@@ -430,6 +484,68 @@ describe("real agents against the mock through the capture", () => {
     async () => {
       const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome(), true);
       expectFaithfulCapture(session, "google-generative-ai", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!geminiCli)(
+    "Gemini CLI signed in with Google (a cached sign-in, no key): through record's /code-assist route to the mock, every model request a full Gemini record read from the Code Assist wrapper, no token in any file",
+    async () => {
+      const home = tempDir("gemini-google-home-");
+      const tokens = googleSignIn(home);
+      const tokenInfo = await startTokenInfo(tokens.access_token);
+      const preload = pathToFileURL(join(FIXTURES, "token-info-double.mjs")).href;
+      const env = {
+        ...isolatedEnv(home),
+        NODE_OPTIONS: `--import=${preload}`,
+        PAYLOAD_PROBE_TOKEN_INFO_DOUBLE: tokenInfo.url,
+      };
+      const args = ["--skip-trust", "-p", "Say hello."];
+      let session: Session;
+      try {
+        session = await agentThroughCapture(
+          "gemini-google",
+          geminiCli!.program,
+          args,
+          env,
+          "gemini-code-assist-session",
+        );
+      } finally {
+        await tokenInfo.close();
+      }
+      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      expect(session.agent.stdout).toContain("Scripted answer one.");
+      // The sign-in was checked, with its own token.
+      expect(tokenInfo.checked).toContain("known");
+      expect(tokenInfo.checked).not.toContain("unknown");
+      const requests = jsonl<Payload & { url: string }>(join(session.captured, "payloads.jsonl")).filter(
+        (row) => row.type === "request",
+      );
+      const loops = requests.filter((row) => row.kind === "loop");
+      expect(loops.length).toBeGreaterThan(0);
+      for (const row of loops) {
+        expect(row).toMatchObject({ api: "google-generative-ai" });
+        expect(row.url).toMatch(/\/v1internal:(streamGenerateContent\?alt=sse|generateContent)$/);
+      }
+      expect(requests.map((row) => row.url)).toContainEqual(expect.stringMatching(/\/v1internal:loadCodeAssist$/));
+      const received = jsonl<Payload>(join(session.upstream, "payloads.jsonl")).filter((row) => row.type === "request");
+      expect(loops.map((row) => row.body)).toEqual(received.map((row) => row.body));
+      // The classifier's call (no tools, its JSON answer), then the turn, each with its model from the body.
+      const [classifier, turn] = loopTurns(session.captured);
+      expect(classifier!.tools).toEqual([]);
+      expect(classifier!.response?.text).toContain('"model_choice"');
+      expect(turn!.tools.length).toBeGreaterThan(0);
+      expect(turn!.response?.text).toBe("Scripted answer one.");
+      for (const record of [classifier!, turn!]) {
+        expect(record.model).toMatch(/^gemini-/);
+        expect(record.systemBytes).toBeGreaterThan(0);
+        expect(record.tokens?.total).toBeGreaterThan(0);
+      }
+      expect(session.agent.stderr).not.toContain("ClassifierStrategy failed");
+      for (const secret of [tokens.access_token, tokens.refresh_token]) {
+        expect(filesContaining(session.runs, secret)).toEqual([]);
+        expect(session.agent.stderr).not.toContain(secret);
+      }
     },
     180_000,
   );
