@@ -15,7 +15,7 @@ export interface LocalCertificate {
   authority: string;
 }
 
-/** How long the certificates hold: a session outlasting a day is unusual, and the clock may be a little off. */
+/** How long the certificates hold: a week, longer than any recording, from an hour back (a clock a little off). */
 const VALID_MS = 7 * 24 * 3600 * 1000;
 const CLOCK_SLACK_MS = 3600 * 1000;
 
