@@ -125,7 +125,7 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     const verbose = check("--verbose");
     expect(verbose.code).toBe(1);
     expect(verbose.stdout).toContain("regression: agent request 1: tools is [read, a_tool1], baseline [read]");
-  }, 120_000);
+  });
 
   it("budgets in tokens and dollars: over either fails with exit 1, a bad value is exit 2", () => {
     const spent = records().reduce((s, r) => s + r.tokens!.total, 0);

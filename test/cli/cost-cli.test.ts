@@ -38,7 +38,7 @@ const shared = (r: RequestRecord) => (r.prefix as unknown as { sharedTokens: num
 
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["seq-namespace", "seq-search", "p1-anthropic", "p1"]));
-}, 120_000);
+});
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /**

@@ -42,6 +42,7 @@ function spawned(width: number, ...args: string[]): { status: number | null; std
   const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
     cwd: PROJECT_ROOT,
     encoding: "utf8",
+    timeout: 120_000,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...environment(width) },
   });
   return { status: child.status, stdout: child.stdout, stderr: child.stderr };

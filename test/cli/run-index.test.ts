@@ -94,7 +94,7 @@ beforeAll(async () => {
   await runHandProbe(dir, "one", twoTurnProbe("one", "read"));
   await runHandProbe(dir, "two", twoTurnProbe("two", "read,bash", true));
   await proxiedRun();
-}, 120_000);
+});
 afterAll(() => removeTempDirs());
 
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean);

@@ -81,7 +81,7 @@ describe("tables on the command line", () => {
       // Started as `node dist/cli/main.js`, the hint names that (src/invoked-as.ts).
       `see it: node dist/cli/main.js report ${runDir} · show ${runDir} 1 · view ${runDir}`,
     );
-  }, 120_000);
+  });
 
   it("a pipe without COLUMNS gets every cell whole", () => {
     expect(cli({}, "report", "two", "--runs", runs)).toContain("[read, bash, edit, write, grep, find, ls]");

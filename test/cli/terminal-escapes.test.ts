@@ -64,7 +64,7 @@ let liveLines: string;
 beforeAll(async () => {
   liveLines = await captureSession("a", `Title line ${TITLE}`);
   await captureSession("b", `Title line ${TITLE} ${CLEAR} changed`);
-}, 60_000);
+});
 
 /** The CLI's stdout; colour is off unless `colour` (so our own SGR codes are apart from the check). */
 function printed(args: string[], colour = false): string {

@@ -49,7 +49,7 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     page.on("request", (r) => {
       if (!r.url().startsWith("file:")) problems.push(`request: ${r.url()}`);
     });
-  }, 120_000);
+  });
   afterAll(async () => {
     await browser?.close();
     rmSync(base, { recursive: true, force: true });
