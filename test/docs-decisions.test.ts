@@ -15,7 +15,9 @@ const DECISIONS = readFileSync(join(DOCS, "decisions.md"), "utf8");
 describe("docs/decisions.md and its index", () => {
   it("every record has a number of its own and a status naming records that exist", () => {
     const records = parseDecisions(DECISIONS);
-    expect(records.length).toBeGreaterThan(300);
+    // Every section holds records: a parse that found none would pass the next line vacuously.
+    const sections = DECISIONS.split("\n").filter((line) => line.startsWith("## ")).length;
+    expect(new Set(records.map((r: { section: string }) => r.section)).size).toBe(sections);
     expect(problems(records)).toEqual([]);
   });
 
