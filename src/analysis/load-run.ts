@@ -3,7 +3,7 @@
  *
  * `<run>` is a run folder (`runs/p1`, or a probe name whose folder is under runs/), a run id from
  * runs/payload-probe.db, or `<probe>@N` — the N-th latest run of a probe (`@1` the latest). A run
- * folder is streamed line by line (src/jsonl.ts), so a report or diff of a long run holds one
+ * folder is streamed line by line (src/files/jsonl.ts), so a report or diff of a long run holds one
  * request (one user turn, for a diff) at a time, never the whole file. Reading is synchronous: a
  * CLI command has nothing else to do meanwhile, and an async hop per row would cost more than the
  * analysis of the row. A run that is only in the database — its
@@ -20,10 +20,10 @@ import type { RecordSummary } from "../capture/run-index.js";
 import { RunDatabaseReader } from "../capture/sqlite.js";
 import type { AgentEventRow, RequestRecord } from "../capture/types.js";
 import { inputError, StorageError, UserError } from "../errors.js";
-import { type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
+import { type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../files/jsonl.js";
+import { isRunName } from "../files/safe-path.js";
 import type { WireRequest } from "../providers/types.js";
-import { isRunName } from "../safe-path.js";
-import { printable } from "../terminal-text.js";
+import { printable } from "../text/terminal-text.js";
 import { eventLines, recordLines } from "./record-file.js";
 import { countSummaries, summaryLines } from "./record-summaries.js";
 

@@ -9,7 +9,7 @@ import { requestFailure } from "../capture/request-failure.js";
 import type { RecordSummary } from "../capture/run-index.js";
 import { TOKEN_ENCODING } from "../capture/tokens.js";
 import type { CacheDiagnostics, RequestRecord } from "../capture/types.js";
-import { wrapLine } from "../text-wrap.js";
+import { wrapLine } from "../text/text-wrap.js";
 import { type CacheAgreement, cacheAgreement } from "./cache-agreement.js";
 import {
   compactRoles,

@@ -1,5 +1,5 @@
 import type { StorageError } from "../errors.js";
-import { JsonlWriter } from "../jsonl.js";
+import { JsonlWriter } from "../files/jsonl.js";
 import type { Codec, Transport, WireDissection, WireRequest } from "../providers/types.js";
 import type { BodyEncoding } from "./body-encoding.js";
 import { readCacheDiagnostics } from "./cache-diagnostics.js";

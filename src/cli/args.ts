@@ -1,9 +1,9 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UserError } from "../errors.js";
-import { printHelp } from "../help-text.js";
-import { cliName } from "../invoked-as.js";
-import { nearest } from "../nearest.js";
+import { cliName } from "../text/invoked-as.js";
+import { nearest } from "../text/nearest.js";
 import { runsDirArg } from "./arg-values.js";
+import { printHelp } from "./help-text.js";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 

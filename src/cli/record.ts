@@ -2,23 +2,24 @@ import { tmpdir } from "node:os";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { AGENT_POINTERS, pointerCaveats, recordEnvironment } from "../agents/agent-pointers.js";
+import { type LiveView, viewWhileCapturing } from "../analysis/view/live-view.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import { type CaptureProxy, startCaptureProxy } from "../capture/capture-proxy.js";
-import { findProgram } from "../find-program.js";
-import { cliName } from "../invoked-as.js";
-import { isSafeName } from "../safe-path.js";
-import { printable } from "../terminal-text.js";
-import { wrapLine } from "../text-wrap.js";
+import { isSafeName } from "../files/safe-path.js";
+import { type CommandEnd, runCommand, watchSession } from "../processes/foreground-command.js";
+import { clearDeadSessions, endSessionProcesses, makeSessionDir, SESSION_MARK } from "../processes/session-dir.js";
+import { cliName } from "../text/invoked-as.js";
+import { printable } from "../text/terminal-text.js";
+import { wrapLine } from "../text/text-wrap.js";
 import { parseCommand, usageError } from "./args.js";
 import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings } from "./capture-flags.js";
-import { type LiveView, liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS, viewWhileCapturing } from "./live-view.js";
+import { findProgram } from "./find-program.js";
 import { openPage } from "./open-page.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
-import { type CommandEnd, runCommand, watchSession } from "./record-child.js";
 import { proxyBases, RECORD_ROUTES, recordRoutes, UPSTREAM_OPTIONS } from "./record-routes.js";
 import { runRef, seeItLine } from "./see-it.js";
-import { clearDeadSessions, endSessionProcesses, makeSessionDir, SESSION_MARK } from "./session-dir.js";
+import { liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS } from "./view-flag.js";
 
 /** The agents record points, as lines of at most 80 columns for the help. */
 function pointedAgents(): string {

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { replaceFile } from "../replace-file.js";
+import { replaceFile } from "../files/replace-file.js";
 import { interpolateEnvRecord, interpolateEnvVars } from "./config.js";
 import type { CacheEntry, CacheFile, McpServerEntry } from "./types.js";
 

@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { RequestRecord } from "../../capture/types.js";
 import { inputError } from "../../errors.js";
-import { cliName } from "../../invoked-as.js";
-import { readYamlFile } from "../../yaml-file.js";
+import { readYamlFile } from "../../files/yaml-file.js";
+import { cliName } from "../../text/invoked-as.js";
 
 export const COUNT_METRICS = [
   "tokens.tools",

@@ -5,7 +5,7 @@
  */
 
 import { keepHead, MAX_LINES } from "../../output-limit.js";
-import { ProcessTimedOut, runProcess } from "../../run-process.js";
+import { ProcessTimedOut, runProcess } from "../../processes/run-process.js";
 import type { RuntimeTool } from "../../runtime/types.js";
 import type { SkillToolSpec } from "./types.js";
 

@@ -1,8 +1,8 @@
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { isProcessAlive } from "../pid-lock.js";
-import { processStart } from "../process-identity.js";
+import { isProcessAlive } from "./pid-lock.js";
+import { processStart } from "./process-identity.js";
 
 /**
  * The variable every process a session starts carries (the command and whatever it starts, a daemon
