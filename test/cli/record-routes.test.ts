@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { defaultRunName } from "../../src/cli/record.js";
-import { proxyBases, recordRoutes } from "../../src/cli/record-routes.js";
+import { defaultRunName, help } from "../../src/cli/record.js";
+import { proxyBases, RECORD_ROUTES, recordRoutes, routesHelp } from "../../src/cli/record-routes.js";
+import { escapeRegExp } from "../../src/text/regexp.js";
 import { userErrorOf } from "../fixtures/user-error.js";
 
 describe("record's routes", () => {
@@ -36,6 +37,24 @@ describe("record's routes", () => {
       gemini: "http://127.0.0.1:4000/gemini",
       "code-assist": "http://127.0.0.1:4000/code-assist",
     });
+  });
+});
+
+describe("record's --help", () => {
+  it("lists every route: its prefix, its upstream and the APIs it carries, in 80 columns", () => {
+    expect(
+      routesHelp()
+        .split("\n")
+        .filter((line) => line.length > 80),
+    ).toEqual([]);
+    expect(help).toContain(routesHelp());
+    // A wrapped line continues the one above it: join them to find a route's whole text.
+    const text = help.replace(/\n {6,}/g, " ");
+    expect(RECORD_ROUTES.length).toBe(4);
+    for (const { prefix, upstream, apis } of RECORD_ROUTES)
+      expect(text).toMatch(
+        new RegExp(`^  ${escapeRegExp(prefix)} +→ ${escapeRegExp(upstream)} +${escapeRegExp(apis)}$`, "m"),
+      );
   });
 });
 
