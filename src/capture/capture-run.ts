@@ -10,7 +10,7 @@ import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
 
 /** A run id: the name, the start time to the second, and the process, so two runs never share one. */
-export function newRunId(name: string): string {
+function newRunId(name: string): string {
   return `${name}-${new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18)}-${process.pid}`;
 }
 

@@ -97,7 +97,7 @@ function narrowed(content: string, descriptor: SecretLintRuleReportDescriptor): 
  * followed by an `n` reads as a line break too costs nothing but a boundary. Native replacements
  * keep it fast: a tokenizer that calls back per escape takes ten times as long on code.
  */
-export function escapeView(text: string): string {
+function escapeView(text: string): string {
   if (!text.includes("\\")) return text;
   // As UTF-16 code units in a buffer, each escape is rewritten in place and the text decoded once;
   // the escapes are looked for in the text (a string's search costs less per call than a buffer's).

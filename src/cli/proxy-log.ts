@@ -57,7 +57,7 @@ function exchangeText(exchange: FinishedExchange): string {
 }
 
 /** Counts of a proxy session, for the summary printed when it stops. */
-export class ProxyTally {
+class ProxyTally {
   /** `label` starts the summary: the command that served the requests (`proxy`, `mock`). */
   constructor(private readonly label = "proxy") {}
 

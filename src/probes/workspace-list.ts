@@ -18,7 +18,7 @@ import { ownFolderEntries, removeInside } from "../files/safe-path.js";
 /** Each path under the workspace (`/`-separated) and what it was when listed. */
 type Listing = Record<string, string>;
 
-export const writtenListPath = (base: string) => `${base}.written.json`;
+const writtenListPath = (base: string) => `${base}.written.json`;
 
 function entryState(path: string): string {
   const stats = lstatSync(path);

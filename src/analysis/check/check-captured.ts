@@ -281,7 +281,7 @@ function budgetFindings(
 const signedText = (n: number) => (n > 0 ? `+${n}` : `${n}`);
 
 /** `p1: tools +1 (a_tool1), system +1 line, +214 tokens per request, +$0.0031 per run`. */
-export function whatChanged(
+function whatChanged(
   probe: string,
   baseline: Baseline,
   actual: Baseline,

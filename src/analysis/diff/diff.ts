@@ -345,7 +345,7 @@ function* byTurn(a: Iterable<DiffItem>, b: Iterable<DiffItem>): Generator<[DiffI
 }
 
 /** A summary stays a summary: a long run lists its first breaks and counts the rest. */
-export const BREAKS_LISTED = 20;
+const BREAKS_LISTED = 20;
 
 function emptySide(): SideSummary {
   return { requests: 0, tokens: 0, bytes: 0, breakCount: 0, breaks: [] };

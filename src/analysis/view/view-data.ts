@@ -79,7 +79,7 @@ export class FileSink {
  * nor `<!--` can end or alter the element (HTML §4.12.1.3, restrictions for contents of script
  * elements); U+2028/2029 are escaped as well, so the text stays one line for every reader.
  */
-export function scriptSafeJson(value: unknown): string {
+function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(
     /[<\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
@@ -165,7 +165,7 @@ class ItemTable {
 }
 
 /** Cut the segments out of a wire body; the frame left rebuilds the exact body with them put back. */
-export function bodyFrame(body: string, d: WireDissection): string {
+function bodyFrame(body: string, d: WireDissection): string {
   const needles: [string, string][] = [
     ...d.tools.map((t): [string, string] => ["T", t.json]),
     ...d.systemParts.map((p): [string, string] => ["S", JSON.stringify(p)]),
