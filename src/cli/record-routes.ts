@@ -16,6 +16,8 @@ interface RecordRoute {
   sdkPath: string;
   /** The wire APIs it carries, for record's --help. */
   apis: string;
+  /** Its base is on the HTTPS listener when there is one (a client that refuses plain HTTP). */
+  secure?: boolean;
 }
 
 export const RECORD_ROUTES: RecordRoute[] = [
@@ -47,6 +49,16 @@ export const RECORD_ROUTES: RecordRoute[] = [
     sdkPath: "",
     apis: "Gemini, wrapped by Code Assist (the Gemini CLI signed in with Google)",
   },
+  // Codex sends its model requests to `<origin>/backend-api/codex/responses` whatever the path of its
+  // chatgpt_base_url (chatgpt-routing.ts), so this route's prefix is the backend's own path.
+  {
+    provider: "chatgpt",
+    prefix: "/backend-api",
+    upstream: "https://chatgpt.com/backend-api",
+    sdkPath: "",
+    apis: "OpenAI Responses and the backend's other calls (Codex signed in with ChatGPT; served over HTTPS too, with a certificate made for the session)",
+    secure: true,
+  },
 ];
 
 /** record's --help lines for its routes, one per route (wrapped to 80 columns): prefix, upstream, APIs. */
@@ -64,6 +76,7 @@ export const UPSTREAM_OPTIONS = {
   "upstream-openai": { type: "string" },
   "upstream-gemini": { type: "string" },
   "upstream-code-assist": { type: "string" },
+  "upstream-chatgpt": { type: "string" },
 } as const;
 
 type UpstreamValues = { upstream?: string } & { [K in `upstream-${keyof ProxyBases}`]?: string };
@@ -78,9 +91,10 @@ export function recordRoutes(values: UpstreamValues): ProxyRoute[] {
   });
 }
 
-/** The base URL each provider's SDKs take, on a proxy at `origin`. */
-export function proxyBases(origin: string): ProxyBases {
+/** The base URL each provider's SDKs take, on a proxy at `origin` (and `secureOrigin`, its HTTPS listener). */
+export function proxyBases(origin: string, secureOrigin?: string): ProxyBases {
   const bases = {} as ProxyBases;
-  for (const route of RECORD_ROUTES) bases[route.provider] = `${origin}${route.prefix}${route.sdkPath}`;
+  for (const route of RECORD_ROUTES)
+    bases[route.provider] = `${(route.secure && secureOrigin) || origin}${route.prefix}${route.sdkPath}`;
   return bases;
 }

@@ -11,6 +11,7 @@ describe("record's routes", () => {
       { prefix: "/openai", upstream: "https://api.openai.com" },
       { prefix: "/gemini", upstream: "https://generativelanguage.googleapis.com" },
       { prefix: "/code-assist", upstream: "https://cloudcode-pa.googleapis.com" },
+      { prefix: "/backend-api", upstream: "https://chatgpt.com/backend-api" },
     ]);
   });
 
@@ -19,6 +20,7 @@ describe("record's routes", () => {
     expect(routes.map((route) => route.upstream)).toEqual([
       "http://127.0.0.1:8000",
       "http://127.0.0.1:9000/v1",
+      "http://127.0.0.1:8000",
       "http://127.0.0.1:8000",
       "http://127.0.0.1:8000",
     ]);
@@ -30,12 +32,17 @@ describe("record's routes", () => {
     );
   });
 
-  it("give each provider's SDKs their base URL form", () => {
+  it("give each provider's SDKs their base URL form; ChatGPT's backend on the HTTPS listener when there is one", () => {
     expect(proxyBases("http://127.0.0.1:4000")).toEqual({
       anthropic: "http://127.0.0.1:4000/anthropic",
       openai: "http://127.0.0.1:4000/openai/v1",
       gemini: "http://127.0.0.1:4000/gemini",
       "code-assist": "http://127.0.0.1:4000/code-assist",
+      chatgpt: "http://127.0.0.1:4000/backend-api",
+    });
+    expect(proxyBases("http://127.0.0.1:4000", "https://127.0.0.1:4001")).toMatchObject({
+      openai: "http://127.0.0.1:4000/openai/v1",
+      chatgpt: "https://127.0.0.1:4001/backend-api",
     });
   });
 });
@@ -50,7 +57,6 @@ describe("record's --help", () => {
     expect(help).toContain(routesHelp());
     // A wrapped line continues the one above it: join them to find a route's whole text.
     const text = help.replace(/\n {6,}/g, " ");
-    expect(RECORD_ROUTES.length).toBe(4);
     for (const { prefix, upstream, apis } of RECORD_ROUTES)
       expect(text).toMatch(
         new RegExp(`^  ${escapeRegExp(prefix)} +→ ${escapeRegExp(upstream)} +${escapeRegExp(apis)}$`, "m"),
