@@ -112,7 +112,7 @@ build() {
 # Node before 22 parses the NODE_EXTRA_CA_CERTS file while it starts (about 80 ms, at every start),
 # whether or not the process opens a TLS connection. Past the install (npm may need it), the CLI and
 # the tests start with it under another name; the CLI puts it back for what it starts and trusts it
-# itself on its first https connection (src/extra-ca-certs.ts).
+# itself on its first https connection (src/processes/extra-ca-certs.ts).
 defer_extra_ca_certs() {
   if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ "$NODE_MAJOR" -lt 22 ]; then
     export PAYLOAD_PROBE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"

@@ -5,7 +5,7 @@
  *
  * Unbundled, one `run p1` resolves, reads and compiles about 120 ES modules before its first
  * request, and every stub server another hundred. Each entry becomes one CommonJS file,
- * `dist/bundles/<name>.cjs`, which src/bundle-loader.ts starts from V8's code cache (Node 20 has no
+ * `dist/bundles/<name>.cjs`, which src/processes/bundle-loader.ts starts from V8's code cache (Node 20 has no
  * compile cache for ES modules). The entry paths stay as they were — `dist/cli/main.js` and
  * `dist/stub-mcp/<stub>.js` become small CommonJS launchers that hand their bundle to the loader — so
  * the command lines in probe fixtures, the package's `bin` and the tests keep working, and the MCP
@@ -36,7 +36,7 @@ const ENTRIES = [
  * marked CommonJS, and dist/capture/ holds tsc's ES modules that scripts import.
  */
 const WORKERS = new Set(["src/capture/capture-worker.ts", "src/analysis/view/live-data-worker.ts"]);
-/** What src/bundle-loader.ts expects a bundle to be: a function of Node's five CommonJS arguments. */
+/** What src/processes/bundle-loader.ts expects a bundle to be: a function of Node's five CommonJS arguments. */
 const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) {";
 
 const bundleOf = (entry) => `dist/bundles/${entry === "src/cli/main.ts" ? "cli" : basename(entry, ".ts")}.cjs`;
@@ -106,7 +106,7 @@ async function writeLauncher(entry) {
   const variant = entry === "src/cli/main.ts" ? ", process.argv[2]" : "";
   await build({
     stdin: {
-      contents: `import { runBundle } from "./src/bundle-loader.ts";\nrunBundle(require("node:path").join(__dirname, ${JSON.stringify(bundle)})${variant});\n`,
+      contents: `import { runBundle } from "./src/processes/bundle-loader.ts";\nrunBundle(require("node:path").join(__dirname, ${JSON.stringify(bundle)})${variant});\n`,
       resolveDir: ".",
       loader: "ts",
     },
@@ -116,7 +116,7 @@ async function writeLauncher(entry) {
     platform: "node",
     target: "node20",
     banner: {
-      js: `#!/usr/bin/env node\n// Written by scripts/bundle.mjs: runs ${bundleOf(entry)} from V8's code cache (src/bundle-loader.ts).`,
+      js: `#!/usr/bin/env node\n// Written by scripts/bundle.mjs: runs ${bundleOf(entry)} from V8's code cache (src/processes/bundle-loader.ts).`,
     },
     logLevel: "warning",
   });

@@ -19,10 +19,10 @@ import { buildRecord } from "../dist/capture/record.js";
 import { RequestsWriter } from "../dist/capture/requests-writer.js";
 import { RUN_FOLDER_FILES } from "../dist/capture/run-format.js";
 import { loadTokenCounter } from "../dist/capture/tokens.js";
-import { JsonlWriter } from "../dist/jsonl.js";
+import { JsonlWriter } from "../dist/files/jsonl.js";
+import { removeOwnFolder } from "../dist/files/safe-path.js";
 import { resolveModel } from "../dist/providers/models.js";
 import { openaiCompletions } from "../dist/providers/openai-completions.js";
-import { removeOwnFolder } from "../dist/safe-path.js";
 
 const [dir, countArg, ...flags] = process.argv.slice(2);
 if (!dir || !countArg) {

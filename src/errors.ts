@@ -21,7 +21,7 @@ export class UserError extends Error {
 /**
  * A file or database payload-probe must read or write cannot be used: locked, damaged, full or
  * read-only. Not a bug, and nothing the user typed was wrong, but like bad input it is the user's to
- * fix, so the CLI says it in one line and exits 2 (`storageError` in src/storage-error.ts builds it).
+ * fix, so the CLI says it in one line and exits 2 (`storageError` in src/files/storage-error.ts builds it).
  */
 export class StorageError extends UserError {
   constructor(message: string, file: string) {

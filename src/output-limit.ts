@@ -9,7 +9,7 @@ import { join } from "node:path";
 
 /** Tool output sent to the model is bounded, as pi bounds it: 2000 lines or 50 KB, whichever comes first. */
 export const MAX_LINES = 2000;
-export const MAX_BYTES = 50 * 1024;
+const MAX_BYTES = 50 * 1024;
 
 export interface Truncated {
   text: string;

@@ -10,6 +10,8 @@ const RULES: LayerRule[] = [
   { folder: "skills/", mayImport: [] },
   { folder: "skills/disclosure/", mayImport: ["skills/", "runtime/types.ts"] },
   { folder: "cli/", mayImport: ["runtime/", "skills/", "providers/"] },
+  { folder: "text/", mayImport: [], neutral: true },
+  { folder: "files/", mayImport: ["text/"], neutral: true },
 ];
 
 let root: string | undefined;
@@ -114,10 +116,14 @@ describe("the layer check on a fixture tree", () => {
     const report = checkLayers(
       tree({
         ...clean,
-        "cli/args.ts": "export const parse = (argv: string[]) => argv;\n",
+        // A helper main.ts loads too (the help printer) is no command: it exports no `main`.
+        "cli/help-text.ts": "export const printHelp = (text: string) => text;\n",
+        "cli/args.ts":
+          'import { printHelp } from "./help-text.js";\nexport const parse = (argv: string[]) => argv.map(printHelp);\n',
         "cli/main.ts":
-          'export const commands = { run: () => import("./run.js"), check: () => import("./check.js") };\n',
-        "cli/run.ts": 'import { parse } from "./args.js";\nexport const allNames = () => parse([]);\n',
+          'import { printHelp } from "./help-text.js";\nexport const commands = { run: () => import("./run.js"), check: () => import("./check.js") };\nvoid printHelp;\n',
+        "cli/run.ts":
+          'import { parse } from "./args.js";\nexport const allNames = () => parse([]);\nexport async function main() { return allNames().length; }\n',
         "cli/check.ts":
           'import { parse } from "./args.js";\nimport { allNames } from "./run.js";\nexport const main = () => [parse, allNames];\n',
       }),
@@ -142,6 +148,28 @@ describe("the layer check on a fixture tree", () => {
       'errors.ts:1 imports "./providers/types.js" (providers/types.ts): neutral modules (files directly under src/) may import only other neutral modules',
       'runtime/broken.ts:1 imports "./missing.js": a relative import must name a module under src/',
       'viewer/page.ts:1 imports "../errors.js" (errors.ts): viewer/ has no rule in the layer table: add one',
+    ]);
+  });
+
+  it("lets every layer import a neutral folder, and holds a neutral folder to its own short list", () => {
+    const report = checkLayers(
+      tree({
+        ...clean,
+        "text/wrap.ts":
+          'import { UserError } from "../errors.js";\nexport const wrap = (s: string) => [s, UserError];\n',
+        "text/bad.ts":
+          'import { found } from "../skills/discover.js";\nimport { lines } from "../files/lines.js";\nexport const bad = [found, lines];\n',
+        "files/lines.ts": 'import { wrap } from "../text/wrap.js";\nexport const lines = wrap("");\n',
+        "providers/render.ts":
+          'import { wrap } from "../text/wrap.js";\nimport { lines } from "../files/lines.js";\nexport const r = [wrap, lines];\n',
+        "errors.ts": 'import { wrap } from "./text/wrap.js";\nexport class UserError extends Error {}\nvoid wrap;\n',
+      }),
+      RULES,
+    );
+    expect(report.violations.map(formatViolation)).toEqual([
+      'errors.ts:1 imports "./text/wrap.js" (text/wrap.ts): neutral modules (files directly under src/) may import only other neutral modules',
+      'text/bad.ts:1 imports "../skills/discover.js" (skills/discover.ts): text/ is neutral: it may import only its own folder and files directly under src/',
+      'text/bad.ts:2 imports "../files/lines.js" (files/lines.ts): text/ is neutral: it may import only its own folder and files directly under src/',
     ]);
   });
 });

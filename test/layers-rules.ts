@@ -16,10 +16,26 @@ export interface LayerRule {
   mayImport: string[];
   /** Why, when the rule differs from docs/architecture.md's table. */
   why?: string;
+  /**
+   * A subject folder of neutral modules (`text/`, `files/`, `processes/`): every layer may import it,
+   * and it imports only the files directly under `src/`, its own folder and its `mayImport`.
+   */
+  neutral?: true;
 }
 
-/** Every layer may import its own folder and the neutral modules (files directly under `src/`). */
+/**
+ * Every layer may import its own folder and the neutral modules: the files directly under `src/` and
+ * the subject folders marked `neutral`.
+ */
 export const LAYER_RULES: LayerRule[] = [
+  { folder: "text/", mayImport: [], neutral: true },
+  { folder: "files/", mayImport: [], neutral: true },
+  {
+    folder: "processes/",
+    mayImport: ["files/"],
+    neutral: true,
+    why: "a pid lock is a file (its failures are storage errors) and the bundle loader writes its code cache whole; files/ needs nothing of processes/",
+  },
   {
     folder: "runtime/",
     mayImport: ["providers/types.ts"],
@@ -174,10 +190,15 @@ function ruleFor(module: string, rules: LayerRule[]): LayerRule | undefined {
   return rules.filter((rule) => module.startsWith(rule.folder)).sort((a, b) => b.folder.length - a.folder.length)[0];
 }
 
-const isNeutral = (module: string): boolean => !module.includes("/");
+/** A file directly under `src/`: the bottom of the house, importing only its own kind. */
+const isRootModule = (module: string): boolean => !module.includes("/");
 
 function describe(rule: LayerRule | undefined): string {
   if (!rule) return "neutral modules (files directly under src/) may import only other neutral modules";
+  if (rule.neutral) {
+    const allowed = ["files directly under src/", ...rule.mayImport].join(", ");
+    return `${rule.folder} is neutral: it may import only its own folder and ${allowed}`;
+  }
   const allowed =
     rule.mayImport.length > 0 ? `${rule.mayImport.join(", ")} and neutral modules` : "neutral modules only";
   return `${rule.folder} may import ${allowed}`;
@@ -187,12 +208,15 @@ function describe(rule: LayerRule | undefined): string {
 function breach(edge: ImportEdge, rules: LayerRule[]): string | undefined {
   if (edge.to === undefined) return "a relative import must name a module under src/";
   const to = edge.to;
-  if (isNeutral(edge.from)) return isNeutral(to) ? undefined : describe(undefined);
+  if (isRootModule(edge.from)) return isRootModule(to) ? undefined : describe(undefined);
   const rule = ruleFor(edge.from, rules);
   if (!rule) return `${edge.from.split("/")[0]}/ has no rule in the layer table: add one`;
-  if (isNeutral(to)) return undefined;
+  if (isRootModule(to)) return undefined;
   // Within its own folder a layer is free; a nested layer (skills/disclosure/) is not its parent's "own".
-  if (ruleFor(to, rules) === rule) return undefined;
+  const toRule = ruleFor(to, rules);
+  if (toRule === rule) return undefined;
+  // A layer may import any neutral folder; a neutral folder only what its rule lists.
+  if (!rule.neutral && toRule?.neutral) return undefined;
   const allowed = rule.mayImport.some((target) => (target.endsWith("/") ? to.startsWith(target) : to === target));
   return allowed ? undefined : describe(rule);
 }
@@ -258,16 +282,32 @@ function closedPath(component: string[], next: Map<string, string[]>): string[] 
   return [start, start];
 }
 
-/** Where the CLI dispatches from: every cli/ module it imports is a command. */
+/** Where the CLI dispatches from: every cli/ module it imports that exports `main` is a command. */
 const CLI_ENTRY = "cli/main.ts";
+
+/** Whether a module exports a function `main` (a command's entry; main.ts also loads the help printer). */
+function exportsMain(path: string): boolean {
+  const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
+  const exported = (node: ts.Node) =>
+    (ts.getCombinedModifierFlags(node as ts.Declaration) & ts.ModifierFlags.Export) !== 0;
+  return source.statements.some((statement) =>
+    ts.isFunctionDeclaration(statement)
+      ? statement.name?.text === "main" && exported(statement)
+      : ts.isVariableStatement(statement) &&
+        exported(statement) &&
+        statement.declarationList.declarations.some((d) => ts.isIdentifier(d.name) && d.name.text === "main"),
+  );
+}
 
 /**
  * The CLI only parses and dispatches: a command module (one cli/main.ts loads) is imported by no
  * other module, so what two commands share lives in a layer below or in a cli/ helper.
  */
-function commandBreaches(edges: ImportEdge[]): LayerViolation[] {
+function commandBreaches(root: string, edges: ImportEdge[]): LayerViolation[] {
   const commands = new Set(
-    edges.filter((e) => e.from === CLI_ENTRY && e.to?.startsWith("cli/")).map((e) => e.to as string),
+    edges
+      .filter((e) => e.from === CLI_ENTRY && e.to?.startsWith("cli/") && exportsMain(join(root, e.to)))
+      .map((e) => e.to as string),
   );
   return edges
     .filter((e) => e.from !== CLI_ENTRY && e.to !== undefined && commands.has(e.to))
@@ -285,7 +325,7 @@ export function checkLayers(root: string, rules: LayerRule[] = LAYER_RULES): Lay
     const rule = breach(edge, rules);
     if (rule) violations.push({ ...edge, rule });
   }
-  violations.push(...commandBreaches(edges));
+  violations.push(...commandBreaches(root, edges));
   return { violations, cycles: importCycles(edges) };
 }
 

@@ -45,7 +45,7 @@ function parseUserConfig(text: string, file: string): Table {
  * The config.toml Codex gets: the user's (when there is one) with our provider added and selected.
  * A profile's `model_provider` would win over the top-level key, so profiles lose theirs.
  */
-export function codexConfig(userText: string | undefined, file: string, openaiBase: string, websockets = true): string {
+function codexConfig(userText: string | undefined, file: string, openaiBase: string, websockets = true): string {
   const config = userText === undefined ? {} : parseUserConfig(userText, file);
   config.model_provider = CODEX_PROVIDER_ID;
   if (isTable(config.profiles))

@@ -34,7 +34,7 @@ function userContent(env: NodeJS.ProcessEnv): Table {
 }
 
 /** The inline config opencode gets: the user's, with each provider's `options.baseURL` at the proxy. */
-export function opencodeContent(bases: ProxyBases, env: NodeJS.ProcessEnv): string {
+function opencodeContent(bases: ProxyBases, env: NodeJS.ProcessEnv): string {
   const config = userContent(env);
   const providers = isTable(config.provider) ? config.provider : {};
   for (const [id, baseURL] of Object.entries(providerBases(bases))) {

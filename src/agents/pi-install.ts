@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { UserError } from "../errors.js";
-import { cliName } from "../invoked-as.js";
+import { cliName } from "../text/invoked-as.js";
 import { agentsCacheDir, type InstallSpec, installInto, isInstalled } from "./agent-install.js";
 
 /** The versions the runtime mirrors (pi) and the adapter pinned in its place (see docs/decisions.md, "Real pi"). */

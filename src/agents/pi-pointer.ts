@@ -32,7 +32,7 @@ function parseModels(text: string, file: string): Table {
 }
 
 /** The models.json pi gets: the user's (when there is one) with each built-in provider's baseUrl at the proxy. */
-export function piModels(userText: string | undefined, file: string, bases: ProxyBases): string {
+function piModels(userText: string | undefined, file: string, bases: ProxyBases): string {
   const models = userText === undefined ? {} : parseModels(userText, file);
   const providers = isTable(models.providers) ? models.providers : {};
   for (const [id, baseUrl] of Object.entries(providerBases(bases)))

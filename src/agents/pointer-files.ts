@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { inputError } from "../errors.js";
-import { readInputFile } from "../input-file.js";
+import { readInputFile } from "../files/input-file.js";
 
 export type Table = Record<string, unknown>;
 

@@ -26,7 +26,7 @@ export function cacheAgreement(record: RecordSummary): CacheAgreement {
 }
 
 /** The provider's word in a few words: `hit`, `miss: tools_changed`, `not-found`… */
-export function providerWord(said: CacheDiagnostics): string {
+function providerWord(said: CacheDiagnostics): string {
   return said.verdict === "miss" ? `miss: ${said.reason}` : said.verdict;
 }
 

@@ -58,7 +58,7 @@ export function prefixSummary(r: RecordSummary): string {
 }
 
 /** `c1: ` for the main conversation, `c2 subagent: `, `c3 side: ` (empty for a record from before conversations). */
-export function conversationLabel(r: Pick<RecordSummary, "conversation">): string {
+function conversationLabel(r: Pick<RecordSummary, "conversation">): string {
   const c = r.conversation;
   if (!c) return "";
   return c.role === "main" ? `${c.id}: ` : `${c.id} ${c.role}: `;

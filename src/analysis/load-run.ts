@@ -3,7 +3,7 @@
  *
  * `<run>` is a run folder (`runs/p1`, or a probe name whose folder is under runs/), a run id from
  * runs/payload-probe.db, or `<probe>@N` — the N-th latest run of a probe (`@1` the latest). A run
- * folder is streamed line by line (src/jsonl.ts), so a report or diff of a long run holds one
+ * folder is streamed line by line (src/files/jsonl.ts), so a report or diff of a long run holds one
  * request (one user turn, for a diff) at a time, never the whole file. Reading is synchronous: a
  * CLI command has nothing else to do meanwhile, and an async hop per row would cost more than the
  * analysis of the row. A run that is only in the database — its
@@ -20,10 +20,10 @@ import type { RecordSummary } from "../capture/run-index.js";
 import { RunDatabaseReader } from "../capture/sqlite.js";
 import type { AgentEventRow, RequestRecord } from "../capture/types.js";
 import { inputError, StorageError, UserError } from "../errors.js";
-import { type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../jsonl.js";
+import { type JsonlReadOptions, jsonlLines, parseJsonlLine } from "../files/jsonl.js";
+import { isRunName } from "../files/safe-path.js";
 import type { WireRequest } from "../providers/types.js";
-import { isRunName } from "../safe-path.js";
-import { printable } from "../terminal-text.js";
+import { printable } from "../text/terminal-text.js";
 import { eventLines, recordLines } from "./record-file.js";
 import { countSummaries, summaryLines } from "./record-summaries.js";
 
@@ -212,68 +212,53 @@ function lostOf(lookup: RunLookup, key: RunRowKey): number {
   }
 }
 
+/** What `read` makes of the run database, on a connection of its own, closed after. */
+function fromDatabase<T>(lookup: RunLookup, read: (db: RunDatabaseReader) => T): T {
+  const db = RunDatabaseReader.open(databasePath(lookup));
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The rows `read` streams from the run database, its connection open until the last is read (or the reader stops). */
+function* streamedFromDatabase<T>(lookup: RunLookup, read: (db: RunDatabaseReader) => Iterable<T>): Generator<T> {
+  const db = RunDatabaseReader.open(databasePath(lookup));
+  try {
+    yield* read(db);
+  } finally {
+    db.close();
+  }
+}
+
 function databaseSource(runId: string, lookup: RunLookup): RunSource {
   return {
     label: runId,
     recordsFile: null,
     hasPayloads: true,
     lost: () => lostOf(lookup, { id: runId }),
-    count() {
-      const db = RunDatabaseReader.open(databasePath(lookup));
-      try {
-        return db.recordsOf(runId).length;
-      } finally {
-        db.close();
-      }
-    },
-    *records() {
-      const db = RunDatabaseReader.open(databasePath(lookup));
-      try {
-        yield* db.recordsOf(runId);
-      } finally {
-        db.close();
-      }
-    },
+    count: () => fromDatabase(lookup, (db) => db.recordsOf(runId).length),
+    records: () => streamedFromDatabase(lookup, (db) => db.recordsOf(runId)),
     summaries() {
       return this.records();
     },
     payload: ((seq: number, type: StoredPayload["type"]) => {
-      const db = RunDatabaseReader.open(databasePath(lookup));
-      try {
-        const data = db.payloadOf(runId, seq, type);
-        return data === null ? null : (JSON.parse(data) as StoredPayload);
-      } finally {
-        db.close();
-      }
+      const data = fromDatabase(lookup, (db) => db.payloadOf(runId, seq, type));
+      return data === null ? null : (JSON.parse(data) as StoredPayload);
     }) as RunSource["payload"],
     *lazyPayloads() {
       for (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };
     },
-    events() {
-      const db = RunDatabaseReader.open(databasePath(lookup));
-      try {
-        return db.eventsOf(runId);
-      } finally {
-        db.close();
-      }
-    },
+    events: () => fromDatabase(lookup, (db) => db.eventsOf(runId)),
     *payloads() {
-      const db = RunDatabaseReader.open(databasePath(lookup));
-      try {
-        for (const data of db.requestPayloadsOf(runId)) yield JSON.parse(data) as RequestPayload;
-      } finally {
-        db.close();
-      }
+      for (const data of streamedFromDatabase(lookup, (db) => db.requestPayloadsOf(runId)))
+        yield JSON.parse(data) as RequestPayload;
     },
     *responses() {
-      const db = RunDatabaseReader.open(databasePath(lookup));
-      try {
-        // Read to the end before the connection closes: a statement still iterating keeps it busy.
-        const rows = [...db.payloadsOf(runId, "response")];
-        for (const data of rows) yield JSON.parse(data) as ResponsePayload;
-      } finally {
-        db.close();
-      }
+      // Read to the end before the connection closes: a statement still iterating keeps it busy.
+      for (const data of fromDatabase(lookup, (db) => [...db.payloadsOf(runId, "response")]))
+        yield JSON.parse(data) as ResponsePayload;
     },
   };
 }

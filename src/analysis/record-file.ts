@@ -1,7 +1,7 @@
 /** The rows of a run folder's requests.jsonl and events.jsonl, each checked for the fields analysis reads. */
 import { existsSync } from "node:fs";
 import type { AgentEventRow, RequestRecord } from "../capture/types.js";
-import { type JsonlReadOptions, jsonlRows } from "../jsonl.js";
+import { type JsonlReadOptions, jsonlRows } from "../files/jsonl.js";
 
 export function recordLines(path: string, options: JsonlReadOptions = {}): Iterable<RequestRecord> {
   return jsonlRows(path, isRecord, "a RequestRecord (v1)", options);

@@ -10,7 +10,7 @@
 import { existsSync, statSync } from "node:fs";
 import type { RunFiles } from "../capture/run-format.js";
 import { INDEX_HEADER, indexRowDecoder, type RecordSummary } from "../capture/run-index.js";
-import { countJsonlRows, type JsonlReadOptions, jsonlLines, lineEndingAt } from "../jsonl.js";
+import { countJsonlRows, type JsonlReadOptions, jsonlLines, lineEndingAt } from "../files/jsonl.js";
 import { recordLines } from "./record-file.js";
 
 /** How far a checked index reaches: its rows, and where the last one's record ends in requests.jsonl. */

@@ -9,7 +9,7 @@ import { requestFailure } from "../capture/request-failure.js";
 import type { RecordSummary } from "../capture/run-index.js";
 import { TOKEN_ENCODING } from "../capture/tokens.js";
 import type { CacheDiagnostics, RequestRecord } from "../capture/types.js";
-import { wrapLine } from "../text-wrap.js";
+import { wrapLine } from "../text/text-wrap.js";
 import { type CacheAgreement, cacheAgreement } from "./cache-agreement.js";
 import {
   compactRoles,
@@ -60,7 +60,7 @@ export interface ReportRow {
   tokenGap?: TokenGap;
 }
 
-export function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
+function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
   return {
     seq: r.seq,
     kind: r.kind,
@@ -98,7 +98,7 @@ function sized(value: number | null, unit: SizeUnit, gap = ""): string {
 const UNIT_SUFFIX: Record<SizeUnit, string> = { bytes: "B", chars: "ch" };
 
 /** One line per request, every figure named: `seq=1 kind=loop toolCount=2 tools=3511B … body=5647B tokens=1282 …`. */
-export function plainLine(row: ReportRow): string {
+function plainLine(row: ReportRow): string {
   const s = row.size;
   const markers = Object.entries(row.markers)
     .map(([name, count]) => ` ${name}=${count}`)

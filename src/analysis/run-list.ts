@@ -10,7 +10,7 @@ import { firstRunId } from "../capture/run-folder.js";
 import { runDatabasePath, runFiles } from "../capture/run-format.js";
 import { RunDatabaseReader, type RunRow } from "../capture/sqlite.js";
 import { UserError } from "../errors.js";
-import { isRunName } from "../safe-path.js";
+import { isRunName } from "../files/safe-path.js";
 import { type RunLookup, type RunSource, resolveRun } from "./load-run.js";
 
 export interface RunEntry {

@@ -32,7 +32,7 @@ export interface RunFacts extends RunEntry {
 const PROBE_STATUSES = new Set(["passed", "failed", "error"]);
 
 /** A request that did not get a whole answer: an error status, none at all, or a stream that stopped. */
-export function failed(record: Pick<RequestRecord, "status" | "ending">): boolean {
+function failed(record: Pick<RequestRecord, "status" | "ending">): boolean {
   if (record.status === undefined) return false;
   return (
     record.status === null || record.status >= 400 || (record.ending !== undefined && record.ending !== "complete")

@@ -166,7 +166,7 @@ export const LONG_PIECE = 64;
  * characters of several UTF-8 bytes) whatever a body holds. No merge then crosses a cut: the count of
  * such a piece may differ from the exact one by about one token per cut, one in a million characters.
  */
-export const MAX_WHOLE_PIECE = 1 << 20;
+const MAX_WHOLE_PIECE = 1 << 20;
 
 /**
  * Routes the long pieces of one gpt-tokenizer encoding to `mergeBytePairs`. Pieces are the unit

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { StorageError, UserError } from "../errors.js";
-import { describeProcess, type PidLock, tryLock } from "../pid-lock.js";
+import { isRunName, SAFE_NAME_RULE } from "../files/safe-path.js";
+import { describeProcess, type PidLock, tryLock } from "../processes/pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
-import { isRunName, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture, type CaptureOptions } from "./capture.js";
 import { checkRunFolderReplaceable, dropEmptyLiveFolder, prepareRunFolder, swapInRunFolder } from "./run-folder.js";
 import { runDatabasePath } from "./run-format.js";
@@ -10,7 +10,7 @@ import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
 
 /** A run id: the name, the start time to the second, and the process, so two runs never share one. */
-export function newRunId(name: string): string {
+function newRunId(name: string): string {
   return `${name}-${new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18)}-${process.pid}`;
 }
 

@@ -1,18 +1,19 @@
 import type { StorageError } from "../errors.js";
-import { JsonlWriter } from "../jsonl.js";
+import { JsonlWriter } from "../files/jsonl.js";
 import type { Codec, Transport, WireDissection, WireRequest } from "../providers/types.js";
 import type { BodyEncoding } from "./body-encoding.js";
 import { readCacheDiagnostics } from "./cache-diagnostics.js";
-import { CacheReader } from "./cache-reader.js";
+import { CacheReader, type CacheReadInput } from "./cache-reader.js";
 import { contextSources } from "./context-sources.js";
 import { ConversationTracker } from "./conversations.js";
+import type { PrefixBreak } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import { RequestsWriter } from "./requests-writer.js";
 import { runFiles } from "./run-format.js";
 import { SecretScanner, type SecretTally } from "./secrets.js";
 import type { RunDatabase } from "./sqlite.js";
 import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
-import { loadTokenCounter, TOKEN_ENCODING, type TokenMeasure } from "./tokens.js";
+import { loadTokenCounter, type RequestTokenCounts, TOKEN_ENCODING, type TokenMeasure } from "./tokens.js";
 import type { AddedDiagnostics, MarkerSpec, RequestRecord, ResponseEnding, SocketSent } from "./types.js";
 
 export interface CaptureOptions {
@@ -316,7 +317,7 @@ export class Capture {
       dissection,
       sessionHeader: request.sessionHeader,
     });
-    const read = {
+    const { prefix, tokens, context } = await this.measure({
       seq,
       api: request.api,
       atMs: Date.parse(ts),
@@ -324,17 +325,7 @@ export class Capture {
       conversation: conversation.id,
       startsConversation: started,
       chainedTo: this.conversations.chainedTo(dissection),
-    };
-    // Measured in one pass that may run twice (again with the tokenizer, when the cache lacks a fact):
-    // the reader is told of the request once, on the pass that counts.
-    const { prefix, tokens, context } = this.tokens
-      ? await this.tokens.measure((counter) => {
-          // Counted first: a fact the token cache lacks throws before the reader has changed anything.
-          const tokens = counter.countRequestTokens(dissection);
-          const context = contextSources(dissection, tokens, counter);
-          return { tokens, context, prefix: this.cache.read(read, counter) };
-        })
-      : { prefix: this.cache.read(read), tokens: null, context: null };
+    });
     const { response, error } = await this.readResponse(request, outcome);
     const record = buildRecord({
       run: this.options.run,
@@ -357,14 +348,7 @@ export class Capture {
           }
         : null,
     });
-    // An in-process transport has no status and always completes; its records stay as they were.
-    if (outcome.status !== null || outcome.ending !== "complete") {
-      record.status = outcome.status;
-      record.firstByteMs = outcome.firstByteMs === null ? null : round(outcome.firstByteMs);
-      record.ending = outcome.ending;
-      record.error = error;
-    }
-    if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
+    addOutcome(record, outcome, error);
     const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request);
     if (diagnostics) record.cacheDiagnostics = diagnostics;
     record.conversation = conversation;
@@ -372,6 +356,25 @@ export class Capture {
     const responseId = request.api === "openai-responses" ? outcome.body.match(RESPONSE_ID)?.[1] : undefined;
     if (responseId) this.conversations.answered(responseId, conversation, seq);
     return record;
+  }
+
+  /**
+   * The request's tokens, where its sources' tokens went and the prefix the provider can read from its
+   * cache, measured in one pass that may run twice (again with the tokenizer, when the token cache lacks
+   * a fact): the cache reader is told of the request once, on the pass that counts.
+   */
+  private async measure(read: CacheReadInput): Promise<{
+    prefix: PrefixBreak;
+    tokens: RequestTokenCounts | null;
+    context: ReturnType<typeof contextSources> | null;
+  }> {
+    if (!this.tokens) return { prefix: this.cache.read(read), tokens: null, context: null };
+    return this.tokens.measure((counter) => {
+      // Counted first: a fact the token cache lacks throws before the reader has changed anything.
+      const tokens = counter.countRequestTokens(read.dissection);
+      const context = contextSources(read.dissection, tokens, counter);
+      return { tokens, context, prefix: this.cache.read(read, counter) };
+    });
   }
 
   /**
@@ -415,6 +418,20 @@ export class Capture {
 const RESPONSE_ID = /"id":"(resp_[^"]+)"/;
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/**
+ * How the exchange ended, on its record. An in-process transport has no status and always completes:
+ * its records stay as they were.
+ */
+function addOutcome(record: RequestRecord, outcome: ResponseOutcome, error: string | null): void {
+  if (outcome.status !== null || outcome.ending !== "complete") {
+    record.status = outcome.status;
+    record.firstByteMs = outcome.firstByteMs === null ? null : round(outcome.firstByteMs);
+    record.ending = outcome.ending;
+    record.error = error;
+  }
+  if (outcome.usageEstimated && record.usage) record.usage = { ...record.usage, source: "estimate" };
+}
 
 /** The secrets replaced in a request's and its response's bodies together (null: none). */
 function sumTallies(a: SecretTally | null, b: SecretTally | null): SecretTally | null {

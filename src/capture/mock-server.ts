@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { PidLock } from "../pid-lock.js";
+import type { PidLock } from "../processes/pid-lock.js";
 import { CacheDiagnoser, type DiagnosedReply } from "../providers/cache-diagnoser.js";
 import { codecFor } from "../providers/codecs.js";
 import { geminiEndpoint, geminiReplyForm } from "../providers/google-generative-ai.js";

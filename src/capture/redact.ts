@@ -1,5 +1,5 @@
 /** What the capture writes in place of a secret. */
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 /**
  * Query parameters that carry credentials, matched case-insensitively: API keys (`?key=` of Google

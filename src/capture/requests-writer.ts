@@ -6,7 +6,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { StorageError } from "../errors.js";
-import { JsonlWriter } from "../jsonl.js";
+import { JsonlWriter } from "../files/jsonl.js";
 import { runFiles } from "./run-format.js";
 import { INDEX_HEADER, indexRowEncoder } from "./run-index.js";
 import type { RequestRecord } from "./types.js";

@@ -5,15 +5,15 @@
  * to `p1`, and the old one removed once it is known to hold only a run's files and the run database
  * holds its run (read back as `p1@2`); a previous run the database does not hold (written with
  * `--no-db`) is kept as the folder `p1.previous-<n>` instead. Both working names begin with a
- * dot, which no run name may (src/safe-path.ts), so they can never be a user's run folder, and they
+ * dot, which no run name may (src/files/safe-path.ts), so they can never be a user's run folder, and they
  * carry the name and process they belong to. Every step runs with the run folder's lock held.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { StorageError, UserError } from "../errors.js";
-import { jsonlLines, parseJsonlLine } from "../jsonl.js";
-import { isOwnFolder, removeOwnFolder } from "../safe-path.js";
-import { asStorageError } from "../storage-error.js";
+import { jsonlLines, parseJsonlLine } from "../files/jsonl.js";
+import { isOwnFolder, removeOwnFolder } from "../files/safe-path.js";
+import { asStorageError } from "../files/storage-error.js";
 import { RUN_FOLDER_FILES, runDatabasePath, runFiles } from "./run-format.js";
 import { RunDatabaseReader } from "./sqlite.js";
 import type { RequestRecord } from "./types.js";

@@ -17,7 +17,7 @@
  * are the ones the capture writes, in its order (FLAT_SHAPES), else the record's object as it is:
  * an array parses faster than an object, and the object comes back with the same keys in the same order.
  */
-import { leadingMatch } from "../leading-match.js";
+import { leadingMatch } from "./leading-match.js";
 import { RUN_INDEX_FORMAT } from "./run-format.js";
 import type { RequestRecord } from "./types.js";
 

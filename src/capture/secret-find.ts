@@ -13,11 +13,10 @@ import type {
 import { LiteralSearch } from "./literal-search.js";
 import { lastAtOrBefore, type Unescaped, unescapedRare } from "./rare-escapes.js";
 import { type Anchor, NOT_SECRET_MESSAGES, OWN_RULES, PRESET_RULES, presetKind } from "./secret-rules.js";
+import { JoinedTexts, type Span, unionOf } from "./text-spans.js";
 
 /** Where a secret is in a text, and its kind (the rule that found it). */
-export interface SecretSpan {
-  start: number;
-  end: number;
+export interface SecretSpan extends Span {
   kind: string;
 }
 
@@ -98,7 +97,7 @@ function narrowed(content: string, descriptor: SecretLintRuleReportDescriptor): 
  * followed by an `n` reads as a line break too costs nothing but a boundary. Native replacements
  * keep it fast: a tokenizer that calls back per escape takes ten times as long on code.
  */
-export function escapeView(text: string): string {
+function escapeView(text: string): string {
   if (!text.includes("\\")) return text;
   // As UTF-16 code units in a buffer, each escape is rewritten in place and the text decoded once;
   // the escapes are looked for in the text (a string's search costs less per call than a buffer's).
@@ -123,20 +122,9 @@ const SPACE = 0x20;
 /** What an escape's letter reads as: `n` a line break, `t` a tab, `r` a return, `"` and `/` themselves. */
 const READ_AS = new Map([...'ntr"/'].map((char, i) => [char.charCodeAt(0), '\n\t\r"/'.charCodeAt(i)]));
 
-interface Span {
-  start: number;
-  end: number;
-}
-
-/** Spans sorted and joined where they touch or overlap, each cut to `[0, length)`. */
-function mergedSpans(spans: Span[], length: number): Span[] {
-  const merged: Span[] = [];
-  for (const { start, end } of spans.sort((a, b) => a.start - b.start)) {
-    const last = merged.at(-1);
-    if (last && start <= last.end) last.end = Math.max(last.end, Math.min(end, length));
-    else merged.push({ start: Math.max(start, 0), end: Math.min(end, length) });
-  }
-  return merged;
+/** Regions joined where they touch or overlap, each cut to the text's `[0, length)`. */
+function regionUnion(regions: Span[], length: number): Span[] {
+  return unionOf(regions, true).map(({ start, end }) => ({ start: Math.max(start, 0), end: Math.min(end, length) }));
 }
 
 /**
@@ -150,10 +138,7 @@ class Reading {
   private readonly parts: { decoded: Unescaped; view: string }[];
 
   constructor(content: string, regions: Span[][]) {
-    this.union = mergedSpans(
-      regions.flatMap((spans) => spans.map((span) => ({ ...span }))),
-      content.length,
-    );
+    this.union = regionUnion(regions.flat(), content.length);
     this.starts = this.union.map((span) => span.start);
     this.parts = this.union.map((span) => {
       const decoded = unescapedRare(content.slice(span.start, span.end));
@@ -162,7 +147,7 @@ class Reading {
   }
 
   /** The view of `[start, end)`, which lies in one of the union's regions, and where its positions are in the content. */
-  piece(start: number, end: number): Piece {
+  view(start: number, end: number): RegionView {
     const index = lastAtOrBefore(this.starts, start);
     const from = this.union[index]!.start;
     const { decoded, view } = this.parts[index]!;
@@ -177,7 +162,7 @@ class Reading {
 }
 
 /** A region as a rule reads it, and where its positions (of a find's start, of its end) are in the content. */
-interface Piece {
+interface RegionView {
   text: string;
   start(position: number): number;
   end(position: number): number;
@@ -247,7 +232,7 @@ function regionsOf(content: string): Span[][] {
     }
     return undefined;
   });
-  return regions.map((spans) => mergedSpans(spans, content.length));
+  return regions.map((spans) => regionUnion(spans, content.length));
 }
 
 /**
@@ -258,19 +243,15 @@ function ruleText(
   reading: Reading,
   regions: Span[],
 ): { text: string; at(position: number, from: number, end: boolean): number } {
-  const pieces = regions.map((region) => reading.piece(region.start, region.end));
-  const starts: number[] = [];
-  let length = 0;
-  for (const piece of pieces) {
-    starts.push(length);
-    length += piece.text.length + 2;
-  }
+  const views = new JoinedTexts(
+    regions.map((region) => [reading.view(region.start, region.end)]),
+    "\n\n",
+  );
   return {
-    text: pieces.map((piece) => piece.text).join("\n\n"),
+    text: views.text,
     at(position, from, end) {
-      const index = lastAtOrBefore(starts, from);
-      const piece = pieces[index]!;
-      return end ? piece.end(position - starts[index]!) : piece.start(position - starts[index]!);
+      const { item, start } = views.at(from);
+      return end ? item.end(position - start) : item.start(position - start);
     },
   };
 }
@@ -317,18 +298,9 @@ export function findSecrets(text: string): SecretSpan[] {
   return merged(found);
 }
 
-/** The finds (made here, so changed in place) in order, overlapping ones joined. */
+/** The finds in order, overlapping ones joined under the most specific kind among them. */
 function merged(spans: SecretSpan[]): SecretSpan[] {
-  const sorted = spans.sort((a, b) => a.start - b.start || b.end - a.end);
-  const out: SecretSpan[] = [];
-  for (const span of sorted) {
-    const last = out.at(-1);
-    if (!last || span.start >= last.end) {
-      out.push(span);
-      continue;
-    }
-    last.end = Math.max(last.end, span.end);
-    if (last.kind === "generic-secret") last.kind = span.kind;
-  }
-  return out;
+  return unionOf(spans, false, (kept, span) => {
+    if (kept.kind === "generic-secret") kept.kind = span.kind;
+  });
 }

@@ -5,6 +5,7 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { findSecrets, type SecretSpan } from "./secret-find.js";
+import { JoinedTexts } from "./text-spans.js";
 
 /** How many secrets were replaced, by kind. */
 export interface SecretTally {
@@ -18,13 +19,13 @@ export interface Redacted {
   tally: SecretTally;
 }
 
-/** One string of an SSE stream: its text, and how to put a changed text back where it came from. */
-interface Piece {
+/** One string of what is scanned (an SSE stream's, or the whole text): its text, and how to put a changed text back. */
+interface Settable {
   text: string;
   set(text: string): void;
 }
 
-/** Pieces of one stream are joined directly (SSE deltas); streams are joined by this, which no rule crosses. */
+/** Strings of one stream are joined directly (SSE deltas); streams are joined by this, which no rule crosses. */
 const STREAM_GAP = "\n\n";
 
 /** Texts shorter than this hold no secret any rule finds, and are not scanned. */
@@ -62,13 +63,13 @@ function decoded(raw: string): string {
 }
 
 /** An SSE stream's `data:` JSON events, each string keyed by its path: one path's strings form a stream. */
-function ssePieces(body: string): { streams: Map<string, Piece[]>; rebuild(): string } {
+function sseStrings(body: string): { streams: Map<string, Settable[]>; rebuild(): string } {
   const lines = body.split("\n");
-  const streams = new Map<string, Piece[]>();
-  const add = (key: string, piece: Piece) => {
+  const streams = new Map<string, Settable[]>();
+  const add = (key: string, item: Settable) => {
     const list = streams.get(key);
-    if (list) list.push(piece);
-    else streams.set(key, [piece]);
+    if (list) list.push(item);
+    else streams.set(key, [item]);
   };
   const written = new Set<{ index: number; prefix: string; event: unknown }>();
   for (const [index, line] of lines.entries()) {
@@ -141,12 +142,12 @@ export class SecretScanner {
     const tally: SecretTally = { replaced: 0, kinds: {} };
     if (text.length < SHORTEST) return { text, tally };
     if (looksLikeSse(text)) {
-      const { streams, rebuild } = ssePieces(text);
-      return { text: this.replaceIn(streams, tally) ? rebuild() : text, tally };
+      const { streams, rebuild } = sseStrings(text);
+      return { text: this.replaceIn(streams.values(), tally) ? rebuild() : text, tally };
     }
     let result = text;
     const whole = { text, set: (changed: string) => (result = changed) };
-    this.replaceIn(new Map([["", [whole]]]), tally);
+    this.replaceIn([[whole]], tally);
     return { text: result, tally };
   }
 
@@ -157,48 +158,31 @@ export class SecretScanner {
     return safe === json ? value : (JSON.parse(safe) as T);
   }
 
-  /** Scans all streams as one text, replaces each find in the pieces it covers and counts it in `tally`; false when none. */
-  private replaceIn(streams: Map<string, Piece[]>, tally: SecretTally): boolean {
-    const placed: { piece: Piece; at: number }[] = [];
-    const parts: string[] = [];
-    let length = 0;
-    for (const stream of streams.values()) {
-      for (const piece of stream) {
-        placed.push({ piece, at: length });
-        parts.push(piece.text);
-        length += piece.text.length;
-      }
-      parts.push(STREAM_GAP);
-      length += STREAM_GAP.length;
-    }
-    const joined = parts.length === 2 ? placed[0]!.piece.text : parts.join("");
-    const spans = findSecrets(joined).map((span) => wholeEscapes(joined, span));
+  /** Scans all streams as one text, replaces each find in the strings it covers and counts it in `tally`; false when none. */
+  private replaceIn(streams: Iterable<Settable[]>, tally: SecretTally): boolean {
+    const joined = new JoinedTexts(streams, STREAM_GAP);
+    const spans = findSecrets(joined.text).map((span) => wholeEscapes(joined.text, span));
     if (spans.length === 0) return false;
-    const edits = new Map<Piece, Edit[]>();
+    const edits = new Map<Settable, Edit[]>();
     // A secret repeated in a body is hashed once: a keyed hash costs more than finding it.
     const markers = new Map<string, string>();
-    let first = 0;
     for (const span of spans) {
-      const secret = decoded(joined.slice(span.start, span.end));
+      const secret = decoded(joined.text.slice(span.start, span.end));
       const known = markers.get(`${span.kind}\0${secret}`);
       const marker = known ?? this.marker(span.kind, secret);
       if (known === undefined) markers.set(`${span.kind}\0${secret}`, marker);
       tally.replaced++;
       tally.kinds[span.kind] = (tally.kinds[span.kind] ?? 0) + 1;
-      while (first < placed.length - 1 && placed[first + 1]!.at <= span.start) first++;
+      // The marker goes where the secret starts; the rest of it, in later strings, is cut out.
       let markerPlaced = false;
-      for (let i = first; i < placed.length && placed[i]!.at < span.end; i++) {
-        const { piece, at } = placed[i]!;
-        const from = Math.max(span.start - at, 0);
-        const to = Math.min(span.end - at, piece.text.length);
-        if (to <= from) continue;
-        const list = edits.get(piece) ?? [];
+      for (const { item, from, to } of joined.covered(span.start, span.end)) {
+        const list = edits.get(item) ?? [];
         list.push({ from, to, text: markerPlaced ? "" : marker });
-        edits.set(piece, list);
+        edits.set(item, list);
         markerPlaced = true;
       }
     }
-    for (const [piece, list] of edits) piece.set(edited(piece.text, list));
+    for (const [item, list] of edits) item.set(edited(item.text, list));
     return true;
   }
 }

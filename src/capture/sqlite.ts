@@ -2,9 +2,9 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
-import { isProcessAlive } from "../pid-lock.js";
-import { processStart } from "../process-identity.js";
-import { asStorageError, keepingFailure, storageError } from "../storage-error.js";
+import { asStorageError, keepingFailure, storageError } from "../files/storage-error.js";
+import { isProcessAlive } from "../processes/pid-lock.js";
+import { processStart } from "../processes/process-identity.js";
 import { DATABASE_FORMAT, newerFormatMessage } from "./run-format.js";
 import type { AgentEventRow, RequestRecord } from "./types.js";
 

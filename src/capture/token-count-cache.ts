@@ -20,8 +20,8 @@
 import { hash as digest } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { appendJsonl } from "../jsonl.js";
-import { userCacheDir } from "../user-cache.js";
+import { appendJsonl } from "../files/jsonl.js";
+import { userCacheDir } from "../files/user-cache.js";
 import { TextMemo } from "./text-memo.js";
 import {
   loadTokenCounter,

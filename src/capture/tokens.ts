@@ -18,10 +18,10 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { deserialize } from "node:v8";
-import { leadingMatch } from "../leading-match.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { WireDissection } from "../providers/types.js";
 import { type BytePairCore, mergeLongPiecesFast } from "./bpe-merge.js";
+import { leadingMatch } from "./leading-match.js";
 import { TextMemo } from "./text-memo.js";
 import type { CacheSegment, Part, TokenCounts } from "./types.js";
 

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { connect as connectTcp } from "node:net";
 import type { Duplex } from "node:stream";
 import { connect as connectTls } from "node:tls";
-import { trustedCas } from "../extra-ca-certs.js";
+import { trustedCas } from "../processes/extra-ca-certs.js";
 import { isHopByHop } from "./forward-headers.js";
 import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
 import type { ResponseEnding } from "./types.js";

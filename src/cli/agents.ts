@@ -1,7 +1,7 @@
 import { agentsCacheDir } from "../agents/agent-install.js";
 import { installNpmAgent, NPM_AGENTS, type NpmAgentName } from "../agents/npm-agents.js";
 import { installPi, PI_PINS } from "../agents/pi-install.js";
-import { nearest } from "../nearest.js";
+import { nearest } from "../text/nearest.js";
 import { parseCommand, usageError } from "./args.js";
 
 const AGENTS = ["pi", "claude-code", "codex", "gemini-cli"] as const;

@@ -1,11 +1,11 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { UserError } from "../errors.js";
-import { nearest } from "../nearest.js";
+import { isSafeName, SAFE_NAME_RULE } from "../files/safe-path.js";
 import { resolveProbePath } from "../probes/load.js";
 import { allProbeNames, probeRoots } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
+import { nearest } from "../text/nearest.js";
 
 /**
  * Where run folders and payload-probe.db live unless `--runs` says otherwise: the checkout's `runs/`,

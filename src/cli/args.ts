@@ -1,9 +1,9 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UserError } from "../errors.js";
-import { printHelp } from "../help-text.js";
-import { cliName } from "../invoked-as.js";
-import { nearest } from "../nearest.js";
+import { cliName } from "../text/invoked-as.js";
+import { nearest } from "../text/nearest.js";
 import { runsDirArg } from "./arg-values.js";
+import { printHelp } from "./help-text.js";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -11,7 +11,7 @@ const HELP = { help: { type: "boolean", short: "h" } } as const;
 const RUNS = { runs: { type: "string" } } as const;
 
 /** The sentence that ends every usage error: where the command's options are explained. */
-export const seeHelp = (command: string) => `See '${cliName()} ${command} --help'.`;
+const seeHelp = (command: string) => `See '${cliName()} ${command} --help'.`;
 
 /** A usage error (exit 2): one line naming the command and what is wrong, then where the help is. */
 export const usageError = (command: string, problem: string) =>
@@ -41,7 +41,7 @@ function flagProblem(argv: string[], options: Options): string | undefined {
 }
 
 /** node's own parser; a bad flag becomes a usage error (exit 2) naming the command and the flag. */
-export function parseCommandArgs<T extends Options>(command: string, argv: string[], options: T) {
+function parseCommandArgs<T extends Options>(command: string, argv: string[], options: T) {
   const all = { ...HELP, ...options } as typeof HELP & T;
   try {
     return parseArgs({ args: argv, options: all, allowPositionals: true, strict: true });

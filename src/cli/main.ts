@@ -2,12 +2,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CheckFailed, UserError } from "../errors.js";
-import { restoreExtraCaCerts } from "../extra-ca-certs.js";
-import { cliName, probeCommand, readInvokedAs } from "../invoked-as.js";
-import { nearest } from "../nearest.js";
 import { allProbeNames, probeRoots } from "../probes/probe-names.js";
+import { restoreExtraCaCerts } from "../processes/extra-ca-certs.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { printable } from "../terminal-text.js";
+import { cliName, probeCommand, readInvokedAs } from "../text/invoked-as.js";
+import { nearest } from "../text/nearest.js";
+import { printable } from "../text/terminal-text.js";
 
 restoreExtraCaCerts();
 readInvokedAs();
@@ -104,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (name === "--help" || name === "-h" || name === "help") {
-    (await import("../help-text.js")).printHelp(usage());
+    (await import("./help-text.js")).printHelp(usage());
     return 0;
   }
   if (name === "--version" || name === "-V") {

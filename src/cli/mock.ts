@@ -1,3 +1,4 @@
+import { type LiveView, viewWhileCapturing } from "../analysis/view/live-view.js";
 import { startMockServer } from "../capture/mock-server.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile } from "../probes/load.js";
@@ -5,10 +6,10 @@ import { PROJECT_ROOT } from "../project-root.js";
 import { probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { KEEP_SECRETS_HELP, keepSecretsFlag } from "./keep-secrets-flag.js";
-import { type LiveView, VIEW_FLAG_HELP, VIEW_OPTION, viewWhileCapturing } from "./live-view.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
 import { parsePort, serveUntilSignal } from "./serve.js";
+import { VIEW_FLAG_HELP, VIEW_OPTION } from "./view-flag.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
 

@@ -5,7 +5,7 @@ import { UserError } from "../errors.js";
 import { importProfile, PROGRESS_EVERY } from "../profile-import/import-run.js";
 import { IMPORTED_PROFILES_DIR, importedName, summaryLines, writeImportedProfile } from "../profile-import/write.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { terminalWidth } from "../terminal-width.js";
+import { terminalWidth } from "../text/terminal-width.js";
 import { parseCommand } from "./args.js";
 
 export const help = `Usage: payload-probe profile import <run...> [options]

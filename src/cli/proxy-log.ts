@@ -2,7 +2,7 @@ import { providerSummary } from "../analysis/cache-agreement.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import { requestFailure } from "../capture/request-failure.js";
 import type { RequestRecord } from "../capture/types.js";
-import { printable } from "../terminal-text.js";
+import { printable } from "../text/terminal-text.js";
 
 /**
  * The request's conversation and what it read from the provider's cache, against the earlier request
@@ -57,7 +57,7 @@ function exchangeText(exchange: FinishedExchange): string {
 }
 
 /** Counts of a proxy session, for the summary printed when it stops. */
-export class ProxyTally {
+class ProxyTally {
   /** `label` starts the summary: the command that served the requests (`proxy`, `mock`). */
   constructor(private readonly label = "proxy") {}
 

@@ -1,10 +1,11 @@
+import { type LiveView, viewWhileCapturing } from "../analysis/view/live-view.js";
 import { startCaptureProxy } from "../capture/capture-proxy.js";
 import { parseCommand } from "./args.js";
 import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings, parseUpstream } from "./capture-flags.js";
-import { type LiveView, VIEW_FLAG_HELP, VIEW_OPTION, viewWhileCapturing } from "./live-view.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
 import { serveUntilSignal } from "./serve.js";
+import { VIEW_FLAG_HELP, VIEW_OPTION } from "./view-flag.js";
 
 export const help = `Usage: payload-probe proxy --upstream URL [options]
 

@@ -4,6 +4,7 @@
  */
 import type { ProxyBases } from "../agents/pointer-types.js";
 import type { ProxyRoute } from "../capture/capture-proxy.js";
+import { wrapLine } from "../text/text-wrap.js";
 import { parseUpstream } from "./capture-flags.js";
 
 interface RecordRoute {
@@ -13,15 +14,41 @@ interface RecordRoute {
   upstream: string;
   /** What the provider's SDKs add to the route to make their base URL (OpenAI's carries `/v1`). */
   sdkPath: string;
+  /** The wire APIs it carries, for record's --help. */
+  apis: string;
   /** Its base is on the HTTPS listener when there is one (a client that refuses plain HTTP). */
   secure?: boolean;
 }
 
 export const RECORD_ROUTES: RecordRoute[] = [
-  { provider: "anthropic", prefix: "/anthropic", upstream: "https://api.anthropic.com", sdkPath: "" },
-  { provider: "openai", prefix: "/openai", upstream: "https://api.openai.com", sdkPath: "/v1" },
-  { provider: "gemini", prefix: "/gemini", upstream: "https://generativelanguage.googleapis.com", sdkPath: "" },
-  { provider: "code-assist", prefix: "/code-assist", upstream: "https://cloudcode-pa.googleapis.com", sdkPath: "" },
+  {
+    provider: "anthropic",
+    prefix: "/anthropic",
+    upstream: "https://api.anthropic.com",
+    sdkPath: "",
+    apis: "Anthropic Messages",
+  },
+  {
+    provider: "openai",
+    prefix: "/openai",
+    upstream: "https://api.openai.com",
+    sdkPath: "/v1",
+    apis: "OpenAI chat completions, Responses",
+  },
+  {
+    provider: "gemini",
+    prefix: "/gemini",
+    upstream: "https://generativelanguage.googleapis.com",
+    sdkPath: "",
+    apis: "Gemini",
+  },
+  {
+    provider: "code-assist",
+    prefix: "/code-assist",
+    upstream: "https://cloudcode-pa.googleapis.com",
+    sdkPath: "",
+    apis: "Gemini, wrapped by Code Assist (the Gemini CLI signed in with Google)",
+  },
   // Codex sends its model requests to `<origin>/backend-api/codex/responses` whatever the path of its
   // chatgpt_base_url (chatgpt-routing.ts), so this route's prefix is the backend's own path.
   {
@@ -29,9 +56,18 @@ export const RECORD_ROUTES: RecordRoute[] = [
     prefix: "/backend-api",
     upstream: "https://chatgpt.com/backend-api",
     sdkPath: "",
+    apis: "OpenAI Responses and the backend's other calls (Codex signed in with ChatGPT; served over HTTPS too, with a certificate made for the session)",
     secure: true,
   },
 ];
+
+/** record's --help lines for its routes, one per route (wrapped to 80 columns): prefix, upstream, APIs. */
+export function routesHelp(): string {
+  const width = Math.max(...RECORD_ROUTES.map((route) => route.prefix.length));
+  return RECORD_ROUTES.flatMap(({ prefix, upstream, apis }) =>
+    wrapLine(`  ${prefix.padEnd(width)} → ${upstream}   ${apis}`, 80, width + 5, true),
+  ).join("\n");
+}
 
 /** The `--upstream-<provider>` flags, each a string option. */
 export const UPSTREAM_OPTIONS = {

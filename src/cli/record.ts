@@ -3,24 +3,31 @@ import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { AGENT_POINTERS, pointerCaveats, recordEnvironment } from "../agents/agent-pointers.js";
 import { codexChatgptSignIn } from "../agents/codex-pointer.js";
+import { type LiveView, viewWhileCapturing } from "../analysis/view/live-view.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import { type CaptureProxy, startCaptureProxy } from "../capture/capture-proxy.js";
 import { type LocalCertificate, localCertificate } from "../capture/local-tls.js";
-import { findProgram } from "../find-program.js";
-import { cliName } from "../invoked-as.js";
-import { isSafeName } from "../safe-path.js";
-import { printable } from "../terminal-text.js";
-import { wrapLine } from "../text-wrap.js";
+import { isSafeName } from "../files/safe-path.js";
+import { type CommandEnd, runCommand } from "../processes/foreground-command.js";
+import {
+  clearDeadSessions,
+  endSessionProcesses,
+  makeSessionDir,
+  SESSION_MARK,
+  watchSession,
+} from "../processes/session-dir.js";
+import { cliName } from "../text/invoked-as.js";
+import { printable } from "../text/terminal-text.js";
+import { wrapLine } from "../text/text-wrap.js";
 import { parseCommand, usageError } from "./args.js";
 import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings } from "./capture-flags.js";
-import { type LiveView, liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS, viewWhileCapturing } from "./live-view.js";
+import { findProgram } from "./find-program.js";
 import { openPage } from "./open-page.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
-import { type CommandEnd, runCommand, watchSession } from "./record-child.js";
-import { proxyBases, RECORD_ROUTES, recordRoutes, UPSTREAM_OPTIONS } from "./record-routes.js";
+import { proxyBases, RECORD_ROUTES, recordRoutes, routesHelp, UPSTREAM_OPTIONS } from "./record-routes.js";
 import { runRef, seeItLine } from "./see-it.js";
-import { clearDeadSessions, endSessionProcesses, makeSessionDir, SESSION_MARK } from "./session-dir.js";
+import { liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS } from "./view-flag.js";
 
 /** The agents record points, as lines of at most 80 columns for the help. */
 function pointedAgents(): string {
@@ -37,14 +44,7 @@ export const help = `Usage: payload-probe record [options] -- <command> [args…
 
 Runs <command> at your terminal and captures every model request it makes. A
 capture proxy starts first, on one port, with one route per provider:
-  /anthropic → https://api.anthropic.com   Anthropic Messages
-  /openai    → https://api.openai.com      OpenAI chat completions, Responses
-  /gemini    → https://generativelanguage.googleapis.com   Gemini
-  /code-assist → https://cloudcode-pa.googleapis.com   Gemini, wrapped by Code
-                 Assist (the Gemini CLI signed in with Google)
-  /backend-api → https://chatgpt.com/backend-api   OpenAI Responses and the
-                 backend's other calls (Codex signed in with ChatGPT; served
-                 over HTTPS too, with a certificate made for the session)
+${routesHelp()}
 The command runs with an environment that points the known agents there:
   ANTHROPIC_BASE_URL=<proxy>/anthropic
   ENABLE_TOOL_SEARCH=true, unless set (Claude Code turns its tool search off

@@ -5,7 +5,7 @@ import { type SecretCount, secretCount, secretsNote, tallyingSecrets } from "../
 import { tokenLedger } from "../analysis/segments.js";
 import { lostRequestNote, sideRequestNote } from "../analysis/side-requests.js";
 import { LineWriter } from "../analysis/table/output.js";
-import { wrapLines } from "../text-wrap.js";
+import { wrapLines } from "../text/text-wrap.js";
 import { parseCommand } from "./args.js";
 import { outputFormat } from "./format-flag.js";
 import { type RatedPass, ratedPass, runPricer } from "./run-pricer.js";

@@ -5,11 +5,11 @@ import type { CostOptions, RunCost } from "../analysis/cost/run-cost.js";
 import type { RunSource } from "../analysis/load-run.js";
 import type { RecordSummary } from "../capture/run-index.js";
 import { UserError } from "../errors.js";
+import { isSafeName } from "../files/safe-path.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { probePriceAs } from "../probes/price-as.js";
 import { probeRoots } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { isSafeName } from "../safe-path.js";
 
 /** The `--model` and `--pricing` flags of the commands that put money on a run. */
 export interface PriceFlags {

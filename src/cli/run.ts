@@ -1,11 +1,12 @@
 import { resolve } from "node:path";
 import { dollars, PRICE_UNKNOWN } from "../analysis/cost/money.js";
-import { writeFidelityTable } from "../analysis/fidelity.js";
+import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun } from "../analysis/load-run.js";
 import { writeReport } from "../analysis/report.js";
 import { LineWriter } from "../analysis/table/output.js";
 import { TableOutput } from "../analysis/table/table-output.js";
 import type { TableLook } from "../analysis/table/table-style.js";
+import { piRunName } from "../files/safe-path.js";
 import { fidelityRows, unexplainedDifference } from "../probes/fidelity-rows.js";
 import { poolPerProbe, runProgressLine } from "../probes/in-order-pool.js";
 import { DEFAULT_LIMITS, REQUESTS_PER_PROMPT } from "../probes/limits.js";
@@ -15,7 +16,6 @@ import { agentOf, piFor, runOn } from "../probes/run-on.js";
 import type { RunResult } from "../probes/run-options.js";
 import type { Probe } from "../probes/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
-import { piRunName } from "../safe-path.js";
 import { agentsArg, allProbeFiles, positiveIntegerArg, probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { KEEP_SECRETS_HELP, keepSecretsFlag } from "./keep-secrets-flag.js";
@@ -107,23 +107,49 @@ async function printSummary(results: RunResult[], look: TableLook): Promise<void
   await out.flush();
 }
 
+const OPTIONS = {
+  json: { type: "boolean" },
+  "no-db": { type: "boolean" },
+  wide: { type: "boolean" },
+  profile: { type: "string" },
+  "max-requests": { type: "string" },
+  "max-payload-bytes": { type: "string" },
+  agent: { type: "string" },
+  otel: { type: "string" },
+  "keep-secrets": { type: "boolean" },
+} as const;
+
+/** The probes named (or all), every file validated before anything runs: a typo in the fifth should not cost four runs. */
+async function loadProbes(positionals: string[], profilePath: string | undefined): Promise<Probe[]> {
+  const files = positionals.includes("all") ? allProbeFiles() : positionals.map((name) => probeFileArg("run", name));
+  const profile = profilePath === undefined ? undefined : resolve(profilePath);
+  const probes: Probe[] = [];
+  for (const file of files) {
+    const probe = await loadProbeFile(file, PROJECT_ROOT);
+    probes.push(profile ? { ...probe, agent: { ...probe.agent, profile } } : probe);
+  }
+  return probes;
+}
+
+/** After every run: the JSON, the fidelity table of a run on both agents, or the summary of several probes. */
+async function printEnd(
+  results: RunResult[],
+  fidelity: FidelityRow[] | undefined,
+  json: boolean,
+  look: TableLook,
+): Promise<void> {
+  if (json) {
+    const runs = results.map(resultJson);
+    console.log(JSON.stringify(fidelity ? { runs, fidelity } : runs, null, 2));
+  } else if (fidelity) {
+    const out = new LineWriter(process.stdout);
+    await out.line("fidelity: each probe on the runtime and on the real pi");
+    await writeFidelityTable(fidelity, out, look);
+  } else if (results.length > 1) await printSummary(results, look);
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const args = parseCommand(argv, {
-    name: "run",
-    help,
-    options: {
-      json: { type: "boolean" },
-      "no-db": { type: "boolean" },
-      wide: { type: "boolean" },
-      profile: { type: "string" },
-      "max-requests": { type: "string" },
-      "max-payload-bytes": { type: "string" },
-      agent: { type: "string" },
-      otel: { type: "string" },
-      "keep-secrets": { type: "boolean" },
-    } as const,
-    positionals: ["<probe...|all>"],
-  });
+  const args = parseCommand(argv, { name: "run", help, options: OPTIONS, positionals: ["<probe...|all>"] });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const look = tableLook(values.wide ?? false);
@@ -132,14 +158,7 @@ export async function main(argv: string[]): Promise<number> {
     payloadBytes:
       positiveIntegerArg("run", "max-payload-bytes", values["max-payload-bytes"]) ?? DEFAULT_LIMITS.payloadBytes,
   };
-  const files = positionals.includes("all") ? allProbeFiles() : positionals.map((name) => probeFileArg("run", name));
-  // Every file is validated before anything runs: a typo in the fifth probe should not cost four runs.
-  const profile = values.profile === undefined ? undefined : resolve(values.profile);
-  const probes: Probe[] = [];
-  for (const file of files) {
-    const probe = await loadProbeFile(file, PROJECT_ROOT);
-    probes.push(profile ? { ...probe, agent: { ...probe.agent, profile } } : probe);
-  }
+  const probes = await loadProbes(positionals, values.profile);
   const chosen = agentsArg("run", values.agent);
   const agentsOf = (probe: Probe) => chosen ?? [agentOf(probe)];
   const pi = await piFor(probes.flatMap(agentsOf));
@@ -162,14 +181,7 @@ export async function main(argv: string[]): Promise<number> {
     },
   );
   const fidelity = chosen?.length === 2 ? fidelityRows(results) : undefined;
-  if (values.json) {
-    const runs = results.map(resultJson);
-    console.log(JSON.stringify(fidelity ? { runs, fidelity } : runs, null, 2));
-  } else if (fidelity) {
-    const out = new LineWriter(process.stdout);
-    await out.line("fidelity: each probe on the runtime and on the real pi");
-    await writeFidelityTable(fidelity, out, look);
-  } else if (results.length > 1) await printSummary(results, look);
+  await printEnd(results, fidelity, values.json === true, look);
   await (await otel)?.close();
   const unexplained = fidelity !== undefined && unexplainedDifference(fidelity);
   return results.every((r) => r.failures.length === 0) && !unexplained ? 0 : 1;

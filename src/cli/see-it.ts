@@ -1,4 +1,4 @@
-import { cliName } from "../invoked-as.js";
+import { cliName } from "../text/invoked-as.js";
 import { defaultRunsDir } from "./arg-values.js";
 
 /** Where to look next at a run, with the command the user started payload-probe with. */

@@ -6,7 +6,7 @@ import { decodeReply } from "../analysis/show/show-reply.js";
 import { decodeRequest } from "../analysis/show/show-request.js";
 import { LineWriter } from "../analysis/table/output.js";
 import { UserError } from "../errors.js";
-import { wrapLines } from "../text-wrap.js";
+import { wrapLines } from "../text/text-wrap.js";
 import { parseCommand, usageError } from "./args.js";
 import { type PriceFlags, runPricer } from "./run-pricer.js";
 import { tableLook } from "./terminal.js";

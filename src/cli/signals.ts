@@ -1,6 +1,6 @@
 import { constants } from "node:os";
 import { interruptOpenRuns } from "../capture/capture-run.js";
-import { killRunningProcesses } from "../run-process.js";
+import { killRunningProcesses } from "../processes/run-process.js";
 
 /**
  * On SIGINT or SIGTERM a command that runs probes marks its open runs `interrupted` (with the requests

@@ -1,5 +1,5 @@
 import type { TableLook } from "../analysis/table/table-style.js";
-import { terminalWidth } from "../terminal-width.js";
+import { terminalWidth } from "../text/terminal-width.js";
 
 /**
  * How tables look on stdout. Width: the terminal's, or COLUMNS when stdout is not a terminal (a

@@ -8,11 +8,11 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { replaceFile } from "../replace-file.js";
+import { replaceFile } from "../files/replace-file.js";
 import { interpolateEnvRecord, interpolateEnvVars } from "./config.js";
 import type { CacheEntry, CacheFile, McpServerEntry } from "./types.js";
 
-export const CACHE_VERSION = 1;
+const CACHE_VERSION = 1;
 /** Entries older than this are stale whatever the server said about its own lifetime. */
 export const CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 

@@ -2,7 +2,7 @@ import { type SearchableTool, toSearchableTools } from "./search.js";
 import type { ServerManager } from "./server-manager.js";
 import type { McpSettings, ToolPrefixMode } from "./types.js";
 
-export function prefixModeOf(entryMode: ToolPrefixMode | undefined, settings: McpSettings): ToolPrefixMode {
+function prefixModeOf(entryMode: ToolPrefixMode | undefined, settings: McpSettings): ToolPrefixMode {
   return entryMode ?? settings.toolPrefix ?? "server";
 }
 

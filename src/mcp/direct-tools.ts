@@ -43,7 +43,7 @@ export function directSettingFor(
   return tools.length > 0 ? tools : false;
 }
 
-export function directParameters(schema: Record<string, unknown> | undefined): JsonSchema {
+function directParameters(schema: Record<string, unknown> | undefined): JsonSchema {
   if (!schema) return { type: "object", properties: {} };
   return Object.fromEntries(Object.entries(schema).filter(([key]) => !DROPPED_SCHEMA_KEYS.has(key))) as JsonSchema;
 }

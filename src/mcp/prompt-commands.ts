@@ -8,7 +8,7 @@ import type { ServerManager } from "./server-manager.js";
 import type { CachedPrompt } from "./types.js";
 
 /** `k=v` words name an argument; other words fill the prompt's arguments in declared order. */
-export function parsePromptArgs(text: string, prompt: CachedPrompt): Record<string, string> {
+function parsePromptArgs(text: string, prompt: CachedPrompt): Record<string, string> {
   const named: Record<string, string> = {};
   const positional: string[] = [];
   for (const word of text.split(/\s+/).filter(Boolean)) {
@@ -26,7 +26,7 @@ export function parsePromptArgs(text: string, prompt: CachedPrompt): Record<stri
 type PromptMessage = { role: string; content: { type: string; text?: string } };
 
 /** A lone user message reads as its text; anything else as `[role] text` blocks. */
-export function flattenPromptMessages(messages: readonly PromptMessage[]): string {
+function flattenPromptMessages(messages: readonly PromptMessage[]): string {
   const text = (m: PromptMessage) => (m.content.type === "text" ? (m.content.text ?? "") : `[${m.content.type}]`);
   if (messages.length === 1 && messages[0]!.role === "user") return text(messages[0]!);
   return messages.map((m) => `[${m.role}] ${text(m)}`).join("\n\n");

@@ -7,7 +7,7 @@ import { createContext, Script } from "node:vm";
 import type { RuntimeTool, ToolContext, ToolResult } from "../runtime/types.js";
 import type { McpRuntime } from "./runtime-context.js";
 
-export const DEFAULT_SCRIPT_TIMEOUT_MS = 30_000;
+const DEFAULT_SCRIPT_TIMEOUT_MS = 30_000;
 
 function show(value: unknown): string {
   return typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? String(value));

@@ -4,7 +4,7 @@ import { availableParallelism } from "node:os";
  * How many probes run at once: most of a run is spent waiting for stub servers and file writes,
  * and their start-up work fills a second core; more than two gains little and loads the machine.
  */
-export const PROBE_CONCURRENCY = Math.min(2, availableParallelism());
+const PROBE_CONCURRENCY = Math.min(2, availableParallelism());
 
 /**
  * Runs `work` on every item, at most `width` at once, and hands each result to `done` in the

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { inputError, UserError } from "../errors.js";
-import { isSafeName, SAFE_NAME_RULE } from "../safe-path.js";
+import { isSafeName, SAFE_NAME_RULE } from "../files/safe-path.js";
 import { parseInput } from "../validate.js";
 import { recalledProbeFields, rememberProbeFields } from "./probe-memo.js";
 import { parseProbeYaml, readProbeText } from "./probe-yaml.js";

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { inputError } from "../errors.js";
-import { readInputFile } from "../input-file.js";
+import { readInputFile } from "../files/input-file.js";
 import { modelLimits } from "../providers/models.js";
 import type { Probe } from "./types.js";
 

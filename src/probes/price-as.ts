@@ -5,7 +5,7 @@ import type { Probe } from "./types.js";
  * The real model a probe's scripted model is priced as when the probe names none: one each API's
  * agents commonly send, so every probe shows dollars with no flag.
  */
-export const DEFAULT_PRICE_AS: Record<WireApi, string> = {
+const DEFAULT_PRICE_AS: Record<WireApi, string> = {
   "openai-completions": "gpt-4.1",
   "openai-responses": "gpt-4.1",
   "anthropic-messages": "claude-sonnet-4-5",
@@ -13,7 +13,7 @@ export const DEFAULT_PRICE_AS: Record<WireApi, string> = {
 };
 
 /** The model a probe's requests are priced as: its `model.priceAs`, else its API's default. */
-export function priceAsOf(model: Probe["model"]): string {
+function priceAsOf(model: Probe["model"]): string {
   return model.priceAs ?? DEFAULT_PRICE_AS[model.api];
 }
 

@@ -16,7 +16,7 @@
  */
 import { readFileSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
-import { bundleBuildIds, isFile, memoKey, memoPath, sha256, storeMemo } from "../build-memo.js";
+import { bundleBuildIds, isFile, memoKey, memoPath, sha256, storeMemo } from "../files/build-memo.js";
 import { computeConfigHash } from "../mcp/cache.js";
 import type { CacheEntry, McpConfig } from "../mcp/types.js";
 

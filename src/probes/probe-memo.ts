@@ -4,14 +4,14 @@
  * schemas slowly), which was about 30 ms of a 0.4 s `run p1`. What validation makes of a file depends
  * on its text and on the schema and nothing else (the schema is part of the build); the checks that
  * look at the file system (load.ts) run at every load. Only a text that validated is kept, and only
- * from the bundle (build-memo.ts): under unit tests every load validates.
+ * from the bundle (files/build-memo.ts): under unit tests every load validates.
  *
  * Stored with the structured clone of node:v8, which keeps what JSON would not (the RegExp of a
  * marker, a field that is present and undefined).
  */
 import { readFileSync } from "node:fs";
 import { deserialize, serialize } from "node:v8";
-import { bundleBuildIds, memoKey, memoPath, storeMemo } from "../build-memo.js";
+import { bundleBuildIds, memoKey, memoPath, storeMemo } from "../files/build-memo.js";
 
 /** Raised when the key or the stored form changes. */
 const MEMO_FORMAT = 1;

@@ -1,9 +1,9 @@
 import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { inputError } from "../errors.js";
-import { readInputFile } from "../input-file.js";
-import { isInside } from "../safe-path.js";
+import { readInputFile } from "../files/input-file.js";
+import { isInside } from "../files/safe-path.js";
+import { yamlErrorLine } from "../files/yaml-file.js";
 import { dottedPath, type FieldNamer } from "../validate.js";
-import { yamlErrorLine } from "../yaml-file.js";
 
 /** A probe file's YAML, and how its fields are named in error messages. */
 export interface ProbeYaml {

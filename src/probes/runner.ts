@@ -12,7 +12,7 @@ import { runFiles } from "../capture/run-format.js";
 import { loadTokenCounter } from "../capture/tokens.js";
 import { mcpExtension } from "../mcp/extension.js";
 import { mcpTextsSchema } from "../mcp/texts-schema.js";
-import type { PidLock } from "../pid-lock.js";
+import type { PidLock } from "../processes/pid-lock.js";
 import { CacheDiagnoser, withCacheDiagnosis } from "../providers/cache-diagnoser.js";
 import { codecFor } from "../providers/codecs.js";
 import { httpTransport } from "../providers/http-transport.js";

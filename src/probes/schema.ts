@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { SAFE_NAME, SAFE_NAME_RULE } from "../files/safe-path.js";
 import { WIRE_APIS } from "../providers/types.js";
-import { SAFE_NAME, SAFE_NAME_RULE } from "../safe-path.js";
 import { strictMapping } from "../validate.js";
 
 /**

@@ -3,7 +3,7 @@
  * runtime and on pi: both point the servers at the run's `mcp-wire.jsonl`.
  */
 import { existsSync } from "node:fs";
-import { countJsonlRows } from "../jsonl.js";
+import { countJsonlRows } from "../files/jsonl.js";
 import { readWireLog } from "../stub-mcp/wire-log.js";
 import type { RunObservation } from "./expect.js";
 

@@ -12,13 +12,13 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { inputError } from "../errors.js";
-import { replaceFile } from "../replace-file.js";
-import { ownFolderEntries, removeInside } from "../safe-path.js";
+import { replaceFile } from "../files/replace-file.js";
+import { ownFolderEntries, removeInside } from "../files/safe-path.js";
 
 /** Each path under the workspace (`/`-separated) and what it was when listed. */
 type Listing = Record<string, string>;
 
-export const writtenListPath = (base: string) => `${base}.written.json`;
+const writtenListPath = (base: string) => `${base}.written.json`;
 
 function entryState(path: string): string {
   const stats = lstatSync(path);

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runFolderLockPath } from "../capture/capture-run.js";
-import { describeProcess, lockWaitMs, type PidLock, waitForLock } from "../pid-lock.js";
+import { describeProcess, lockWaitMs, type PidLock, waitForLock } from "../processes/pid-lock.js";
 import type { Probe } from "./types.js";
 import { closeWorkspace, openWorkspace, removeWorkspace } from "./workspace-list.js";
 

@@ -6,7 +6,7 @@
  * after the last naming line are the closing ones. Any split that keeps the order rebuilds the same
  * list for the same active tools; naming only decides how well it carries over to other tool sets.
  */
-import { escapeRegExp } from "../regexp.js";
+import { escapeRegExp } from "../text/regexp.js";
 
 export interface GuidelineSplit {
   fileOps?: { variant: "bash" | "powershell" | "both"; line: string };

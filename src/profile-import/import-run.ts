@@ -262,33 +262,41 @@ function mcpTexts(capture: Capture, missing: NotRecovered[], summary: ImportSumm
     summary.notes.push("tool mcp: its parameter schema is not shaped as the runtime builds it; kept as sent");
   }
   summary.tools.push({ name: "mcp", as: "MCP gateway", snippet: texts.proxy.snippet !== "", guidelines: 0 });
-  const namespace = [...capture.tools.values()].find((t) => t.name.startsWith("mcp__"));
-  if (namespace) {
-    const snippet = capture.snippets.get(namespace.name) ?? "";
-    const server = snippet.split(" ").find((word) => namespaceToolName(word) === namespace.name);
-    const p = parameterDescriptions(namespace.parameters);
-    texts.namespace = {
-      snippet: server ? snippet.replace(server, "{server}") : snippet,
-      description: namespace.description,
-      parameters: { tool: p.tool ?? "", args: p.args ?? "" },
-    };
-    for (const tool of capture.tools.values())
-      if (tool.name.startsWith("mcp__"))
-        summary.tools.push({ name: tool.name, as: "MCP namespace", snippet: true, guidelines: 0 });
-  }
-  const script = capture.tools.get("mcpScript");
-  if (script) {
-    const p = parameterDescriptions(script.parameters);
-    Object.assign(texts.script, {
-      snippet: capture.snippets.get("mcpScript") ?? "",
-      description: script.description,
-      parameters: { code: p.code ?? "", timeoutMs: p.timeoutMs ?? "" },
-    });
-    summary.tools.push({ name: "mcpScript", as: "MCP script", snippet: texts.script.snippet !== "", guidelines: 0 });
-  }
+  namespaceTexts(capture, texts, summary);
+  scriptTexts(capture, texts, summary);
   for (const field of emptyTexts("extensions.mcp", texts))
     missing.push({ field, why: "no request showed it (a tool the capture did not have, or a tool result)" });
   return texts;
+}
+
+/** The namespace tools' texts (`mcp__<server>`), from the first one sent, its server's name made `{server}`. */
+function namespaceTexts(capture: Capture, texts: McpTexts, summary: ImportSummary): void {
+  const namespace = [...capture.tools.values()].find((t) => t.name.startsWith("mcp__"));
+  if (!namespace) return;
+  const snippet = capture.snippets.get(namespace.name) ?? "";
+  const server = snippet.split(" ").find((word) => namespaceToolName(word) === namespace.name);
+  const p = parameterDescriptions(namespace.parameters);
+  texts.namespace = {
+    snippet: server ? snippet.replace(server, "{server}") : snippet,
+    description: namespace.description,
+    parameters: { tool: p.tool ?? "", args: p.args ?? "" },
+  };
+  for (const tool of capture.tools.values())
+    if (tool.name.startsWith("mcp__"))
+      summary.tools.push({ name: tool.name, as: "MCP namespace", snippet: true, guidelines: 0 });
+}
+
+/** The script tool's texts (`mcpScript`), when it was sent. */
+function scriptTexts(capture: Capture, texts: McpTexts, summary: ImportSummary): void {
+  const script = capture.tools.get("mcpScript");
+  if (!script) return;
+  const p = parameterDescriptions(script.parameters);
+  Object.assign(texts.script, {
+    snippet: capture.snippets.get("mcpScript") ?? "",
+    description: script.description,
+    parameters: { code: p.code ?? "", timeoutMs: p.timeoutMs ?? "" },
+  });
+  summary.tools.push({ name: "mcpScript", as: "MCP script", snippet: texts.script.snippet !== "", guidelines: 0 });
 }
 
 /** Every empty string in a nested texts object, by dotted field. */

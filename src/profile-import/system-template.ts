@@ -5,9 +5,9 @@
  * the request's tool names alone, never from knowing which profile wrote it.
  */
 import { UserError } from "../errors.js";
-import { escapeRegExp } from "../regexp.js";
 import { TEMPLATE_PLACEHOLDERS } from "../runtime/system-prompt.js";
 import { findSkillsBlock } from "../skills/prompt-block.js";
+import { escapeRegExp } from "../text/regexp.js";
 
 export interface InferredPrompt {
   template: string[];

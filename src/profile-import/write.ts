@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../errors.js";
+import { isSafeName } from "../files/safe-path.js";
 import { loadProfile } from "../runtime/load-profile.js";
-import { isSafeName } from "../safe-path.js";
 import type { ImportSummary } from "./import-run.js";
 
 /** Imported profiles are the user's data: kept under this git-ignored folder unless `--out` says otherwise. */

@@ -131,7 +131,7 @@ function buildRequest(model: ModelSpec, context: Context, kind: WireRequest["kin
  * it, since `totalTokenCount` is prompt + candidates + tool-use prompt + thoughts (UsageMetadata in
  * the REST reference and in @google/genai's types).
  */
-export function geminiUsage(raw: Record<string, unknown>): Usage {
+function geminiUsage(raw: Record<string, unknown>): Usage {
   const prompt = count(raw.promptTokenCount);
   const toolUse = count(raw.toolUsePromptTokenCount);
   const candidates = count(raw.candidatesTokenCount);

@@ -1,5 +1,5 @@
 import { CheckFailed, UserError } from "../errors.js";
-import { trustExtraCasFor } from "../extra-ca-certs.js";
+import { trustExtraCasFor } from "../processes/extra-ca-certs.js";
 import type { Transport } from "./types.js";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { inputError } from "../errors.js";
-import { readInputFile } from "../input-file.js";
+import { readInputFile } from "../files/input-file.js";
 import { dottedPath, parseInput } from "../validate.js";
 import { DEFAULT_PROFILE_PATH, type Profile, type SystemPromptTexts, type ToolTexts } from "./profile.js";
 

@@ -3,8 +3,8 @@
  * blocks loading except a missing description, which the loader checks itself.
  */
 
-export const MAX_NAME_LENGTH = 64;
-export const MAX_DESCRIPTION_LENGTH = 1024;
+const MAX_NAME_LENGTH = 64;
+const MAX_DESCRIPTION_LENGTH = 1024;
 
 export const DESCRIPTION_REQUIRED = "description is required";
 

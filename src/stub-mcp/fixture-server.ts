@@ -71,31 +71,33 @@ export function createFixtureServer(fixture: StubFixture, serverName: string): S
   const later = fixture.addsToolAfterInit;
   if (later)
     server.oninitialized = () => void setTimeout(() => void addTool(later.tool).catch(() => undefined), later.delayMs);
-
-  const resources = fixture.resources;
-  if (resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, () => ({
-      resources: resources.map(({ uri, name, description }) => ({ uri, name, description, mimeType: "text/plain" })),
-    }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request) => {
-      const resource = resources.find((r) => r.uri === request.params.uri);
-      if (!resource) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`);
-      return { contents: [{ uri: resource.uri, mimeType: "text/plain", text: resource.text }] };
-    });
-  }
-
-  const prompts = fixture.prompts;
-  if (prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, () => ({
-      prompts: prompts.map(({ name, description, arguments: args }) => ({ name, description, arguments: args })),
-    }));
-    server.setRequestHandler(GetPromptRequestSchema, (request) => {
-      const prompt = prompts.find((p) => p.name === request.params.name);
-      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-      return renderPrompt(prompt, request.params.arguments ?? {});
-    });
-  }
+  if (fixture.resources) serveResources(server, fixture.resources);
+  if (fixture.prompts) servePrompts(server, fixture.prompts);
   return server;
+}
+
+/** resources/list and resources/read over the fixture's resources (plain text). */
+function serveResources(server: Server, resources: NonNullable<StubFixture["resources"]>): void {
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: resources.map(({ uri, name, description }) => ({ uri, name, description, mimeType: "text/plain" })),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const resource = resources.find((r) => r.uri === request.params.uri);
+    if (!resource) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`);
+    return { contents: [{ uri: resource.uri, mimeType: "text/plain", text: resource.text }] };
+  });
+}
+
+/** prompts/list and prompts/get over the fixture's prompts. */
+function servePrompts(server: Server, prompts: StubPrompt[]): void {
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: prompts.map(({ name, description, arguments: args }) => ({ name, description, arguments: args })),
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    const prompt = prompts.find((p) => p.name === request.params.name);
+    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    return renderPrompt(prompt, request.params.arguments ?? {});
+  });
 }
 
 async function callFixtureTool(

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { inputError } from "../errors.js";
-import { readInputFile } from "../input-file.js";
+import { readInputFile } from "../files/input-file.js";
 import { parseInput } from "../validate.js";
 import { type StubFixture, type StubTool, TOOL_FAULTS } from "./types.js";
 

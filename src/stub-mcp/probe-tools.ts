@@ -2,7 +2,7 @@ import { textResult } from "./tool-results.js";
 import type { ListedTool, TextToolResult } from "./types.js";
 
 /** The fixed time `stub_time` reports, so every run sees the same bytes. */
-export const STUB_TIMESTAMP = "2026-01-01T00:00:00.000Z";
+const STUB_TIMESTAMP = "2026-01-01T00:00:00.000Z";
 
 /** The probe stub's tools, byte-exact as the adapter must see them in tools/list. */
 export const PROBE_TOOLS: ListedTool[] = [

@@ -1,4 +1,4 @@
-import { appendJsonl, jsonlRows } from "../jsonl.js";
+import { appendJsonl, jsonlRows } from "../files/jsonl.js";
 
 /** The environment variable naming the file every stub appends its received messages to. */
 export const WIRE_LOG_ENV = "PAYLOAD_PROBE_WIRE_LOG";

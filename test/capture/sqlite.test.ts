@@ -6,7 +6,7 @@ import { buildRecord } from "../../src/capture/record.js";
 import { DATABASE_FORMAT } from "../../src/capture/run-format.js";
 import { RunDatabase, RunDatabaseReader } from "../../src/capture/sqlite.js";
 import { StorageError, UserError } from "../../src/errors.js";
-import { processStart } from "../../src/process-identity.js";
+import { processStart } from "../../src/processes/process-identity.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { REQUEST } from "./known-body.js";

@@ -121,7 +121,7 @@ describe("two runs of one probe at once (issue 8)", () => {
       [
         "--input-type=module",
         "-e",
-        `const { tryLock } = await import(${JSON.stringify(pathToFileURL(join(PROJECT_ROOT, "dist/pid-lock.js")).href)});
+        `const { tryLock } = await import(${JSON.stringify(pathToFileURL(join(PROJECT_ROOT, "dist/processes/pid-lock.js")).href)});
          if (!("release" in tryLock(process.argv[1]))) process.exit(1);
          process.stdout.write("held\\n");
          setInterval(() => {}, 1 << 30);`,

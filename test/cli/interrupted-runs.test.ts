@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { liveRunDir } from "../../src/capture/run-folder.js";
 import { RunDatabase } from "../../src/capture/sqlite.js";
-import { tryLock } from "../../src/pid-lock.js";
+import { tryLock } from "../../src/processes/pid-lock.js";
 import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { startCliIn } from "./scratch-cli.js";

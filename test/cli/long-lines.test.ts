@@ -7,7 +7,7 @@
 import { cpSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_LINE_BYTES } from "../../src/jsonl.js";
+import { MAX_LINE_BYTES } from "../../src/files/jsonl.js";
 import { closedPort } from "../fixtures/closed-port.js";
 import { sharedRun } from "../fixtures/shared-runs.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";

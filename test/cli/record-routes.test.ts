@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { defaultRunName } from "../../src/cli/record.js";
-import { proxyBases, recordRoutes } from "../../src/cli/record-routes.js";
+import { defaultRunName, help } from "../../src/cli/record.js";
+import { proxyBases, RECORD_ROUTES, recordRoutes, routesHelp } from "../../src/cli/record-routes.js";
+import { escapeRegExp } from "../../src/text/regexp.js";
 import { userErrorOf } from "../fixtures/user-error.js";
 
 describe("record's routes", () => {
@@ -43,6 +44,23 @@ describe("record's routes", () => {
       openai: "http://127.0.0.1:4000/openai/v1",
       chatgpt: "https://127.0.0.1:4001/backend-api",
     });
+  });
+});
+
+describe("record's --help", () => {
+  it("lists every route: its prefix, its upstream and the APIs it carries, in 80 columns", () => {
+    expect(
+      routesHelp()
+        .split("\n")
+        .filter((line) => line.length > 80),
+    ).toEqual([]);
+    expect(help).toContain(routesHelp());
+    // A wrapped line continues the one above it: join them to find a route's whole text.
+    const text = help.replace(/\n {6,}/g, " ");
+    for (const { prefix, upstream, apis } of RECORD_ROUTES)
+      expect(text).toMatch(
+        new RegExp(`^  ${escapeRegExp(prefix)} +→ ${escapeRegExp(upstream)} +${escapeRegExp(apis)}$`, "m"),
+      );
   });
 });
 

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { processStart } from "../../src/process-identity.js";
+import { processStart } from "../../src/processes/process-identity.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { cliIn, startCliIn } from "./scratch-cli.js";
 

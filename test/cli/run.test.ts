@@ -2,8 +2,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SAFE_NAME_RULE } from "../../src/files/safe-path.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { SAFE_NAME_RULE } from "../../src/safe-path.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");

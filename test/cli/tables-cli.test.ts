@@ -94,7 +94,7 @@ describe("tables on the command line", () => {
     const hint = lines.slice(lines.findIndex((line) => line.startsWith("see it: ")));
     expect(widest(hint.join("\n"))).toBeLessThanOrEqual(80);
     expect(hint.map((line) => line.trim()).join(" · ")).toBe(
-      // Started as `node dist/cli/main.js`, the hint names that (src/invoked-as.ts).
+      // Started as `node dist/cli/main.js`, the hint names that (src/text/invoked-as.ts).
       `see it: node dist/cli/main.js report ${runDir} · show ${runDir} 1 · view ${runDir}`,
     );
   });

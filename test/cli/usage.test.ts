@@ -7,8 +7,8 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readInvokedAs } from "../../src/invoked-as.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { readInvokedAs } from "../../src/text/invoked-as.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);

@@ -17,7 +17,7 @@ export function runOrBaseline(spec: string, lookup: RunLookup): RunSource {
   return resolveRun(spec, lookup);
 }
 
-export function baselineRunSource(path: string): RunSource {
+function baselineRunSource(path: string): RunSource {
   const baseline = readBaseline(path, "(baseline file)");
   const record = (r: BaselineRequest): RequestRecord => ({
     v: 1,

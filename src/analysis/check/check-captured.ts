@@ -15,7 +15,7 @@ import type { CacheSplit } from "../cost/cache-model.js";
 import { cacheRates, percentOf, type RunCacheRates } from "../cost/cache-rates.js";
 import { dollars } from "../cost/money.js";
 import { type PricingTable, priceOf, requestDollars } from "../cost/pricing.js";
-import { type CostOptions, runCost } from "../cost/run-cost.js";
+import { type CostOptions, type RunCost, runCost } from "../cost/run-cost.js";
 import type { RunSource } from "../load-run.js";
 import { type CacheLimits, cacheGateFindings } from "./cache-gate.js";
 import {
@@ -54,7 +54,16 @@ export interface CapturedCheckOptions {
   force?: boolean;
 }
 
-export async function checkCapturedRun(source: RunSource, options: CapturedCheckOptions): Promise<ProbeCheck> {
+/** A captured run as the check reads it: its records, their cost, and the baseline it would write. */
+interface CheckedRun {
+  probe: string;
+  records: RequestRecord[];
+  cost: RunCost;
+  rates: RunCacheRates;
+  actual: Baseline;
+}
+
+async function readCheckedRun(source: RunSource, options: CapturedCheckOptions): Promise<CheckedRun> {
   const records = [...source.records()];
   if (records.length === 0) throw new UserError(`run ${source.label}: expected at least one captured request`);
   const probe = options.name ?? records[0]!.probe;
@@ -71,30 +80,46 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
       prefix: records[i]!.prefix,
     })),
   };
-  const rates = cacheRates(cost);
-  if (options.update) {
-    const kept = existsSync(options.baselinePath) ? keptLimits(options.baselinePath, probe) : {};
-    const budget = { ...kept.budget, ...options.budget };
-    const cacheLimits = { ...kept.cacheLimits, ...options.cacheLimits };
-    const broken = [
-      ...budgetFindings(probe, records, cost.total.predicted, budget).map((b) => `over budget: ${b.sentence}`),
-      ...cacheGateFindings(probe, rates, cacheLimits).map((c) => c.sentence),
-    ];
-    // A baseline that fails its own budget would pass every later run as bad as this one.
-    if (broken.length > 0 && !options.force) return refusedUpdate(probe, records.length, broken);
-    writeBaseline(options.baselinePath, {
-      ...actual,
-      ...(Object.keys(budget).length > 0 ? { budget } : {}),
-      ...(Object.keys(cacheLimits).length > 0 ? { cacheLimits } : {}),
-    });
-    return { probe, status: "updated", requests: records.length, regressions: [], savings: [] };
-  }
+  return { probe, records, cost, rates: cacheRates(cost), actual };
+}
+
+export async function checkCapturedRun(source: RunSource, options: CapturedCheckOptions): Promise<ProbeCheck> {
+  const run = await readCheckedRun(source, options);
+  if (options.update) return updateBaseline(run, options);
   if (!existsSync(options.baselinePath))
     throw inputError(
       options.baselinePath,
       undefined,
       `no baseline for ${options.subject ?? "this run"}; run '${options.updateCommand}' to write it`,
     );
+  return compareCaptured(run, options);
+}
+
+/** `--update`: writes the run as the baseline, keeping the file's limits, unless the run breaks them. */
+function updateBaseline(
+  { probe, records, cost, rates, actual }: CheckedRun,
+  options: CapturedCheckOptions,
+): ProbeCheck {
+  const kept = existsSync(options.baselinePath) ? keptLimits(options.baselinePath, probe) : {};
+  const budget = { ...kept.budget, ...options.budget };
+  const cacheLimits = { ...kept.cacheLimits, ...options.cacheLimits };
+  const broken = [
+    ...budgetFindings(probe, records, cost.total.predicted, budget).map((b) => `over budget: ${b.sentence}`),
+    ...cacheGateFindings(probe, rates, cacheLimits).map((c) => c.sentence),
+  ];
+  // A baseline that fails its own budget would pass every later run as bad as this one.
+  if (broken.length > 0 && !options.force) return refusedUpdate(probe, records.length, broken);
+  writeBaseline(options.baselinePath, {
+    ...actual,
+    ...(Object.keys(budget).length > 0 ? { budget } : {}),
+    ...(Object.keys(cacheLimits).length > 0 ? { cacheLimits } : {}),
+  });
+  return { probe, status: "updated", requests: records.length, regressions: [], savings: [] };
+}
+
+/** The run against its baseline file: the exact and tolerance comparisons, then budgets and cache limits. */
+function compareCaptured(run: CheckedRun, options: CapturedCheckOptions): ProbeCheck {
+  const { probe, records, cost, rates, actual } = run;
   const baseline = readBaseline(options.baselinePath, probe);
   checkKeptLimits(options.baselinePath, baseline);
   const check: ProbeCheck = {
@@ -256,7 +281,7 @@ function budgetFindings(
 const signedText = (n: number) => (n > 0 ? `+${n}` : `${n}`);
 
 /** `p1: tools +1 (a_tool1), system +1 line, +214 tokens per request, +$0.0031 per run`. */
-export function whatChanged(
+function whatChanged(
   probe: string,
   baseline: Baseline,
   actual: Baseline,

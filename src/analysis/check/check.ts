@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { RequestRecord } from "../../capture/types.js";
 import { inputError } from "../../errors.js";
-import { cliName } from "../../invoked-as.js";
-import { readYamlFile } from "../../yaml-file.js";
+import { readYamlFile } from "../../files/yaml-file.js";
+import { cliName } from "../../text/invoked-as.js";
 
-export const COUNT_METRICS = [
+const COUNT_METRICS = [
   "tokens.tools",
   "tokens.system",
   "tokens.messages",
@@ -178,13 +178,13 @@ function toleranceTable(path: string, field: string, value: unknown): ToleranceT
 }
 
 /** The most specific tolerance: the probe's metric, the probe's group, the default metric, the default group. */
-export function toleranceFor(tolerances: Tolerances, probe: string, metric: CountMetric): Tolerance {
+function toleranceFor(tolerances: Tolerances, probe: string, metric: CountMetric): Tolerance {
   const group = metric.split(".")[0]!;
   const own = tolerances.probes[probe] ?? {};
   return own[metric] ?? own[group] ?? tolerances.default[metric] ?? tolerances.default[group] ?? EXACT;
 }
 
-export function describeTolerance(t: Tolerance): string {
+function describeTolerance(t: Tolerance): string {
   if (t.abs === 0 && t.pct === 0) return "exact";
   return [t.abs > 0 ? `±${t.abs}` : "", t.pct > 0 ? `±${t.pct}%` : ""].filter(Boolean).join(" or ");
 }

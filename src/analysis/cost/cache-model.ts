@@ -59,7 +59,7 @@ export interface CacheBreakpointAt {
  * A lookup at a breakpoint checks the block boundaries up to about 20 blocks before it (Anthropic,
  * "Prompt caching" → "Automatic prefix checking"); an entry further back is not found.
  */
-export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
+const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 
 /** How a request's prompt tokens are billed: read from the cache, written to it, or neither. */
 export interface CacheSplit {
@@ -77,14 +77,14 @@ export interface CacheRules {
 }
 
 /** OpenAI: a prompt shorter than this is never cached. */
-export const OPENAI_MIN_CACHE_TOKENS = 1024;
+const OPENAI_MIN_CACHE_TOKENS = 1024;
 /** OpenAI: cache hits grow in steps of this many tokens. */
-export const OPENAI_CACHE_STEP = 128;
+const OPENAI_CACHE_STEP = 128;
 /**
  * OpenAI keeps a prefix for 5 to 10 minutes of inactivity (longer off-peak); the model takes the
  * shorter end, so a gap it predicts as cached is one the provider documents as cached.
  */
-export const OPENAI_IDLE_MS = 5 * 60_000;
+const OPENAI_IDLE_MS = 5 * 60_000;
 
 /**
  * Anthropic: the shortest prefix a breakpoint caches, by model family, newest families first. The
@@ -157,7 +157,7 @@ function split(inputTokens: number, cacheRead: number, cacheWrite5m = 0, cacheWr
 }
 
 /** The tokens an OpenAI hit covers when `shared` prompt tokens match a cached prompt. */
-export function openaiCachedTokens(shared: number): number {
+function openaiCachedTokens(shared: number): number {
   if (shared < OPENAI_MIN_CACHE_TOKENS) return 0;
   return Math.floor(shared / OPENAI_CACHE_STEP) * OPENAI_CACHE_STEP;
 }

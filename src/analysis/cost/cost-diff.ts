@@ -5,7 +5,7 @@
  * made the provider bill again, priced as the difference from reading them from the cache.
  */
 
-import { wrapLines } from "../../text-wrap.js";
+import { wrapLines } from "../../text/text-wrap.js";
 import type { DiffFormat, DiffLabels } from "../diff/diff-render.js";
 import { mdHeader, mdRow } from "../format.js";
 import type { LineWriter } from "../table/output.js";

@@ -9,7 +9,7 @@
  * is a loop request, and the reported split inside the cuttable check column.
  */
 
-import { wrapLines } from "../../text-wrap.js";
+import { wrapLines } from "../../text/text-wrap.js";
 import { mdHeader, mdRow } from "../format.js";
 import type { ReportFormat } from "../report.js";
 import type { LineWriter } from "../table/output.js";

@@ -10,11 +10,11 @@
  * library's own figure, to the last bit. A split not priced before loads the library, and its dollars
  * join the fact when the process ends. Only a model whose prices carry no dates gets a fact (a dated
  * price also depends on the request's time), and a user's pricing file bypasses facts (pricing.ts).
- * Only from the bundle, as the probe memos (build-memo.ts).
+ * Only from the bundle, as the probe memos (files/build-memo.ts).
  */
 import { readFileSync } from "node:fs";
 import type { Provider } from "@pydantic/genai-prices";
-import { bundleBuildIds, memoKey, memoPath, storeMemo } from "../../build-memo.js";
+import { bundleBuildIds, memoKey, memoPath, storeMemo } from "../../files/build-memo.js";
 import { PROJECT_ROOT } from "../../project-root.js";
 import type { CacheSplit } from "./cache-model.js";
 

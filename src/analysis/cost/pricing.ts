@@ -17,9 +17,9 @@ import type * as GenaiPrices from "@pydantic/genai-prices";
 import type { ModelInfo, Provider } from "@pydantic/genai-prices";
 import { z } from "zod";
 import { inputError } from "../../errors.js";
-import { nearestNames } from "../../nearest.js";
+import { readYamlFile } from "../../files/yaml-file.js";
+import { nearestNames } from "../../text/nearest.js";
 import { parseInput, strictMapping } from "../../validate.js";
-import { readYamlFile } from "../../yaml-file.js";
 import type { CacheSplit } from "./cache-model.js";
 import { priceWithFact, recalledDollars, rememberDollars } from "./price-fact.js";
 

@@ -193,44 +193,35 @@ function fieldsOf(a: DiffItem | null, b: DiffItem | null, ignore: FieldFilter) {
   return { changes: changes.slice(0, FIELDS_LISTED), more: Math.max(0, changes.length - FIELDS_LISTED), ignored };
 }
 
-function diffRequests(
-  itemA: DiffItem | null,
-  itemB: DiffItem | null,
-  turn: number,
+/** Which tools one side has that the other has not, and whether the same tools only moved. */
+function toolsDiff(
+  a: DiffRecord | null,
+  b: DiffRecord | null,
   toolsChange: ToolsChange,
-  ignore: FieldFilter,
-): RequestDiff {
-  const a = itemA?.record ?? null;
-  const b = itemB?.record ?? null;
+): Pick<RequestDiff, "toolsA" | "toolsB" | "toolsAdded" | "toolsRemoved" | "toolsReordered"> {
   const toolsA = a?.tools ?? [];
   const toolsB = b?.tools ?? [];
-  // Equal lists and marker sets (most pairs) need no set arithmetic.
+  // Equal lists (most pairs) need no set arithmetic.
   const sameTools = shallowEqual(toolsA, toolsB);
-  const change = a && b && !sameTools ? toolsChange(toolsA, toolsB) : { added: [], removed: [] };
-  const toolsAdded = change.added;
-  const toolsRemoved = change.removed;
-  const fields = fieldsOf(itemA, itemB, ignore);
-  const divergesIn = a && b ? divergence(a, b) : null;
-  // Bodies that differ only in fields set apart read as identical, and the fields are named.
-  const onlyIgnored =
-    divergesIn === "body" && fields !== null && fields.changes.length === 0 && fields.ignored.length > 0;
+  const { added, removed } = a && b && !sameTools ? toolsChange(toolsA, toolsB) : { added: [], removed: [] };
   return {
-    seqA: a?.seq ?? null,
-    seqB: b?.seq ?? null,
-    turn,
-    identical: a !== null && b !== null && (a.hashes.body === b.hashes.body || onlyIgnored),
     toolsA: a?.tools ?? null,
     toolsB: b?.tools ?? null,
-    toolsAdded,
-    toolsRemoved,
+    toolsAdded: added,
+    toolsRemoved: removed,
     toolsReordered:
       !sameTools &&
-      toolsAdded.length === 0 &&
-      toolsRemoved.length === 0 &&
+      added.length === 0 &&
+      removed.length === 0 &&
       toolsA.join() !== toolsB.join() &&
       a !== null &&
       b !== null,
-    ...(itemA && itemB ? bodyDetail(itemA, itemB) : { toolsChanged: [], systemLines: null }),
+  };
+}
+
+/** Both sides' sizes per part, in bytes and in tokens. */
+function sizesDiff(a: DiffRecord | null, b: DiffRecord | null): Pick<RequestDiff, "bytes" | "tokens"> {
+  return {
     bytes: {
       tools: pair(a, b, (r) => r.bytes.tools),
       system: pair(a, b, (r) => r.bytes.system),
@@ -243,13 +234,41 @@ function diffRequests(
       messages: pair(a, b, (r) => r.tokens?.messages),
       total: pair(a, b, (r) => r.tokens?.total),
     },
+  };
+}
+
+/** The markers whose counts differ between the two sides (equal marker sets, most pairs, cost nothing). */
+function markersDiff(a: DiffRecord | null, b: DiffRecord | null): RequestDiff["markers"] {
+  if (!a || !b || shallowEqual(a.markers, b.markers)) return [];
+  return markerNamesOf(a, b)
+    .filter((name) => a.markers[name] !== b.markers[name])
+    .map((name) => ({ name, a: a.markers[name] ?? null, b: b.markers[name] ?? null }));
+}
+
+function diffRequests(
+  itemA: DiffItem | null,
+  itemB: DiffItem | null,
+  turn: number,
+  toolsChange: ToolsChange,
+  ignore: FieldFilter,
+): RequestDiff {
+  const a = itemA?.record ?? null;
+  const b = itemB?.record ?? null;
+  const fields = fieldsOf(itemA, itemB, ignore);
+  const divergesIn = a && b ? divergence(a, b) : null;
+  // Bodies that differ only in fields set apart read as identical, and the fields are named.
+  const onlyIgnored =
+    divergesIn === "body" && fields !== null && fields.changes.length === 0 && fields.ignored.length > 0;
+  return {
+    seqA: a?.seq ?? null,
+    seqB: b?.seq ?? null,
+    turn,
+    identical: a !== null && b !== null && (a.hashes.body === b.hashes.body || onlyIgnored),
+    ...toolsDiff(a, b, toolsChange),
+    ...(itemA && itemB ? bodyDetail(itemA, itemB) : { toolsChanged: [], systemLines: null }),
+    ...sizesDiff(a, b),
     roles: a && b && a.roles !== b.roles ? { a: a.roles, b: b.roles } : null,
-    markers:
-      a && b && !shallowEqual(a.markers, b.markers)
-        ? markerNamesOf(a, b)
-            .filter((name) => a.markers[name] !== b.markers[name])
-            .map((name) => ({ name, a: a.markers[name] ?? null, b: b.markers[name] ?? null }))
-        : [],
+    markers: markersDiff(a, b),
     prefixA: a?.prefixSummary ?? null,
     prefixB: b?.prefixSummary ?? null,
     breakA: a?.prefix ?? null,
@@ -326,7 +345,7 @@ function* byTurn(a: Iterable<DiffItem>, b: Iterable<DiffItem>): Generator<[DiffI
 }
 
 /** A summary stays a summary: a long run lists its first breaks and counts the rest. */
-export const BREAKS_LISTED = 20;
+const BREAKS_LISTED = 20;
 
 function emptySide(): SideSummary {
   return { requests: 0, tokens: 0, bytes: 0, breakCount: 0, breaks: [] };

@@ -23,7 +23,7 @@ const PROVIDER_BY_API: Record<WireApi, string> = {
 };
 
 /** Where the token figures on a span come from, so a dashboard can tell a bill from a guess. */
-export const USAGE_SOURCE = {
+const USAGE_SOURCE = {
   provider: "provider",
   /** A mock's made-up figures (the record's usage says `estimate`). */
   mock: "mock_estimate",

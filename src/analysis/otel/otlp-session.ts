@@ -31,7 +31,7 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { trustedCas } from "../../extra-ca-certs.js";
+import { trustedCas } from "../../processes/extra-ca-certs.js";
 import { type OtlpTarget, resolveOtlpTarget } from "./otlp-config.js";
 import type { Attributes, SpanPlan } from "./span-plan.js";
 

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { runFiles } from "../../capture/run-format.js";
 import type { RequestRecord } from "../../capture/types.js";
-import { jsonlRows } from "../../jsonl.js";
+import { jsonlRows } from "../../files/jsonl.js";
 import type { RunSource } from "../load-run.js";
 import { eventLines } from "../record-file.js";
 import type { RunEvent, RunTraceInput, WireLine } from "./run-trace.js";

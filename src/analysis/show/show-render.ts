@@ -6,7 +6,7 @@
  */
 
 import { requestFailure } from "../../capture/request-failure.js";
-import { printable } from "../../terminal-text.js";
+import { printable } from "../../text/terminal-text.js";
 import { compactRoles, prefixSummary } from "../format.js";
 import { hangingIndent, type LineWriter } from "../table/output.js";
 import { providerTokensText, tokenGap } from "../token-gap.js";

@@ -37,7 +37,7 @@ export interface DecodedRequest {
 }
 
 /** The record and the wire body of request `seq`; a run without that seq is bad input naming both. */
-export function findRequest(source: RunSource, seq: number): { record: RequestRecord; payload: RequestPayload } {
+function findRequest(source: RunSource, seq: number): { record: RequestRecord; payload: RequestPayload } {
   let record: RequestRecord | undefined;
   const seqs: number[] = [];
   for (const r of source.records()) {
@@ -103,7 +103,7 @@ function segmentContent(d: WireDissection, i: number): Pick<DecodedSegment, "par
  * joined by one `\n` (src/capture/prefix.ts), so segment i starts after the bytes of those before
  * it plus one separator each.
  */
-export function keptUntil(segmentBytes: number[], prefix: RequestRecord["prefix"]): number | null {
+function keptUntil(segmentBytes: number[], prefix: RequestRecord["prefix"]): number | null {
   if (!prefix || (prefix.breakAt === null && prefix.sharedBytes === 0)) return null;
   let start = 0;
   for (let i = 0; i < segmentBytes.length; i++) {

@@ -1,11 +1,11 @@
 /**
  * Text out, a line at a time, without holding a long report in memory: lines are gathered into
  * chunks and a chunk is written only when the stream has room for it, so a slow pipe throttles
- * the reader instead of filling memory. Every line is made printable (terminal-text.ts), since most
+ * the reader instead of filling memory. Every line is made printable (text/terminal-text.ts), since most
  * lines hold something a capture said; only a table our own code coloured (table-output.ts) is written as it is.
  */
-import { printable } from "../../terminal-text.js";
-import { wrapLine } from "../../text-wrap.js";
+import { printable } from "../../text/terminal-text.js";
+import { wrapLine } from "../../text/text-wrap.js";
 
 const CHUNK_CHARS = 64 * 1024;
 
@@ -25,7 +25,7 @@ export class LineWriter {
   /**
    * `text` (one line or several) with each line broken to `width` columns, lines after the first of
    * each under a hanging indent (`indent`, or what it says for the line); a null width leaves it whole.
-   * `words`: captured text, broken between words only (see text-wrap.ts).
+   * `words`: captured text, broken between words only (see text/text-wrap.ts).
    */
   async wrappedLine(
     text: string,

@@ -23,8 +23,8 @@ import Table from "cli-table3";
 // cli-table3 sizes a column by strlen (display width, colour codes left out); measuring with the same
 // one keeps every column exactly as wide as the library alone would make it.
 import { strlen } from "cli-table3/src/utils.js";
-import { printable } from "../../terminal-text.js";
-import { wrapLine } from "../../text-wrap.js";
+import { printable } from "../../text/terminal-text.js";
+import { wrapLine } from "../../text/text-wrap.js";
 import type { LineWriter } from "./output.js";
 import { fitWidths } from "./table-fit.js";
 import { type Narrowed, PLAIN_LOOK, paint, type TableLook, type Tone } from "./table-style.js";

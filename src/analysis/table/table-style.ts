@@ -4,7 +4,7 @@
  * take the answer, so analysis never reads the environment.
  */
 
-import { displayWidth, wrapLine } from "../../text-wrap.js";
+import { displayWidth, wrapLine } from "../../text/text-wrap.js";
 
 export interface TableLook {
   /** The widest a table may be; null draws every cell whole (`--wide`, or a pipe with no COLUMNS). */

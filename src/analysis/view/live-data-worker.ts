@@ -1,5 +1,5 @@
 /**
- * The live view's worker thread (started by src/cli/live-view.ts, bundled by scripts/bundle.mjs):
+ * The live view's worker thread (started by live-view.ts, bundled by scripts/bundle.mjs):
  * builds the run's data for data.json one request at a time, so a long run is read and taken apart
  * here while the command's main thread goes on relaying. The token cache is read once and kept.
  */

@@ -1,5 +1,5 @@
 /**
- * The live view's data (src/cli/live-view.ts): a run folder as it is now, in the page's layout
+ * The live view's data (live-view.ts): a run folder as it is now, in the page's layout
  * (view-page.ts, `writeLiveData`). Built on a worker thread (live-data-worker.ts), so the command's
  * relay never waits for a page; these are the build and the messages both sides exchange.
  */

@@ -79,7 +79,7 @@ export class FileSink {
  * nor `<!--` can end or alter the element (HTML §4.12.1.3, restrictions for contents of script
  * elements); U+2028/2029 are escaped as well, so the text stays one line for every reader.
  */
-export function scriptSafeJson(value: unknown): string {
+function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(
     /[<\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
@@ -165,7 +165,7 @@ class ItemTable {
 }
 
 /** Cut the segments out of a wire body; the frame left rebuilds the exact body with them put back. */
-export function bodyFrame(body: string, d: WireDissection): string {
+function bodyFrame(body: string, d: WireDissection): string {
   const needles: [string, string][] = [
     ...d.tools.map((t): [string, string] => ["T", t.json]),
     ...d.systemParts.map((p): [string, string] => ["S", JSON.stringify(p)]),
@@ -251,20 +251,15 @@ export interface ViewDataOptions {
 }
 
 /**
- * Streams the index of one run, or of two runs and their alignment (`pairs`, from diff.ts), then
- * `between` (what the page puts between the two documents), then the items, into `out`; requests
- * and items pass through side files next to it.
+ * Writes each run's requests as the page's entries, one JSON line each, to `lines`, their items to
+ * `items`; returns the runs' summaries and, per run, each seq's place among the entries.
  */
-export function writeViewData(
-  out: FileSink,
+function writeRequests(
   sources: RunSource[],
-  pairs: Iterable<RequestDiff> | null,
+  items: ItemTable,
+  lines: FileSink,
   options: ViewDataOptions,
-  between: string,
-): void {
-  const path = out.path;
-  const itemsPath = `${path}.items`;
-  const items = new ItemTable(new FileSink(itemsPath), options.counter);
+): { runs: ViewRun[]; index: Map<number, number>[] } {
   const runs: ViewRun[] = sources.map((s) => ({
     label: s.label,
     probe: "",
@@ -273,7 +268,6 @@ export function writeViewData(
     lost: s.lost?.() ?? 0,
     secrets: 0,
   }));
-  const requestLines = new FileSink(`${path}.requests`);
   const index: Map<number, number>[] = sources.map(() => new Map());
   let n = 0;
   sources.forEach((source, run) => {
@@ -294,10 +288,41 @@ export function writeViewData(
       };
       if (record.kind === "loop") previousTools = record.tools;
       index[run]!.set(record.seq, n);
-      requestLines.write(`${n === 0 ? "" : ","}${scriptSafeJson(entry)}\n`);
+      lines.write(`${n === 0 ? "" : ","}${scriptSafeJson(entry)}\n`);
       n++;
     }
   });
+  return { runs, index };
+}
+
+/** The `pairs` array of a two-run page: each aligned pair by its two entries' places. */
+function writePairs(out: FileSink, pairs: Iterable<RequestDiff>, index: Map<number, number>[]): void {
+  out.write(',"pairs":[\n');
+  let first = true;
+  for (const d of pairs) {
+    out.write(`${first ? "" : ","}${scriptSafeJson(viewPair(d, index))}\n`);
+    first = false;
+  }
+  out.write("]\n");
+}
+
+/**
+ * Streams the index of one run, or of two runs and their alignment (`pairs`, from diff.ts), then
+ * `between` (what the page puts between the two documents), then the items, into `out`; requests
+ * and items pass through side files next to it.
+ */
+export function writeViewData(
+  out: FileSink,
+  sources: RunSource[],
+  pairs: Iterable<RequestDiff> | null,
+  options: ViewDataOptions,
+  between: string,
+): void {
+  const path = out.path;
+  const itemsPath = `${path}.items`;
+  const items = new ItemTable(new FileSink(itemsPath), options.counter);
+  const requestLines = new FileSink(`${path}.requests`);
+  const { runs, index } = writeRequests(sources, items, requestLines, options);
   requestLines.close();
   items.close();
   const meta: ViewMeta = {
@@ -311,15 +336,7 @@ export function writeViewData(
   out.flush();
   appendFile(out, `${path}.requests`);
   out.write("]\n");
-  if (pairs) {
-    out.write(',"pairs":[\n');
-    let first = true;
-    for (const d of pairs) {
-      out.write(`${first ? "" : ","}${scriptSafeJson(viewPair(d, index))}\n`);
-      first = false;
-    }
-    out.write("]\n");
-  }
+  if (pairs) writePairs(out, pairs, index);
   out.write(`}${between}${items.count === 0 ? "[\n" : ""}`);
   out.flush();
   appendFile(out, itemsPath);

@@ -1,7 +1,7 @@
 /**
  * What a view page is made with besides the run's records: a token figure for every segment it shows,
  * and the size of the run files (the page says how much it shrank them). The saved page (cli/view.ts)
- * and the live view (cli/live-view.ts) both take them from here.
+ * and the live view (live-view.ts) both take them from here.
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";

@@ -62,7 +62,7 @@ const pageHead = (title: string) =>
   `${pageTop(title, pageScript("page"))}<script type="application/json" id="view-index">`;
 
 /**
- * The live view's page (src/cli/live-view.ts): the same stylesheet and drawing code as the saved
+ * The live view's page (live-view.ts): the same stylesheet and drawing code as the saved
  * page, without data; its script fetches `data.json` from the server that served it, and nothing else.
  */
 export function livePage(title: string): string {

@@ -75,7 +75,7 @@ function parseEdits(value: unknown): Edit[] {
 }
 
 /** Every edit is located in the original text, so the order of edits in a call never matters. */
-export function applyEdits(original: string, edits: Edit[], path: string): string {
+function applyEdits(original: string, edits: Edit[], path: string): string {
   const located = edits.map((edit, i) => {
     const at = original.indexOf(edit.oldText);
     if (at < 0) throw new Error(`edits[${i}].oldText was not found in ${path}`);

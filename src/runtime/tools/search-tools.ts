@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { keepHead } from "../../output-limit.js";
-import { escapeRegExp } from "../../regexp.js";
+import { escapeRegExp } from "../../text/regexp.js";
 import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool } from "../types.js";
 import { optionalNumber, resolvePath } from "./paths.js";

@@ -1,5 +1,5 @@
 import { keepTail, saveFullOutput } from "../../output-limit.js";
-import { ProcessTimedOut, runProcess } from "../../run-process.js";
+import { ProcessTimedOut, runProcess } from "../../processes/run-process.js";
 import type { ToolTexts } from "../profile.js";
 import type { RuntimeTool, ToolContext } from "../types.js";
 import { optionalNumber } from "./paths.js";

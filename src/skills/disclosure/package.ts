@@ -8,7 +8,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import { parseFrontmatter } from "../frontmatter.js";
 import type { CatalogLayer, DisclosedSkill, DisclosedSkillMeta, SkillToolSpec } from "./types.js";
 
-export const TOOLS_FILE_NAME = "tools.json";
+const TOOLS_FILE_NAME = "tools.json";
 
 export function parseSkillPackage(entryPath: string, layer: CatalogLayer): DisclosedSkill {
   const { meta, body } = parseSkillText(readFileSync(entryPath, "utf8"));

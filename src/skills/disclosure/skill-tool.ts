@@ -5,7 +5,7 @@
  */
 
 import { keepHead, MAX_LINES } from "../../output-limit.js";
-import { ProcessTimedOut, runProcess } from "../../run-process.js";
+import { ProcessTimedOut, runProcess } from "../../processes/run-process.js";
 import type { RuntimeTool } from "../../runtime/types.js";
 import type { SkillToolSpec } from "./types.js";
 
@@ -14,7 +14,7 @@ export interface SkillToolLimits {
   maxOutputBytes: number;
 }
 
-export const DEFAULT_SKILL_TOOL_LIMITS: SkillToolLimits = { timeoutMs: 30_000, maxOutputBytes: 50 * 1024 };
+const DEFAULT_SKILL_TOOL_LIMITS: SkillToolLimits = { timeoutMs: 30_000, maxOutputBytes: 50 * 1024 };
 
 export function createSkillTool(spec: SkillToolSpec, limits: SkillToolLimits = DEFAULT_SKILL_TOOL_LIMITS): RuntimeTool {
   return {

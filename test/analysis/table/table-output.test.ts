@@ -9,7 +9,7 @@ import {
   TableOutput,
 } from "../../../src/analysis/table/table-output.js";
 import type { TableLook } from "../../../src/analysis/table/table-style.js";
-import { printable } from "../../../src/terminal-text.js";
+import { printable } from "../../../src/text/terminal-text.js";
 
 const HEAD = ["seq", "tools", "roles", "prefix"];
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the colour codes are taken out to compare the layout.

@@ -1,5 +1,5 @@
 /**
- * The live page's script (src/cli/live-view.ts serves it): listens to the server's events and, on
+ * The live page's script (src/analysis/view/live-view.ts serves it): listens to the server's events and, on
  * each `changed`, fetches the run's data again and draws the page with it, handing over the state
  * of the previous drawing. The server sends `changed` as soon as the page connects, so the first
  * data come the same way as every later copy. `end` says the recording stopped: the page keeps

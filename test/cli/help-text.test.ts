@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fitHelp } from "../src/help-text.js";
+import { fitHelp } from "../../src/cli/help-text.js";
 
 const HELP = `Usage: payload-probe thing <run> [options]
 

@@ -2,9 +2,16 @@ import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { UserError } from "../src/errors.js";
-import { countJsonlRows, JsonlWriter, jsonlLines, jsonlRows, lineEndingAt, MAX_LINE_BYTES } from "../src/jsonl.js";
-import { userErrorOf } from "./fixtures/user-error.js";
+import { UserError } from "../../src/errors.js";
+import {
+  countJsonlRows,
+  JsonlWriter,
+  jsonlLines,
+  jsonlRows,
+  lineEndingAt,
+  MAX_LINE_BYTES,
+} from "../../src/files/jsonl.js";
+import { userErrorOf } from "../fixtures/user-error.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pp-jsonl-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { printable } from "../src/terminal-text.js";
+import { printable } from "../../src/text/terminal-text.js";
 
 describe("printable", () => {
   it("shows C0 controls, DEL, C1 controls and bidi overrides as escapes", () => {

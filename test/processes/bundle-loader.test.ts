@@ -1,6 +1,6 @@
 /**
- * src/bundle-loader.ts, as the built entries use it: a real Node process starts a wrapped CommonJS
- * bundle through dist/bundle-loader.js, writes V8's code cache as it exits, and the next start
+ * src/processes/bundle-loader.ts, as the built entries use it: a real Node process starts a wrapped CommonJS
+ * bundle through dist/processes/bundle-loader.js, writes V8's code cache as it exits, and the next start
  * takes it. Whether V8 took the cache shows in the file: a refused cache is written anew.
  */
 import { spawnSync } from "node:child_process";
@@ -8,12 +8,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../src/project-root.js";
-import { removeTempDirs, tempDir } from "./runtime/harness.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 
-const LOADER = pathToFileURL(join(PROJECT_ROOT, "dist/bundle-loader.js")).href;
+const LOADER = pathToFileURL(join(PROJECT_ROOT, "dist/processes/bundle-loader.js")).href;
 
 /** A bundle as scripts/bundle.mjs writes one, reporting what the module body was given. */
 const BUNDLE = `(function (exports, require, module, __filename, __dirname) {"use strict";

@@ -3,11 +3,11 @@ import { once } from "node:events";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { UserError } from "../src/errors.js";
-import { isProcessAlive, tryLock, waitForLock } from "../src/pid-lock.js";
-import { processCommandLine, processStart } from "../src/process-identity.js";
-import { escapeRegExp } from "../src/regexp.js";
-import { removeTempDirs, tempDir } from "./runtime/harness.js";
+import { UserError } from "../../src/errors.js";
+import { isProcessAlive, tryLock, waitForLock } from "../../src/processes/pid-lock.js";
+import { processCommandLine, processStart } from "../../src/processes/process-identity.js";
+import { escapeRegExp } from "../../src/text/regexp.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 const children: ChildProcess[] = [];
 afterEach(() => {

@@ -7,11 +7,18 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
-import { PROJECT_ROOT } from "../../src/project-root.js";
-import { type CliServer, chatBody, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
-import { chromiumPath, launchChromium, warnWithoutChromium } from "../fixtures/chromium.js";
-import { leftoverProcesses, SUITE_MARKER_ENV } from "../fixtures/suite-processes.js";
-import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { PROJECT_ROOT } from "../../../src/project-root.js";
+import {
+  type CliServer,
+  chatBody,
+  parseReply,
+  postChat,
+  startCli,
+  writeTinyProbe,
+} from "../../capture/http-harness.js";
+import { chromiumPath, launchChromium, warnWithoutChromium } from "../../fixtures/chromium.js";
+import { leftoverProcesses, SUITE_MARKER_ENV } from "../../fixtures/suite-processes.js";
+import { removeTempDirs, tempDir } from "../../runtime/harness.js";
 
 warnWithoutChromium("live view browser test");
 

@@ -1,8 +1,8 @@
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { UserError } from "./errors.js";
+import { UserError } from "../errors.js";
+import { asStorageError } from "../files/storage-error.js";
 import { processCommandLine, processStart } from "./process-identity.js";
-import { asStorageError } from "./storage-error.js";
 
 /**
  * A lock file holding the pid of its owner and, on its second line, when that process started

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import { inputError } from "./errors.js";
+import { inputError } from "../errors.js";
 
 /**
  * The largest file a user hands in whole: a probe, MCP config, profile, stub fixture, tolerances or

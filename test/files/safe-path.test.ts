@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { UserError } from "../src/errors.js";
-import { isRunName, isSafeName, removeInside, removeOwnFolder } from "../src/safe-path.js";
-import { removeTempDirs, tempDir } from "./runtime/harness.js";
+import { UserError } from "../../src/errors.js";
+import { isRunName, isSafeName, removeInside, removeOwnFolder } from "../../src/files/safe-path.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 

@@ -4,7 +4,6 @@
  */
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
-import { SESSION_MARK } from "./session-dir.js";
 
 /** How the command ended, as the exit code record takes over; `failed` when it never started. */
 export interface CommandEnd {
@@ -51,32 +50,4 @@ export function runCommand(command: string[], env: NodeJS.ProcessEnv, cwd: strin
     );
     child.once("exit", (code, signal) => done({ exitCode: signal ? signalCode(signal) : (code ?? 0) }));
   });
-}
-
-/**
- * What ends a session when record itself is killed outright (`kill -9`, which no handler sees): a
- * shell in a group of its own, reading a pipe only record holds. The kernel closes the pipe when
- * record dies however it dies; the shell then ends every process carrying the session's mark
- * (session-dir.ts: the command, and a daemon it left, such as an interactive Codex's app-server) and
- * removes the session folder, a real folder directly in the temp folder with record's prefix.
- * When record ends normally it does the same itself first, and the shell finds nothing left.
- */
-const WATCH = `read -r _ || :
-for environ in /proc/[0-9]*/environ; do
-  if grep -qzxF -- "${SESSION_MARK}=$1" "$environ" 2>/dev/null; then
-    pid=\${environ#/proc/}; kill -TERM "\${pid%/environ}" 2>/dev/null
-  fi
-done
-case "$1" in "$2"/*/*) ;; "$2"/payload-probe-record-*) [ -d "$1" ] && [ ! -L "$1" ] && rm -rf -- "$1" ;; esac`;
-
-/** Starts the watch of a session folder (directly in `temp`); it outlives record and ends with it. */
-export function watchSession(session: string, temp: string): void {
-  const watcher = spawn("/bin/sh", ["-c", WATCH, "payload-probe-watch", session, temp], {
-    detached: true,
-    // Its stderr is record's: a reader of record's stderr sees its end once the watch has cleaned up.
-    stdio: ["pipe", "ignore", "inherit"],
-  });
-  watcher.on("error", () => undefined);
-  watcher.unref();
-  (watcher.stdin as unknown as { unref(): void }).unref();
 }

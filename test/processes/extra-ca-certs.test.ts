@@ -1,5 +1,5 @@
 /**
- * NODE_EXTRA_CA_CERTS held back from the CLI's start (run.sh, src/extra-ca-certs.ts): the CLI, started
+ * NODE_EXTRA_CA_CERTS held back from the CLI's start (run.sh, src/processes/extra-ca-certs.ts): the CLI, started
  * with the file named by PAYLOAD_PROBE_EXTRA_CA_CERTS instead, still trusts it on its own https
  * connections (the capture proxy's upstream, an OTLP collector), hands the variable back to the
  * processes it starts, and run.sh is what moves it. Real processes against a real TLS server on
@@ -12,14 +12,14 @@ import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEFERRED_CA_ENV } from "../src/extra-ca-certs.js";
-import { PROJECT_ROOT } from "../src/project-root.js";
-import { startOtlpReceiver } from "./analysis/otel/otlp-receiver.js";
-import { chatBody, postChat, startCli } from "./capture/http-harness.js";
-import { MAIN } from "./cli/scratch-cli.js";
-import { stopAfterTest } from "./fixtures/children.js";
-import { copySharedRuns } from "./fixtures/shared-runs.js";
-import { removeTempDirs, tempDir } from "./runtime/harness.js";
+import { DEFERRED_CA_ENV } from "../../src/processes/extra-ca-certs.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
+import { chatBody, postChat, startCli } from "../capture/http-harness.js";
+import { MAIN } from "../cli/scratch-cli.js";
+import { stopAfterTest } from "../fixtures/children.js";
+import { copySharedRuns } from "../fixtures/shared-runs.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 const CERT_FILE = join(PROJECT_ROOT, "test/fixtures/tls/cert.pem");
 const TLS = {

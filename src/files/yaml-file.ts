@@ -1,5 +1,5 @@
 import { parse as parseYaml } from "yaml";
-import { inputError } from "./errors.js";
+import { inputError } from "../errors.js";
 import { readInputFile } from "./input-file.js";
 
 /**

@@ -1,4 +1,4 @@
-import { StorageError } from "./errors.js";
+import { StorageError } from "../errors.js";
 
 /**
  * SQLite's primary result codes (sqlite.org/rescode.html; better-sqlite3 puts the extended code in

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
-import { replaceFile } from "./replace-file.js";
+import { replaceFile } from "../files/replace-file.js";
 
 type ModuleBody = (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
 

@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findProgram } from "../src/find-program.js";
-import { removeTempDirs, tempDir } from "./runtime/harness.js";
+import { findProgram } from "../../src/cli/find-program.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 

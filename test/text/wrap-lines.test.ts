@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { wrapLines } from "../src/text-wrap.js";
+import { wrapLines } from "../../src/text/text-wrap.js";
 
 describe("wrapLines", () => {
   it("breaks between words at the width, keeps a line's indent and indents continuations two more", () => {

@@ -1,6 +1,6 @@
 import { type Dirent, lstatSync, readdirSync, realpathSync, rmSync, type Stats } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { inputError } from "./errors.js";
+import { inputError } from "../errors.js";
 
 /**
  * Names that become a folder (a probe, a run, a capture) are one plain path segment: a letter,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayWidth, wrapLine } from "../src/text-wrap.js";
+import { displayWidth, wrapLine } from "../../src/text/text-wrap.js";
 
 const widest = (lines: string[]) => Math.max(...lines.map(displayWidth));
 

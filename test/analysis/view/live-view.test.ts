@@ -1,5 +1,5 @@
 /**
- * The live view's server (src/cli/live-view.ts) over real HTTP on 127.0.0.1, beside a real mock
+ * The live view's server (src/analysis/view/live-view.ts) over real HTTP on 127.0.0.1, beside a real mock
  * capture whose worker writes the run files: events, data.json, a torn last line, the folder swap
  * at close, and a close that leaves no connection open.
  */
@@ -8,18 +8,10 @@ import { appendFileSync, cpSync, existsSync } from "node:fs";
 import { get, type IncomingMessage, request } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
-import {
-  captureLocation,
-  type LiveView,
-  liveViewFlag,
-  startLiveView,
-  VIEW_OPTION,
-  VIEW_SWITCH_OPTIONS,
-} from "../../src/cli/live-view.js";
-import { UserError } from "../../src/errors.js";
-import { chatBody, MAIN, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
-import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { captureLocation, type LiveView, startLiveView } from "../../../src/analysis/view/live-view.js";
+import { type MockServer, startMockServer } from "../../../src/capture/mock-server.js";
+import { chatBody, MAIN, parseReply, postChat, startCli, writeTinyProbe } from "../../capture/http-harness.js";
+import { removeTempDirs, tempDir } from "../../runtime/harness.js";
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -220,20 +212,5 @@ describe("proxy --view and mock --view", () => {
       const help = spawnSync(process.execPath, [MAIN, command, "--help"], { encoding: "utf8", timeout: 120_000 });
       expect(help.stdout).toMatch(/^ {2}--view {8}also serve the run's viewer on 127\.0\.0\.1 while it records/m);
     }
-  });
-});
-
-describe("--view and --no-view", () => {
-  it("take the default unless given; both at once is a usage error", () => {
-    expect(Object.keys(VIEW_OPTION)).toEqual(["view"]);
-    expect(Object.keys(VIEW_SWITCH_OPTIONS)).toEqual(["view", "no-view"]);
-    expect(liveViewFlag("record", {}, true)).toBe(true);
-    expect(liveViewFlag("record", {}, false)).toBe(false);
-    expect(liveViewFlag("record", { view: true }, false)).toBe(true);
-    expect(liveViewFlag("record", { "no-view": true }, true)).toBe(false);
-    expect(() => liveViewFlag("record", { view: true, "no-view": true }, true)).toThrow(UserError);
-    expect(() => liveViewFlag("record", { view: true, "no-view": true }, true)).toThrow(
-      /^record: --view and --no-view contradict each other\. See '.+ record --help'\.$/,
-    );
   });
 });

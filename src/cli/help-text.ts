@@ -4,8 +4,8 @@
  * filled anew to that width, an option's lines under its description column, so no help runs past
  * the edge and a help added later needs no hand wrapping. Blocks that fit are printed as written.
  */
-import { terminalWidth } from "./terminal-width.js";
-import { displayWidth, wrapLine } from "./text-wrap.js";
+import { terminalWidth } from "../text/terminal-width.js";
+import { displayWidth, wrapLine } from "../text/text-wrap.js";
 
 /** Help reads best at no more than this, however wide the terminal. */
 const HELP_WIDTH = 80;

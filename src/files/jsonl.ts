@@ -20,7 +20,7 @@
  */
 import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { dirname } from "node:path";
-import { inputError, type StorageError } from "./errors.js";
+import { inputError, type StorageError } from "../errors.js";
 import { asStorageError, keepingFailure } from "./storage-error.js";
 
 /**

@@ -1,8 +1,14 @@
+/**
+ * A session of `record`: a private folder in the system's temp folder (for the config files that point
+ * an agent at the proxy), the mark every process the session starts carries, and the watch that ends
+ * both when record is killed outright. The command itself runs through foreground-command.ts.
+ */
+import { spawn } from "node:child_process";
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { isProcessAlive } from "../pid-lock.js";
-import { processStart } from "../process-identity.js";
+import { isProcessAlive } from "./pid-lock.js";
+import { processStart } from "./process-identity.js";
 
 /**
  * The variable every process a session starts carries (the command and whatever it starts, a daemon
@@ -105,4 +111,32 @@ export function clearDeadSessions(prefix: string): void {
     endSessionProcesses(path);
     rmSync(path, { recursive: true, force: true });
   }
+}
+
+/**
+ * What ends a session when record itself is killed outright (`kill -9`, which no handler sees): a
+ * shell in a group of its own, reading a pipe only record holds. The kernel closes the pipe when
+ * record dies however it dies; the shell then ends every process carrying the session's mark
+ * (the command, and a daemon it left, such as an interactive Codex's app-server) and
+ * removes the session folder, a real folder directly in the temp folder with record's prefix.
+ * When record ends normally it does the same itself first, and the shell finds nothing left.
+ */
+const WATCH = `read -r _ || :
+for environ in /proc/[0-9]*/environ; do
+  if grep -qzxF -- "${SESSION_MARK}=$1" "$environ" 2>/dev/null; then
+    pid=\${environ#/proc/}; kill -TERM "\${pid%/environ}" 2>/dev/null
+  fi
+done
+case "$1" in "$2"/*/*) ;; "$2"/payload-probe-record-*) [ -d "$1" ] && [ ! -L "$1" ] && rm -rf -- "$1" ;; esac`;
+
+/** Starts the watch of a session folder (directly in `temp`); it outlives record and ends with it. */
+export function watchSession(session: string, temp: string): void {
+  const watcher = spawn("/bin/sh", ["-c", WATCH, "payload-probe-watch", session, temp], {
+    detached: true,
+    // Its stderr is record's: a reader of record's stderr sees its end once the watch has cleaned up.
+    stdio: ["pipe", "ignore", "inherit"],
+  });
+  watcher.on("error", () => undefined);
+  watcher.unref();
+  (watcher.stdin as unknown as { unref(): void }).unref();
 }

@@ -5,7 +5,7 @@
  *
  * The data are made when a page asks, at most once per change, on a worker thread (so the relay
  * never waits for a page), and from the files alone, so the capture is never waited for: a line the worker is still appending is a torn last line, which the
- * reader leaves out (src/jsonl.ts), and a read that meets the folder swap at close (run-folder.ts)
+ * reader leaves out (src/files/jsonl.ts), and a read that meets the folder swap at close (run-folder.ts)
  * is read again where the run is now. The server binds 127.0.0.1 unless told otherwise (a run holds
  * prompts), and answers only requests addressed to its own host and port, so a web page whose name
  * resolves to 127.0.0.1 (DNS rebinding) cannot read it.
@@ -14,13 +14,12 @@ import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import type { LiveDataReply, LiveDataRequest } from "../analysis/view/live-data.js";
-import { livePage } from "../analysis/view/view-page.js";
-import { listen } from "../capture/http.js";
-import type { MarkerSpec } from "../capture/types.js";
-import { UserError } from "../errors.js";
-import { PROJECT_ROOT } from "../project-root.js";
-import { usageError } from "./args.js";
+import { listen } from "../../capture/http.js";
+import type { MarkerSpec } from "../../capture/types.js";
+import { UserError } from "../../errors.js";
+import { PROJECT_ROOT } from "../../project-root.js";
+import type { LiveDataReply, LiveDataRequest } from "./live-data.js";
+import { livePage } from "./view-page.js";
 
 export interface LiveViewOptions {
   /** Where the run's files are now: the live folder while the capture runs, the run folder after. */
@@ -225,37 +224,6 @@ function serve(
       },
     );
   } else response.writeHead(404, PLAIN).end(`no ${path} here: the viewer is at /\n`);
-}
-
-/** `--view` for a command where the viewer is off unless asked (proxy, mock): its --help lines. */
-export const VIEW_FLAG_HELP = `  --view        also serve the run's viewer on 127.0.0.1 while it records (the
-                page 'view' writes, updated as requests arrive); its address is
-                the line after LISTENING: VIEW http://127.0.0.1:N/`;
-
-/** `--view` and `--no-view` for a command where the viewer is on when stdout is a terminal (record). */
-export const VIEW_SWITCH_HELP = `  --view, --no-view
-                serve the run's viewer on 127.0.0.1 while it records (the page
-                'view' writes, updated as requests arrive), or not; default:
-                served when stdout is a terminal. Its address is said on stderr
-                before the command starts: VIEW http://127.0.0.1:N/`;
-
-/** The parseCommand options of each: `VIEW_OPTION` with VIEW_FLAG_HELP, `VIEW_SWITCH_OPTIONS` with VIEW_SWITCH_HELP. */
-export const VIEW_OPTION = { view: { type: "boolean" } } as const;
-export const VIEW_SWITCH_OPTIONS = { view: { type: "boolean" }, "no-view": { type: "boolean" } } as const;
-
-/**
- * Whether to serve the viewer: `--view` or `--no-view` when given (both is a usage error), else
- * `byDefault` (record: `process.stdout.isTTY === true`; proxy and mock: false).
- */
-export function liveViewFlag(
-  command: string,
-  values: { view?: boolean; "no-view"?: boolean },
-  byDefault: boolean,
-): boolean {
-  if (values.view && values["no-view"]) throw usageError(command, "--view and --no-view contradict each other");
-  if (values.view) return true;
-  if (values["no-view"]) return false;
-  return byDefault;
 }
 
 /**
