@@ -239,6 +239,7 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
         keepRecords: true,
         keepSecrets: options.keepSecrets,
         database: options.database,
+        capture: { pathAlias: place.pathAlias },
         onRequest: (body) => {
           seen.wireLinesBefore.push(wireLinesNow(wirePath));
           seen.systemTexts.push(codec.dissect(body).systemParts.join("\n"));

@@ -202,7 +202,13 @@ async function buildConversation(
   // Named before the run opens (the MCP servers are configured first): the run's live folder, swapped in at close.
   const wirePath = runFiles(liveRunDir(place.runsDir, probe.name)).mcpWire;
   const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
-  const run = openCaptureRun({ name: probe.name, runsDir: place.runsDir, markers: probe.markers, ...capture });
+  const run = openCaptureRun({
+    name: probe.name,
+    runsDir: place.runsDir,
+    markers: probe.markers,
+    pathAlias: place.pathAlias,
+    ...capture,
+  });
   const skills = runtimeSkills(profile, probe, workspace);
   return { probe, place, profile, workspace, extensions, skills, run, wirePath, hiddenCalls: [] };
 }

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { findPi } from "../../src/agents/pi-install.js";
 import { fidelityRow } from "../../src/analysis/fidelity.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
@@ -16,6 +16,7 @@ import { importProfile } from "../../src/profile-import/import-run.js";
 import { writeImportedProfile } from "../../src/profile-import/write.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { readWireLog } from "../../src/stub-mcp/wire-log.js";
+import { defaultWorkspaceRootsOf, withoutWorkspaceRoot } from "../cli/scratch-cli.js";
 import { jsonlObjects } from "../fixtures/jsonl-rows.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -159,6 +160,8 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     const piBaseline = JSON.parse(readFileSync(join(PROJECT_ROOT, "probes/baselines/p4@pi.json"), "utf8"));
     piBaseline.requests[0].bytes.tools -= 100;
     writeFileSync(join(baselines, "p4@pi.json"), JSON.stringify(piBaseline));
+    const roots = defaultWorkspaceRootsOf([join(base, "runs")]);
+    onTestFinished(roots.remove);
     const run = spawnSync(
       process.execPath,
       [
@@ -173,8 +176,8 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
         join(base, "runs"),
         "--json",
       ],
-      // The default workspace root: the baselines hold prompts that name it (a run waits for another's lock).
-      { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 120_000 },
+      // The default workspace root, stored as the root the baselines were made with.
+      { cwd: PROJECT_ROOT, env: withoutWorkspaceRoot(), encoding: "utf8", timeout: 120_000 },
     );
     expect(run.status).toBe(1);
     const { checks, fidelity } = JSON.parse(run.stdout) as {
