@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { findPi } from "../../src/agents/pi-install.js";
+import type { Baseline } from "../../src/analysis/check/check.js";
 import { fidelityRow } from "../../src/analysis/fidelity.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
@@ -190,6 +191,28 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     ]);
     expect(checks[1]!.regressions).toEqual([expect.objectContaining({ probe: "p4@pi", metric: "bytes.tools" })]);
     expect(fidelity.map((row) => [row.probe, row.verdict])).toEqual([["p4", "match"]]);
+  }, 180_000);
+
+  it("the @pi baselines keep prefixes, so a cache prefix break pi's baseline did not have fails <probe>@pi", async () => {
+    const base = tempDir("pi-prefix-");
+    const baselines = join(base, "baselines");
+    mkdirSync(baselines);
+    const piBaseline = JSON.parse(readFileSync(join(PROJECT_ROOT, "probes/baselines/p0@pi.json"), "utf8")) as Baseline;
+    // p0 activates a direct tool before its fourth request: on pi, its prefix breaks in tools there.
+    expect(piBaseline.requests.map((r) => r.prefix?.breakAt)).toEqual([null, null, null, "tools"]);
+    piBaseline.requests[3]!.prefix!.breakAt = null;
+    writeFileSync(join(baselines, "p0@pi.json"), JSON.stringify(piBaseline));
+    const roots = defaultWorkspaceRootsOf([join(base, "runs")]);
+    onTestFinished(roots.remove);
+    const args = ["check", "p0", "--agent", "pi", "--baseline", baselines, "--runs", join(base, "runs")];
+    const run = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
+      cwd: PROJECT_ROOT,
+      env: withoutWorkspaceRoot(),
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(run.status, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout.split("\n")[0]).toMatch(/^p0@pi: cache prefix broken in tools \(request 4\)/);
   }, 180_000);
 
   it("a probe pi cannot express is skipped with its reason and leaves no run folder", async () => {
