@@ -1,7 +1,9 @@
 /**
  * payload-probe as a team installs it: `npm pack` (its prepack builds dist/), the tarball installed
  * into a fresh folder holding only a team's probe, MCP server and skill (`npm install
- * --prefer-offline`: from the npm cache, the registry only for what it lacks; better-sqlite3's own
+ * --prefer-offline`: from the npm cache, the registry only for what it lacks, as a first install
+ * without a lockfile needs each package's registry document, which `npm ci` never caches: see
+ * docs/decisions.md, "--offline cannot work for a first install"; better-sqlite3's own
  * install compiles its addon when no prebuilt one downloads), then `npx payload-probe` from there: a
  * probe, `check`, and `record -- node script.mjs`.
  *
@@ -11,8 +13,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { PROJECT_ROOT } from "../src/project-root.js";
+import { defaultWorkspaceRootsOf } from "./cli/scratch-cli.js";
 import { teamFolder } from "./fixtures/team-folder.js";
 import { removeTempDirs, tempDir } from "./runtime/harness.js";
 
@@ -39,6 +42,9 @@ describe.skipIf(!enabled)("the packed package installed in a team's folder", () 
     expect(packed.code, packed.out).toBe(0);
     const tarball = join(scratch, readdirSync(scratch).find((name) => name.endsWith(".tgz"))!);
     const team = teamFolder(scratch, "team");
+    // The team's runs folder gets its own workspace root, removed with the test's folders.
+    const roots = defaultWorkspaceRootsOf([join(team, "runs")]);
+    onTestFinished(roots.remove);
     writeFileSync(join(team, "package.json"), JSON.stringify({ name: "team", private: true }));
     // node-gyp builds against the running Node's headers where Node ships them, as run.sh does.
     const prefix = dirname(dirname(process.execPath));

@@ -36,6 +36,8 @@ export interface CaptureRunOptions {
   redactBody?: (text: string) => string;
   /** See CaptureOptions: store the secrets found in bodies instead of markers (`--keep-secrets`). */
   keepSecrets?: boolean;
+  /** See CaptureOptions: a folder (a probe's workspace) stored under another name. */
+  pathAlias?: CaptureOptions["pathAlias"];
   onFinished?: CaptureOptions["onFinished"];
 }
 
@@ -158,6 +160,7 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     keepRecords: options.keepRecords,
     redactBody: options.redactBody,
     keepSecrets: options.keepSecrets,
+    pathAlias: options.pathAlias,
     onFinished: options.onFinished,
   });
   /** Ends the run: the row finished and the folder swapped in, or (a write failed) both left as they are. */

@@ -6,6 +6,7 @@ import { readCacheDiagnostics } from "./cache-diagnostics.js";
 import { CacheReader, type CacheReadInput } from "./cache-reader.js";
 import { contextSources } from "./context-sources.js";
 import { ConversationTracker } from "./conversations.js";
+import { aliasPaths, type PathAlias } from "./path-alias.js";
 import type { PrefixBreak } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import { RequestsWriter } from "./requests-writer.js";
@@ -40,6 +41,11 @@ export interface CaptureOptions {
    * with a marker naming its kind (secrets.ts) before anything is written.
    */
   keepSecrets?: boolean;
+  /**
+   * A folder stored under another name in every body, event and count (a probe's workspace: its
+   * per-checkout path stored as the path every checkout shares); the sizes as sent stay the wire's.
+   */
+  pathAlias?: PathAlias;
   /** Told once an exchange is fully written (the proxy's live line per request). */
   onFinished?: (exchange: FinishedExchange) => void;
 }
@@ -120,6 +126,7 @@ export class Capture {
   private readonly tokens: TokenCountCache | null;
   private readonly redactUser: (text: string) => string;
   private readonly secrets: SecretScanner | null;
+  private readonly alias: (text: string) => string;
 
   constructor(private readonly options: CaptureOptions) {
     this.requests = new RequestsWriter(options.dir);
@@ -131,16 +138,18 @@ export class Capture {
         : new TokenCountCache(options.tokenCache === undefined ? defaultTokenCachePath() : options.tokenCache);
     this.redactUser = options.redactBody ?? ((text) => text);
     this.secrets = options.keepSecrets ? null : new SecretScanner();
+    this.alias = aliasPaths(options.pathAlias);
   }
 
   /**
-   * A body as it is stored: its secrets replaced (unless kept), then the user's `--redact-body`
-   * patterns applied; and the secrets replaced (null: none, or kept). Every text a record derives
+   * A body as it is stored: its aliased folder renamed, its secrets replaced (unless kept), then the
+   * user's `--redact-body` patterns applied; and the secrets replaced (null: none, or kept). Every text a record derives
    * from a body (its model, tool and parameter names, the reply, an error, a prefix break's
    * excerpt) is taken from the stored body, so a secret is found with the body's context around it
    * and no copy holds what the body no longer does.
    */
-  private redact(text: string): { text: string; secrets: SecretTally | null } {
+  private redact(sent: string): { text: string; secrets: SecretTally | null } {
+    const text = this.alias(sent);
     if (!this.secrets) return { text: this.redactUser(text), secrets: null };
     const { text: safe, tally } = this.secrets.redact(text);
     return { text: this.redactUser(safe), secrets: tally.replaced > 0 ? tally : null };
@@ -149,9 +158,11 @@ export class Capture {
   /**
    * One agent event (a tool call, a tool result, an MCP cache or lifecycle event) into events.jsonl and
    * the database, with the seq of the request it precedes (default: the next one). Its data is stored
-   * as bodies are: a tool result holds what the tool read (a .env file), so its secrets are replaced.
+   * as bodies are: a tool result holds what the tool read (a .env file), so its secrets are replaced,
+   * and a path it names under the aliased folder is stored under the alias.
    */
-  addEvent(type: string, data: Record<string, unknown>, seq = this.nextSeq()): void {
+  addEvent(type: string, sent: Record<string, unknown>, seq = this.nextSeq()): void {
+    const data = this.options.pathAlias ? (JSON.parse(this.alias(JSON.stringify(sent))) as typeof sent) : sent;
     const stored = this.secrets ? this.secrets.value(data) : data;
     const idx = this.eventCount++;
     this.events ??= new JsonlWriter(runFiles(this.options.dir).events);
@@ -166,7 +177,7 @@ export class Capture {
 
   /** A request's token total by our count (the mock's usage estimate), through the token cache as records are. */
   async countRequestTokens(api: WireRequest["api"], body: string): Promise<number> {
-    const dissection = this.options.codecFor(api).dissect(body);
+    const dissection = this.options.codecFor(api).dissect(this.alias(body));
     const count = (counter: TokenMeasure) => counter.countRequestTokens(dissection).total;
     return this.tokens ? this.tokens.measure(count) : count(await loadTokenCounter());
   }

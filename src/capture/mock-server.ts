@@ -50,8 +50,11 @@ export interface MockServerOptions {
   onRequest?: (body: string) => void;
   /** Told once each exchange is written (`--otel` sends its record on as a span). */
   onFinished?: CaptureOptions["onFinished"];
-  /** The capture queue's bounds, the shutdown's drain time and where capture notices go (capture-thread.ts). */
-  capture?: Pick<CaptureThreadOptions, "queueLimit" | "drainMs" | "notice">;
+  /**
+   * The capture queue's bounds, the shutdown's drain time, where capture notices go, and a folder
+   * stored under another name (a probe's workspace) (capture-thread.ts).
+   */
+  capture?: Pick<CaptureThreadOptions, "queueLimit" | "drainMs" | "notice" | "pathAlias">;
 }
 
 export interface MockServer {

@@ -30,7 +30,8 @@ names, roles, markers, request kind and where the cache prefix breaks exactly (a
 fails); tokens and bytes per part within the tolerances of tolerances.yaml beside the baselines
 (absolute and percent, per metric, per probe); the budget and cache limits the baseline keeps. A
 count that shrinks is reported as a saving, not a failure. A failing probe prints one "what changed"
-line first (tools, system lines, tokens per request, dollars per run at its model.priceAs).
+line first (tools, system lines, new cache prefix breaks, tokens per request, dollars per run at
+its model.priceAs).
 
   --baseline DIR      baselines folder (default: baselines/ beside each probe); with --run, the
                       baseline FILE

@@ -2,6 +2,7 @@ import { type LiveView, viewWhileCapturing } from "../analysis/view/live-view.js
 import { startMockServer } from "../capture/mock-server.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile } from "../probes/load.js";
+import { PROBE_MODEL_EVENT, probeModelEvent } from "../probes/price-as.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
@@ -90,6 +91,8 @@ export async function main(argv: string[]): Promise<number> {
       },
     },
   );
+  // Recorded first, so the run is priced as the probe says wherever the probe file is kept.
+  server.addEvent(PROBE_MODEL_EVENT, { ...probeModelEvent(probe) }, 1);
   console.log(`LISTENING ${server.baseUrl}`);
   view = await viewWhileCapturing(values.view === true, server, { name: `${probe.name}-mock`, markers: probe.markers });
   console.log(

@@ -7,7 +7,7 @@ import type { RecordSummary } from "../capture/run-index.js";
 import { UserError } from "../errors.js";
 import { isSafeName } from "../files/safe-path.js";
 import { loadProbeFile, resolveProbePath } from "../probes/load.js";
-import { probePriceAs } from "../probes/price-as.js";
+import { PROBE_MODEL_EVENT, type ProbeModelEvent, probePriceAs, readProbeModelEvent } from "../probes/price-as.js";
 import { probeRoots } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
 
@@ -72,12 +72,15 @@ async function costOptions(
 }
 
 /**
- * The probe whose scripted model made the run, when a `probes/<probe>.yaml` names one (the user's
- * folder's, then the checkout's, as a probe name is looked up); else nothing.
+ * How a probe's run is priced: as its first event (`probe`) says, which every probe run and every
+ * `mock` of a probe records, wherever the probe file is kept; for a run from before that event, as
+ * the `probes/<probe>.yaml` its name finds says (the user's folder's, then the checkout's); else nothing.
  */
 export async function priceAsOfRun(
   source: RunSource,
 ): Promise<((record: RecordSummary) => string | undefined) | undefined> {
+  const recorded = recordedProbeModel(source);
+  if (recorded) return probePriceAs(recorded);
   const first = firstSummary(source);
   if (!first || !isSafeName(first.probe)) return undefined;
   const file = resolveProbePath(first.probe, probeRoots());
@@ -89,6 +92,12 @@ export async function priceAsOfRun(
     if (error instanceof UserError) return undefined;
     throw error;
   }
+}
+
+/** The scripted model a run's first event records, when it is a probe's (only the first is read). */
+function recordedProbeModel(source: RunSource): ProbeModelEvent | null {
+  for (const event of source.events()) return event.type === PROBE_MODEL_EVENT ? readProbeModelEvent(event) : null;
+  return null;
 }
 
 function firstSummary(source: RunSource): RecordSummary | undefined {

@@ -140,15 +140,21 @@ async function checkProbe(
   return namedFor(onPi, await compareRun(name, result, onPi, options, gate));
 }
 
-/** A check of pi's run is named as its run and baseline are, `<probe>@pi`, findings included. */
+/** A check of pi's run is named as its run and baseline are, `<probe>@pi`, findings and summary lines included. */
 function namedFor(onPi: boolean, check: ProbeCheck): ProbeCheck {
   if (!onPi) return check;
   const named = (finding: Finding) => ({ ...finding, probe: piRunName(finding.probe) });
+  const lead = `${check.probe}: `;
+  const summary = check.summary
+    ?.split("\n")
+    .map((line) => (line.startsWith(lead) ? `${piRunName(check.probe)}: ${line.slice(lead.length)}` : line))
+    .join("\n");
   return {
     ...check,
     probe: piRunName(check.probe),
     regressions: check.regressions.map(named),
     savings: check.savings.map(named),
+    ...(summary !== undefined && { summary }),
   };
 }
 

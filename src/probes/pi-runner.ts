@@ -17,6 +17,7 @@ import { WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations } from "./expect.js";
 import { checkProbeLimits } from "./limits.js";
 import { providerAndModel, writePiAgentDir } from "./pi-agent-dir.js";
+import { PROBE_MODEL_EVENT, probeModelEvent } from "./price-as.js";
 import { setUpMcpCache } from "./prime-cache.js";
 import { probeEnvironment } from "./probe-env.js";
 import { skillFiles, stageAndFindSkills } from "./probe-skills.js";
@@ -239,12 +240,15 @@ export async function runProbeOnPi(probe: Probe, options: RunOptions = {}, insta
         keepRecords: true,
         keepSecrets: options.keepSecrets,
         database: options.database,
+        capture: { pathAlias: place.pathAlias },
         onRequest: (body) => {
           seen.wireLinesBefore.push(wireLinesNow(wirePath));
           seen.systemTexts.push(codec.dissect(body).systemParts.join("\n"));
         },
       },
     );
+    // Recorded first, so the run is priced as the probe says wherever the probe file is kept.
+    mock.addEvent(PROBE_MODEL_EVENT, { ...probeModelEvent(probe) }, 1);
     try {
       return await observePi({ probe, install, place, workspace, mock, wirePath, skillPaths }, seen);
     } catch (error) {

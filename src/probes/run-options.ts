@@ -3,19 +3,20 @@
  * `run`, `check` and the fidelity table read one result whichever agent made it.
  */
 import { join } from "node:path";
+import type { PathAlias } from "../capture/path-alias.js";
 import type { RequestRecord } from "../capture/types.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { SkillDiagnostic } from "../skills/types.js";
 import { DEFAULT_LIMITS, type RunLimits } from "./limits.js";
 import type { Probe } from "./types.js";
-import { defaultWorkspaceRoot } from "./workspace.js";
+import { workspacePlace } from "./workspace.js";
 
 export interface RunOptions {
   root?: string;
   runsDir?: string;
   /** Also write to runs/payload-probe.db (default true). */
   database?: boolean;
-  /** Where probe workspaces are made (default `defaultWorkspaceRoot()`); tests use their own. */
+  /** Where probe workspaces are made (default: see `workspacePlace`); tests use their own. */
   workspaceRoot?: string;
   /** Requests and payload bytes a run may make (default `DEFAULT_LIMITS`). */
   limits?: RunLimits;
@@ -48,16 +49,19 @@ export interface RunPlace {
   root: string;
   runsDir: string;
   workspaceRoot: string;
+  /** The workspace root stored under the path every checkout shares (the default root only). */
+  pathAlias?: PathAlias;
   limits: RunLimits;
   providerUrl?: string;
 }
 
 export function runPlace(options: RunOptions): RunPlace {
   const root = options.root ?? PROJECT_ROOT;
+  const runsDir = options.runsDir ?? join(root, "runs");
   return {
     root,
-    runsDir: options.runsDir ?? join(root, "runs"),
-    workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
+    runsDir,
+    ...workspacePlace(runsDir, options.workspaceRoot),
     limits: options.limits ?? DEFAULT_LIMITS,
     providerUrl: options.providerUrl,
   };

@@ -28,6 +28,7 @@ import { WIRE_LOG_ENV } from "../stub-mcp/wire-log.js";
 import { checkExpectations, type RunObservation } from "./expect.js";
 import { watchHiddenToolCalls } from "./hidden-tools.js";
 import { checkProbeLimits, limitTransport, REQUESTS_PER_PROMPT } from "./limits.js";
+import { PROBE_MODEL_EVENT, probeModelEvent } from "./price-as.js";
 import { setUpMcpCache } from "./prime-cache.js";
 import { probeEnvironment } from "./probe-env.js";
 import { type ProbeSkills, runtimeSkills, skillsObservation } from "./probe-skills.js";
@@ -202,7 +203,15 @@ async function buildConversation(
   // Named before the run opens (the MCP servers are configured first): the run's live folder, swapped in at close.
   const wirePath = runFiles(liveRunDir(place.runsDir, probe.name)).mcpWire;
   const extensions = await mcpExtensions(probe, profile, workspace, place.root, wirePath);
-  const run = openCaptureRun({ name: probe.name, runsDir: place.runsDir, markers: probe.markers, ...capture });
+  const run = openCaptureRun({
+    name: probe.name,
+    runsDir: place.runsDir,
+    markers: probe.markers,
+    pathAlias: place.pathAlias,
+    ...capture,
+  });
+  // Recorded first, so the run is priced as the probe says wherever the probe file is kept.
+  run.capture.addEvent(PROBE_MODEL_EVENT, { ...probeModelEvent(probe) });
   const skills = runtimeSkills(profile, probe, workspace);
   return { probe, place, profile, workspace, extensions, skills, run, wirePath, hiddenCalls: [] };
 }

@@ -3,22 +3,46 @@
  * and pi's alike) and held by one run at a time. What a run wrote into it, and so whether the next
  * run may replace it, is workspace-list.ts's.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { runFolderLockPath } from "../capture/capture-run.js";
+import type { PathAlias } from "../capture/path-alias.js";
 import { describeProcess, lockWaitMs, type PidLock, waitForLock } from "../processes/pid-lock.js";
 import type { Probe } from "./types.js";
 import { closeWorkspace, openWorkspace, removeWorkspace } from "./workspace-list.js";
 
 /**
- * Workspace paths enter the system prompt, so the default root is one fixed path rather than
- * whatever $TMPDIR says: the committed baselines then hold on every machine. PAYLOAD_PROBE_WORKSPACE
- * moves it (sizes then differ from the baselines by the path's length).
+ * The workspace root as every run stores it: the paths that enter the system prompt (cwd, agent dir,
+ * skill files) are recorded under this one fixed path, whichever checkout's root the run used, so the
+ * committed baselines hold on every machine and in every checkout.
  */
-export function defaultWorkspaceRoot(): string {
-  const fixed = process.platform === "win32" ? join(tmpdir(), "payload-probe") : "/tmp/payload-probe";
-  return process.env.PAYLOAD_PROBE_WORKSPACE || fixed;
+export const RECORDED_WORKSPACE_ROOT = "/tmp/payload-probe";
+
+/**
+ * Where a run makes its workspaces: the root it was given, else PAYLOAD_PROBE_WORKSPACE, both stored
+ * as they are; else its runs folder's own root (checkoutWorkspaceRoot), stored as
+ * RECORDED_WORKSPACE_ROOT (`pathAlias`).
+ */
+export function workspacePlace(runsDir: string, given?: string): { workspaceRoot: string; pathAlias?: PathAlias } {
+  const chosen = given || process.env.PAYLOAD_PROBE_WORKSPACE;
+  if (chosen) return { workspaceRoot: chosen };
+  const own = checkoutWorkspaceRoot(runsDir);
+  return { workspaceRoot: own, pathAlias: { path: own, storedAs: RECORDED_WORKSPACE_ROOT } };
+}
+
+/**
+ * One workspace root per runs folder (each checkout has its own), so two checkouts never wait for
+ * each other's workspace, while two runs that share a runs folder (and would wait for its lock
+ * anyway) share it. `/tmp/payload-<5 digits>` is as long as the recorded root, so the body sizes as
+ * sent are the same too, and digits alone count as the same tokens whichever they are. Two runs
+ * folders whose digits happen to agree (1 in 100,000) only take turns, as one folder's runs do.
+ */
+export function checkoutWorkspaceRoot(runsDir: string): string {
+  const digest = createHash("sha256").update(resolve(runsDir)).digest().readUInt32BE(0);
+  const name = `payload-${String(digest % 100_000).padStart(5, "0")}`;
+  return process.platform === "win32" ? join(tmpdir(), name) : `/tmp/${name}`;
 }
 
 export interface Workspace {
@@ -51,8 +75,8 @@ function prepareWorkspace(probe: Probe, root: string): Workspace {
 const announceWait = (message: string) => process.stderr.write(`payload-probe: ${message}\n`);
 
 /**
- * Two runs of one probe would share its workspace and its run folder (two clones share the workspace
- * root), so a run holds a lock on each until it is closed; the second run waits, told through
+ * Two runs of one probe in one runs folder would share its workspace and its run folder (and so would
+ * two runs with one PAYLOAD_PROBE_WORKSPACE), so a run holds a lock on each until it is closed; the second run waits, told through
  * `onWait` (default: a line on stderr). The workspace is always locked first, so two runs can never
  * hold one lock each and wait for the other's.
  */

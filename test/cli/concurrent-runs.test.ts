@@ -9,12 +9,19 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { liveRunDir } from "../../src/capture/run-folder.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { stopAfterTest } from "../fixtures/children.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { type CliResult, cliIn, MAIN, startCliIn } from "./scratch-cli.js";
+import {
+  type CliResult,
+  cliIn,
+  defaultWorkspaceRootsOf,
+  MAIN,
+  startCliIn,
+  withoutWorkspaceRoot,
+} from "./scratch-cli.js";
 
 afterAll(removeTempDirs);
 
@@ -62,11 +69,12 @@ describe("two runs of one probe at once (issue 8)", () => {
   });
 
   it("two checks at once, as from two clones, both give the verdict they give alone", async () => {
-    // The committed baselines hold for the default workspace root only, and that root is what two
-    // clones share: each check has its own runs folder (as each clone has) and both use that root.
+    // Each check has its own runs folder, as each clone has, and so its own default workspace root;
+    // every root is stored as the one the committed baselines were made with.
     const scratch = tempDir("concurrent-checks-");
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    delete env.PAYLOAD_PROBE_WORKSPACE;
+    const env = withoutWorkspaceRoot();
+    const roots = defaultWorkspaceRootsOf([join(scratch, "a"), join(scratch, "b")]);
+    onTestFinished(roots.remove);
     const checkInto = (runs: string) =>
       new Promise<CliResult>((resolve) => {
         const child = stopAfterTest(

@@ -3,7 +3,9 @@
  * `<scratch>/ws/root` (tests pass `--runs` under the scratch folder too), so nothing outside it is touched.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { checkoutWorkspaceRoot } from "../../src/probes/workspace.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { stopAfterTest } from "../fixtures/children.js";
 
@@ -21,6 +23,29 @@ export const scratchEnv = (scratch: string) => ({
   PAYLOAD_PROBE_WORKSPACE: join(scratch, "ws", "root"),
   TMPDIR: scratch,
 });
+
+/** The test's environment without PAYLOAD_PROBE_WORKSPACE: probes run in their runs folder's own root. */
+export function withoutWorkspaceRoot(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.PAYLOAD_PROBE_WORKSPACE;
+  return env;
+}
+
+/**
+ * For a test that runs probes with the default workspace root (PAYLOAD_PROBE_WORKSPACE unset): the
+ * roots those runs folders get, removed by the function returned when the test made them (a root
+ * that was there before, another checkout's whose digits agree, is left alone).
+ */
+export function defaultWorkspaceRootsOf(runsDirs: string[]): { roots: string[]; remove(): void } {
+  const roots = runsDirs.map(checkoutWorkspaceRoot);
+  const made = roots.filter((root) => !existsSync(root));
+  return {
+    roots,
+    remove() {
+      for (const root of made) rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
 
 /** Runs `payload-probe <args>` to the end, with cwd the scratch folder. */
 export function cliIn(scratch: string, ...args: string[]): CliResult {

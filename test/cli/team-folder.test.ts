@@ -5,7 +5,7 @@
  * on what the folder is called.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -88,5 +88,40 @@ describe("a probe kept in a team's own folder", () => {
     expect(existsSync(join(scratch, "team", "baselines", "team-probe.json"))).toBe(true);
     expect(existsSync(join(scratch, "team", "probes", "baselines"))).toBe(false);
     expect(cli(scratch, scratch, node, ...args).code).toBe(0);
+  });
+
+  it("a probe kept outside probes/ is priced as its priceAs by report --cost, diff and check --run, from the run alone", () => {
+    const scratch = tempDir("team-price-");
+    const team = teamFolder(scratch, "team");
+    const checks = join(team, "checks");
+    mkdirSync(checks);
+    const probe = readFileSync(join(team, "probes", "team-probe.yaml"), "utf8").replace(
+      "model:\n",
+      "model:\n  priceAs: gpt-4.1-mini\n",
+    );
+    writeFileSync(join(checks, "team-probe.yaml"), probe);
+    rmSync(join(team, "probes"), { recursive: true });
+    const elsewhere = join(scratch, "elsewhere");
+    mkdirSync(elsewhere);
+    const runs = ["--runs", "../runs"];
+    for (let i = 0; i < 2; i++) {
+      const ran = cli(elsewhere, scratch, node, "run", "../team/checks/team-probe.yaml", ...runs);
+      expect(ran.code, ran.stderr).toBe(0);
+    }
+    const priced = (result: CliResult) => {
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout + result.stderr).not.toContain("price unknown");
+      return result.stdout;
+    };
+    const report = priced(cli(elsewhere, scratch, node, "report", "team-probe", "--cost", ...runs));
+    expect(report).toContain("priced: qwen3.8-flash as gpt-4.1-mini");
+    const total = /total: predicted (\$[\d.]+)/.exec(report)![1];
+    const diff = priced(cli(elsewhere, scratch, node, "diff", "team-probe@2", "team-probe", "--cost", ...runs));
+    expect(diff).toContain("A priced as gpt-4.1-mini; B as gpt-4.1-mini");
+    expect(diff).toMatch(new RegExp(`total {2}A \\${total} {2}B \\${total}`));
+    const gate = ["check", "--run", "team-probe", "--baseline", "../team/agent.json", ...runs];
+    priced(cli(elsewhere, scratch, node, ...gate, "--update"));
+    priced(cli(elsewhere, scratch, node, ...gate, "--budget-dollars", "1", "--markdown", "../check.md"));
+    expect(readFileSync(join(scratch, "check.md"), "utf8")).toContain(`- team-probe: ${total} of $1.00`);
   });
 });

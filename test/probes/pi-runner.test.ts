@@ -2,8 +2,9 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { findPi } from "../../src/agents/pi-install.js";
+import type { Baseline } from "../../src/analysis/check/check.js";
 import { fidelityRow } from "../../src/analysis/fidelity.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
@@ -16,6 +17,7 @@ import { importProfile } from "../../src/profile-import/import-run.js";
 import { writeImportedProfile } from "../../src/profile-import/write.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { readWireLog } from "../../src/stub-mcp/wire-log.js";
+import { defaultWorkspaceRootsOf, withoutWorkspaceRoot } from "../cli/scratch-cli.js";
 import { jsonlObjects } from "../fixtures/jsonl-rows.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -159,6 +161,8 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     const piBaseline = JSON.parse(readFileSync(join(PROJECT_ROOT, "probes/baselines/p4@pi.json"), "utf8"));
     piBaseline.requests[0].bytes.tools -= 100;
     writeFileSync(join(baselines, "p4@pi.json"), JSON.stringify(piBaseline));
+    const roots = defaultWorkspaceRootsOf([join(base, "runs")]);
+    onTestFinished(roots.remove);
     const run = spawnSync(
       process.execPath,
       [
@@ -173,8 +177,8 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
         join(base, "runs"),
         "--json",
       ],
-      // The default workspace root: the baselines hold prompts that name it (a run waits for another's lock).
-      { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 120_000 },
+      // The default workspace root, stored as the root the baselines were made with.
+      { cwd: PROJECT_ROOT, env: withoutWorkspaceRoot(), encoding: "utf8", timeout: 120_000 },
     );
     expect(run.status).toBe(1);
     const { checks, fidelity } = JSON.parse(run.stdout) as {
@@ -187,6 +191,28 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     ]);
     expect(checks[1]!.regressions).toEqual([expect.objectContaining({ probe: "p4@pi", metric: "bytes.tools" })]);
     expect(fidelity.map((row) => [row.probe, row.verdict])).toEqual([["p4", "match"]]);
+  }, 180_000);
+
+  it("the @pi baselines keep prefixes, so a cache prefix break pi's baseline did not have fails <probe>@pi", async () => {
+    const base = tempDir("pi-prefix-");
+    const baselines = join(base, "baselines");
+    mkdirSync(baselines);
+    const piBaseline = JSON.parse(readFileSync(join(PROJECT_ROOT, "probes/baselines/p0@pi.json"), "utf8")) as Baseline;
+    // p0 activates a direct tool before its fourth request: on pi, its prefix breaks in tools there.
+    expect(piBaseline.requests.map((r) => r.prefix?.breakAt)).toEqual([null, null, null, "tools"]);
+    piBaseline.requests[3]!.prefix!.breakAt = null;
+    writeFileSync(join(baselines, "p0@pi.json"), JSON.stringify(piBaseline));
+    const roots = defaultWorkspaceRootsOf([join(base, "runs")]);
+    onTestFinished(roots.remove);
+    const args = ["check", "p0", "--agent", "pi", "--baseline", baselines, "--runs", join(base, "runs")];
+    const run = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
+      cwd: PROJECT_ROOT,
+      env: withoutWorkspaceRoot(),
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(run.status, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout.split("\n")[0]).toMatch(/^p0@pi: cache prefix broken in tools \(request 4\)/);
   }, 180_000);
 
   it("a probe pi cannot express is skipped with its reason and leaves no run folder", async () => {

@@ -25,6 +25,7 @@ import {
   baselineOf,
   compareWithBaseline,
   type Finding,
+  newPrefixBreak,
   type ProbeCheck,
   readBaseline,
   type Tolerances,
@@ -301,6 +302,7 @@ function whatChanged(
   const lineDelta = lines(actual) - lines(baseline);
   if (Number.isFinite(lineDelta) && lineDelta !== 0)
     parts.push(`system ${signedText(lineDelta)} ${lineDelta === 1 || lineDelta === -1 ? "line" : "lines"}`);
+  parts.push(...newBreaks(probe, baseline, actual));
   const perRequest = (b: Baseline) =>
     b.requests.reduce((sum, r) => sum + (r.tokens?.total ?? 0), 0) / Math.max(b.requests.length, 1);
   const tokenDelta = Math.round(perRequest(actual) - perRequest(baseline));
@@ -309,6 +311,23 @@ function whatChanged(
   if (Number.isFinite(dollarDelta) && dollarDelta !== 0)
     parts.push(`${dollarDelta > 0 ? "+" : ""}${dollars(dollarDelta)} per run`);
   return `${probe}: ${parts.length > 0 ? parts.join(", ") : "no change in tools, system or tokens per request (see --verbose)"}`;
+}
+
+/**
+ * The cache prefix breaks the baseline did not have, by the part they break in, each with the
+ * requests it breaks: `cache prefix broken in system (requests 2, 3)` (a timestamp in the system prompt).
+ */
+function newBreaks(probe: string, baseline: Baseline, actual: Baseline): string[] {
+  const byPart = new Map<string, number[]>();
+  for (const base of baseline.requests) {
+    const now = actual.requests.find((r) => r.seq === base.seq);
+    const part = now?.prefix?.breakAt;
+    if (part && newPrefixBreak(probe, base, now)) byPart.set(part, [...(byPart.get(part) ?? []), base.seq]);
+  }
+  return [...byPart].map(
+    ([part, seqs]) =>
+      `cache prefix broken in ${part} (${seqs.length === 1 ? "request" : "requests"} ${seqs.join(", ")})`,
+  );
 }
 
 /** Predicted prompt dollars of a baseline's requests at today's prices; NaN when unpriced or without cache splits. */

@@ -292,7 +292,11 @@ export function compareWithBaseline(baseline: Baseline, records: RequestRecord[]
  * tool list that changes order): a new break re-bills what the provider had cached, so it fails by
  * default. Only a baseline that kept the prefix (every one `--update` writes now) can say.
  */
-function newPrefixBreak(probe: string, base: BaselineRequest, now: RequestRecord | undefined): Finding | null {
+export function newPrefixBreak(
+  probe: string,
+  base: BaselineRequest,
+  now: { seq: number; prefix?: RequestRecord["prefix"] } | undefined,
+): Finding | null {
   if (base.prefix === undefined || !now?.prefix?.breakAt) return null;
   if (base.prefix?.breakAt === now.prefix.breakAt) return null;
   // Worded to read after "<metric> is": `cache prefix is broken in system: …, baseline kept`.
