@@ -15,6 +15,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { firstRunId } from "../capture/run-folder.js";
+import { isPartedRow, PART_HEAD, type StoredPart, wholeRow } from "../capture/payload-rows.js";
 import { runDatabasePath, runFiles } from "../capture/run-format.js";
 import type { RecordSummary } from "../capture/run-index.js";
 import { RunDatabaseReader } from "../capture/sqlite.js";
@@ -241,7 +242,7 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       const db = RunDatabaseReader.open(databasePath(lookup));
       try {
         const data = db.payloadOf(runId, seq, type);
-        return data === null ? null : (JSON.parse(data) as StoredPayload);
+        return data === null ? null : databaseRow(db, runId, data, db);
       } finally {
         db.close();
       }
@@ -259,10 +260,13 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
     },
     *payloads() {
       const db = RunDatabaseReader.open(databasePath(lookup));
+      // Parts are read on a connection of their own: the rows' statement keeps this one busy.
+      const parts = RunDatabaseReader.open(databasePath(lookup));
       try {
-        for (const data of db.requestPayloadsOf(runId)) yield JSON.parse(data) as RequestPayload;
+        for (const data of db.requestPayloadsOf(runId)) yield databaseRow(db, runId, data, parts) as RequestPayload;
       } finally {
         db.close();
+        parts.close();
       }
     },
     *responses() {
@@ -280,14 +284,56 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
 
 type StoredPayload = (RequestPayload | ResponsePayload) & { type: "request" | "response" };
 
+/** A payload row of the database whole, its body joined from the run's parts where it was stored in parts. */
+function databaseRow(db: RunDatabaseReader, runId: string, data: string, parts: RunDatabaseReader): StoredPayload {
+  const row = JSON.parse(data) as StoredPayload;
+  return wholeRow(
+    row,
+    (hash) => parts.partOf(runId, hash),
+    (what) => new StorageError(`${db.path}: run ${runId}, request ${row.seq}: ${what}`, db.path),
+  );
+}
+
+/**
+ * The texts of the body parts a payloads file has stored so far (payload-rows.ts), gathered as its
+ * lines go by: a parted body names only parts stored before it. They are what the run's requests hold
+ * once each, the size of its longest conversation, not of every body.
+ */
+class FileParts {
+  private readonly texts = new Map<string, string>();
+
+  constructor(private readonly path: string) {}
+
+  /** Keeps the part a line holds; false for a line that is no part row. */
+  take(n: number, line: string): boolean {
+    if (!PART_HEAD.test(line)) return false;
+    const row = parseJsonlLine(this.path, n, line) as Partial<StoredPart>;
+    if (typeof row.hash !== "string" || typeof row.text !== "string")
+      throw inputError(this.path, `line ${n}`, "expected a part row with a hash and a text");
+    this.texts.set(row.hash, row.text);
+    return true;
+  }
+
+  /** The row of line `n` whole, its body joined from its parts where it was stored in parts. */
+  whole<T extends object>(n: number, row: T): T {
+    return wholeRow(
+      row,
+      (hash) => this.texts.get(hash),
+      (what) => inputError(this.path, `line ${n}`, what),
+    );
+  }
+}
+
 /** The row of `type` for `seq` in a payloads file, its line parsed only when its head matches (or has none). */
 function payloadRow(path: string, seq: number, type: StoredPayload["type"]): StoredPayload | null {
+  const parts = new FileParts(path);
   for (const { n, line } of jsonlLines(path)) {
+    if (parts.take(n, line)) continue;
     const head = PAYLOAD_HEAD.exec(line);
     if (head && (head[1] !== type || Number(head[2]) !== seq)) continue;
     const row = parseJsonlLine(path, n, line);
     if (!isPayload(row)) throw inputError(path, `line ${n}`, "expected a payload row");
-    if (row.type === type && row.seq === seq) return row;
+    if (row.type === type && row.seq === seq) return parts.whole(n, row);
   }
   return null;
 }
@@ -301,6 +347,7 @@ const PAYLOAD_HEAD = /^\{"type":"(request|response)","seq":(\d+),/;
 
 function* responseLines(path: string, options: JsonlReadOptions): Iterable<ResponsePayload> {
   for (const { n, line } of jsonlLines(path, options)) {
+    if (PART_HEAD.test(line)) continue;
     const head = PAYLOAD_HEAD.exec(line);
     if (head && head[1] !== "response") continue;
     const row = parseJsonlLine(path, n, line);
@@ -310,12 +357,14 @@ function* responseLines(path: string, options: JsonlReadOptions): Iterable<Respo
 }
 
 function* lazyPayloadLines(path: string, options: JsonlReadOptions): Iterable<LazyPayload> {
+  const parts = new FileParts(path);
   for (const { n, line } of jsonlLines(path, options)) {
+    if (parts.take(n, line)) continue;
     // A request row is read only where the row says it is one.
     const parse = () => {
       const value = parseJsonlLine(path, n, line);
       if (!isPayload(value)) throw inputError(path, `line ${n}`, "expected a payload row");
-      return value as RequestPayload & { type: StoredPayload["type"] };
+      return parts.whole(n, value as RequestPayload & { type: StoredPayload["type"] });
     };
     const head = PAYLOAD_HEAD.exec(line);
     if (head) {
@@ -333,6 +382,6 @@ function isPayload(value: unknown): value is StoredPayload {
     typeof p === "object" &&
     p !== null &&
     typeof p.seq === "number" &&
-    (p.type === "response" || typeof p.body === "string")
+    (p.type === "response" || typeof p.body === "string" || isPartedRow(p))
   );
 }

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findNpmAgent, type NpmAgentName } from "../../src/agents/npm-agents.js";
 import { findPi } from "../../src/agents/pi-install.js";
+import { folderSource } from "../../src/analysis/load-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
@@ -24,12 +25,15 @@ afterEach(removeTempDirs);
 const FIXTURES = join(PROJECT_ROOT, "test/fixtures");
 
 interface Payload {
-  type: "request" | "response";
   seq: number;
   kind?: string;
   api?: string | null;
   body: string;
+  sent?: string;
 }
+
+/** A run folder's request payload rows, each body whole (a long one is stored in parts: capture/payload-rows.ts). */
+const requestRows = (dir: string) => [...folderSource(dir, { runsDir: dir }).payloads()] as Payload[];
 
 type CapturedRecord = Pick<RequestRecord, "bodyBytes" | "hashes" | "status" | "ending">;
 
@@ -109,8 +113,8 @@ function expectFaithfulCapture(session: Session, api: string, secret: string): v
   expect(agent.code, `the agent's stderr: ${agent.stderr}`).toBe(0);
   // The mock's first scripted answer reached the agent and was printed as its reply.
   expect(agent.stdout).toContain("Scripted answer one.");
-  const stored = jsonl<Payload>(join(captured, "payloads.jsonl")).filter((row) => row.type === "request");
-  const received = jsonl<Payload>(join(upstream, "payloads.jsonl")).filter((row) => row.type === "request");
+  const stored = requestRows(captured);
+  const received = requestRows(upstream);
   expect(stored.length).toBeGreaterThan(0);
   for (const row of stored) expect(row).toMatchObject({ kind: "loop", api });
   // Byte for byte what the upstream received, request by request.
@@ -278,16 +282,12 @@ describe("real agents against the mock through the capture", () => {
       expect(overSocket.map((record) => record.response?.calls)).toEqual([["exec_command"], []]);
       for (const record of overSocket) expect(record.transport).toBe("websocket");
       expect(overSocket[1]!.sentBytes).toBeLessThan(overSocket[1]!.bodyBytes / 4);
-      const requests = jsonl<Payload & { sent?: string }>(join(socket.captured, "payloads.jsonl")).filter(
-        (row) => row.type === "request" && row.kind === "loop",
-      );
+      const requests = requestRows(socket.captured).filter((row) => row.kind === "loop");
       const sent = JSON.parse(requests[1]!.sent!) as { previous_response_id?: string; input: { type: string }[] };
       expect(sent.previous_response_id).toMatch(/^resp_mock_/);
       expect(sent.input.map((item) => item.type)).toEqual(["function_call_output"]);
       // The proxy rebuilt each turn as the mock did, from the same messages.
-      const received = jsonl<Payload>(join(socket.upstream, "payloads.jsonl")).filter(
-        (row) => row.type === "request" && row.kind === "loop",
-      );
+      const received = requestRows(socket.upstream).filter((row) => row.kind === "loop");
       expect(requests.map((row) => row.body)).toEqual(received.map((row) => row.body));
     },
     300_000,
