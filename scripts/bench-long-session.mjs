@@ -34,7 +34,17 @@
  */
 import "./help.mjs";
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import { arch, homedir, loadavg, platform, tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -78,7 +88,9 @@ function makeWorkspace(dir) {
   for (let i = 1; i <= N; i++) {
     const lines = [];
     for (let line = 0; lines.join("\n").length < KB * 1024; line++)
-      lines.push(`export function step${i}_${line}(input) { return input * ${i + line} + ${(i * 7919 + line) % 1000}; }`);
+      lines.push(
+        `export function step${i}_${line}(input) { return input * ${i + line} + ${(i * 7919 + line) % 1000}; }`,
+      );
     writeFileSync(join(dir, `module-${i}.js`), `${lines.join("\n")}\n`);
   }
 }
@@ -91,7 +103,10 @@ function reply(body, block, stream) {
   const usage = { input_tokens: 12, output_tokens: 8 };
   const message = { id: `msg_${Date.now()}`, type: "message", role: "assistant", model: body.model ?? "claude" };
   if (!stream)
-    return { type: "application/json", text: JSON.stringify({ ...message, content: [block], stop_reason: stop, usage }) };
+    return {
+      type: "application/json",
+      text: JSON.stringify({ ...message, content: [block], stop_reason: stop, usage }),
+    };
   const start = block.type === "tool_use" ? { ...block, input: {} } : { type: "text", text: "" };
   const delta =
     block.type === "tool_use"
@@ -139,7 +154,12 @@ async function startUpstream(workspace) {
         state.late = raw;
         block =
           state.loop < N
-            ? { type: "tool_use", id: `toolu_${state.loop}`, name: "Read", input: { file_path: join(workspace, `module-${state.loop}.js`) } }
+            ? {
+                type: "tool_use",
+                id: `toolu_${state.loop}`,
+                name: "Read",
+                input: { file_path: join(workspace, `module-${state.loop}.js`) },
+              }
             : { type: "text", text: "Done." };
       }
       const { type, text } = reply(body, block, body.stream === true);
@@ -251,7 +271,18 @@ function folderBytes(dir) {
 async function startProxy(checkout, upstreamUrl, runs) {
   const child = spawn(
     process.execPath,
-    [join(checkout, "dist/cli/main.js"), "proxy", "--upstream", upstreamUrl, "--runs", runs, "--name", "replay", "--port", "0"],
+    [
+      join(checkout, "dist/cli/main.js"),
+      "proxy",
+      "--upstream",
+      upstreamUrl,
+      "--runs",
+      runs,
+      "--name",
+      "replay",
+      "--port",
+      "0",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   child.stderr.resume();
@@ -291,7 +322,10 @@ async function replayLatency(checkout, upstream, runs) {
   const proxy = await startProxy(checkout, upstream.url, runs);
   const result = {};
   try {
-    for (const [name, body] of [["early", upstream.state.early], ["late", upstream.state.late]]) {
+    for (const [name, body] of [
+      ["early", upstream.state.early],
+      ["late", upstream.state.late],
+    ]) {
       const direct = [];
       const proxied = [];
       await timeOne(proxy.url, body);
@@ -322,7 +356,9 @@ function timedCommand(checkout, runs, argv) {
   if (child.status === 0) return { seconds, mb };
   // A command that fails is a finding too: said here, and its row reads "exit N".
   const error = lines.find((line) => /Error|error:/.test(line)) ?? lines.at(-3);
-  process.stderr.write(`  ${argv[0]} exited ${child.status} after ${seconds.toFixed(1)} s, peak ${mb.toFixed(0)} MB: ${error}\n`);
+  process.stderr.write(
+    `  ${argv[0]} exited ${child.status} after ${seconds.toFixed(1)} s, peak ${mb.toFixed(0)} MB: ${error}\n`,
+  );
   return { seconds: `exit ${child.status}`, mb };
 }
 
@@ -341,10 +377,12 @@ async function measure(checkout, label) {
     process.stderr.write(`${label}: Claude Code under record for ${N} requests with tools …\n`);
     const session = await recordSession(checkout, runs, upstream, workspace);
     const { state } = upstream;
-    const stored = folderBytes(join(runs, "long")) + ["payload-probe.db", "payload-probe.db-wal"]
-      .map((f) => join(runs, f))
-      .filter(existsSync)
-      .reduce((sum, f) => sum + statSync(f).size, 0);
+    const stored =
+      folderBytes(join(runs, "long")) +
+      ["payload-probe.db", "payload-probe.db-wal"]
+        .map((f) => join(runs, f))
+        .filter(existsSync)
+        .reduce((sum, f) => sum + statSync(f).size, 0);
     const count = state.requests.length;
     const figures = {
       requests: count,
@@ -375,7 +413,9 @@ async function measure(checkout, label) {
       figures[`${name} s`] = seconds;
       figures[`${name} MB`] = mb;
     }
-    figures.viewPageMb = existsSync(join(base, "view.html")) ? statSync(join(base, "view.html")).size / 1e6 : Number.NaN;
+    figures.viewPageMb = existsSync(join(base, "view.html"))
+      ? statSync(join(base, "view.html")).size / 1e6
+      : Number.NaN;
     // Said as soon as known, so a baseline that fails later leaves this checkout's figures behind.
     process.stderr.write(`${label}: ${JSON.stringify(figures)}\n`);
     return figures;
@@ -387,7 +427,8 @@ async function measure(checkout, label) {
 
 /** A built checkout for the baseline: a folder as it is, or a git ref built in a temporary worktree. */
 function baselineCheckout(ref) {
-  if (existsSync(join(ref, "dist/cli/main.js"))) return { dir: resolve(ref), label: basename(resolve(ref)), remove: () => {} };
+  if (existsSync(join(ref, "dist/cli/main.js")))
+    return { dir: resolve(ref), label: basename(resolve(ref)), remove: () => {} };
   const dir = mkdtempSync(join(tmpdir(), "pp-long-baseline-"));
   const git = (...a) => spawnSync("git", ["-C", root, ...a], { stdio: "inherit" });
   if (git("worktree", "add", "--detach", dir, ref).status !== 0) fail(`--baseline: cannot check out ${ref}`);
@@ -435,7 +476,9 @@ function printTable(columns) {
   });
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => String(r[i]).length)));
   for (const row of [header, ...rows])
-    console.log(row.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join("  "));
+    console.log(
+      row.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join("  "),
+    );
 }
 
 const loadBefore = loadavg()[0];
@@ -449,5 +492,7 @@ if (baselineArg) {
     baseline.remove();
   }
 }
-console.log(`Claude Code, ${N} requests with tools, ${KB} KB a tool result; load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`);
+console.log(
+  `Claude Code, ${N} requests with tools, ${KB} KB a tool result; load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+);
 printTable(columns);

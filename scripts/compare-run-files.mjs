@@ -51,22 +51,17 @@ function blankTimes(text) {
 function wholePayloadLines(path) {
   const parts = new Map();
   const lines = [];
-  readFileSync(path, "utf8")
-    .split("\n")
-    .forEach((line, i) => {
-      if (PART_HEAD.test(line)) {
-        const part = JSON.parse(line);
-        parts.set(part.hash, part.text);
-        return;
-      }
-      if (line === "") return lines.push(line);
-      const row = wholeRow(
-        JSON.parse(line),
-        (hash) => parts.get(hash),
-        (what) => new Error(`${path} line ${i + 1}: ${what}`),
-      );
-      lines.push(JSON.stringify(row));
-    });
+  const text = readFileSync(path, "utf8").split("\n");
+  for (const [i, line] of text.entries()) {
+    if (PART_HEAD.test(line)) {
+      const part = JSON.parse(line);
+      parts.set(part.hash, part.text);
+    } else if (line === "") lines.push(line);
+    else {
+      const problem = (what) => new Error(`${path} line ${i + 1}: ${what}`);
+      lines.push(JSON.stringify(wholeRow(JSON.parse(line), (hash) => parts.get(hash), problem)));
+    }
+  }
   return lines.join("\n");
 }
 

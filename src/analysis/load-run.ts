@@ -14,8 +14,8 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { firstRunId } from "../capture/run-folder.js";
 import { isPartedRow, PART_HEAD, type StoredPart, wholeRow } from "../capture/payload-rows.js";
+import { firstRunId } from "../capture/run-folder.js";
 import { runDatabasePath, runFiles } from "../capture/run-format.js";
 import type { RecordSummary } from "../capture/run-index.js";
 import { RunDatabaseReader } from "../capture/sqlite.js";

@@ -6,6 +6,7 @@
  * three Anthropic requests written by 9d463de's Capture and RunDatabase, request 1 shorter than a
  * parted body, 2 and 3 longer), read as before, then migrated by a writer and read beside a new run.
  */
+import { spawnSync } from "node:child_process";
 import { copyFileSync, cpSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -15,8 +16,8 @@ import { cutBody, joinBody, PART_MIN_CHARS, PARTED_MIN_CHARS } from "../../src/c
 import { Capture } from "../../src/capture/capture.js";
 import { DATABASE_FORMAT } from "../../src/capture/run-format.js";
 import { RunDatabase } from "../../src/capture/sqlite.js";
-import { anthropicMessages } from "../../src/providers/anthropic-messages.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { anthropicMessages } from "../../src/providers/anthropic-messages.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
@@ -37,7 +38,10 @@ function growingBodies(count: number, format: (body: object) => string = (b) => 
     const system = [{ type: "text", text: "You are a careful coding agent. ".repeat(40) }];
     const tools = Array.from({ length: 24 }, (_, i) => tool(i));
     bodies.push(format({ model: "claude-sonnet-4-5", max_tokens: 1024, stream: true, system, tools, messages }));
-    messages.push({ role: "assistant", content: [{ type: "tool_use", id: `toolu_${turn}`, name: "tool_1", input: {} }] });
+    messages.push({
+      role: "assistant",
+      content: [{ type: "tool_use", id: `toolu_${turn}`, name: "tool_1", input: {} }],
+    });
     messages.push({
       role: "user",
       content: [{ type: "tool_result", tool_use_id: `toolu_${turn}`, content: `line "${turn}" \\ é 🙂\n`.repeat(200) }],
@@ -49,15 +53,38 @@ function growingBodies(count: number, format: (body: object) => string = (b) => 
 const REPLY = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
 /** A capture of `bodies` into `runs/<name>` and `runs/payload-probe.db`, as the proxy's worker records them. */
-async function captureRun(runs: string, name: string, bodies: string[]): Promise<string> {
+async function captureRun(
+  runs: string,
+  name: string,
+  bodies: string[],
+  replies = bodies.map(() => REPLY),
+): Promise<string> {
   const dir = join(runs, name);
   const db = new RunDatabase(join(runs, "payload-probe.db"));
   const run = `${name}-20261204-213000000-${process.pid}`;
   db.startRun(run, name, dir);
-  const capture = new Capture({ run, probe: name, dir, db, markers: {}, codecFor: () => anthropicMessages, tokens: false });
-  for (const body of bodies) {
-    const request = { kind: "loop" as const, api: "anthropic-messages" as const, url: "http://127.0.0.1:1/v1/messages", body };
-    await capture.recordExchange(request, { body: REPLY, status: 200, firstByteMs: 1, ending: "complete" }, new Date().toISOString(), 2);
+  const capture = new Capture({
+    run,
+    probe: name,
+    dir,
+    db,
+    markers: {},
+    codecFor: () => anthropicMessages,
+    tokens: false,
+  });
+  for (const [i, body] of bodies.entries()) {
+    const request = {
+      kind: "loop" as const,
+      api: "anthropic-messages" as const,
+      url: "http://127.0.0.1:1/v1/messages",
+      body,
+    };
+    await capture.recordExchange(
+      request,
+      { body: replies[i]!, status: 200, firstByteMs: 5, ending: "complete" },
+      new Date().toISOString(),
+      10,
+    );
   }
   capture.close();
   db.finishRun(run, "captured");
@@ -188,7 +215,9 @@ describe("a run folder and database from before parts (format 3)", () => {
     expect(oldBodies.map((b) => b.length > PARTED_MIN_CHARS)).toEqual([false, true, true]);
     const oldRun = "long-old-20261204-212900000-1";
     const readOld = () =>
-      [join(runs, "long-old"), oldRun].map((spec) => [...resolveRun(spec, { runsDir: runs }).payloads()].map((p) => p.body));
+      [join(runs, "long-old"), oldRun].map((spec) =>
+        [...resolveRun(spec, { runsDir: runs }).payloads()].map((p) => p.body),
+      );
     expect(readOld()).toEqual([oldBodies, oldBodies]);
 
     const bodies = growingBodies(3);
@@ -199,5 +228,21 @@ describe("a run folder and database from before parts (format 3)", () => {
     expect(readOld()).toEqual([oldBodies, oldBodies]);
     expect([...resolveRun(newRun, { runsDir: runs }).payloads()].map((p) => p.body)).toEqual(bodies);
     expect(rows(join(runs, "long-new", "payloads.jsonl")).some((r) => r.type === "part")).toBe(true);
+  });
+
+  it("compare-run-files finds the old run and the same bodies captured now, in parts, identical apart from times", async () => {
+    const runs = tempDir();
+    const old = rows(join(OLD_RUN, "long-old", "payloads.jsonl"));
+    const bodiesOf = (type: string) => old.filter((r) => r.type === type).map((r) => r.body as string);
+    // The old capture's bodies, replies, url and timing: only the storage differs.
+    await captureRun(runs, "long-old", bodiesOf("request"), bodiesOf("response"));
+    expect(rows(join(runs, "long-old", "payloads.jsonl")).filter((r) => r.type === "part").length).toBeGreaterThan(0);
+    const compare = spawnSync(
+      process.execPath,
+      [join(PROJECT_ROOT, "scripts/compare-run-files.mjs"), OLD_RUN, runs, "long-old"],
+      { encoding: "utf8" },
+    );
+    expect(compare.stdout).toContain("long-old: identical apart from times");
+    expect(compare.status).toBe(0);
   });
 });
