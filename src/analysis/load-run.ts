@@ -242,7 +242,7 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       const db = RunDatabaseReader.open(databasePath(lookup));
       try {
         const data = db.payloadOf(runId, seq, type);
-        return data === null ? null : databaseRow(db, runId, data, db);
+        return data === null ? null : databaseRow(db, runId, data);
       } finally {
         db.close();
       }
@@ -263,7 +263,7 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       // Parts are read on a connection of their own: the rows' statement keeps this one busy.
       const parts = RunDatabaseReader.open(databasePath(lookup));
       try {
-        for (const data of db.requestPayloadsOf(runId)) yield databaseRow(db, runId, data, parts) as RequestPayload;
+        for (const data of db.requestPayloadsOf(runId)) yield databaseRow(parts, runId, data) as RequestPayload;
       } finally {
         db.close();
         parts.close();
@@ -284,13 +284,16 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
 
 type StoredPayload = (RequestPayload | ResponsePayload) & { type: "request" | "response" };
 
-/** A payload row of the database whole, its body joined from the run's parts where it was stored in parts. */
-function databaseRow(db: RunDatabaseReader, runId: string, data: string, parts: RunDatabaseReader): StoredPayload {
+/**
+ * A payload row of the database whole, its body joined from the run's parts (read through `parts`, a
+ * connection free to query) where it was stored in parts.
+ */
+function databaseRow(parts: RunDatabaseReader, runId: string, data: string): StoredPayload {
   const row = JSON.parse(data) as StoredPayload;
   return wholeRow(
     row,
     (hash) => parts.partOf(runId, hash),
-    (what) => new StorageError(`${db.path}: run ${runId}, request ${row.seq}: ${what}`, db.path),
+    (what) => new StorageError(`${parts.path}: run ${runId}, request ${row.seq}: ${what}`, parts.path),
   );
 }
 

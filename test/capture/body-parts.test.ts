@@ -175,6 +175,19 @@ describe("a run's bodies stored in parts", () => {
     }
   });
 
+  it("a part changed or missing in the database is named with the file, run and request", async () => {
+    const runs = tempDir();
+    const run = await captureRun(runs, "long", growingBodies(3));
+    const path = join(runs, "payload-probe.db");
+    const raw = new Database(path);
+    const read = () => [...resolveRun(run, { runsDir: runs }).payloads()];
+    raw.prepare("UPDATE parts SET text = replace(text, 'careful', 'CAREFUL') WHERE run_id = ?").run(run);
+    expect(read).toThrow(`${path}: run ${run}, request 2: its body joined from its parts does not match its bodyHash`);
+    raw.prepare("DELETE FROM parts WHERE run_id = ? AND text LIKE '%CAREFUL%'").run(run);
+    raw.close();
+    expect(read).toThrow(/request 2: part [\w-]{22} of its body is not in the run/);
+  });
+
   it("a part changed on disk is named with its file and line; a run killed mid-row reads up to its last whole row", async () => {
     const runs = tempDir();
     const bodies = growingBodies(4);
