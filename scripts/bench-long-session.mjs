@@ -431,7 +431,7 @@ function baselineCheckout(ref) {
     return { dir: resolve(ref), label: basename(resolve(ref)), remove: () => {} };
   const dir = mkdtempSync(join(tmpdir(), "pp-long-baseline-"));
   const git = (...a) => spawnSync("git", ["-C", root, ...a], { stdio: "inherit" });
-  if (git("worktree", "add", "--detach", dir, ref).status !== 0) fail(`--baseline: cannot check out ${ref}`);
+  if (git("worktree", "add", "--quiet", "--detach", dir, ref).status !== 0) fail(`--baseline: cannot check out ${ref}`);
   const remove = () => {
     git("worktree", "remove", "--force", dir);
   };
