@@ -11,7 +11,10 @@ export default defineConfig({
     setupFiles: ["test/fixtures/stop-children.ts"],
     // A bound for a test that hangs, not a measure of speed: tests wait for events, never for a clock,
     // and a machine loaded by other builds and suites (load average 15 on two cores) runs them several
-    // times slower. Tests set no shorter limit of their own; spawnSync calls take the same bound.
+    // times slower. Tests set no limit of their own, shorter or longer, and spawnSync calls take the same
+    // bound, except where a real agent or a package install runs: test/probes/pi-runner.test.ts (the
+    // real pi on Node 22 with its MCP adapter, several runs a test) and test/package.test.ts (npm pack,
+    // an install that compiles the SQLite addon: minutes).
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",

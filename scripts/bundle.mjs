@@ -13,7 +13,8 @@
  *
  * Left outside the bundles and loaded where they are used: better-sqlite3 (a native addon found at
  * run time) and gpt-tokenizer (megabytes of encoding data, needed only for a text whose count is not
- * cached). A command's modules are in the CLI bundle but run only when the command does.
+ * cached), and node-forge (a certificate for record's HTTPS listener, made only when one is needed).
+ * A command's modules are in the CLI bundle but run only when the command does.
  */
 import "./help.mjs";
 import { createHash } from "node:crypto";
@@ -52,7 +53,7 @@ for (const entry of ENTRIES) {
     format: "cjs",
     platform: "node",
     target: "node20",
-    external: ["better-sqlite3", "gpt-tokenizer", "undici", "@opentelemetry/*"],
+    external: ["better-sqlite3", "gpt-tokenizer", "undici", "@opentelemetry/*", "node-forge"],
     // jsonc-parser's `main` is a UMD wrapper whose require() calls esbuild cannot follow (they fail
     // at run time); its ES module build bundles. Plain Node (tsc's output, the tests) loads the UMD one.
     alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },

@@ -10,9 +10,16 @@
  * stand-in and goes with it: linking it would let SQLite put a live WAL file beside a link that is
  * then removed. auth.json is not linked: the provider sends OPENAI_API_KEY as Codex's custom
  * providers do, since a ChatGPT sign-in's tokens are for ChatGPT's backend, not the OpenAI API.
+ *
+ * A user signed in with ChatGPT (auth.json holds the sign-in's tokens) keeps Codex's own provider:
+ * the stand-in's config.toml sets only `chatgpt_base_url`, at the proxy's HTTPS listener (Codex
+ * refuses a backend that is not HTTPS), auth.json is linked (read by Codex through the link and, when
+ * it refreshes the tokens, written in place through it: never copied), and CODEX_CA_CERTIFICATE names
+ * a bundle of the session's authority and the roots Codex would trust without it.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { rootCertificates } from "node:tls";
 import { parse, stringify, TomlError } from "smol-toml";
 import { inputError } from "../errors.js";
 import { isTable, linkedStandIn, readUserConfig, type Table, userConfigDir } from "./pointer-files.js";
@@ -57,13 +64,73 @@ export function codexConfig(userText: string | undefined, file: string, openaiBa
   return `${stringify(config)}\n`;
 }
 
+/** The user's config.toml as a table, or an empty one. */
+function userConfig(userHome: string): { file: string; text: string | undefined; table: Table } {
+  const file = join(userHome, "config.toml");
+  const text = readUserConfig(file, "Codex config");
+  return { file, text, table: text === undefined ? {} : parseUserConfig(text, file) };
+}
+
+/**
+ * Whether Codex would use a ChatGPT sign-in: auth.json holds its tokens, not an API key, and the
+ * config keeps Codex's own `openai` provider and the file store (a sign-in kept in the system's
+ * keyring is filed under CODEX_HOME's path, which a stand-in changes). Only the file's fields are
+ * looked at; a file that is not JSON is Codex's to report.
+ */
+export function codexChatgptSignIn(env: NodeJS.ProcessEnv): boolean {
+  const userHome = userConfigDir(env, "CODEX_HOME", ".codex");
+  const { table } = userConfig(userHome);
+  if ((table.model_provider ?? "openai") !== "openai") return false;
+  if ((table.cli_auth_credentials_store ?? "file") !== "file") return false;
+  let auth: unknown;
+  try {
+    auth = JSON.parse(readFileSync(join(userHome, "auth.json"), "utf8"));
+  } catch {
+    return false;
+  }
+  if (!isTable(auth) || auth.auth_mode === "apikey" || !isTable(auth.tokens)) return false;
+  return typeof auth.tokens.access_token === "string";
+}
+
+/**
+ * The certificates Codex trusts for the session: the proxy's authority first, then what it trusted
+ * before (the file its CODEX_CA_CERTIFICATE or SSL_CERT_FILE named, else Node's copy of the common
+ * public roots, as Codex replaces its roots with the file's), so its other HTTPS calls (the sign-in's
+ * refresh, MCP servers) still verify.
+ */
+function trustBundle(authority: string, env: NodeJS.ProcessEnv): string {
+  const named = env.CODEX_CA_CERTIFICATE || env.SSL_CERT_FILE;
+  let before: string;
+  try {
+    before = named ? readFileSync(named, "utf8") : rootCertificates.join("\n");
+  } catch {
+    before = rootCertificates.join("\n");
+  }
+  return `${authority.trim()}\n${before}\n`;
+}
+
+/** The stand-in for a ChatGPT sign-in: Codex's own provider, its backend at the proxy's HTTPS listener. */
+function pointChatgpt(ctx: PointerContext, authority: string): Record<string, string> {
+  const userHome = userConfigDir(ctx.env, "CODEX_HOME", ".codex");
+  const { table } = userConfig(userHome);
+  table.chatgpt_base_url = `${ctx.bases.chatgpt}/`;
+  const linked = (name: string) => LINKED.has(name) || name === "auth.json";
+  const home = linkedStandIn(userHome, join(ctx.tempDir, "codex-home"), linked);
+  writeFileSync(join(home, "config.toml"), `${stringify(table)}\n`, { mode: 0o600 });
+  const bundle = join(ctx.tempDir, "codex-trust.pem");
+  writeFileSync(bundle, trustBundle(authority, ctx.env));
+  return { CODEX_HOME: home, CODEX_CA_CERTIFICATE: bundle };
+}
+
 export const codexPointer: AgentPointer = {
   agent: "Codex",
   api: "OpenAI Responses",
-  point({ bases, tempDir, env, codexHttp }: PointerContext) {
+  point(ctx: PointerContext) {
+    const { bases, tempDir, env, codexHttp, authority } = ctx;
+    if (authority !== undefined && codexChatgptSignIn(env)) return pointChatgpt(ctx, authority);
     const userHome = userConfigDir(env, "CODEX_HOME", ".codex");
-    const file = join(userHome, "config.toml");
-    const config = codexConfig(readUserConfig(file, "Codex config"), file, bases.openai, codexHttp !== true);
+    const { file, text } = userConfig(userHome);
+    const config = codexConfig(text, file, bases.openai, codexHttp !== true);
     const home = linkedStandIn(userHome, join(tempDir, "codex-home"), (name) => LINKED.has(name));
     // The user's config may hold tokens or headers of theirs: readable by the user alone, gone with the folder.
     writeFileSync(join(home, "config.toml"), config, { mode: 0o600 });

@@ -10,6 +10,8 @@ export interface ProxyBases {
   gemini: string;
   /** Google's Code Assist API (a Gemini CLI signed in with Google), without its version. */
   "code-assist": string;
+  /** ChatGPT's backend (Codex signed in with ChatGPT), on the HTTPS listener when there is one. */
+  chatgpt: string;
 }
 
 export interface PointerContext {
@@ -22,6 +24,8 @@ export interface PointerContext {
   cwd: string;
   /** Codex sends Responses requests as HTTP POSTs rather than over its default WebSocket (`record --codex-http`). */
   codexHttp?: boolean;
+  /** The certificate authority (PEM) of the proxy's HTTPS listener, when record started one. */
+  authority?: string;
 }
 
 export interface AgentPointer {

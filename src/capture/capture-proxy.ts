@@ -30,6 +30,11 @@ export interface CaptureProxyOptions {
   name?: string;
   port?: number;
   host?: string;
+  /**
+   * A second listener, HTTPS with this key and certificate, serving the same routes: for a client that
+   * refuses a plain-HTTP base URL (Codex and its ChatGPT backend). Its port is always ephemeral.
+   */
+  secure?: { key: string; cert: string };
   database?: boolean;
   /** Query parameter names stored as `[redacted]` besides the built-in list (`--redact`). */
   redactQuery?: string[];
@@ -53,6 +58,8 @@ export interface CaptureProxy {
   url: string;
   /** `http://host:port`. */
   origin: string;
+  /** `https://host:port` of the HTTPS listener, when the options asked for one. */
+  secureOrigin?: string;
   /** The upstream as it may be shown (userinfo and credential query values redacted); with routes, `prefix → upstream` for each. */
   upstream: string;
   /** Each route's prefix and upstream as it may be shown. */
@@ -95,11 +102,14 @@ class ClientRelay implements Dispatcher.DispatchHandler {
     this.controller?.abort(new Error("the client disconnected"));
   };
   private readonly onDrain = () => this.controller?.paused && this.controller.resume();
+  private headers: IncomingHttpHeaders = {};
 
   constructor(
     private readonly origin: string,
     private readonly response: ServerResponse,
     private readonly done: (handed: HandedResponse) => void,
+    /** Changes the whole reply before the client gets it (held back until the upstream's end); the capture keeps it as sent. */
+    private readonly rewrite?: (body: Buffer) => Buffer,
   ) {
     response.on("close", this.onClose);
     response.on("drain", this.onDrain);
@@ -125,6 +135,8 @@ class ClientRelay implements Dispatcher.DispatchHandler {
     if (headers[USAGE_ESTIMATE_HEADER] === "estimate") this.handed.usageEstimated = true;
     this.handed.contentEncoding = headerText(headers["content-encoding"]);
     this.handed.eventStream = String(headers["content-type"] ?? "").includes("text/event-stream");
+    this.headers = headers;
+    if (this.rewrite) return;
     this.response.writeHead(status, endToEnd(headers));
     // The headers go out with the first chunk when it came in the same read, and alone when it did not.
     setImmediate(() => this.chunks.length === 0 && !this.settled && this.response.flushHeaders());
@@ -133,6 +145,7 @@ class ClientRelay implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.handed.firstByteMs ??= performance.now() - this.started;
     this.chunks.push(chunk);
+    if (this.rewrite) return;
     // Written as it comes, never corked: on Node 22 a corked response sets no need for 'drain' (a paused
     // upstream would never resume) and, ended while corked, sends none of what it holds.
     this.response.write(chunk);
@@ -141,8 +154,18 @@ class ClientRelay implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.response.end();
+    if (this.rewrite) this.sendRewritten(this.rewrite);
+    else this.response.end();
     this.settle("complete");
+  }
+
+  /** The held-back reply, changed unless it came encoded (the relay asked for it plain). */
+  private sendRewritten(rewrite: (body: Buffer) => Buffer): void {
+    const body = joinedBytes(this.chunks);
+    const sent = this.handed.contentEncoding === undefined ? rewrite(body) : body;
+    const { "content-length": _, "transfer-encoding": __, ...headers } = endToEnd(this.headers);
+    this.response.writeHead(this.handed.status!, { ...headers, "content-length": String(sent.length) });
+    this.response.end(sent);
   }
 
   onResponseError(_: Dispatcher.DispatchController, error: Error): void {
@@ -182,6 +205,8 @@ function relay(
   const { origin } = to.route;
   const authorization = to.route.authorization;
   const headers = endToEnd(request.headers);
+  // A reply to be changed is asked for without a content coding.
+  if (to.rewriteReply) delete headers["accept-encoding"];
   // The length of the bytes sent: the client's, unless --cache-diagnostics added a field (diagnostics-chain.ts).
   if (headers["content-length"] !== undefined) headers["content-length"] = String(bytes.length);
   return new Promise((resolve) => {
@@ -193,7 +218,7 @@ function relay(
       headers: authorization ? { authorization, ...headers } : headers,
       body: bytes.length > 0 ? bytes : undefined,
     };
-    upstreamDispatcher().dispatch(options, new ClientRelay(origin, response, resolve));
+    upstreamDispatcher().dispatch(options, new ClientRelay(origin, response, resolve, to.rewriteReply));
   });
 }
 
@@ -351,6 +376,13 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   const failure = (error: Error) => ({ status: 502, message: `proxy: ${error.message}` });
   // Listening comes first: a port in use must fail before the run folder of a proxy already on it is replaced.
   const service = await serveHttp(forward, failure, options.port ?? 0, host, tunnel);
+  const secure =
+    options.secure &&
+    (await serveHttp(forward, failure, 0, host, tunnel, options.secure).catch(async (error: Error) => {
+      await service.close();
+      throw error;
+    }));
+  const stopServing = () => Promise.all([service.close(), secure?.close()]).then(() => undefined);
   // A request that reaches `forward` before the capture worker has opened the run (and loaded the
   // tokenizer) waits for it: the proxy is announced only after that.
   thread = startCaptureThread(options);
@@ -359,17 +391,18 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     capture = await thread;
     opened = capture;
   } catch (error) {
-    await service.close();
+    await stopServing();
     throw error;
   }
   let closing: Promise<void> | undefined;
   return {
     ...addresses(`http://${host}:${service.port}`, routes, options.routes !== undefined),
+    ...(secure && { secureOrigin: `https://${host}:${secure.port}` }),
     runId: capture.id,
     dir: capture.dir,
     liveDir: capture.liveDir,
     close() {
-      closing ??= capture.close(service.close());
+      closing ??= capture.close(stopServing());
       return closing;
     },
   };

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createSecureServer } from "node:https";
 import type { Duplex } from "node:stream";
 import { UserError } from "../errors.js";
 
@@ -52,7 +53,7 @@ export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Bu
  * client has the last byte), so close waits for handlers, not only connections. An error becomes
  * the JSON error `failure` describes, or a cut connection once the reply has started. Without an
  * `upgrade` handler, node:http closes upgrade requests' connections; with one, close ends the
- * connections it holds and waits for it.
+ * connections it holds and waits for it. With `tls` (a PEM key and certificate) it serves HTTPS.
  */
 export async function serveHttp(
   handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
@@ -60,10 +61,11 @@ export async function serveHttp(
   port: number,
   host: string,
   upgrade?: UpgradeHandler,
+  tls?: { key: string; cert: string },
 ): Promise<HttpService> {
   const running = new Set<Promise<void>>();
   const upgraded = new Set<Duplex>();
-  const server = createServer((request, response) => {
+  const serve = (request: IncomingMessage, response: ServerResponse) => {
     const handled = handle(request, response).catch((error: Error) => {
       if (response.headersSent) response.destroy();
       else {
@@ -73,7 +75,8 @@ export async function serveHttp(
     });
     running.add(handled);
     void handled.finally(() => running.delete(handled));
-  });
+  };
+  const server: Server = tls ? createSecureServer(tls, serve) : createServer(serve);
   if (upgrade)
     server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       upgraded.add(socket);

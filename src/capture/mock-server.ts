@@ -112,10 +112,13 @@ const GEMINI_PATH = /^\/v1(beta)?\/models\/[^/:]+:[A-Za-z]+$/;
 /** Gemini's model list, or one model of it. */
 const GEMINI_MODELS = /^\/v1(beta)?\/models(\/[^/:]+)?$/;
 
+/** Code Assist's methods (the Gemini CLI signed in with Google): `/v1internal:<method>`. */
+const CODE_ASSIST_PATH = /^\/v1internal:([A-Za-z]+)$/;
+
 /** Which API a request asks for: a POST to one of the fixed paths under `/v1` or a Gemini model method, or null. */
 function requestedApi(request: IncomingMessage, path: string): WireApi | null {
   const api = request.method === "POST" ? apiForPath(path) : null;
-  if (api === "google-generative-ai") return GEMINI_PATH.test(path) ? api : null;
+  if (api === "google-generative-ai") return GEMINI_PATH.test(path) || CODE_ASSIST_PATH.test(path) ? api : null;
   return api !== null && path === `/v1${API_PATHS[api]}` ? api : null;
 }
 
@@ -140,13 +143,39 @@ async function answerGeminiSide(
     sendJson(response, 200, path.endsWith("/models") ? modelList(id) : geminiModel(id));
     return true;
   }
-  const endpoint = request.method === "POST" && GEMINI_PATH.test(path) ? geminiEndpoint(path) : null;
+  if (request.method === "POST" && (await answerCodeAssistSide(request, response, path))) return true;
+  const geminiPath = GEMINI_PATH.test(path) || CODE_ASSIST_PATH.test(path);
+  const endpoint = request.method === "POST" && geminiPath ? geminiEndpoint(path) : null;
   if (endpoint?.method !== "countTokens") return false;
   const body = (await readBody(request)).toString("utf8");
   const read = jsonObject(body);
   const problem = read.problem ?? requestProblem("google-generative-ai", JSON.stringify(countedRequest(read.object)));
   if (problem) sendJson(response, 400, errorBody("google-generative-ai", 400, problem.message));
   else sendJson(response, 200, { totalTokens: await state.capture.countRequestTokens("google-generative-ai", body) });
+  return true;
+}
+
+/**
+ * Code Assist's methods that are no model turn and no count: `loadCodeAssist` answers a user already
+ * on the free tier with a project of the mock's (so the CLI does not onboard), `onboardUser` a done
+ * operation with that project, any other (`listExperiments`, `recordCodeAssistMetrics`,
+ * `retrieveUserQuota` …) an empty object. Not captured. False for the generate and count methods.
+ */
+async function answerCodeAssistSide(request: IncomingMessage, response: ServerResponse, path: string) {
+  const method = CODE_ASSIST_PATH.exec(path)?.[1];
+  if (method === undefined || geminiEndpoint(path) !== null) return false;
+  await readBody(request);
+  const project = "payload-probe-mock";
+  const tier = { id: "free-tier", name: "payload-probe mock" };
+  const answers: Record<string, unknown> = {
+    loadCodeAssist: {
+      currentTier: tier,
+      allowedTiers: [{ ...tier, isDefault: true }],
+      cloudaicompanionProject: project,
+    },
+    onboardUser: { done: true, response: { cloudaicompanionProject: { id: project } } },
+  };
+  sendJson(response, 200, answers[method] ?? {});
   return true;
 }
 

@@ -4,6 +4,7 @@
  * capture stores, the API its path names) is work on the thread that relays.
  */
 import type { WireApi } from "../providers/types.js";
+import { isRoutingDiscovery, keepRoutingHere } from "./chatgpt-routing.js";
 import { type ResolvedRoute, routeFor, targetPathOf } from "./proxy-routes.js";
 import { redactQuery } from "./redact.js";
 import { apiForPath } from "./wire-request.js";
@@ -18,6 +19,8 @@ export interface ProxyTarget {
   /** The target with userinfo and credential query values redacted. */
   shown: string;
   api: WireApi | null;
+  /** What the reply becomes before the client gets it: Codex's workspace routing kept on the proxy (chatgpt-routing.ts). */
+  rewriteReply?: (body: Buffer) => Buffer;
 }
 
 /** What a request URL came to: a target, or the path that no route serves. */
@@ -47,6 +50,7 @@ export function proxyTargets(
       // The URL as sent: the origin, the path as the client wrote it, credential query values redacted.
       shown: route.origin + targetPathOf(route, path) + (query && `?${redactQuery(query.slice(1), isCredential)}`),
       api: apiForPath(path),
+      ...(isRoutingDiscovery(path) && { rewriteReply: (body: Buffer) => keepRoutingHere(body, route.origin) }),
     };
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(url, resolved);

@@ -13,6 +13,8 @@ interface RecordRoute {
   upstream: string;
   /** What the provider's SDKs add to the route to make their base URL (OpenAI's carries `/v1`). */
   sdkPath: string;
+  /** Its base is on the HTTPS listener when there is one (a client that refuses plain HTTP). */
+  secure?: boolean;
 }
 
 export const RECORD_ROUTES: RecordRoute[] = [
@@ -20,6 +22,15 @@ export const RECORD_ROUTES: RecordRoute[] = [
   { provider: "openai", prefix: "/openai", upstream: "https://api.openai.com", sdkPath: "/v1" },
   { provider: "gemini", prefix: "/gemini", upstream: "https://generativelanguage.googleapis.com", sdkPath: "" },
   { provider: "code-assist", prefix: "/code-assist", upstream: "https://cloudcode-pa.googleapis.com", sdkPath: "" },
+  // Codex sends its model requests to `<origin>/backend-api/codex/responses` whatever the path of its
+  // chatgpt_base_url (chatgpt-routing.ts), so this route's prefix is the backend's own path.
+  {
+    provider: "chatgpt",
+    prefix: "/backend-api",
+    upstream: "https://chatgpt.com/backend-api",
+    sdkPath: "",
+    secure: true,
+  },
 ];
 
 /** The `--upstream-<provider>` flags, each a string option. */
@@ -29,6 +40,7 @@ export const UPSTREAM_OPTIONS = {
   "upstream-openai": { type: "string" },
   "upstream-gemini": { type: "string" },
   "upstream-code-assist": { type: "string" },
+  "upstream-chatgpt": { type: "string" },
 } as const;
 
 type UpstreamValues = { upstream?: string } & { [K in `upstream-${keyof ProxyBases}`]?: string };
@@ -43,9 +55,10 @@ export function recordRoutes(values: UpstreamValues): ProxyRoute[] {
   });
 }
 
-/** The base URL each provider's SDKs take, on a proxy at `origin`. */
-export function proxyBases(origin: string): ProxyBases {
+/** The base URL each provider's SDKs take, on a proxy at `origin` (and `secureOrigin`, its HTTPS listener). */
+export function proxyBases(origin: string, secureOrigin?: string): ProxyBases {
   const bases = {} as ProxyBases;
-  for (const route of RECORD_ROUTES) bases[route.provider] = `${origin}${route.prefix}${route.sdkPath}`;
+  for (const route of RECORD_ROUTES)
+    bases[route.provider] = `${(route.secure && secureOrigin) || origin}${route.prefix}${route.sdkPath}`;
   return bases;
 }

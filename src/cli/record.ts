@@ -2,8 +2,10 @@ import { tmpdir } from "node:os";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { AGENT_POINTERS, pointerCaveats, recordEnvironment } from "../agents/agent-pointers.js";
+import { codexChatgptSignIn } from "../agents/codex-pointer.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import { type CaptureProxy, startCaptureProxy } from "../capture/capture-proxy.js";
+import { type LocalCertificate, localCertificate } from "../capture/local-tls.js";
 import { findProgram } from "../find-program.js";
 import { cliName } from "../invoked-as.js";
 import { isSafeName } from "../safe-path.js";
@@ -40,6 +42,9 @@ capture proxy starts first, on one port, with one route per provider:
   /gemini    → https://generativelanguage.googleapis.com   Gemini
   /code-assist → https://cloudcode-pa.googleapis.com   Gemini, wrapped by Code
                  Assist (the Gemini CLI signed in with Google)
+  /backend-api → https://chatgpt.com/backend-api   OpenAI Responses and the
+                 backend's other calls (Codex signed in with ChatGPT; served
+                 over HTTPS too, with a certificate made for the session)
 The command runs with an environment that points the known agents there:
   ANTHROPIC_BASE_URL=<proxy>/anthropic
   ENABLE_TOOL_SEARCH=true, unless set (Claude Code turns its tool search off
@@ -47,6 +52,8 @@ The command runs with an environment that points the known agents there:
   OPENAI_BASE_URL=<proxy>/openai/v1
   GOOGLE_GEMINI_BASE_URL=<proxy>/gemini
   CODE_ASSIST_ENDPOINT=<proxy>/code-assist
+  Codex: a temporary CODEX_HOME; signed in with ChatGPT, chatgpt_base_url at
+    the HTTPS listener and CODEX_CA_CERTIFICATE trusting it (auth.json linked)
 Agents that read only a config file get a temporary one, removed afterwards;
 your own files are left alone. The agents pointed:
 ${pointedAgents()}
@@ -69,11 +76,12 @@ running.
 
   --upstream URL  forward every route to URL (our mock: http://127.0.0.1:PORT)
   --upstream-anthropic URL, --upstream-openai URL, --upstream-gemini URL,
-  --upstream-code-assist URL
+  --upstream-code-assist URL, --upstream-chatgpt URL
                   forward that route to URL (wins over --upstream)
   --codex-http    Codex sends its Responses requests as HTTP POSTs instead of
                   over its default WebSocket (each turn is a full record
-                  either way)
+                  either way); not with a ChatGPT sign-in, whose provider
+                  Codex keeps
   --name NAME     the run folder's name (letters, digits, '.', '_', '-'); by
                   default the program's name (claude → <runs>/claude/), or
                   record when that is not a safe name
@@ -136,7 +144,8 @@ function checkProgram(word: string): number | undefined {
 
 /** Before the command starts: where the proxy listens, what each route forwards to, where the run goes. */
 function announce(proxy: CaptureProxy): void {
-  say(`proxy ${proxy.origin}, run ${proxy.runId}`);
+  const secure = proxy.secureOrigin ? ` and ${proxy.secureOrigin} (for Codex's ChatGPT sign-in)` : "";
+  say(`proxy ${proxy.origin}${secure}, run ${proxy.runId}`);
   for (const route of proxy.routes) say(`  ${route.prefix} → ${route.upstream}`);
   say(`capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the command ends`);
 }
@@ -179,13 +188,19 @@ function watchExchanges(lines: boolean) {
 const SESSION_PREFIX = "payload-probe-record-";
 
 /** Runs the command pointed at the proxy, with a private folder for config files that goes with it. */
-async function runPointed(proxy: CaptureProxy, command: string[], codexHttp: boolean): Promise<CommandEnd> {
+async function runPointed(
+  proxy: CaptureProxy,
+  command: string[],
+  codexHttp: boolean,
+  certificate: LocalCertificate | undefined,
+): Promise<CommandEnd> {
   clearDeadSessions(SESSION_PREFIX);
   const session = makeSessionDir(SESSION_PREFIX);
   watchSession(session.path, tmpdir());
   try {
-    const bases = proxyBases(proxy.origin);
-    const ctx = { bases, tempDir: session.path, env: process.env, cwd: process.cwd(), codexHttp };
+    const bases = proxyBases(proxy.origin, proxy.secureOrigin);
+    const authority = certificate?.authority;
+    const ctx = { bases, tempDir: session.path, env: process.env, cwd: process.cwd(), codexHttp, authority };
     const env = recordEnvironment(ctx);
     tellReplaced(process.env, env);
     for (const caveat of pointerCaveats(ctx)) say(caveat, true);
@@ -215,9 +230,12 @@ export async function main(argv: string[]): Promise<number> {
   const wantsView = values.open === true || liveViewFlag("record", values, process.stdout.isTTY === true);
   let view: LiveView | null = null;
   const listeners = [log.onFinished, watch.onFinished, () => view?.changed()];
+  // Codex signed in with ChatGPT reaches its backend over HTTPS only: a listener with a certificate of the session's own.
+  const certificate = codexChatgptSignIn(process.env) ? await localCertificate() : undefined;
   const proxy = await startCaptureProxy({
     routes,
     runsDir,
+    ...(certificate && { secure: certificate }),
     ...settings,
     onFinished: (exchange) => {
       for (const listener of listeners) listener(exchange);
@@ -229,7 +247,7 @@ export async function main(argv: string[]): Promise<number> {
   if (view && values.open) openPage(view.url, say);
   let end: CommandEnd;
   try {
-    end = await runPointed(proxy, command, values["codex-http"] === true);
+    end = await runPointed(proxy, command, values["codex-http"] === true, certificate);
   } finally {
     await proxy.close();
     await view?.close();

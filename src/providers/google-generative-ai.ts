@@ -240,13 +240,30 @@ function responseObject(model: string, parts: Part[], last: { usage?: ScriptedRe
   return { candidates: [candidate], ...usage, modelVersion: model, responseId: "probe-response" };
 }
 
-function renderReply(reply: ScriptedReply, _requestBody: string, url = ""): RenderedReply {
-  const model = geminiEndpoint(url)?.model ?? "scripted";
+/** The model a request is for: its URL's, else (Code Assist) its body's; `scripted` when neither names one. */
+function requestedModel(endpoint: GeminiEndpoint | null, requestBody: string): string {
+  if (endpoint?.model) return endpoint.model;
+  try {
+    const model: unknown = (JSON.parse(requestBody) as { model?: unknown }).model;
+    return typeof model === "string" && model !== "" ? model : "scripted";
+  } catch {
+    return "scripted";
+  }
+}
+
+function renderReply(reply: ScriptedReply, requestBody: string, url = ""): RenderedReply {
+  const endpoint = geminiEndpoint(url);
+  const model = requestedModel(endpoint, requestBody);
+  // Code Assist wraps each response object as `{response, traceId}` (the CLI's converter.ts).
+  const shaped = (object: object) =>
+    endpoint?.version === "v1internal" ? { response: object, traceId: "probe-trace" } : object;
   const pieces = replyParts(reply);
   const form = geminiReplyForm(url);
   if (form === "json")
-    return { streamed: false, chunks: [JSON.stringify(responseObject(model, pieces.flat(), reply))] };
-  const objects = pieces.map((parts, i) => responseObject(model, parts, i === pieces.length - 1 ? reply : null));
+    return { streamed: false, chunks: [JSON.stringify(shaped(responseObject(model, pieces.flat(), reply)))] };
+  const objects = pieces.map((parts, i) =>
+    shaped(responseObject(model, parts, i === pieces.length - 1 ? reply : null)),
+  );
   if (form === "sse") return { streamed: true, chunks: objects.map((object) => sseEvent(object)) };
   // The array form as Google sends it: `[` before the first object, `,\r\n` between, `]` after the last.
   const chunks = objects.map((object, i) => `${i === 0 ? "[" : "\n,\r\n"}${JSON.stringify(object)}`);

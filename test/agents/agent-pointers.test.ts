@@ -19,6 +19,7 @@ const bases = {
   openai: "http://127.0.0.1:9/openai/v1",
   gemini: "http://127.0.0.1:9/gemini",
   "code-assist": "http://127.0.0.1:9/code-assist",
+  chatgpt: "https://127.0.0.1:10/backend-api",
 };
 const context = (env: NodeJS.ProcessEnv = {}, cwd = "/nonexistent"): PointerContext => ({
   bases,

@@ -7,7 +7,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync
 import { join, relative } from "node:path";
 import { parse } from "smol-toml";
 import { afterEach, describe, expect, it } from "vitest";
-import { CODEX_PROVIDER_ID, codexPointer } from "../../src/agents/codex-pointer.js";
+import { CODEX_PROVIDER_ID, codexChatgptSignIn, codexPointer } from "../../src/agents/codex-pointer.js";
 import { opencodePointer } from "../../src/agents/opencode-pointer.js";
 import { piPointer } from "../../src/agents/pi-pointer.js";
 import type { PointerContext } from "../../src/agents/pointer-types.js";
@@ -21,6 +21,7 @@ const bases = {
   openai: "http://127.0.0.1:9/openai/v1",
   gemini: "http://127.0.0.1:9/gemini",
   "code-assist": "http://127.0.0.1:9/code-assist",
+  chatgpt: "https://127.0.0.1:10/backend-api",
 };
 
 /** Every path under `dir` with its kind, size and mtime: a write anywhere in it shows. */
@@ -141,6 +142,57 @@ describe("codex pointer", () => {
       /elsewhere\/config\.toml: expected TOML as Codex reads it \(line 2, column \d+\)$/,
     );
     expect((error as Error).message).not.toContain("sk-secret");
+  });
+});
+
+describe("codex pointer, signed in with ChatGPT", () => {
+  const SIGN_IN = JSON.stringify({ auth_mode: "chatgpt", tokens: { access_token: "at-secret", refresh_token: "rt" } });
+  const AUTHORITY = "-----BEGIN CERTIFICATE-----\nc2Vzc2lvbg==\n-----END CERTIFICATE-----\n";
+
+  it("keeps Codex's own provider: chatgpt_base_url at the HTTPS base, auth.json linked (never copied), CODEX_CA_CERTIFICATE trusting the session's authority and the roots", () => {
+    const { home, ctx } = userWith({
+      ".codex/config.toml": 'model = "gpt-5.4"\n',
+      ".codex/auth.json": SIGN_IN,
+      ".codex/AGENTS.md": "Be brief.\n",
+    });
+    expect(codexChatgptSignIn(ctx.env)).toBe(true);
+    const env = pointed(codexPointer, home, { ...ctx, authority: AUTHORITY });
+    expect(Object.keys(env).sort()).toEqual(["CODEX_CA_CERTIFICATE", "CODEX_HOME"]);
+    expect(parse(readFileSync(join(env.CODEX_HOME!, "config.toml"), "utf8"))).toEqual({
+      model: "gpt-5.4",
+      chatgpt_base_url: `${bases.chatgpt}/`,
+    });
+    expect(lstatSync(join(env.CODEX_HOME!, "auth.json")).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(join(env.CODEX_HOME!, "auth.json"))).toBe(join(home, ".codex", "auth.json"));
+    const bundle = readFileSync(env.CODEX_CA_CERTIFICATE!, "utf8");
+    expect(bundle.startsWith(AUTHORITY)).toBe(true);
+    expect(bundle.match(/BEGIN CERTIFICATE/g)!.length).toBeGreaterThan(50);
+    expect(bundle).not.toContain("at-secret");
+  });
+
+  it("a user's own CA file (CODEX_CA_CERTIFICATE, else SSL_CERT_FILE) is trusted after the authority instead of the roots", () => {
+    const own = "-----BEGIN CERTIFICATE-----\nb3du\n-----END CERTIFICATE-----\n";
+    const { home, ctx } = userWith({ ".codex/auth.json": SIGN_IN, "corp-ca.pem": own });
+    ctx.env.SSL_CERT_FILE = join(home, "corp-ca.pem");
+    const env = pointed(codexPointer, home, { ...ctx, authority: AUTHORITY });
+    expect(readFileSync(env.CODEX_CA_CERTIFICATE!, "utf8")).toBe(`${AUTHORITY}${own}\n`);
+  });
+
+  it.each([
+    ["an API key in auth.json", { ".codex/auth.json": '{"auth_mode":"apikey","OPENAI_API_KEY":"sk-user"}' }],
+    ["a provider of the user's", { ".codex/auth.json": SIGN_IN, ".codex/config.toml": 'model_provider = "azure"\n' }],
+    [
+      "tokens in the keyring",
+      { ".codex/auth.json": SIGN_IN, ".codex/config.toml": 'cli_auth_credentials_store = "keyring"\n' },
+    ],
+    ["auth.json not JSON", { ".codex/auth.json": "{" }],
+    ["no auth.json", {}],
+  ])("%s: not a ChatGPT sign-in record can follow, so our provider with OPENAI_API_KEY", (_, files) => {
+    const { home, ctx } = userWith(files);
+    expect(codexChatgptSignIn(ctx.env)).toBe(false);
+    const env = pointed(codexPointer, home, { ...ctx, authority: AUTHORITY });
+    expect(Object.keys(env)).toEqual(["CODEX_HOME"]);
+    expect(readFileSync(join(env.CODEX_HOME!, "config.toml"), "utf8")).toContain(CODEX_PROVIDER_ID);
   });
 });
 

@@ -8,16 +8,19 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { findNpmAgent, type NpmAgentName } from "../../src/agents/npm-agents.js";
 import { findPi } from "../../src/agents/pi-install.js";
 import { folderSource } from "../../src/analysis/load-run.js";
+import { readBody, sendJson, serveHttp } from "../../src/capture/http.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
 import { stopAfterTest } from "../fixtures/children.js";
+import { type FakeChatgptBackend, startFakeChatgptBackend } from "../fixtures/fake-chatgpt-backend.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
@@ -30,6 +33,7 @@ interface Payload {
   api?: string | null;
   body: string;
   sent?: string;
+  url: string;
 }
 
 /** A run folder's request payload rows, each body whole (a long one is stored in parts: capture/payload-rows.ts). */
@@ -75,10 +79,13 @@ async function agentThroughCapture(
   recordFlags: string[] = [],
   /** `--upstream` as the mock prints it (`…/v1`) rather than its origin. */
   printedUpstream = false,
+  /** A server of the test's in front of the mock, and the record flags that route to it. */
+  before?: (mockOrigin: string) => Promise<{ flags: string[]; close(): Promise<void> }>,
 ): Promise<Session> {
   const runs = tempDir(`real-${name}-`);
   const mock = await startCli(["mock", join(FIXTURES, `${script}.yaml`), "--runs", runs]);
   const upstream = printedUpstream ? mock.url : new URL(mock.url).origin;
+  const front = await before?.(upstream);
   const record = [
     MAIN,
     "record",
@@ -90,9 +97,11 @@ async function agentThroughCapture(
     name,
     "--no-view",
     ...recordFlags,
+    ...(front?.flags ?? []),
     "--",
   ];
   const agent = await runAgent(process.execPath, [...record, program, ...args], env, tempDir(`${name}-work-`));
+  await front?.close();
   expect(await mock.stop()).toBe(0);
   return { agent, captured: join(runs, name), upstream: join(runs, `${script}-mock`), runs };
 }
@@ -173,6 +182,129 @@ function geminiApiKeyHome(): string {
   mkdirSync(join(home, ".gemini"));
   writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify(settings));
   return home;
+}
+
+/** Codex through record on the script with a tool call (test/fixtures/codex-tool-session.yaml): it exits 0 with the answer. */
+async function codexToolSession(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  flags: string[],
+  before?: Parameters<typeof agentThroughCapture>[7],
+): Promise<Session> {
+  const args = ["exec", "--skip-git-repo-check", "Run echo, then say hello."];
+  const session = await agentThroughCapture(
+    name,
+    codex!.program,
+    args,
+    env,
+    "codex-tool-session",
+    flags,
+    false,
+    before,
+  );
+  expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+  expect(session.agent.stdout).toContain("Scripted answer one.");
+  return session;
+}
+
+const loopTurns = (dir: string) =>
+  jsonl<RequestRecord>(join(dir, "requests.jsonl")).filter((record) => record.kind === "loop");
+
+/** What two sessions of one script must share turn by turn, whatever the transport. */
+function turnShape(record: RequestRecord) {
+  const { tools, toolsBytes, systemBytes, messagesBytes, roles, response } = record;
+  return { tools, toolsBytes, systemBytes, messagesBytes, roles, calls: response?.calls };
+}
+
+/** A socket session's turns: the tool's round trip in two turns, the second sending only what is new, rebuilt as the mock did. */
+function expectChainedTurns(session: Session, overSocket: RequestRecord[]): void {
+  expect(overSocket.map((record) => record.response?.calls)).toEqual([["exec_command"], []]);
+  for (const record of overSocket) expect(record.transport).toBe("websocket");
+  expect(overSocket[1]!.sentBytes).toBeLessThan(overSocket[1]!.bodyBytes / 4);
+  const requests = requestRows(session.captured).filter((row) => row.kind === "loop");
+  const sent = JSON.parse(requests[1]!.sent!) as { previous_response_id?: string; input: { type: string }[] };
+  expect(sent.previous_response_id).toMatch(/^resp_mock_/);
+  expect(sent.input.map((item) => item.type)).toEqual(["function_call_output"]);
+  const received = requestRows(session.upstream).filter((row) => row.kind === "loop");
+  expect(requests.map((row) => row.body)).toEqual(received.map((row) => row.body));
+}
+
+/**
+ * A HOME signed in to Codex with ChatGPT as `codex login` leaves it: `.codex/auth.json` with the
+ * sign-in's tokens (made up, random), the account id in the tokens' claims (codex-rs
+ * login/src/token_data.rs).
+ */
+function chatgptSignIn(home: string) {
+  const account = `acct-${randomBytes(6).toString("hex")}`;
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const jwt = (claims: object) =>
+    `${part({ alg: "RS256", typ: "JWT" })}.${part(claims)}.${randomBytes(32).toString("base64url")}`;
+  const exp = Math.floor(Date.now() / 1000) + 86_400;
+  const auth = { chatgpt_account_id: account, chatgpt_plan_type: "plus", chatgpt_user_id: "user-test" };
+  const claims = { exp, "https://api.openai.com/auth": auth };
+  const tokens = {
+    id_token: jwt({ email: "user@example.com", ...claims }),
+    access_token: jwt(claims),
+    refresh_token: `rt_${randomBytes(24).toString("hex")}`,
+    account_id: account,
+  };
+  const file = join(home, ".codex", "auth.json");
+  mkdirSync(join(home, ".codex"));
+  const signIn = { auth_mode: "chatgpt", OPENAI_API_KEY: null, tokens, last_refresh: new Date().toISOString() };
+  writeFileSync(file, JSON.stringify(signIn, null, 2), { mode: 0o600 });
+  return { account, tokens, file };
+}
+
+/**
+ * A HOME signed in to the Gemini CLI with Google as its browser sign-in leaves it: the cached
+ * credentials (`~/.gemini/oauth_creds.json`, made-up tokens valid for an hour), the account it
+ * cached (so it asks for no user info), the sign-in selected, no usage statistics.
+ */
+function googleSignIn(home: string) {
+  const tokens = {
+    access_token: `ya29.${randomBytes(24).toString("base64url")}`,
+    refresh_token: `1//${randomBytes(24).toString("base64url")}`,
+  };
+  const gemini = join(home, ".gemini");
+  mkdirSync(gemini);
+  const creds = { ...tokens, token_type: "Bearer", scope: GOOGLE_SCOPES, expiry_date: Date.now() + 3_600_000 };
+  writeFileSync(join(gemini, "oauth_creds.json"), JSON.stringify(creds), { mode: 0o600 });
+  writeFileSync(join(gemini, "google_accounts.json"), JSON.stringify({ active: "user@example.com", old: [] }));
+  const settings = {
+    security: { auth: { selectedType: "oauth-personal" } },
+    privacy: { usageStatisticsEnabled: false },
+  };
+  writeFileSync(join(gemini, "settings.json"), JSON.stringify(settings));
+  return tokens;
+}
+
+const GOOGLE_SCOPES = [
+  "https://www.googleapis.com/auth/cloud-platform",
+  "https://www.googleapis.com/auth/userinfo.email",
+  "https://www.googleapis.com/auth/userinfo.profile",
+].join(" ");
+
+/** Google's token-info endpoint as the CLI's check reads it: the token's scopes and lifetime, for `token` alone. */
+async function startTokenInfo(token: string) {
+  const checked: string[] = [];
+  const service = await serveHttp(
+    async (request, response) => {
+      await readBody(request);
+      const known = request.headers.authorization === `Bearer ${token}`;
+      checked.push(known ? "known" : "unknown");
+      if (!known) return sendJson(response, 400, { error: "invalid_token" });
+      sendJson(response, 200, {
+        scope: GOOGLE_SCOPES,
+        expires_in: 3599,
+        email: "user@example.com",
+        access_type: "offline",
+      });
+    },
+    () => ({ status: 500, message: "token info" }),
+    0,
+    "127.0.0.1",
+  );
+  return { url: `http://127.0.0.1:${service.port}`, checked, close: () => service.close() };
 }
 
 describe("real agents against the mock through the capture", () => {
@@ -257,40 +389,84 @@ describe("real agents against the mock through the capture", () => {
   it.skipIf(!codex)(
     "Codex on its default WebSocket, a session with a tool call: each turn a full record rebuilt from its chain, equal in tools, system and message sizes to the same session over HTTP, no key in any file",
     async () => {
-      const run = async (name: string, flags: string[]) => {
+      const withKey = (name: string) => {
         const key = fakeKey("sk");
-        const env = { ...isolatedEnv(tempDir(`${name}-home-`)), OPENAI_API_KEY: key };
-        const args = ["exec", "--skip-git-repo-check", "Run echo, then say hello."];
-        const session = await agentThroughCapture(name, codex!.program, args, env, "codex-tool-session", flags);
-        expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
-        expect(session.agent.stdout).toContain("Scripted answer one.");
-        expect(filesContaining(session.runs, key)).toEqual([]);
+        return { key, env: { ...isolatedEnv(tempDir(`${name}-home-`)), OPENAI_API_KEY: key } };
+      };
+      // Names of one length: the work folder's path is in the prompt, and message sizes are compared.
+      const socketKey = withKey("codex-sock");
+      const socket = await codexToolSession("codex-sock", socketKey.env, []);
+      const httpKey = withKey("codex-http");
+      const http = await codexToolSession("codex-http", httpKey.env, ["--codex-http"]);
+      expect(filesContaining(socket.runs, socketKey.key)).toEqual([]);
+      expect(filesContaining(http.runs, httpKey.key)).toEqual([]);
+      const overSocket = loopTurns(socket.captured);
+      expect(overSocket.map(turnShape)).toEqual(loopTurns(http.captured).map(turnShape));
+      expectChainedTurns(socket, overSocket);
+    },
+    300_000,
+  );
+
+  it.skipIf(!codex)(
+    "Codex signed in with ChatGPT (no API key), through record's HTTPS listener to a fake ChatGPT backend that checks the sign-in's token: each turn a full record on its WebSocket and over HTTP, equal in tools, system, roles and calls, the backend's calls side requests, no token in any file",
+    async () => {
+      const run = async (name: string, sockets: boolean) => {
+        const home = tempDir(`${name}-home-`);
+        const signIn = chatgptSignIn(home);
+        const authBefore = readFileSync(signIn.file);
+        let backend: FakeChatgptBackend | undefined;
+        const front = async (mockOrigin: string) => {
+          backend = await startFakeChatgptBackend(mockOrigin, signIn.tokens.access_token, signIn.account, { sockets });
+          return { flags: ["--upstream-chatgpt", backend.base], close: () => backend!.close() };
+        };
+        const session = await codexToolSession(name, isolatedEnv(home), [], front);
+        expect(session.agent.stderr).toContain("(for Codex's ChatGPT sign-in)");
+        // Every call carried the sign-in's token and account (but the MCP client of the backend's apps,
+        // which Codex 0.169 opens without them).
+        expect(backend!.refused.filter((line) => line !== "POST /backend-api/ps/mcp")).toEqual([]);
+        expect(backend!.seen).toContain("GET /backend-api/wham/accounts/check");
+        const requests = requestRows(session.captured);
+        const urls = (kind: string) => requests.filter((row) => row.kind === kind).map((row) => row.url);
+        expect(urls("loop")).toEqual([1, 2].map(() => `${backend!.base}/codex/responses`));
+        expect(urls("side")).toContain(`${backend!.base}/wham/accounts/check`);
+        // The sign-in is read where it is, never copied or written; no token reaches a file or record's output.
+        expect(readFileSync(signIn.file)).toEqual(authBefore);
+        for (const secret of [signIn.tokens.access_token, signIn.tokens.refresh_token, signIn.tokens.id_token]) {
+          expect(filesContaining(session.runs, secret)).toEqual([]);
+          expect(session.agent.stderr).not.toContain(secret);
+        }
         return session;
       };
       // Names of one length: the work folder's path is in the prompt, and message sizes are compared.
-      const socket = await run("codex-sock", []);
-      const http = await run("codex-http", ["--codex-http"]);
-      const turns = (dir: string) =>
-        jsonl<RequestRecord>(join(dir, "requests.jsonl")).filter((record) => record.kind === "loop");
-      const shape = (record: RequestRecord) => {
-        const { tools, toolsBytes, systemBytes, messagesBytes, roles, response } = record;
-        return { tools, toolsBytes, systemBytes, messagesBytes, roles, calls: response?.calls };
+      const socket = await run("codex-chgp", true);
+      // The backend refusing the socket, Codex falls back to POSTs (zstd-compressed). Falling back, it
+      // adds a configuration_update item (the reasoning effort) and sends its own copies of earlier
+      // items, with metadata the server's copies on the socket's chain lack: the messages' sizes
+      // differ by those, every other figure is the same.
+      const http = await run("codex-chgh", false);
+      const overSocket = loopTurns(socket.captured);
+      const overHttp = loopTurns(http.captured);
+      const withoutMessages = (record: RequestRecord) => {
+        const { messagesBytes: _, roles, ...rest } = turnShape(record);
+        return { ...rest, roles: roles.filter((role) => role !== "configuration_update") };
       };
-      const overSocket = turns(socket.captured);
-      expect(overSocket.map(shape)).toEqual(turns(http.captured).map(shape));
-      // The tool's round trip: two turns, the second sending only what is new.
-      expect(overSocket.map((record) => record.response?.calls)).toEqual([["exec_command"], []]);
-      for (const record of overSocket) expect(record.transport).toBe("websocket");
-      expect(overSocket[1]!.sentBytes).toBeLessThan(overSocket[1]!.bodyBytes / 4);
-      const requests = requestRows(socket.captured).filter((row) => row.kind === "loop");
-      const sent = JSON.parse(requests[1]!.sent!) as { previous_response_id?: string; input: { type: string }[] };
-      expect(sent.previous_response_id).toMatch(/^resp_mock_/);
-      expect(sent.input.map((item) => item.type)).toEqual(["function_call_output"]);
-      // The proxy rebuilt each turn as the mock did, from the same messages.
-      const received = requestRows(socket.upstream).filter((row) => row.kind === "loop");
-      expect(requests.map((row) => row.body)).toEqual(received.map((row) => row.body));
+      expect(overSocket.map(withoutMessages)).toEqual(overHttp.map(withoutMessages));
+      expect(overHttp.map((record) => record.roles.filter((role) => role === "configuration_update"))).toEqual([
+        ["configuration_update"],
+        ["configuration_update"],
+      ]);
+      expectChainedTurns(socket, overSocket);
+      for (const record of loopTurns(http.captured)) expect(record.transport).toBeUndefined();
+      // Against an API key's session: the same tools, roles and system; Codex signed in with ChatGPT
+      // describes more in its exec tool (an image_gen namespace) and tags each input item with
+      // metadata, so tools and messages are larger.
+      const key = fakeKey("sk");
+      const keyEnv = { ...isolatedEnv(tempDir("codex-http-home-")), OPENAI_API_KEY: key };
+      const withKey = loopTurns((await codexToolSession("codex-http", keyEnv, ["--codex-http"])).captured);
+      const named = ({ tools, roles, systemBytes }: RequestRecord) => ({ tools, roles, systemBytes });
+      expect(overSocket.map(named)).toEqual(withKey.map(named));
     },
-    300_000,
+    400_000,
   );
 
   it.skipIf(!geminiCli)(
@@ -307,6 +483,66 @@ describe("real agents against the mock through the capture", () => {
     async () => {
       const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome(), true);
       expectFaithfulCapture(session, "google-generative-ai", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!geminiCli)(
+    "Gemini CLI signed in with Google (a cached sign-in, no key): through record's /code-assist route to the mock, every model request a full Gemini record read from the Code Assist wrapper, no token in any file",
+    async () => {
+      const home = tempDir("gemini-google-home-");
+      const tokens = googleSignIn(home);
+      const tokenInfo = await startTokenInfo(tokens.access_token);
+      const preload = pathToFileURL(join(FIXTURES, "token-info-double.mjs")).href;
+      const env = {
+        ...isolatedEnv(home),
+        NODE_OPTIONS: `--import=${preload}`,
+        PAYLOAD_PROBE_TOKEN_INFO_DOUBLE: tokenInfo.url,
+      };
+      const args = ["--skip-trust", "-p", "Say hello."];
+      let session: Session;
+      try {
+        session = await agentThroughCapture(
+          "gemini-google",
+          geminiCli!.program,
+          args,
+          env,
+          "gemini-code-assist-session",
+        );
+      } finally {
+        await tokenInfo.close();
+      }
+      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      expect(session.agent.stdout).toContain("Scripted answer one.");
+      // The sign-in was checked, with its own token.
+      expect(tokenInfo.checked).toContain("known");
+      expect(tokenInfo.checked).not.toContain("unknown");
+      const requests = requestRows(session.captured);
+      const loops = requests.filter((row) => row.kind === "loop");
+      expect(loops.length).toBeGreaterThan(0);
+      for (const row of loops) {
+        expect(row).toMatchObject({ api: "google-generative-ai" });
+        expect(row.url).toMatch(/\/v1internal:(streamGenerateContent\?alt=sse|generateContent)$/);
+      }
+      expect(requests.map((row) => row.url)).toContainEqual(expect.stringMatching(/\/v1internal:loadCodeAssist$/));
+      const received = requestRows(session.upstream);
+      expect(loops.map((row) => row.body)).toEqual(received.map((row) => row.body));
+      // The classifier's call (no tools, its JSON answer), then the turn, each with its model from the body.
+      const [classifier, turn] = loopTurns(session.captured);
+      expect(classifier!.tools).toEqual([]);
+      expect(classifier!.response?.text).toContain('"model_choice"');
+      expect(turn!.tools.length).toBeGreaterThan(0);
+      expect(turn!.response?.text).toBe("Scripted answer one.");
+      for (const record of [classifier!, turn!]) {
+        expect(record.model).toMatch(/^gemini-/);
+        expect(record.systemBytes).toBeGreaterThan(0);
+        expect(record.tokens?.total).toBeGreaterThan(0);
+      }
+      expect(session.agent.stderr).not.toContain("ClassifierStrategy failed");
+      for (const secret of [tokens.access_token, tokens.refresh_token]) {
+        expect(filesContaining(session.runs, secret)).toEqual([]);
+        expect(session.agent.stderr).not.toContain(secret);
+      }
     },
     180_000,
   );

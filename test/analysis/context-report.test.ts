@@ -28,7 +28,7 @@ let records: RequestRecord[];
 beforeAll(async () => {
   dir = (await sharedRun("p2-direct")).dir;
   records = jsonl<RequestRecord>(join(dir, "requests.jsonl"));
-}, 120_000);
+});
 
 describe("report --context on p2-direct", () => {
   it("--json: each request's sources add up to its record's total", () => {

@@ -1,20 +1,22 @@
-import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { FinishedExchange } from "../../src/capture/capture.js";
 import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import type { CAPTURE_QUEUE_LIMIT } from "../../src/capture/capture-thread.js";
 import { serveHttp } from "../../src/capture/http.js";
+import { runInProcess } from "../fixtures/cli-in-process.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { chatBody, jsonl, MAIN, postChat, startCli } from "./http-harness.js";
+import { chatBody, jsonl, postChat, startCli } from "./http-harness.js";
+import { closeTokenCache, openWhenStopped } from "./token-cache-gate.js";
 
 const closers: (() => Promise<unknown>)[] = [];
 const tokenCache = process.env.PAYLOAD_PROBE_TOKEN_CACHE;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await Promise.all(closers.splice(0).map((close) => close()));
   removeTempDirs();
   if (tokenCache === undefined) delete process.env.PAYLOAD_PROBE_TOKEN_CACHE;
@@ -43,9 +45,6 @@ async function quickUpstream(): Promise<string> {
   return `http://127.0.0.1:${upstream.port}`;
 }
 
-/** A body whose token count no cache holds: one letter repeated (the tokenizer's slowest input), then a fresh id. */
-const slowBody = (letters: number) => chatBody(`${"a".repeat(letters)} ${randomUUID()}`, { stream: false });
-
 function runRow(runs: string, id: string): { status: string; request_count: number; lost: number } {
   const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
   try {
@@ -56,65 +55,77 @@ function runRow(runs: string, id: string): { status: string; request_count: numb
 }
 
 /**
- * A proxy to a quick upstream, with no token cache (every body is counted), whose written records
- * (`record N`) and capture notices land in `events` in the order they happen; tests add their own.
+ * A proxy to a quick upstream whose capture worker is held at its first exchange until `gate.open()`
+ * (token-cache-gate.ts), its written records (`record N`) and capture notices landing in `events` in
+ * the order they happen; tests add their own. A notice that capture is behind opens the gate: a
+ * request then waits for room in the queue, which only the held exchange's record can make.
  */
 async function proxyTellingEvents(
   prefix: string,
   capture: { queueLimit?: typeof CAPTURE_QUEUE_LIMIT; drainMs: number },
 ) {
-  process.env.PAYLOAD_PROBE_TOKEN_CACHE = "off";
   const runs = tempDir(prefix);
+  const gate = closeTokenCache(tempDir(`${prefix}tokens-`));
+  // Registered before the proxy: a test that fails lets the worker go before the proxy is closed.
+  closers.push(async () => gate.open());
+  process.env.PAYLOAD_PROBE_TOKEN_CACHE = gate.path;
   const events: string[] = [];
   const proxy = await startCaptureProxy({
     upstream: await quickUpstream(),
     runsDir: runs,
     onFinished: (exchange: FinishedExchange) => events.push(`record ${exchange.seq}`),
-    capture: { ...capture, notice: (line) => events.push(line) },
+    capture: {
+      ...capture,
+      notice: (line) => {
+        events.push(line);
+        if (line.startsWith("capture: behind")) gate.open();
+      },
+    },
   });
   closers.push(() => proxy.close());
-  return { runs, events, proxy };
+  return { runs, events, proxy, gate };
 }
 
+/** A request body of about `bytes` bytes of words (content-length above SMALL_REQUEST_BYTES waits for room). */
+const wordsBody = (bytes: number) => chatBody(`${"lorem ipsum ".repeat(Math.ceil(bytes / 12))}${randomUUID()}`);
+
 describe("capture worker", () => {
-  it("relays another client's request while a huge body is being captured, and counts what shutdown could not write", async () => {
-    const { runs, events, proxy } = await proxyTellingEvents("capture-thread-", { drainMs: 2_000 });
-    expect((await postChat(`${proxy.url}/v1/chat/completions`, slowBody(2_000_000))).status).toBe(200);
+  it("relays another client's request while a body is being captured, and counts what shutdown could not write", async () => {
+    const { runs, events, proxy, gate } = await proxyTellingEvents("capture-thread-", { drainMs: 0 });
+    // The worker is let go only once the main thread has asked it to stop: then neither exchange is written.
+    openWhenStopped(gate);
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, chatBody("first", { stream: false }))).status).toBe(200);
     events.push("first replied");
     expect((await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi", { stream: false }))).status).toBe(200);
     events.push("second replied");
-    // The second reply came while the first exchange was still on the worker: the relay never waited for it.
-    expect(events.slice(0, 2)).toEqual(["first replied", "second replied"]);
+    // Both replies came while the first exchange was held on the worker: the relay never waited for it.
+    expect(events).toEqual(["first replied", "second replied"]);
     await proxy.close();
-    const row = runRow(runs, proxy.runId);
-    expect(row.status).toBe("captured");
-    // Every exchange the proxy accepted is either written or counted as lost.
-    expect(row.request_count + row.lost).toBe(2);
-    expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toHaveLength(row.request_count);
-    if (row.lost > 0)
-      expect(events.at(-1)).toMatch(/not written within 2000 ms of stopping; the run counts them as lost/);
+    // Every exchange the proxy accepted is either written or counted as lost: here both are lost.
+    expect(runRow(runs, proxy.runId)).toMatchObject({ status: "captured", request_count: 0, lost: 2 });
+    expect(events.at(-1)).toBe(
+      "capture: 2 exchange(s) not written within 0 ms of stopping; the run counts them as lost",
+    );
+    expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toEqual([]);
   });
 
   it("a small request passes a queue full of large bodies; a large one waits for room", async () => {
-    // One large body fills the queue's bytes; its capture (a long run of one letter) keeps them full.
+    // The first body fills the queue's bytes, and stays in it while the worker is held.
     const { runs, events, proxy } = await proxyTellingEvents("capture-small-", {
       queueLimit: { exchanges: 512, bytes: 1024 },
       drainMs: 600_000,
     });
-    expect((await postChat(`${proxy.url}/v1/chat/completions`, slowBody(2_000_000))).status).toBe(200);
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, wordsBody(4096))).status).toBe(200);
     events.push("large replied");
     // fetch sends a string body with its content-length: a small one is let through at once.
     expect((await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi", { stream: false }))).status).toBe(200);
     events.push("small replied");
-    const large = postChat(`${proxy.url}/v1/chat/completions`, slowBody(1_100_000)).then((reply) => {
-      events.push("second large replied");
-      return reply.status;
-    });
-    expect(await large).toBe(200);
-    await proxy.close();
-    expect(events.slice(0, 2)).toEqual(["large replied", "small replied"]);
-    // The second large body waited for the first one's record: the queue's bytes were full.
+    // Past SMALL_REQUEST_BYTES: it waits for room, says so (which lets the worker go) and passes after record 1.
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, wordsBody(1_100_000))).status).toBe(200);
+    events.push("second large replied");
+    expect(events.slice(0, 3)).toEqual(["large replied", "small replied", expect.stringMatching(/^capture: behind/)]);
     expect(events.indexOf("second large replied")).toBeGreaterThan(events.indexOf("record 1"));
+    await proxy.close();
     expect(events.filter((event) => event.startsWith("capture: behind"))).toHaveLength(1);
     expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toHaveLength(3);
   });
@@ -124,8 +135,8 @@ describe("capture worker", () => {
       queueLimit: { exchanges: 512, bytes: 4 * 1024 * 1024 },
       drainMs: 600_000,
     });
-    // A few kilobytes of gzip whose text keeps the worker busy: it may decode to 8 MiB, past the bound.
-    const compressed = gzipSync(slowBody(2_000_000));
+    // A hundred bytes of gzip that may decode to 8 MiB (DECODED_FLOOR): past the queue's 4 MiB.
+    const compressed = gzipSync(chatBody("hi", { stream: false }));
     const first = await fetch(`${proxy.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", "content-encoding": "gzip" },
@@ -134,39 +145,32 @@ describe("capture worker", () => {
     expect(first.status).toBe(200);
     await first.arrayBuffer();
     events.push("compressed replied");
-    expect((await postChat(`${proxy.url}/v1/chat/completions`, slowBody(1_100_000))).status).toBe(200);
+    expect((await postChat(`${proxy.url}/v1/chat/completions`, wordsBody(1_100_000))).status).toBe(200);
     events.push("large replied");
-    await proxy.close();
+    expect(events.slice(0, 2)).toEqual(["compressed replied", expect.stringMatching(/^capture: behind/)]);
     expect(events.indexOf("large replied")).toBeGreaterThan(events.indexOf("record 1"));
+    await proxy.close();
     expect(events.filter((event) => event.startsWith("capture: behind"))).toHaveLength(1);
     expect(jsonl(join(runs, "proxy", "requests.jsonl"))).toHaveLength(2);
   });
 
   it("a flood beyond the queue's bound holds new requests, says so once, and records every request", async () => {
-    const runs = tempDir("capture-flood-");
-    process.env.PAYLOAD_PROBE_TOKEN_CACHE = join(runs, "tokens");
-    const notices: string[] = [];
-    const proxy = await startCaptureProxy({
-      upstream: await quickUpstream(),
-      runsDir: runs,
-      // A drain time no loaded machine reaches: this test is about every request being written.
-      capture: {
-        queueLimit: { exchanges: 2, bytes: 64 * 1024 * 1024 },
-        drainMs: 600_000,
-        notice: (line) => notices.push(line),
-      },
+    // Two exchanges fill the queue while the worker is held on the first; the third waits and says so.
+    const { runs, events, proxy } = await proxyTellingEvents("capture-flood-", {
+      queueLimit: { exchanges: 2, bytes: 64 * 1024 * 1024 },
+      drainMs: 600_000,
     });
-    closers.push(() => proxy.close());
-    // Ordinary text that takes the worker a while to count (new words every time, so no cache answers).
-    const text = () => Array.from({ length: 2_000 }, () => randomUUID().slice(0, 8)).join(" ");
-    const post = () =>
-      postChat(`${proxy.url}/v1/chat/completions`, chatBody(text(), { stream: false })).then((r) => r.status);
+    const post = (n: number) =>
+      postChat(`${proxy.url}/v1/chat/completions`, chatBody(`request ${n} ${randomUUID()}`, { stream: false })).then(
+        (r) => r.status,
+      );
     // The second wave leaves as the first reply arrives, while the first wave's captures fill the queue.
-    const first = Array.from({ length: 20 }, post);
+    const first = Array.from({ length: 20 }, (_, n) => post(n));
     await Promise.race(first);
-    const second = Array.from({ length: 20 }, post);
+    const second = Array.from({ length: 20 }, (_, n) => post(20 + n));
     expect(await Promise.all([...first, ...second])).toEqual(Array(40).fill(200));
     await proxy.close();
+    const notices = events.filter((event) => event.startsWith("capture:"));
     expect(notices, notices.join("\n")).toHaveLength(1);
     expect(notices[0]).toMatch(
       /^capture: behind \(\d+ exchanges, [\d.]+ MiB waiting to be written\); new requests wait/,
@@ -174,7 +178,7 @@ describe("capture worker", () => {
     const seqs = jsonl<{ seq: number }>(join(runs, "proxy", "requests.jsonl")).map((record) => record.seq);
     expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(runRow(runs, proxy.runId)).toMatchObject({ request_count: 40, lost: 0 });
-  }, 300_000);
+  });
 
   it("a drain time that runs out as the worker ends the run leaves it whole: one side ends it (issue 35)", async () => {
     // drainMs 0: the deadline and the worker's own close of the run race on every stop.
@@ -199,34 +203,42 @@ describe("capture worker", () => {
     }
   });
 
-  it("the proxy CLI exits on SIGTERM during a long capture, within its drain bound, with the run's row finished", async () => {
+  it("the proxy CLI exits on SIGTERM during a capture, within its drain bound, with the run's row finished", async () => {
     const runs = tempDir("capture-sigterm-");
+    const gate = closeTokenCache(tempDir("capture-sigterm-tokens-"));
+    closers.push(async () => gate.open());
     const cli = await startCli(["proxy", "--upstream", await quickUpstream(), "--runs", runs], {
       ...process.env,
-      PAYLOAD_PROBE_TOKEN_CACHE: "off",
+      PAYLOAD_PROBE_TOKEN_CACHE: gate.path,
     });
     closers.push(async () => cli.child.exitCode === null && cli.child.kill("SIGKILL"));
-    expect((await postChat(`${cli.url}/chat/completions`, slowBody(4_000_000))).status).toBe(200);
-    expect(await cli.stop()).toBe(0);
+    expect((await postChat(`${cli.url}/chat/completions`, chatBody("during", { stream: false }))).status).toBe(200);
+    // The exchange cannot be written before the gate opens: SIGTERM comes while it is being captured.
+    const stopped = cli.stop();
+    gate.open();
+    expect(await stopped).toBe(0);
     const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
     const row = db.prepare(`SELECT status, request_count, lost FROM runs`).get() as ReturnType<typeof runRow>;
     db.close();
     expect(row.status).toBe("captured");
     expect(row.request_count + row.lost).toBe(1);
-  }, 60_000);
+  });
 });
 
-function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8" });
-  return { code: child.status, out: child.stdout, err: child.stderr };
+/** A command run in this process (what it prints is tested here, not its start-up). */
+async function cli(...args: string[]) {
+  const { status, stdout, stderr } = await runInProcess({}, ...args);
+  return { code: status, out: stdout, err: stderr };
 }
 
 /**
- * A real proxy run with one request written and one lost: the second body is one letter repeated
- * (the tokenizer's slowest input, uncached), and the shutdown gives the worker no drain time.
+ * A real proxy run with one request written and one lost: the token cache is closed (token-cache-gate.ts)
+ * once the first record is written, so the second exchange, a text never counted, waits on the worker
+ * until the shutdown, which gives it no drain time, has asked the worker to stop.
  */
 async function runWithOneLost(runs: string): Promise<string> {
-  process.env.PAYLOAD_PROBE_TOKEN_CACHE = "off";
+  const tokens = tempDir("lost-tokens-");
+  process.env.PAYLOAD_PROBE_TOKEN_CACHE = tokens;
   let firstWritten!: () => void;
   const written = new Promise<void>((resolve) => {
     firstWritten = resolve;
@@ -241,8 +253,10 @@ async function runWithOneLost(runs: string): Promise<string> {
   const url = `${proxy.url}/v1/chat/completions`;
   expect((await postChat(url, chatBody("hi", { stream: false }))).status).toBe(200);
   await written;
-  const slow = chatBody(`${"a".repeat(2_000_000)} ${randomUUID()}`, { stream: false });
-  expect((await postChat(url, slow)).status).toBe(200);
+  const gate = closeTokenCache(tokens);
+  closers.unshift(async () => gate.open());
+  openWhenStopped(gate);
+  expect((await postChat(url, chatBody(`held ${randomUUID()}`, { stream: false }))).status).toBe(200);
   await proxy.close();
   return proxy.runId;
 }
@@ -253,22 +267,22 @@ describe("a run with requests relayed but not recorded", () => {
     const runId = await runWithOneLost(runs);
     const lostLine = "lost: 1 request(s) were relayed but not recorded (capture could not finish in time)";
     for (const spec of [join(runs, "proxy"), runId]) {
-      const table = cli("report", spec, "--runs", runs);
+      const table = await cli("report", spec, "--runs", runs);
       expect(table.code, table.err).toBe(0);
       expect(table.err.split("\n")).toContain(lostLine);
-      const json = cli("report", spec, "--json", "--runs", runs);
+      const json = await cli("report", spec, "--json", "--runs", runs);
       expect(JSON.parse(json.out)).toHaveLength(1);
       expect(json.err.split("\n")).toContain(lostLine);
     }
-    const cost = cli("report", join(runs, "proxy"), "--cost", "--json", "--model", "gpt-4.1", "--runs", runs);
+    const cost = await cli("report", join(runs, "proxy"), "--cost", "--json", "--model", "gpt-4.1", "--runs", runs);
     expect(cost.code, cost.err).toBe(0);
     expect(JSON.parse(cost.out)).toMatchObject({ lost: 1, requests: [{ seq: 1 }] });
     const page = join(runs, "page.html");
-    expect(cli("view", join(runs, "proxy"), "--out", page, "--runs", runs).code).toBe(0);
+    expect((await cli("view", join(runs, "proxy"), "--out", page, "--runs", runs)).code).toBe(0);
     expect(readFileSync(page, "utf8")).toMatch(
       /"runs":\[\{"label":"[^"]+","probe":"proxy","runId":"[^"]+","requests":1,"lost":1,"secrets":0\}\]/,
     );
-  }, 60_000);
+  });
 
   it("a run that lost nothing says nothing of it", async () => {
     const runs = tempDir("lost-none-");
@@ -277,10 +291,10 @@ describe("a run with requests relayed but not recorded", () => {
     closers.push(() => proxy.close());
     expect((await postChat(`${proxy.url}/v1/chat/completions`, chatBody("hi", { stream: false }))).status).toBe(200);
     await proxy.close();
-    const table = cli("report", join(runs, "proxy"), "--runs", runs);
+    const table = await cli("report", join(runs, "proxy"), "--runs", runs);
     expect(table.code, table.err).toBe(0);
     expect(table.err).not.toMatch(/^lost:/m);
-    const cost = cli("report", join(runs, "proxy"), "--cost", "--json", "--model", "gpt-4.1", "--runs", runs);
+    const cost = await cli("report", join(runs, "proxy"), "--cost", "--json", "--model", "gpt-4.1", "--runs", runs);
     expect(JSON.parse(cost.out)).toMatchObject({ lost: 0 });
-  }, 60_000);
+  });
 });

@@ -8,9 +8,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
+import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { filesContaining, jsonl } from "./http-harness.js";
+import { filesContaining, jsonl, writeTinyProbe } from "./http-harness.js";
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -132,5 +133,44 @@ describe("capture proxy: Google's Code Assist API", () => {
     );
     expect(requests.map((row) => row.kind)).toEqual(["side", "side", "loop", "loop"]);
     expect(filesContaining(runs, TOKEN)).toEqual([]);
+  });
+
+  it("the mock answers as Code Assist: a user on the free tier with a project, generate replies wrapped in {response, traceId}, other methods empty", async () => {
+    const runs = tempDir("code-assist-mock-");
+    const mock = await startMockServer((await writeTinyProbe(runs)).model, { runsDir: runs });
+    closers.push(() => mock.close());
+    const origin = new URL(mock.baseUrl).origin;
+    const post = async (method: string, body: unknown, query = "") => {
+      const response = await fetch(`${origin}/v1internal:${method}${query}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    expect(JSON.parse(await post("loadCodeAssist", {}))).toMatchObject({
+      currentTier: { id: "free-tier" },
+      cloudaicompanionProject: "payload-probe-mock",
+    });
+    expect(JSON.parse(await post("retrieveUserQuota", { project: "payload-probe-mock" }))).toEqual({});
+    const streamed = await post("streamGenerateContent", generateBody, "?alt=sse");
+    const chunks = streamed
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { response: { modelVersion: string }; traceId: string });
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const chunk of chunks)
+      expect(chunk).toMatchObject({ response: { modelVersion: "gemini-2.5-pro" }, traceId: "probe-trace" });
+    const whole = JSON.parse(await post("generateContent", generateBody)) as { response: { candidates: unknown[] } };
+    expect(whole.response.candidates).toHaveLength(1);
+    await mock.close();
+    // Only the generate methods took script steps and are records, read through the wrapper.
+    const records = jsonl<RequestRecord>(join(mock.dir, "requests.jsonl"));
+    expect(records.map((record) => [record.api, record.model, record.tools])).toEqual([
+      ["google-generative-ai", "gemini-2.5-pro", ["list_directory"]],
+      ["google-generative-ai", "gemini-2.5-pro", ["list_directory"]],
+    ]);
+    expect(records.map((record) => record.response?.calls)).toEqual([["read"], []]);
   });
 });

@@ -33,7 +33,7 @@ describe("p2-direct vs p2-proxy: the probe-stub server's cost per request", () =
       expect(record.toolTokens).toHaveLength(record.tools.length);
       expect(sum(Object.fromEntries(record.toolTokens!.entries()))).toBe(record.tokens!.tools);
     }
-  }, 120_000);
+  });
 
   it("direct: its two tools; proxy: its namespace tool; the same server, a different cost", async () => {
     const [direct, proxy] = [(await records("p2-direct"))[0]!, (await records("p2-proxy"))[0]!];
@@ -46,13 +46,13 @@ describe("p2-direct vs p2-proxy: the probe-stub server's cost per request", () =
     // The adapter's gateway tools are sent alike in both, apart from any server.
     expect(direct.sources!["mcp-adapter"]).toBe(toolCost(direct, ["mcp", "mcpScript"]));
     expect(direct.sources!["mcp-adapter"]).toBe(proxy.sources!["mcp-adapter"]);
-  }, 120_000);
+  });
 
   it("the results of the gateway's calls are the mcp tool's, growing turn by turn", async () => {
     const results = (await records("p2-direct")).map((r) => r.sources!["result:mcp"] ?? 0);
     expect(results[0]).toBe(0);
     for (let i = 1; i < results.length; i++) expect(results[i]!).toBeGreaterThan(results[i - 1]!);
-  }, 120_000);
+  });
 });
 
 interface RealFixture {

@@ -28,7 +28,7 @@ afterEach(() => {
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean);
 
 describe("two runs of one probe at once (issue 8)", () => {
-  it("both exit 0 with whole run folders and a consistent database", { timeout: 180_000 }, async () => {
+  it("both exit 0 with whole run folders and a consistent database", async () => {
     const scratch = tempDir("concurrent-runs-");
     const runs = join(scratch, "runs");
     const first = startCliIn(scratch, ["run", "p1", "p6", "--runs", runs], PROJECT_ROOT);
@@ -61,9 +61,7 @@ describe("two runs of one probe at once (issue 8)", () => {
     ]);
   });
 
-  it("two checks at once, as from two clones, both give the verdict they give alone", {
-    timeout: 180_000,
-  }, async () => {
+  it("two checks at once, as from two clones, both give the verdict they give alone", async () => {
     // The committed baselines hold for the default workspace root only, and that root is what two
     // clones share: each check has its own runs folder (as each clone has) and both use that root.
     const scratch = tempDir("concurrent-checks-");

@@ -17,14 +17,15 @@ import type { RequestRecord } from "../../src/capture/types.js";
 import { runPricer } from "../../src/cli/run-pricer.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { runProbesInto } from "../analysis/view/view-runs.js";
+import { runInProcess } from "../fixtures/cli-in-process.js";
 
-function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
-    encoding: "utf8",
-    timeout: 120_000,
-    env: { ...process.env, PAYLOAD_PROBE_PRICING: "" },
-  });
-  return { code: child.status, out: child.stdout, err: child.stderr };
+/**
+ * The command in this process (test/fixtures/cli-in-process.ts), priced from the library alone; a
+ * pricing file's prices are checked through the built CLI below.
+ */
+async function cli(...args: string[]) {
+  const { status, stdout, stderr } = await runInProcess({ PAYLOAD_PROBE_PRICING: "" }, ...args);
+  return { code: status, out: stdout, err: stderr };
 }
 
 let base: string;
@@ -38,7 +39,7 @@ const shared = (r: RequestRecord) => (r.prefix as unknown as { sharedTokens: num
 
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["seq-namespace", "seq-search", "p1-anthropic", "p1"]));
-}, 120_000);
+});
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /**
@@ -55,8 +56,17 @@ function expectDollars(printed: number, byHand: number): void {
 const cachedByHand = (tokens: number) => (tokens < 1024 ? 0 : tokens - (tokens % 128));
 
 describe("diff --cost", () => {
-  it("seq-namespace vs seq-search priced as gpt-4.1: each of search mode's two breaks in dollars, by hand", () => {
-    const { code, out } = cli("diff", "seq-namespace", "seq-search", "--cost", "--model", "gpt-4.1", "--runs", runs);
+  it("seq-namespace vs seq-search priced as gpt-4.1: each of search mode's two breaks in dollars, by hand", async () => {
+    const { code, out } = await cli(
+      "diff",
+      "seq-namespace",
+      "seq-search",
+      "--cost",
+      "--model",
+      "gpt-4.1",
+      "--runs",
+      runs,
+    );
     expect(code).toBe(0);
     const b = records("seq-search");
     const breaks = b.filter((r) => r.prefix?.breakAt);
@@ -85,14 +95,23 @@ describe("diff --cost", () => {
     expect(out).toContain(`#2  A $${shownA}  B $${shownB}  (+$${delta})`);
   });
 
-  it("--json prints the comparison as one JSON object; a model without a price says so instead of a figure", () => {
+  it("--json prints the comparison as one JSON object; a model without a price says so instead of a figure", async () => {
     const json = JSON.parse(
-      cli("diff", "seq-namespace", "seq-search", "--cost", "--json", "--model", "gpt-4o", "--runs", runs).out,
+      (await cli("diff", "seq-namespace", "seq-search", "--cost", "--json", "--model", "gpt-4o", "--runs", runs)).out,
     );
     expect(json.breaks.map((x: { seq: number }) => x.seq)).toEqual([2, 5]);
     expect(json.total.delta).toBe(roundDollars(json.total.delta));
     expect(json.prices.table).toBe("@pydantic/genai-prices 0.1.8 (2026-09-23)");
-    const unknown = cli("diff", "seq-namespace", "seq-search", "--cost", "--model", "qwen3.8-flash", "--runs", runs);
+    const unknown = await cli(
+      "diff",
+      "seq-namespace",
+      "seq-search",
+      "--cost",
+      "--model",
+      "qwen3.8-flash",
+      "--runs",
+      runs,
+    );
     expect(unknown.code).toBe(0);
     expect(unknown.out).toContain("price unknown for qwen3.8-flash");
     expect(unknown.out.match(/price unknown for/g)).toHaveLength(1);
@@ -101,8 +120,17 @@ describe("diff --cost", () => {
 });
 
 describe("report --cost", () => {
-  it("OpenAI rules per request: the cached tokens and dollars of every request of seq-search, by hand", () => {
-    const { code, out } = cli("report", "seq-search", "--cost", "--plain", "--model", "gpt-4.1-mini", "--runs", runs);
+  it("OpenAI rules per request: the cached tokens and dollars of every request of seq-search, by hand", async () => {
+    const { code, out } = await cli(
+      "report",
+      "seq-search",
+      "--cost",
+      "--plain",
+      "--model",
+      "gpt-4.1-mini",
+      "--runs",
+      runs,
+    );
     expect(code).toBe(0);
     for (const r of records("seq-search")) {
       const read = r.seq === 1 ? 0 : cachedByHand(shared(r));
@@ -115,8 +143,17 @@ describe("report --cost", () => {
     expect(out).toContain("prices: @pydantic/genai-prices 0.1.8 (2026-09-23)");
   });
 
-  it("Anthropic rules on p1-anthropic: request 1 writes its prefix at the 5m price, each later one reads what the one before wrote", () => {
-    const { out } = cli("report", "p1-anthropic", "--cost", "--json", "--model", "claude-sonnet-4", "--runs", runs);
+  it("Anthropic rules on p1-anthropic: request 1 writes its prefix at the 5m price, each later one reads what the one before wrote", async () => {
+    const { out } = await cli(
+      "report",
+      "p1-anthropic",
+      "--cost",
+      "--json",
+      "--model",
+      "claude-sonnet-4",
+      "--runs",
+      runs,
+    );
     const cost = JSON.parse(out);
     const [first, ...rest] = cost.requests;
     expect(first.predicted.cacheRead).toBe(0);
@@ -130,7 +167,7 @@ describe("report --cost", () => {
     }
   });
 
-  it("a pricing file from PAYLOAD_PROBE_PRICING prices the mock's own model; a broken one exits 2 naming file and field", () => {
+  it("a pricing file from PAYLOAD_PROBE_PRICING prices the mock's own model; a broken one exits 2 naming file and field", async () => {
     const file = join(base, "prices.yaml");
     writeFileSync(
       file,
@@ -152,7 +189,7 @@ describe("report --cost", () => {
     expect(priced.stdout).toContain(dollars(first.tokens!.total / 1e6));
     expect(priced.stdout).toContain(`prices: @pydantic/genai-prices 0.1.8 (2026-09-23), then ${file}`);
     writeFileSync(file, "version: 1\nmodels:\n  x: { provider: openai, input: cheap, cachedInput: 0, output: 1 }\n");
-    const broken = cli("report", "seq-search", "--cost", "--pricing", file, "--runs", runs);
+    const broken = await cli("report", "seq-search", "--cost", "--pricing", file, "--runs", runs);
     expect(broken.code).toBe(2);
     expect(broken.err).toContain(`${file}: field "models.x.input"`);
     expect(broken.err).not.toMatch(/\n\s+at /);
@@ -160,10 +197,10 @@ describe("report --cost", () => {
 });
 
 describe("show --cost", () => {
-  it("one request's split and dollars, and what its prefix break re-billed, the same figures as diff --cost", () => {
+  it("one request's split and dollars, and what its prefix break re-billed, the same figures as diff --cost", async () => {
     const b = records("seq-search");
     const r = b[4]!; // request 5: search mode adds b_tool2
-    const { code, out } = cli("show", "seq-search", "5", "--cost", "--model", "gpt-4.1", "--runs", runs);
+    const { code, out } = await cli("show", "seq-search", "5", "--cost", "--model", "gpt-4.1", "--runs", runs);
     expect(code).toBe(0);
     const [first, second] = out.split("\n");
     const read = cachedByHand(shared(r));
@@ -177,7 +214,7 @@ describe("show --cost", () => {
       `${r.prefix!.breakDetail}: this break re-billed ${lost.toLocaleString("en-US")} tokens × 1 request = ${dollars((lost * 1.5) / 1e6)}`,
     );
     const json = JSON.parse(
-      cli("show", "seq-search", "5", "--cost", "--json", "--model", "gpt-4.1", "--runs", runs).out,
+      (await cli("show", "seq-search", "5", "--cost", "--json", "--model", "gpt-4.1", "--runs", runs)).out,
     );
     expect(json.cost.predicted).toMatchObject({ inputTokens: r.tokens!.total, cacheRead: read });
     expect(json.cost.rebill).toEqual({ tokens: lost, requests: 1, dollars: roundDollars((lost * 1.5) / 1e6) });
@@ -186,13 +223,15 @@ describe("show --cost", () => {
 });
 
 describe("view --cost", () => {
-  it("each request's detail in the page carries the same lines show --cost prints", () => {
+  it("each request's detail in the page carries the same lines show --cost prints", async () => {
     const page = join(base, "view.html");
-    const { code } = cli("view", "seq-search", "--cost", "--model", "gpt-4.1", "--out", page, "--runs", runs);
+    const { code } = await cli("view", "seq-search", "--cost", "--model", "gpt-4.1", "--out", page, "--runs", runs);
     expect(code).toBe(0);
     const html = readFileSync(page, "utf8");
     for (const seq of ["2", "5"]) {
-      const lines = cli("show", "seq-search", seq, "--cost", "--model", "gpt-4.1", "--runs", runs).out.split("\n");
+      const lines = (await cli("show", "seq-search", seq, "--cost", "--model", "gpt-4.1", "--runs", runs)).out.split(
+        "\n",
+      );
       // The first two lines are the cost and the break's re-billing; the page holds them as JSON strings.
       for (const line of lines.slice(0, 2)) expect(html).toContain(JSON.stringify(line));
     }
@@ -201,13 +240,13 @@ describe("view --cost", () => {
       /"cache: read [1-9]\d* of \d+ prompt tokens \([\d.]+%\), wrote 0, 0 never read; by our cache model"/,
     );
     const plain = join(base, "plain.html");
-    cli("view", "seq-search", "--out", plain, "--runs", runs);
+    await cli("view", "seq-search", "--out", plain, "--runs", runs);
     expect(readFileSync(plain, "utf8")).not.toContain("prompt tokens —");
   });
 });
 
 describe("predicted beside reported usage", () => {
-  it("a proxied run's provider usage is priced beside the prediction, and a request where they disagree is flagged", () => {
+  it("a proxied run's provider usage is priced beside the prediction, and a request where they disagree is flagged", async () => {
     // seq-search's records as a proxy in front of a real provider would hold them: each response's usage.
     cpSync(join(runs, "seq-search"), join(runs, "reported"), { recursive: true });
     const rs = records("seq-search");
@@ -224,7 +263,7 @@ describe("predicted beside reported usage", () => {
       usage: usage(r, r.seq === 1 || r.seq === 4 ? 0 : cachedByHand(shared(r))),
     }));
     writeFileSync(join(runs, "reported", "requests.jsonl"), `${reported.map((r) => JSON.stringify(r)).join("\n")}\n`);
-    const { code, out } = cli("report", "reported", "--cost", "--json", "--model", "gpt-4.1", "--runs", runs);
+    const { code, out } = await cli("report", "reported", "--cost", "--json", "--model", "gpt-4.1", "--runs", runs);
     expect(code).toBe(0);
     const cost = JSON.parse(out);
     const third = cost.requests[2];
@@ -237,7 +276,7 @@ describe("predicted beside reported usage", () => {
     // Reported dollars by hand: uncached at $2, cached at $0.50, 20 output tokens at $8.
     const r4 = rs[3]!;
     expectDollars(fourth.reportedCost, ((r4.tokens!.total + 7) * 2 + 20 * 8) / 1e6);
-    const table = cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs).out;
+    const table = (await cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs)).out;
     expect(table).toContain("1 request(s) where predicted and reported caching disagree");
     // Each total says where it comes from: the provider's usage here is what it bills.
     expect(table).toContain(
@@ -246,7 +285,7 @@ describe("predicted beside reported usage", () => {
     const estimated = rs.map((r) => ({ ...r, usage: { ...usage(r, 0), source: "estimate" } }));
     writeFileSync(join(runs, "reported", "requests.jsonl"), `${estimated.map((r) => JSON.stringify(r)).join("\n")}\n`);
     rmSync(join(runs, "reported", "requests.index.jsonl"), { force: true });
-    const mock = cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs).out;
+    const mock = (await cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs)).out;
     expect(mock).toMatch(/reported \$[\d.]+ \(a mock's estimated usage, not a provider's\)/);
     expect(table).toMatch(/│\s+4 │.*DISAGREE: cache read predicted/);
     expect(table).toMatch(/│\s+3 │.*agrees/);
@@ -254,7 +293,7 @@ describe("predicted beside reported usage", () => {
 });
 
 describe("a captured Claude Code–shaped session", () => {
-  it("Messages requests with cache_control breakpoints from claude-sonnet-4-5-20250929 are priced with no flag", () => {
+  it("Messages requests with cache_control breakpoints from claude-sonnet-4-5-20250929 are priced with no flag", async () => {
     // p1-anthropic's wire bodies (breakpoints on the system prompt and the newest message), recorded
     // as a proxy in front of Anthropic records them: the agent's own dated model id, no probe behind it.
     cpSync(join(runs, "p1-anthropic"), join(runs, "claude-session"), { recursive: true });
@@ -267,7 +306,7 @@ describe("a captured Claude Code–shaped session", () => {
       join(runs, "claude-session", "requests.jsonl"),
       `${session.map((r) => JSON.stringify(r)).join("\n")}\n`,
     );
-    const cost = JSON.parse(cli("report", "claude-session", "--cost", "--json", "--runs", runs).out);
+    const cost = JSON.parse((await cli("report", "claude-session", "--cost", "--json", "--runs", runs)).out);
     expect(cost.unpriced).toEqual([]);
     expect(cost.prices).toEqual({ table: "@pydantic/genai-prices 0.1.8 (2026-09-23)", files: [] });
     for (const r of cost.requests) {
@@ -287,24 +326,20 @@ describe("80 columns (COLUMNS=80, as a terminal of 80 columns)", () => {
    * The command's output at COLUMNS=80; every line of its money part is at most 80 display columns
    * (`part` picks it: diff's and show's request tables are held to 80 columns by their own tests).
    */
-  const at80 = (args: string[], part: (lines: string[]) => string[] = (lines) => lines) => {
-    const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args, "--runs", runs], {
-      encoding: "utf8",
-      timeout: 120_000,
-      env: { ...process.env, PAYLOAD_PROBE_PRICING: "", COLUMNS: "80" },
-    });
+  const at80 = async (args: string[], part: (lines: string[]) => string[] = (lines) => lines) => {
+    const child = await runInProcess({ PAYLOAD_PROBE_PRICING: "", COLUMNS: "80" }, ...args, "--runs", runs);
     expect(child.status).toBe(0);
     const lines = part(child.stdout.split("\n"));
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const line of lines) expect(strlen(line), line).toBeLessThanOrEqual(80);
     return lines.join("\n");
   };
-  const json = (...args: string[]) => JSON.parse(cli(...args, "--json", "--runs", runs).out);
+  const json = async (...args: string[]) => JSON.parse((await cli(...args, "--json", "--runs", runs)).out);
 
-  it("report --cost of every priced probe here fits, with every request's dollars and the total visible, no flag", () => {
+  it("report --cost of every priced probe here fits, with every request's dollars and the total visible, no flag", async () => {
     for (const probe of ["p1", "p1-anthropic", "seq-search"]) {
-      const out = at80(["report", probe, "--cost"]);
-      const cost = json("report", probe, "--cost");
+      const out = await at80(["report", probe, "--cost"]);
+      const cost = await json("report", probe, "--cost");
       expect(cost.unpriced).toEqual([]);
       expect(out).toContain("prices: @pydantic/genai-prices 0.1.8 (2026-09-23)");
       for (const r of cost.requests)
@@ -313,22 +348,31 @@ describe("80 columns (COLUMNS=80, as a terminal of 80 columns)", () => {
     }
   });
 
-  it("diff p1 p1-anthropic --cost prices each side as its own model and fits; --model-a/--model-b override", () => {
-    const out = at80(["diff", "p1", "p1-anthropic", "--cost"], (lines) =>
+  it("diff p1 p1-anthropic --cost prices each side as its own model and fits; --model-a/--model-b override", async () => {
+    const out = await at80(["diff", "p1", "p1-anthropic", "--cost"], (lines) =>
       lines.slice(lines.findIndex((l) => l.startsWith("cost (predicted"))),
     );
     expect(out).toContain("A priced as gpt-4.1; B as claude-sonnet-4-5");
-    const [a, b] = [json("report", "p1", "--cost"), json("report", "p1-anthropic", "--cost")];
+    const [a, b] = [await json("report", "p1", "--cost"), await json("report", "p1-anthropic", "--cost")];
     expect(out).toContain(`total  A ${dollars(a.total.predicted)}  B ${dollars(b.total.predicted)}`);
-    const both = json("diff", "p1", "p1-anthropic", "--cost", "--model-a", "claude-haiku-4-5", "--model-b", "gpt-4o");
+    const both = await json(
+      "diff",
+      "p1",
+      "p1-anthropic",
+      "--cost",
+      "--model-a",
+      "claude-haiku-4-5",
+      "--model-b",
+      "gpt-4o",
+    );
     expect(both.models).toEqual({ a: ["claude-haiku-4-5"], b: ["gpt-4o"] });
   });
 
-  it("show --cost fits, the predicted dollars whole", () => {
-    const out = at80(["show", "p1-anthropic", "2", "--cost"], (lines) =>
+  it("show --cost fits, the predicted dollars whole", async () => {
+    const out = await at80(["show", "p1-anthropic", "2", "--cost"], (lines) =>
       lines.slice(0, lines.findIndex((l) => l.startsWith("prices: ")) + 1),
     );
-    const cost = json("report", "p1-anthropic", "--cost");
+    const cost = await json("report", "p1-anthropic", "--cost");
     expect(out).toContain(`cost (claude-sonnet-4-5): predicted ${dollars(cost.requests[1].predictedCost)}`);
   });
 });
@@ -362,11 +406,11 @@ describe("the cache rates under report's table and diff's text", () => {
     const whole = async (name: string) => cacheRatesLine(cacheRates(await price(resolveRun(name, { runsDir: runs }))));
     const cacheLines = (out: string) => out.split("\n").filter((line) => /^([AB] )?cache:/.test(line));
     for (const name of ["seq-search", "p1-anthropic", "mixed"]) {
-      const report = cli("report", name, "--wide", "--runs", runs);
+      const report = await cli("report", name, "--wide", "--runs", runs);
       expect(report.code).toBe(0);
       expect(cacheLines(report.out)).toEqual([await whole(name)]);
     }
-    const diff = cli("diff", "p1-anthropic", "mixed", "--wide", "--runs", runs);
+    const diff = await cli("diff", "p1-anthropic", "mixed", "--wide", "--runs", runs);
     expect(diff.code).toBe(0);
     expect(cacheLines(diff.out)).toEqual([`A ${await whole("p1-anthropic")}`, `B ${await whole("mixed")}`]);
     // The mixed run's Messages requests wrote and read at breakpoints: what the tokenizer was needed for.

@@ -40,7 +40,7 @@ const shared = (r: RequestRecord) => (r.prefix as unknown as { sharedTokens: num
 
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["p1", "p1-gemini"]));
-}, 120_000);
+});
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("report --cost on Gemini", () => {

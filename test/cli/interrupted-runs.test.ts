@@ -81,9 +81,7 @@ function readRows(runs: string): RunRow[] {
 }
 
 describe("runs that die (issue 8)", () => {
-  it("a run killed with SIGKILL is marked interrupted, with its captured requests, on the next open", {
-    timeout: 120_000,
-  }, async () => {
+  it("a run killed with SIGKILL is marked interrupted, with its captured requests, on the next open", async () => {
     const { child, done, runs } = await startSlowRun(tempDir("killed-run-"));
     process.kill(-child.pid!, "SIGKILL");
     expect((await done).signal).toBe("SIGKILL");
@@ -102,9 +100,7 @@ describe("runs that die (issue 8)", () => {
     if ("release" in lock) lock.release();
   });
 
-  it("a run stopped by SIGTERM marks itself interrupted and releases its locks before it exits", {
-    timeout: 120_000,
-  }, async () => {
+  it("a run stopped by SIGTERM marks itself interrupted and releases its locks before it exits", async () => {
     const scratch = tempDir("terminated-run-");
     const { child, done, runs } = await startSlowRun(scratch);
     process.kill(child.pid!, "SIGTERM");

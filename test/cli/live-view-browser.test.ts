@@ -34,7 +34,7 @@ function trail(context: TestContext, page: Page, cli: CliServer): (step: string)
 describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
   beforeAll(async () => {
     browser = await launchChromium();
-  }, 120_000);
+  });
   afterAll(async () => {
     await browser?.close();
     removeTempDirs();

@@ -40,32 +40,19 @@ function expectRefused(file: string, ...args: string[]): void {
   );
 }
 
-const SPAWNS = { timeout: 180_000 };
-
 describe("a run file with a line over 256 MiB (issue 21)", () => {
-  it(
-    "in requests.jsonl: report, diff, view, check --run and export otel exit 2 naming file and line",
-    SPAWNS,
-    async () => {
-      const requests = await runWithLongLine("long-requests", "requests.jsonl");
-      cpSync((await sharedRun("p1")).dir, join(runs, "whole"), { recursive: true });
-      expectRefused(requests, "report", "long-requests");
-      expectRefused(requests, "diff", "whole", "long-requests");
-      expectRefused(requests, "view", "long-requests", "--out", join(scratch, "view.html"));
-      const baseline = join(scratch, "baseline.json");
-      expectRefused(requests, "check", "--run", join(runs, "long-requests"), "--baseline", baseline, "--update");
-      expectRefused(
-        requests,
-        "export",
-        "otel",
-        "long-requests",
-        "--endpoint",
-        `http://127.0.0.1:${await closedPort()}`,
-      );
-    },
-  );
+  it("in requests.jsonl: report, diff, view, check --run and export otel exit 2 naming file and line", async () => {
+    const requests = await runWithLongLine("long-requests", "requests.jsonl");
+    cpSync((await sharedRun("p1")).dir, join(runs, "whole"), { recursive: true });
+    expectRefused(requests, "report", "long-requests");
+    expectRefused(requests, "diff", "whole", "long-requests");
+    expectRefused(requests, "view", "long-requests", "--out", join(scratch, "view.html"));
+    const baseline = join(scratch, "baseline.json");
+    expectRefused(requests, "check", "--run", join(runs, "long-requests"), "--baseline", baseline, "--update");
+    expectRefused(requests, "export", "otel", "long-requests", "--endpoint", `http://127.0.0.1:${await closedPort()}`);
+  });
 
-  it("in payloads.jsonl: view, report --segments, profile import and export otel --content full", SPAWNS, async () => {
+  it("in payloads.jsonl: view, report --segments, profile import and export otel --content full", async () => {
     const payloads = await runWithLongLine("long-payloads", "payloads.jsonl");
     expectRefused(payloads, "view", "long-payloads", "--out", join(scratch, "view.html"));
     expectRefused(payloads, "report", "long-payloads", "--segments");
@@ -74,7 +61,7 @@ describe("a run file with a line over 256 MiB (issue 21)", () => {
     expectRefused(payloads, "export", "otel", "long-payloads", "--endpoint", down, "--content", "full");
   });
 
-  it("in events.jsonl and mcp-wire.jsonl: export otel exits 2", SPAWNS, async () => {
+  it("in events.jsonl and mcp-wire.jsonl: export otel exits 2", async () => {
     const down = `http://127.0.0.1:${await closedPort()}`;
     for (const file of ["events.jsonl", "mcp-wire.jsonl"]) {
       const path = await runWithLongLine(`long-${file.split(".")[0]}`, file);

@@ -70,11 +70,8 @@ afterAll(removeTempDirs);
 
 const badNames = () => ["..", ".", "../victim", "a/b", join(scratch, "abs-victim"), "nul\0name"];
 
-// Each case spawns the CLI several times; on a shared machine that takes longer than the default 30 s.
-const SPAWNS = { timeout: 180_000 };
-
 describe("names that become paths (issue 8)", () => {
-  it("run and mock refuse a probe file whose name is not one plain path segment, NUL included", SPAWNS, () => {
+  it("run and mock refuse a probe file whose name is not one plain path segment, NUL included", () => {
     for (const [i, name] of badNames().entries()) {
       const file = probeNamed(name, `bad-${i}.yaml`);
       expect(expectRefused("run", file, "--runs", runs)).toContain(`${file}: field "name"`);
@@ -82,7 +79,7 @@ describe("names that become paths (issue 8)", () => {
     }
   });
 
-  it("run, mock and check refuse probe names that are not a plain name or an existing file", SPAWNS, () => {
+  it("run, mock and check refuse probe names that are not a plain name or an existing file", () => {
     const names = badNames().filter((name) => !name.includes("\0")); // argv cannot carry NUL
     for (const name of names) {
       expectRefused("run", name, "--runs", runs);
@@ -91,46 +88,42 @@ describe("names that become paths (issue 8)", () => {
     expectRefused("check", ...names);
   });
 
-  it("proxy refuses a --name that is not one plain path segment", SPAWNS, () => {
+  it("proxy refuses a --name that is not one plain path segment", () => {
     for (const name of badNames().filter((name) => !name.includes("\0")))
       expect(expectRefused("proxy", "--upstream", "http://127.0.0.1:9", "--name", name, "--runs", runs)).toContain(
         "--name expected",
       );
   });
 
-  it("report and diff never look a run reference up outside the runs folder", SPAWNS, () => {
+  it("report and diff never look a run reference up outside the runs folder", () => {
     for (const ref of ["..", ".", "a/b", join(scratch, "abs-victim"), "../victim@1"]) {
       expectRefused("report", ref, "--runs", runs);
       expectRefused("diff", ref, ref, "--runs", runs);
     }
   });
 
-  it("a --runs that is a file is refused", SPAWNS, () => {
+  it("a --runs that is a file is refused", () => {
     expect(expectRefused("run", probeNamed("ok", "ok.yaml"), "--runs", join(scratch, "keep.txt"))).toContain(
       "--runs expected a folder",
     );
   });
 
-  it(
-    "a link as a run or workspace folder is refused in one line, exit 2, its target untouched (issue 21)",
-    SPAWNS,
-    () => {
-      symlinkSync(join(scratch, "abs-victim"), join(scratch, "ws", "root", "linked"));
-      expect(expectRefused("run", probeNamed("linked", "linked.yaml"), "--runs", runs)).toContain("but it is a link");
-      symlinkSync(join(scratch, "abs-victim"), join(runs, "linkrun"));
-      expect(expectRefused("run", probeNamed("linkrun", "linkrun.yaml"), "--runs", runs)).toContain("but it is a link");
-      expectRefused("proxy", "--upstream", "http://127.0.0.1:9", "--name", "linkrun", "--runs", runs);
-    },
-  );
+  it("a link as a run or workspace folder is refused in one line, exit 2, its target untouched (issue 21)", () => {
+    symlinkSync(join(scratch, "abs-victim"), join(scratch, "ws", "root", "linked"));
+    expect(expectRefused("run", probeNamed("linked", "linked.yaml"), "--runs", runs)).toContain("but it is a link");
+    symlinkSync(join(scratch, "abs-victim"), join(runs, "linkrun"));
+    expect(expectRefused("run", probeNamed("linkrun", "linkrun.yaml"), "--runs", runs)).toContain("but it is a link");
+    expectRefused("proxy", "--upstream", "http://127.0.0.1:9", "--name", "linkrun", "--runs", runs);
+  });
 
-  it("a run folder holding a folder named like a run file is never replaced (issue 21)", SPAWNS, () => {
+  it("a run folder holding a folder named like a run file is never replaced (issue 21)", () => {
     plant("runs/inner/nested/requests.jsonl/keep.txt");
     expect(expectRefused("run", probeNamed("nested", "nested.yaml"), "--runs", runs)).toContain(
       'holds "requests.jsonl" (a folder)',
     );
   });
 
-  it("a workspace is replaced only when a run wrote everything in it, at every depth (issue 21)", SPAWNS, () => {
+  it("a workspace is replaced only when a run wrote everything in it, at every depth (issue 21)", () => {
     // A user's folder under the workspace root, shaped like a workspace: never a run's.
     plant("ws/root/deep/cwd/src/precious.ts");
     expect(expectRefused("run", probeNamed("deep", "deep.yaml"), "--runs", runs)).toContain('holds "cwd"');
@@ -155,7 +148,7 @@ describe("names that become paths (issue 8)", () => {
     expect(expectRefused("run", probe, "--runs", runs)).toContain('holds "cwd/notes/out.txt"');
   });
 
-  it("a folder the name matches but payload-probe did not make is never replaced", SPAWNS, () => {
+  it("a folder the name matches but payload-probe did not make is never replaced", () => {
     expect(expectRefused("run", probeNamed("docs", "docs.yaml"), "--runs", runs)).toContain('holds "notes.txt"');
     expect(expectRefused("run", probeNamed("mine", "mine.yaml"), "--runs", runs)).toContain('holds "notes.txt"');
     expectRefused("proxy", "--upstream", "http://127.0.0.1:9", "--name", "docs", "--runs", runs);

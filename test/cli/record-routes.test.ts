@@ -10,6 +10,7 @@ describe("record's routes", () => {
       { prefix: "/openai", upstream: "https://api.openai.com" },
       { prefix: "/gemini", upstream: "https://generativelanguage.googleapis.com" },
       { prefix: "/code-assist", upstream: "https://cloudcode-pa.googleapis.com" },
+      { prefix: "/backend-api", upstream: "https://chatgpt.com/backend-api" },
     ]);
   });
 
@@ -18,6 +19,7 @@ describe("record's routes", () => {
     expect(routes.map((route) => route.upstream)).toEqual([
       "http://127.0.0.1:8000",
       "http://127.0.0.1:9000/v1",
+      "http://127.0.0.1:8000",
       "http://127.0.0.1:8000",
       "http://127.0.0.1:8000",
     ]);
@@ -29,12 +31,17 @@ describe("record's routes", () => {
     );
   });
 
-  it("give each provider's SDKs their base URL form", () => {
+  it("give each provider's SDKs their base URL form; ChatGPT's backend on the HTTPS listener when there is one", () => {
     expect(proxyBases("http://127.0.0.1:4000")).toEqual({
       anthropic: "http://127.0.0.1:4000/anthropic",
       openai: "http://127.0.0.1:4000/openai/v1",
       gemini: "http://127.0.0.1:4000/gemini",
       "code-assist": "http://127.0.0.1:4000/code-assist",
+      chatgpt: "http://127.0.0.1:4000/backend-api",
+    });
+    expect(proxyBases("http://127.0.0.1:4000", "https://127.0.0.1:4001")).toMatchObject({
+      openai: "http://127.0.0.1:4000/openai/v1",
+      chatgpt: "https://127.0.0.1:4001/backend-api",
     });
   });
 });

@@ -61,7 +61,7 @@ describe("record's session", () => {
     await record.done;
     expect(pids.filter(alive)).toEqual([]);
     expect(existsSync(session)).toBe(false);
-  }, 60_000);
+  });
 
   it("the next record clears what a dead session left, and only that", () => {
     const scratch = tempDir("record-leftovers-");

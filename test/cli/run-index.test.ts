@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,19 +6,14 @@ import { serveHttp } from "../../src/capture/http.js";
 import { RequestsWriter } from "../../src/capture/requests-writer.js";
 import { indexRowDecoder } from "../../src/capture/run-index.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { PROJECT_ROOT } from "../../src/project-root.js";
 import { runHandProbe, twoTurnProbe } from "../analysis/hand-runs.js";
 import { chatBody, postChat } from "../capture/http-harness.js";
+import { cliInProcess } from "../fixtures/cli-in-process.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 /** The built CLI as a user runs it. */
-function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  return { code: child.status, out: child.stdout, err: child.stderr };
-}
+/** The command in this process (test/fixtures/cli-in-process.ts): what it prints is tested, not its start. */
+const cli = (...args: string[]) => cliInProcess({}, ...args);
 
 const INDEX = "requests.index.jsonl";
 /** What the index keeps of a record, named here from outside as the format describes it. */
@@ -94,7 +88,7 @@ beforeAll(async () => {
   await runHandProbe(dir, "one", twoTurnProbe("one", "read"));
   await runHandProbe(dir, "two", twoTurnProbe("two", "read,bash", true));
   await proxiedRun();
-}, 120_000);
+});
 afterAll(() => removeTempDirs());
 
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean);
@@ -112,25 +106,25 @@ function variant(name: string, label: string, change: (folder: string) => void):
 const withoutIndex = (name: string) => variant(name, "no-index", (folder) => rmSync(join(folder, INDEX)));
 
 /** report in every form that reads summaries, and diff, with the folder's own path blanked. */
-function outputs(folderOf: (name: string) => string): string[] {
+async function outputs(folderOf: (name: string) => string): Promise<string[]> {
   const forms = [["--wide"], ["--plain"], ["--json"], ["--markdown"], ["--chars", "--plain"]];
   const said: string[] = [];
-  const run = (...args: string[]) => {
-    const { code, out, err } = cli(...args, "--runs", runs);
+  const run = async (...args: string[]) => {
+    const { code, out, err } = await cli(...args, "--runs", runs);
     let text = `${code}\n${out}\n${err}`;
     for (const name of RUNS) text = text.replaceAll(folderOf(name), `<${name}>`);
     said.push(text);
   };
-  for (const name of RUNS) for (const form of forms) run("report", folderOf(name), ...form);
+  for (const name of RUNS) for (const form of forms) await run("report", folderOf(name), ...form);
   for (const form of [[], ["--json"], ["--markdown"]]) {
-    run("diff", folderOf("one"), folderOf("two"), ...form);
-    run("diff", folderOf("one"), folderOf("proxied"), ...form);
+    await run("diff", folderOf("one"), folderOf("two"), ...form);
+    await run("diff", folderOf("one"), folderOf("proxied"), ...form);
   }
   return said;
 }
 
 describe("the run index (requests.index.jsonl)", () => {
-  it("a capture writes one row per record, ending where the record's line ends, decoding to what the record holds", () => {
+  it("a capture writes one row per record, ending where the record's line ends, decoding to what the record holds", async () => {
     for (const name of RUNS) {
       const records = lines(join(runs, name, "requests.jsonl"));
       const [header, ...rows] = lines(join(runs, name, INDEX));
@@ -151,24 +145,24 @@ describe("the run index (requests.index.jsonl)", () => {
     expect(proxied.some((r) => (r.secrets?.replaced ?? 0) > 0)).toBe(true);
   });
 
-  it("report and diff print the same with the index as from requests.jsonl alone", () => {
-    const indexed = outputs((name) => join(runs, name));
-    const plain = outputs(withoutIndex);
+  it("report and diff print the same with the index as from requests.jsonl alone", async () => {
+    const indexed = await outputs((name) => join(runs, name));
+    const plain = await outputs(withoutIndex);
     expect(indexed).toEqual(plain);
     expect(indexed.join("\n")).toContain("request(s) have a payload but no row");
     expect(indexed.join("\n")).toContain("secrets: 1 replaced");
   });
 
-  it("report reads the index while it agrees with requests.jsonl (an index row edited in place shows)", () => {
+  it("report reads the index while it agrees with requests.jsonl (an index row edited in place shows)", async () => {
     const folder = variant("one", "edited", (copy) => {
       const path = join(copy, INDEX);
       writeFileSync(path, readFileSync(path, "utf8").replace('"tools":["read"]', '"tools":["read-from-the-index"]'));
     });
-    expect(cli("report", folder, "--json").out).toContain("read-from-the-index");
+    expect((await cli("report", folder, "--json")).out).toContain("read-from-the-index");
   });
 
-  it("records the index lacks are read from requests.jsonl: a cut index, a torn last row, a record appended after a crash", () => {
-    const plainOut = (name: string, ...args: string[]) => cli("report", withoutIndex(name), ...args).out;
+  it("records the index lacks are read from requests.jsonl: a cut index, a torn last row, a record appended after a crash", async () => {
+    const plainOut = async (name: string, ...args: string[]) => (await cli("report", withoutIndex(name), ...args)).out;
     const cut = variant("two", "cut", (copy) => {
       const path = join(copy, INDEX);
       writeFileSync(path, `${lines(path).slice(0, -2).join("\n")}\n`);
@@ -178,7 +172,8 @@ describe("the run index (requests.index.jsonl)", () => {
       const text = readFileSync(path, "utf8");
       writeFileSync(path, text.slice(0, text.length - 30));
     });
-    for (const folder of [cut, torn]) expect(cli("report", folder, "--json").out).toBe(plainOut("two", "--json"));
+    for (const folder of [cut, torn])
+      expect((await cli("report", folder, "--json")).out).toBe(await plainOut("two", "--json"));
     const appendRecord = (copy: string) => {
       const last = JSON.parse(lines(join(copy, "requests.jsonl")).at(-1)!) as RequestRecord;
       appendFileSync(
@@ -191,12 +186,12 @@ describe("the run index (requests.index.jsonl)", () => {
       appendRecord(copy);
       rmSync(join(copy, INDEX));
     });
-    const report = cli("report", appended, "--json");
+    const report = await cli("report", appended, "--json");
     expect(report.out).toContain('"late"');
-    expect(report.out).toBe(cli("report", appendedPlain, "--json").out);
+    expect(report.out).toBe((await cli("report", appendedPlain, "--json")).out);
   });
 
-  it("a capture that appends to a requests.jsonl it did not start adds no index rows; the index there still serves its records", () => {
+  it("a capture that appends to a requests.jsonl it did not start adds no index rows; the index there still serves its records", async () => {
     const before = readFileSync(join(runs, "two", INDEX), "utf8");
     const late = { ...(JSON.parse(lines(join(runs, "one", "requests.jsonl"))[0]!) as RequestRecord), seq: 99 };
     const append = (copy: string) => {
@@ -211,12 +206,12 @@ describe("the run index (requests.index.jsonl)", () => {
       append(copy);
     });
     expect(existsSync(join(plain, INDEX))).toBe(false);
-    const report = cli("report", appended, "--json");
+    const report = await cli("report", appended, "--json");
     expect(report.out).toContain('{"seq":99,');
-    expect(report.out).toBe(cli("report", plain, "--json").out);
+    expect(report.out).toBe((await cli("report", plain, "--json")).out);
   });
 
-  it("an index that does not agree or cannot be read is passed over: the run reads as from requests.jsonl, exit 0", () => {
+  it("an index that does not agree or cannot be read is passed over: the run reads as from requests.jsonl, exit 0", async () => {
     const broken = {
       "corrupt-line": (path: string) => {
         const rows = lines(path);
@@ -233,12 +228,12 @@ describe("the run index (requests.index.jsonl)", () => {
       "another-runs-index": (path: string) => cpSync(join(runs, "one", INDEX), path),
       empty: (path: string) => writeFileSync(path, ""),
     };
-    const expected = cli("report", withoutIndex("two"), "--json");
+    const expected = await cli("report", withoutIndex("two"), "--json");
     for (const [label, breakIndex] of Object.entries(broken)) {
       const folder = variant("two", label, (copy) => breakIndex(join(copy, INDEX)));
-      const report = cli("report", folder, "--json");
+      const report = await cli("report", folder, "--json");
       expect({ label, ...report }).toEqual({ label, ...expected });
-      expect(cli("diff", folder, join(runs, "one")).code).toBe(0);
+      expect((await cli("diff", folder, join(runs, "one"))).code).toBe(0);
     }
   });
 });

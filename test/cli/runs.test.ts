@@ -10,8 +10,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { runInProcess } from "../fixtures/cli-in-process.js";
 
-function cli(args: string[], env: Record<string, string> = {}) {
+/** The built CLI (the first run, as a user makes it). */
+function spawned(args: string[], env: Record<string, string> = {}) {
   const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
     cwd: PROJECT_ROOT,
     encoding: "utf8",
@@ -21,17 +23,25 @@ function cli(args: string[], env: Record<string, string> = {}) {
   return { code: child.status, out: child.stdout, err: child.stderr };
 }
 
+/** A command in this process (test/fixtures/cli-in-process.ts): what it prints and keeps is tested, not its start. */
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const { status, stdout, stderr } = await runInProcess({ COLUMNS: "80", ...env }, ...args);
+  return { code: status, out: stdout, err: stderr };
+}
+
 let base: string;
 let runs: string;
 const runIds: string[] = [];
 const firstRecord = (dir: string) =>
   JSON.parse(readFileSync(join(dir, "requests.jsonl"), "utf8").split("\n")[0]!) as RequestRecord;
 
-beforeAll(() => {
+beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), "pp-runs-"));
   runs = join(base, "runs");
   for (let i = 0; i < 3; i++) {
-    const result = cli(["run", "p3", "--runs", runs], { PAYLOAD_PROBE_WORKSPACE: join(base, "ws") });
+    const args = ["run", "p3", "--runs", runs];
+    const env = { PAYLOAD_PROBE_WORKSPACE: join(base, "ws") };
+    const result = i === 0 ? spawned(args, env) : await cli(args, env);
     expect(result.code, result.err).toBe(0);
     runIds.unshift(firstRecord(join(runs, "p3")).run);
   }
@@ -39,8 +49,8 @@ beforeAll(() => {
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("runs", () => {
-  it("lists every run newest first under the name a command takes, each line within 80 columns", () => {
-    const { code, out } = cli(["runs", "--runs", runs]);
+  it("lists every run newest first under the name a command takes, each line within 80 columns", async () => {
+    const { code, out } = await cli(["runs", "--runs", runs]);
     expect(code).toBe(0);
     for (const line of out.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
     const names = out
@@ -51,8 +61,8 @@ describe("runs", () => {
     expect(out).toContain("conv: conversations");
   });
 
-  it("says the same as JSON: requests, tokens, cost, hit rate and failures of each run", () => {
-    const { code, out } = cli(["runs", "--json", "--runs", runs]);
+  it("says the same as JSON: requests, tokens, cost, hit rate and failures of each run", async () => {
+    const { code, out } = await cli(["runs", "--json", "--runs", runs]);
     expect(code).toBe(0);
     const rows = JSON.parse(out) as {
       name: string;
@@ -74,31 +84,31 @@ describe("runs", () => {
     expect(rows[0]!.tokens).toBe(tokens.reduce((a, b) => a + b, 0));
   });
 
-  it("takes every form of run: show p3@2 1 reads the older run from the database, show <seq> the latest", () => {
-    const older = cli(["show", "p3@2", "1", "--runs", runs]);
+  it("takes every form of run: show p3@2 1 reads the older run from the database, show <seq> the latest", async () => {
+    const older = await cli(["show", "p3@2", "1", "--runs", runs]);
     expect(older.code, older.err).toBe(0);
     expect(older.out.split("\n")[0]).toContain(`${runIds[1]} · request 1`);
-    const latest = cli(["show", "2", "--runs", runs]);
+    const latest = await cli(["show", "2", "--runs", runs]);
     expect(latest.code, latest.err).toBe(0);
     expect(latest.out.split("\n")[0]).toBe(`${join(runs, "p3")} · request 2 · loop · openai-completions`);
-    const folder = cli(["show", join(runs, "p3"), "1", "--runs", runs]);
+    const folder = await cli(["show", join(runs, "p3"), "1", "--runs", runs]);
     expect(folder.code).toBe(0);
   });
 
-  it("a bare report and view take the latest run; view of an older run writes beside its name's folder", () => {
-    const report = cli(["report", "--runs", runs]);
+  it("a bare report and view take the latest run; view of an older run writes beside its name's folder", async () => {
+    const report = await cli(["report", "--runs", runs]);
     expect(report.code, report.err).toBe(0);
     expect(report.out).toContain("│   1 │ loop");
-    const view = cli(["view", "--runs", runs]);
+    const view = await cli(["view", "--runs", runs]);
     expect(view.code, view.err).toBe(0);
     expect(view.out).toContain(join(runs, "p3", "view.html"));
-    const older = cli(["view", "p3@3", "--runs", runs]);
+    const older = await cli(["view", "p3@3", "--runs", runs]);
     expect(older.code, older.err).toBe(0);
     expect(existsSync(join(runs, "p3", `view-${runIds[2]}.html`))).toBe(true);
   });
 
-  it("counts conversations when the records carry them", () => {
-    const { code } = cli(["run", "p3", "--runs", base, "--no-db"], { PAYLOAD_PROBE_WORKSPACE: join(base, "ws") });
+  it("counts conversations when the records carry them", async () => {
+    const { code } = await cli(["run", "p3", "--runs", base, "--no-db"], { PAYLOAD_PROBE_WORKSPACE: join(base, "ws") });
     expect(code).toBe(0);
     const lines = readFileSync(join(base, "p3", "requests.jsonl"), "utf8")
       .split("\n")
@@ -111,21 +121,21 @@ describe("runs", () => {
     });
     writeFileSync(join(base, "p3", "requests.jsonl"), `${tagged.join("\n")}\n`);
     unlinkSync(join(base, "p3", "requests.index.jsonl"));
-    const { out } = cli(["runs", "--json", "--runs", base]);
+    const { out } = await cli(["runs", "--json", "--runs", base]);
     const rows = JSON.parse(out) as { name: string; conversations: number | null }[];
     expect(rows.find((r) => r.name === "p3")?.conversations).toBe(2);
   });
 
-  it("keeps a previous run no database holds as <name>.previous-1 instead of replacing it", () => {
+  it("keeps a previous run no database holds as <name>.previous-1 instead of replacing it", async () => {
     const other = join(base, "nodb");
     const env = { PAYLOAD_PROBE_WORKSPACE: join(base, "ws") };
-    expect(cli(["run", "p3", "--runs", other, "--no-db"], env).code).toBe(0);
+    expect((await cli(["run", "p3", "--runs", other, "--no-db"], env)).code).toBe(0);
     const first = firstRecord(join(other, "p3")).run;
-    const second = cli(["run", "p3", "--runs", other, "--no-db"], env);
+    const second = await cli(["run", "p3", "--runs", other, "--no-db"], env);
     expect(second.code).toBe(0);
     expect(second.err).toContain(`kept as ${join(other, "p3.previous-1")}`);
     expect(firstRecord(join(other, "p3.previous-1")).run).toBe(first);
-    const listed = JSON.parse(cli(["runs", "--json", "--runs", other]).out) as { name: string }[];
+    const listed = JSON.parse((await cli(["runs", "--json", "--runs", other])).out) as { name: string }[];
     expect(listed.map((r) => r.name).sort()).toEqual(["p3", "p3.previous-1"]);
   });
 });

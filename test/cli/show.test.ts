@@ -1,18 +1,12 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { PROJECT_ROOT } from "../../src/project-root.js";
 import { runProbesInto } from "../analysis/view/view-runs.js";
+import { cliInProcess } from "../fixtures/cli-in-process.js";
 
-function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  return { code: child.status, out: child.stdout, err: child.stderr };
-}
+/** The command in this process (test/fixtures/cli-in-process.ts): what it prints is tested, not its start. */
+const cli = (...args: string[]) => cliInProcess({}, ...args);
 
 let base: string;
 let runs: string;
@@ -28,8 +22,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("payload-probe show <run> <seq>", () => {
-  it("prints each tool definition, the system prompt and the messages, with the prefix break before the added tool", () => {
-    const { code, out } = cli("show", "seq-search", "2", "--runs", runs);
+  it("prints each tool definition, the system prompt and the messages, with the prefix break before the added tool", async () => {
+    const { code, out } = await cli("show", "seq-search", "2", "--runs", runs);
     expect(code).toBe(0);
     const lines = out.split("\n");
     const added = lines.findIndex((l) => /^── tools\[1\] a_tool1 · \d+ tok · \d+ B$/.test(l));
@@ -42,8 +36,8 @@ describe("payload-probe show <run> <seq>", () => {
     expect(out).toContain("  Shape:\n    { value: string; }");
   });
 
-  it("segment tokens and bytes add up to the record's figures", () => {
-    const { code, out } = cli("show", "seq-search", "5", "--json", "--runs", runs);
+  it("segment tokens and bytes add up to the record's figures", async () => {
+    const { code, out } = await cli("show", "seq-search", "5", "--json", "--runs", runs);
     expect(code).toBe(0);
     const shown = JSON.parse(out);
     const record = rows(join(runs, "seq-search", "requests.jsonl")).find((r: RequestRecord) => r.seq === 5);
@@ -60,9 +54,9 @@ describe("payload-probe show <run> <seq>", () => {
     expect(shown.prefixEndsBefore).toBe("tools[2]");
   });
 
-  it("lists the request's sources, largest first, adding up to its total; --json carries them", () => {
+  it("lists the request's sources, largest first, adding up to its total; --json carries them", async () => {
     const record = rows(join(runs, "seq-search", "requests.jsonl")).find((r: RequestRecord) => r.seq === 5);
-    const { code, out } = cli("show", "seq-search", "5", "--runs", runs);
+    const { code, out } = await cli("show", "seq-search", "5", "--runs", runs);
     expect(code).toBe(0);
     const lines = out.split("\n");
     const head = lines.findIndex((l) => l.startsWith("══ where the tokens come from"));
@@ -76,12 +70,12 @@ describe("payload-probe show <run> <seq>", () => {
     const tokens = listed.map((l) => Number(l[1]));
     expect(tokens).toEqual([...tokens].sort((a, b) => b - a));
     expect(tokens.reduce((a, b) => a + b, 0)).toBe(record.tokens.total);
-    const shown = JSON.parse(cli("show", "seq-search", "5", "--json", "--runs", runs).out);
+    const shown = JSON.parse((await cli("show", "seq-search", "5", "--json", "--runs", runs)).out);
     expect(shown.sources).toEqual(record.sources);
   });
 
-  it("an appended turn keeps the whole previous request: the line falls before the first new message", () => {
-    const { out } = cli("show", "seq-search", "3", "--part", "messages", "--runs", runs);
+  it("an appended turn keeps the whole previous request: the line falls before the first new message", async () => {
+    const { out } = await cli("show", "seq-search", "3", "--part", "messages", "--runs", runs);
     const lines = out.split("\n");
     const mark = lines.findIndex((l) => l.startsWith("━━ cache prefix ends here"));
     expect(lines[mark]).toContain("what follows was appended");
@@ -89,8 +83,8 @@ describe("payload-probe show <run> <seq>", () => {
     expect(out).not.toContain("══ tools");
   });
 
-  it("--part body --json is the wire body decoded from payloads.jsonl", () => {
-    const { code, out } = cli("show", "seq-search", "4", "--part", "body", "--json", "--runs", runs);
+  it("--part body --json is the wire body decoded from payloads.jsonl", async () => {
+    const { code, out } = await cli("show", "seq-search", "4", "--part", "body", "--json", "--runs", runs);
     expect(code).toBe(0);
     const payload = rows(join(runs, "seq-search", "payloads.jsonl")).find(
       (p: { type: string; seq: number }) => p.type === "request" && p.seq === 4,
@@ -98,13 +92,13 @@ describe("payload-probe show <run> <seq>", () => {
     expect(JSON.parse(out).body).toEqual(JSON.parse(payload.body));
   });
 
-  it("a seq the run does not have exits 2 naming the run and the seq, without a stack", () => {
-    const { code, err } = cli("show", "seq-search", "9", "--runs", runs);
+  it("a seq the run does not have exits 2 naming the run and the seq, without a stack", async () => {
+    const { code, err } = await cli("show", "seq-search", "9", "--runs", runs);
     expect(code).toBe(2);
     expect(err).toMatch(/run .*seq-search has no request 9: its requests are 1–6/);
     expect(err).not.toMatch(/\n\s+at /);
-    expect(cli("show", "seq-search", "x", "--runs", runs).code).toBe(2);
-    const part = cli("show", "seq-search", "1", "--part", "schemas", "--runs", runs);
+    expect((await cli("show", "seq-search", "x", "--runs", runs)).code).toBe(2);
+    const part = await cli("show", "seq-search", "1", "--part", "schemas", "--runs", runs);
     expect(part.code).toBe(2);
     expect(part.err).toContain("--part must be one of tools, system, messages, body");
   });

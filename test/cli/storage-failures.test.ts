@@ -83,9 +83,7 @@ const PROXY = ["proxy", "--upstream", "http://127.0.0.1:9/v1", "--runs", "runs",
 const REPORT_LATEST = ["report", "p1@1", "--runs", "runs"];
 
 describe("a database or disk that cannot be used (issue 21)", () => {
-  it("locked by another writer: run and proxy give up after the busy wait in one line; report still reads", {
-    timeout: 90_000,
-  }, () => {
+  it("locked by another writer: run and proxy give up after the busy wait in one line; report still reads", () => {
     const { scratch, db, before, snapshot } = previousCapture();
     const holder = new Database(db);
     cleanups.push(() => holder.close());
@@ -99,9 +97,7 @@ describe("a database or disk that cannot be used (issue 21)", () => {
     expect(report.stderr).toBe("");
   });
 
-  it("written by a newer payload-probe (a higher user_version): one line for run, proxy and report", {
-    timeout: 60_000,
-  }, () => {
+  it("written by a newer payload-probe (a higher user_version): one line for run, proxy and report", () => {
     const { scratch, db, before, snapshot } = previousCapture();
     const raw = new Database(db);
     raw.pragma("user_version = 999");
@@ -114,9 +110,7 @@ describe("a database or disk that cannot be used (issue 21)", () => {
     }
   });
 
-  it("damaged: garbage over the file, or over its tables, is one line for run, proxy and report", {
-    timeout: 60_000,
-  }, () => {
+  it("damaged: garbage over the file, or over its tables, is one line for run, proxy and report", () => {
     const { scratch, db, before, snapshot } = previousCapture();
     const size = statSync(db).size;
     for (const from of [0, 4096]) {

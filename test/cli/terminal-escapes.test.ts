@@ -4,7 +4,6 @@
  * ESC, BEL, CSI and C1 sequences, and the proxy's live line, `show`, `report` and `diff` of what it
  * captured print each of them as a visible escape. Our own colours still reach the terminal.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer } from "../../src/capture/mock-server.js";
 import type { Context, ModelSpec, ToolDefinition } from "../../src/providers/types.js";
 import { promptThenToolResult, startCli, writeTinyProbe } from "../capture/http-harness.js";
-import { MAIN, scratchEnv } from "./scratch-cli.js";
+import { runInProcess } from "../fixtures/cli-in-process.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "pp-escapes-"));
 const runs = join(scratch, "runs");
@@ -64,18 +63,15 @@ let liveLines: string;
 beforeAll(async () => {
   liveLines = await captureSession("a", `Title line ${TITLE}`);
   await captureSession("b", `Title line ${TITLE} ${CLEAR} changed`);
-}, 60_000);
+});
 
-/** The CLI's stdout; colour is off unless `colour` (so our own SGR codes are apart from the check). */
-function printed(args: string[], colour = false): string {
-  const env: NodeJS.ProcessEnv = scratchEnv(scratch);
-  delete env.NO_COLOR;
-  delete env.FORCE_COLOR;
-  const result = spawnSync(process.execPath, [MAIN, ...args, "--runs", runs], {
-    cwd: scratch,
-    env: { ...env, ...(colour ? { FORCE_COLOR: "1" } : { NO_COLOR: "1" }) },
-    encoding: "utf8",
-  });
+/**
+ * stdout of a command run in this process (test/fixtures/cli-in-process.ts: the live line above is the
+ * built CLI's); colour is off unless `colour` (so our own SGR codes are apart from the check).
+ */
+async function printed(args: string[], colour = false): Promise<string> {
+  const env = colour ? { NO_COLOR: undefined, FORCE_COLOR: "1" } : { NO_COLOR: "1", FORCE_COLOR: undefined };
+  const result = await runInProcess(env, ...args, "--runs", runs);
   expect(result.stderr).toBe("");
   expect(result.status).toBe(0);
   return result.stdout;
@@ -88,30 +84,30 @@ describe("captured text printed to a terminal", () => {
     expect(liveLines).not.toMatch(RAW_CONTROL);
   });
 
-  it("show prints the system prompt, tool names and the tool result with visible escapes", () => {
-    const out = printed(["show", "a", "2"]);
+  it("show prints the system prompt, tool names and the tool result with visible escapes", async () => {
+    const out = await printed(["show", "a", "2"]);
     expect(out).toContain("Title line \\x1b]0;pwned\\x07");
     expect(out).toContain("evil\\x1b[2Jtool");
     expect(out).toContain("\\u009b31mred");
     expect(out).not.toMatch(RAW_CONTROL);
     // The JSON form was already safe and stays as it was: the texts whole, escaped by JSON.
-    expect(JSON.parse(printed(["show", "a", "2", "--json"])).model).toBe(model.id);
+    expect(JSON.parse(await printed(["show", "a", "2", "--json"])).model).toBe(model.id);
   });
 
-  it("report and diff print tool names and system lines with visible escapes, in every text format", () => {
+  it("report and diff print tool names and system lines with visible escapes, in every text format", async () => {
     for (const format of [[], ["--markdown"], ["--segments"]]) {
-      const report = printed(["report", "a", ...format]);
+      const report = await printed(["report", "a", ...format]);
       expect(report).toContain("evil\\x1b[2Jtool");
       expect(report).not.toMatch(RAW_CONTROL);
     }
-    const diff = printed(["diff", "a", "b"]);
+    const diff = await printed(["diff", "a", "b"]);
     expect(diff).toContain("tools    same [read, evil\\x1b[2Jtool]");
     expect(diff).toContain("\\u001b[2J changed"); // system lines were already quoted as JSON
     expect(diff).not.toMatch(RAW_CONTROL);
   });
 
-  it("our own colours still reach a terminal, and are the only escape sequences there", () => {
-    const coloured = printed(["report", "a"], true);
+  it("our own colours still reach a terminal, and are the only escape sequences there", async () => {
+    const coloured = await printed(["report", "a"], true);
     expect(coloured).toContain("\x1b[1mseq\x1b[22m"); // the head, in bold
     // biome-ignore lint/suspicious/noControlCharactersInRegex: our SGR colour codes are taken out
     const uncoloured = coloured.replace(/\x1b\[\d+m/g, "");

@@ -44,9 +44,7 @@ const refusal = (promise: Promise<unknown>) =>
   );
 
 describe("run limits (issue 8)", () => {
-  it(`more than ${REQUESTS_PER_PROMPT} model requests for one prompt exits 2 naming the step, with no stack`, {
-    timeout: 120_000,
-  }, () => {
+  it(`more than ${REQUESTS_PER_PROMPT} model requests for one prompt exits 2 naming the step, with no stack`, () => {
     const dir = tempDir("limits-");
     const steps = [...Array(REQUESTS_PER_PROMPT).fill(readCall), "{text: done}"];
     const file = writeProbe(dir, ["go"], steps);
@@ -56,7 +54,7 @@ describe("run limits (issue 8)", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("a probe with more prompts than --max-requests exits 2 naming prompts", { timeout: 120_000 }, () => {
+  it("a probe with more prompts than --max-requests exits 2 naming prompts", () => {
     const dir = tempDir("limits-");
     const file = writeProbe(dir, ["a", "b", "c"], ["{text: one}", "{text: two}", "{text: three}"]);
     const result = cliIn(dir, "run", file, "--runs", join(dir, "runs"), "--max-requests", "2");
@@ -65,9 +63,7 @@ describe("run limits (issue 8)", () => {
     expect(cliIn(dir, "run", file, "--max-requests", "0").stderr).toContain("--max-requests expected a whole number");
   });
 
-  it("the request over --max-requests is refused before it is sent; the run is recorded as an error", {
-    timeout: 120_000,
-  }, async () => {
+  it("the request over --max-requests is refused before it is sent; the run is recorded as an error", async () => {
     const dir = tempDir("limits-");
     const file = writeProbe(dir, ["go"], [readCall, readCall, "{text: done}"]);
     const error = await refusal(runLimited(file, dir, { requests: 2, payloadBytes: 1e9 }));
@@ -83,9 +79,7 @@ describe("run limits (issue 8)", () => {
     db.close();
   });
 
-  it("the request that would pass --max-payload-bytes is refused before it is captured", {
-    timeout: 120_000,
-  }, async () => {
+  it("the request that would pass --max-payload-bytes is refused before it is captured", async () => {
     const dir = tempDir("limits-");
     const file = writeProbe(dir, ["go"], ["{text: done}"]);
     const error = await refusal(runLimited(file, dir, { requests: 10, payloadBytes: 100 }));

@@ -54,8 +54,7 @@ function recordsWithoutTimes(dir: string): unknown[] {
 }
 
 describe("priming `cache: valid` from the memo", () => {
-  // Four runs of p1 through the CLI: room for a loaded machine.
-  it("stores what a connection writes, and a run primed from it sends the same requests", { timeout: 180_000 }, () => {
+  it("stores what a connection writes, and a run primed from it sends the same requests", () => {
     const connected = runP1("connected");
     expect(connected.code).toBe(0);
     const [file] = entries();

@@ -29,7 +29,7 @@ describe("seq-namespace vs seq-search on Anthropic Messages and OpenAI Responses
       );
       expect(later.map((r) => cacheAgreement(r))).toEqual(Array(5).fill("agree"));
     }
-  }, 300_000);
+  });
 
   it("report and diff show the hit rate and write amplification; check --min-cache-hit fails seq-search in one line", async () => {
     await copySharedRuns(VARIANTS, runs);
@@ -56,5 +56,5 @@ describe("seq-namespace vs seq-search on Anthropic Messages and OpenAI Responses
     expect(failed.stdout.split("\n")[0]).toBe(
       `seq-search-anthropic: cache hit rate ${rate(diff, "B ")}% is below the minimum ${Number(floor) * 100}% (by our cache model)`,
     );
-  }, 300_000);
+  });
 });

@@ -18,7 +18,7 @@ let base: string;
 let runs: string;
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["p1", "seq-namespace"]));
-}, 120_000);
+});
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const LIBRARY_LOADED = /load "[^"]*@pydantic\/genai-prices\//;

@@ -38,7 +38,7 @@ async function diff(a: string, b: string): Promise<{ requests: RequestDiff[]; su
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pp-experiments-"));
   await copySharedRuns(["seq-namespace", "seq-search", "p2-direct", "p2-proxy"], join(dir, "runs"));
-}, 120_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("diff seq-namespace seq-search", () => {

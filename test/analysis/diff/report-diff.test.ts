@@ -29,7 +29,7 @@ beforeAll(async () => {
   await runHandProbe(dir, "one", twoTurnProbe("one", "read"));
   await runHandProbe(dir, "two", twoTurnProbe("two", "read,bash"));
   await runHandProbe(dir, "longer", twoTurnProbe("longer", "read", true));
-}, 90_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("report", () => {

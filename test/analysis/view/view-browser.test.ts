@@ -9,6 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
 import { chromiumPath, launchChromium, warnWithoutChromium } from "../../fixtures/chromium.js";
+import { runInProcess } from "../../fixtures/cli-in-process.js";
 import { runProbesInto } from "./view-runs.js";
 
 warnWithoutChromium("view browser tests");
@@ -16,11 +17,9 @@ warnWithoutChromium("view browser tests");
 /** Screenshots for a reviewer, in the checkout's git-ignored runs/. */
 const SHOTS = join(PROJECT_ROOT, "runs", "view-screenshots");
 
-function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
-    encoding: "utf8",
-    timeout: 120_000,
-  });
+/** A command that must succeed, run in this process (test/fixtures/cli-in-process.ts): the page is what is tested. */
+async function cli(...args: string[]) {
+  const child = await runInProcess({}, ...args);
   expect(child.stderr).toBe("");
   expect(child.status).toBe(0);
   return child.stdout;
@@ -49,14 +48,14 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     page.on("request", (r) => {
       if (!r.url().startsWith("file:")) problems.push(`request: ${r.url()}`);
     });
-  }, 120_000);
+  });
   afterAll(async () => {
     await browser?.close();
     rmSync(base, { recursive: true, force: true });
   });
 
   it("p1: one bar per request, a click opens the request with its markers highlighted", async () => {
-    cli("view", "p1", "--runs", runs);
+    await cli("view", "p1", "--runs", runs);
     await open(join(runs, "p1", "view.html"));
     expect(await page.locator(".row.req .bar").count()).toBe(4);
     await page.locator(".row.req", { hasText: "#2" }).click();
@@ -70,7 +69,7 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   });
 
   it("p1 at 800 and 1280 px: a narrow request list, the detail readable without sideways scrolling, the model's reply under the request's facts", async () => {
-    cli("view", "p1", "--runs", runs);
+    await cli("view", "p1", "--runs", runs);
     for (const width of [800, 1280]) {
       await page.setViewportSize({ width, height: 800 });
       await open(join(runs, "p1", "view.html"));
@@ -94,7 +93,7 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   });
 
   it("seq-search: six bars, +a_tool1 called out at request 2, the added tool's prompt line picked out", async () => {
-    cli("view", "seq-search", "--runs", runs);
+    await cli("view", "seq-search", "--runs", runs);
     await open(join(runs, "seq-search", "view.html"));
     expect(await page.locator(".row.req .bar").count()).toBe(6);
     const second = page.locator(".row.req", { hasText: "#2" });
@@ -117,13 +116,13 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
 
   it("seq-search --cost: the detail shows the cost lines show prints; the unit switch redraws in bytes, the detail kept", async () => {
     const file = join(runs, "seq-search", "view-cost.html");
-    cli("view", "seq-search", "--cost", "--model", "gpt-4.1", "--out", file, "--runs", runs);
+    await cli("view", "seq-search", "--cost", "--model", "gpt-4.1", "--out", file, "--runs", runs);
     await open(file);
     const second = page.locator(".row.req", { hasText: "#2" });
     await second.click();
     const detail = page.locator("#detail");
     await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^Request #2/);
-    const shown = cli("show", "seq-search", "2", "--cost", "--model", "gpt-4.1", "--runs", runs).split("\n");
+    const shown = (await cli("show", "seq-search", "2", "--cost", "--model", "gpt-4.1", "--runs", runs)).split("\n");
     // The cost, the break's re-billing and the prices' source, as show --cost prints them first.
     const facts = await detail.locator(".facts.cost").allTextContents();
     expect(facts.slice(0, 3)).toEqual(shown.slice(0, 3));
@@ -148,7 +147,7 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   });
 
   it("diff seq-namespace vs seq-search: aligned pairs, the added prompt lines highlighted on B's side", async () => {
-    cli("view", "seq-namespace", "--diff", "seq-search", "--runs", runs);
+    await cli("view", "seq-namespace", "--diff", "seq-search", "--runs", runs);
     await open(join(runs, "seq-namespace", "view-diff-seq-search.html"));
     expect(await page.locator(".row").count()).toBe(6);
     expect(await page.locator(".row .side .bar").count()).toBe(12);
@@ -162,7 +161,7 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   });
 
   it("p7: the sampling request is set apart from the loop requests", async () => {
-    cli("view", "p7", "--runs", runs);
+    await cli("view", "p7", "--runs", runs);
     await open(join(runs, "p7", "view.html"));
     expect(await page.locator(".row.req").count()).toBe(3);
     expect(await page.locator(".row.req.apart .seq").allTextContents()).toEqual(["#2"]);
@@ -173,7 +172,7 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   });
 
   it("p4: the skills block of the system prompt and the expanded skill body in the user message picked out", async () => {
-    cli("view", "p4", "--runs", runs);
+    await cli("view", "p4", "--runs", runs);
     await open(join(runs, "p4", "view.html"));
     await page.locator(".row.req").first().click();
     const detail = page.locator("#detail");
@@ -195,7 +194,7 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     spawnSync(process.execPath, [join(PROJECT_ROOT, "scripts/gen-synthetic-run.mjs"), dir, "600", "--payloads"], {
       timeout: 120_000,
     });
-    cli("view", dir, "--runs", runs);
+    await cli("view", dir, "--runs", runs);
     await open(join(dir, "view.html"));
     const rows = await page.locator(".row.req").count();
     expect(rows).toBeGreaterThan(20);
