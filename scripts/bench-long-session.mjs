@@ -67,6 +67,12 @@ function fail(message) {
   process.stderr.write(`bench-long-session: ${message}\n`);
   process.exit(2);
 }
+
+/** A failure once folders or processes exist: thrown, so each `finally` removes what it made. */
+class BenchFailure extends Error {}
+const stop = (message) => {
+  throw new BenchFailure(message);
+};
 if (!Number.isInteger(N) || N < 20) fail("--requests: expected a whole number of at least 20");
 if (!(KB > 0)) fail("--kb: expected a positive number");
 
@@ -94,6 +100,9 @@ function makeWorkspace(dir) {
     writeFileSync(join(dir, `module-${i}.js`), `${lines.join("\n")}\n`);
   }
 }
+
+/** Looked up before anything is made, so a missing install leaves nothing behind. */
+const CLAUDE = claudeProgram();
 
 const sse = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
@@ -212,7 +221,7 @@ async function recordSession(checkout, runs, upstream, workspace) {
     "long",
     "--no-view",
     "--",
-    claudeProgram(),
+    CLAUDE,
     "-p",
     prompt,
     "--allowedTools",
@@ -239,7 +248,7 @@ async function recordSession(checkout, runs, upstream, workspace) {
   const sampler = setInterval(() => (peakKb = Math.max(peakKb, vmHwmKb(child.pid))), 250);
   const code = await new Promise((done) => child.once("close", done));
   clearInterval(sampler);
-  if (code !== 0) fail(`record exited ${code}; its stderr ended:\n${tail}`);
+  if (code !== 0) stop(`record exited ${code}; its stderr ended:\n${tail}`);
   return { seconds: (performance.now() - started) / 1000, peakKb, written };
 }
 
@@ -365,7 +374,7 @@ function timedCommand(checkout, runs, argv) {
 async function measure(checkout, label) {
   const base = keepDir ? join(resolve(keepDir), label) : mkdtempSync(join(tmpdir(), "pp-long-"));
   if (keepDir) {
-    if (existsSync(base)) fail(`--keep: ${base} exists already`);
+    if (existsSync(base)) stop(`--keep: ${base} exists already`);
     mkdirSync(base, { recursive: true });
   }
   const runs = join(base, "runs");
@@ -431,7 +440,7 @@ function baselineCheckout(ref) {
     return { dir: resolve(ref), label: basename(resolve(ref)), remove: () => {} };
   const dir = mkdtempSync(join(tmpdir(), "pp-long-baseline-"));
   const git = (...a) => spawnSync("git", ["-C", root, ...a], { stdio: "inherit" });
-  if (git("worktree", "add", "--quiet", "--detach", dir, ref).status !== 0) fail(`--baseline: cannot check out ${ref}`);
+  if (git("worktree", "add", "--quiet", "--detach", dir, ref).status !== 0) stop(`--baseline: cannot check out ${ref}`);
   const remove = () => {
     git("worktree", "remove", "--force", dir);
   };
@@ -439,7 +448,7 @@ function baselineCheckout(ref) {
   cpSync(join(root, "node_modules"), join(dir, "node_modules"), { recursive: true, verbatimSymlinks: true });
   if (spawnSync("./run.sh", ["--version"], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] }).status !== 0) {
     remove();
-    fail(`--baseline: ${ref} did not build`);
+    stop(`--baseline: ${ref} did not build`);
   }
   return { dir, label: ref, remove };
 }
@@ -483,14 +492,19 @@ function printTable(columns) {
 
 const loadBefore = loadavg()[0];
 const columns = {};
-columns.this = await measure(root, "this");
-if (baselineArg) {
-  const baseline = baselineCheckout(baselineArg);
-  try {
-    columns[`baseline ${baseline.label}`] = await measure(baseline.dir, "baseline");
-  } finally {
-    baseline.remove();
+try {
+  columns.this = await measure(root, "this");
+  if (baselineArg) {
+    const baseline = baselineCheckout(baselineArg);
+    try {
+      columns[`baseline ${baseline.label}`] = await measure(baseline.dir, "baseline");
+    } finally {
+      baseline.remove();
+    }
   }
+} catch (error) {
+  if (!(error instanceof BenchFailure)) throw error;
+  fail(error.message);
 }
 console.log(
   `Claude Code, ${N} requests with tools, ${KB} KB a tool result; load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
