@@ -15,11 +15,17 @@
  * compared, and its byte offsets move with every run id's and duration's length; a run written
  * before the index existed has none. Whether an index agrees with its requests.jsonl is the tests'
  * business (test/cli/run-index.test.ts).
+ *
+ * payloads.jsonl is compared row by row as its rows read: a request body stored in parts
+ * (src/capture/payload-rows.ts) is joined from them, checked against its hash, and compared as the
+ * row it would have been stored whole; part rows themselves are not compared. So a run written
+ * before parts and one written after compare equal when every body is the same byte for byte.
  */
 import "./help.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { RUN_INDEX_FILE } from "../dist/capture/run-format.js";
+import { PART_HEAD, wholeRow } from "../dist/capture/payload-rows.js";
+import { PAYLOADS_FILE, RUN_INDEX_FILE } from "../dist/capture/run-format.js";
 
 const [dirA, dirB, ...names] = process.argv.slice(2);
 if (!dirA || !dirB) {
@@ -41,6 +47,26 @@ function blankTimes(text) {
   return out;
 }
 
+/** A payloads file's rows as lines, each request body whole (joined from its parts), part rows left out. */
+function wholePayloadLines(path) {
+  const parts = new Map();
+  const lines = [];
+  const text = readFileSync(path, "utf8").split("\n");
+  for (const [i, line] of text.entries()) {
+    if (PART_HEAD.test(line)) {
+      const part = JSON.parse(line);
+      parts.set(part.hash, part.text);
+    } else if (line === "") lines.push(line);
+    else {
+      const problem = (what) => new Error(`${path} line ${i + 1}: ${what}`);
+      lines.push(JSON.stringify(wholeRow(JSON.parse(line), (hash) => parts.get(hash), problem)));
+    }
+  }
+  return lines.join("\n");
+}
+
+const fileText = (path) => (path.endsWith(PAYLOADS_FILE) ? wholePayloadLines(path) : readFileSync(path, "utf8"));
+
 function compareFolder(name) {
   const a = join(dirA, name);
   const b = join(dirB, name);
@@ -52,8 +78,8 @@ function compareFolder(name) {
       problems.push(`${name}/${file}: only on one side`);
       continue;
     }
-    const linesA = blankTimes(readFileSync(join(a, file), "utf8")).split("\n");
-    const linesB = blankTimes(readFileSync(join(b, file), "utf8")).split("\n");
+    const linesA = blankTimes(fileText(join(a, file))).split("\n");
+    const linesB = blankTimes(fileText(join(b, file))).split("\n");
     const at = linesA.findIndex((line, i) => line !== linesB[i]);
     if (at >= 0 || linesA.length !== linesB.length) {
       const line = at >= 0 ? at : Math.min(linesA.length, linesB.length);

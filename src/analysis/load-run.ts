@@ -14,6 +14,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { isPartedRow, PART_HEAD, type StoredPart, wholeRow } from "../capture/payload-rows.js";
 import { firstRunId } from "../capture/run-folder.js";
 import { runDatabasePath, runFiles } from "../capture/run-format.js";
 import type { RecordSummary } from "../capture/run-index.js";
@@ -244,16 +245,24 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       return this.records();
     },
     payload: ((seq: number, type: StoredPayload["type"]) => {
-      const data = fromDatabase(lookup, (db) => db.payloadOf(runId, seq, type));
-      return data === null ? null : (JSON.parse(data) as StoredPayload);
+      return fromDatabase(lookup, (db) => {
+        const data = db.payloadOf(runId, seq, type);
+        return data === null ? null : databaseRow(db, runId, data);
+      });
     }) as RunSource["payload"],
     *lazyPayloads() {
       for (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };
     },
     events: () => fromDatabase(lookup, (db) => db.eventsOf(runId)),
     *payloads() {
-      for (const data of streamedFromDatabase(lookup, (db) => db.requestPayloadsOf(runId)))
-        yield JSON.parse(data) as RequestPayload;
+      // Parts are read on a connection of their own: the rows' statement keeps the other one busy.
+      const parts = RunDatabaseReader.open(databasePath(lookup));
+      try {
+        for (const data of streamedFromDatabase(lookup, (db) => db.requestPayloadsOf(runId)))
+          yield databaseRow(parts, runId, data) as RequestPayload;
+      } finally {
+        parts.close();
+      }
     },
     *responses() {
       // Read to the end before the connection closes: a statement still iterating keeps it busy.
@@ -265,14 +274,59 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
 
 type StoredPayload = (RequestPayload | ResponsePayload) & { type: "request" | "response" };
 
+/**
+ * A payload row of the database whole, its body joined from the run's parts (read through `parts`, a
+ * connection free to query) where it was stored in parts.
+ */
+function databaseRow(parts: RunDatabaseReader, runId: string, data: string): StoredPayload {
+  const row = JSON.parse(data) as StoredPayload;
+  return wholeRow(
+    row,
+    (hash) => parts.partOf(runId, hash),
+    (what) => new StorageError(`${parts.path}: run ${runId}, request ${row.seq}: ${what}`, parts.path),
+  );
+}
+
+/**
+ * The texts of the body parts a payloads file has stored so far (payload-rows.ts), gathered as its
+ * lines go by: a parted body names only parts stored before it. They are what the run's requests hold
+ * once each, the size of its longest conversation, not of every body.
+ */
+class FileParts {
+  private readonly texts = new Map<string, string>();
+
+  constructor(private readonly path: string) {}
+
+  /** Keeps the part a line holds; false for a line that is no part row. */
+  take(n: number, line: string): boolean {
+    if (!PART_HEAD.test(line)) return false;
+    const row = parseJsonlLine(this.path, n, line) as Partial<StoredPart>;
+    if (typeof row.hash !== "string" || typeof row.text !== "string")
+      throw inputError(this.path, `line ${n}`, "expected a part row with a hash and a text");
+    this.texts.set(row.hash, row.text);
+    return true;
+  }
+
+  /** The row of line `n` whole, its body joined from its parts where it was stored in parts. */
+  whole<T extends object>(n: number, row: T): T {
+    return wholeRow(
+      row,
+      (hash) => this.texts.get(hash),
+      (what) => inputError(this.path, `line ${n}`, what),
+    );
+  }
+}
+
 /** The row of `type` for `seq` in a payloads file, its line parsed only when its head matches (or has none). */
 function payloadRow(path: string, seq: number, type: StoredPayload["type"]): StoredPayload | null {
+  const parts = new FileParts(path);
   for (const { n, line } of jsonlLines(path)) {
+    if (parts.take(n, line)) continue;
     const head = PAYLOAD_HEAD.exec(line);
     if (head && (head[1] !== type || Number(head[2]) !== seq)) continue;
     const row = parseJsonlLine(path, n, line);
     if (!isPayload(row)) throw inputError(path, `line ${n}`, "expected a payload row");
-    if (row.type === type && row.seq === seq) return row;
+    if (row.type === type && row.seq === seq) return parts.whole(n, row);
   }
   return null;
 }
@@ -286,6 +340,7 @@ const PAYLOAD_HEAD = /^\{"type":"(request|response)","seq":(\d+),/;
 
 function* responseLines(path: string, options: JsonlReadOptions): Iterable<ResponsePayload> {
   for (const { n, line } of jsonlLines(path, options)) {
+    if (PART_HEAD.test(line)) continue;
     const head = PAYLOAD_HEAD.exec(line);
     if (head && head[1] !== "response") continue;
     const row = parseJsonlLine(path, n, line);
@@ -295,12 +350,14 @@ function* responseLines(path: string, options: JsonlReadOptions): Iterable<Respo
 }
 
 function* lazyPayloadLines(path: string, options: JsonlReadOptions): Iterable<LazyPayload> {
+  const parts = new FileParts(path);
   for (const { n, line } of jsonlLines(path, options)) {
+    if (parts.take(n, line)) continue;
     // A request row is read only where the row says it is one.
     const parse = () => {
       const value = parseJsonlLine(path, n, line);
       if (!isPayload(value)) throw inputError(path, `line ${n}`, "expected a payload row");
-      return value as RequestPayload & { type: StoredPayload["type"] };
+      return parts.whole(n, value as RequestPayload & { type: StoredPayload["type"] });
     };
     const head = PAYLOAD_HEAD.exec(line);
     if (head) {
@@ -318,6 +375,6 @@ function isPayload(value: unknown): value is StoredPayload {
     typeof p === "object" &&
     p !== null &&
     typeof p.seq === "number" &&
-    (p.type === "response" || typeof p.body === "string")
+    (p.type === "response" || typeof p.body === "string" || isPartedRow(p))
   );
 }

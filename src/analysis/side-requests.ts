@@ -1,4 +1,4 @@
-import type { RequestPayload, RunSource } from "./load-run.js";
+import type { LazyPayload, RequestPayload, RunSource } from "./load-run.js";
 
 /** How many side requests a run shows in full, by seq and reason, before the rest are only counted. */
 const LISTED = 5;
@@ -19,7 +19,9 @@ export function sideRequestNote(source: RunSource): string | null {
   if (!source.hasPayloads) return null;
   const recorded = new Set<number>();
   for (const record of source.summaries()) recorded.add(record.seq);
-  const side = [...source.lazyPayloads()].filter((payload) => !recorded.has(payload.seq));
+  // Only the rowless are kept: each lazy payload holds its row's line, and a long run's lines are its bodies.
+  const side: LazyPayload[] = [];
+  for (const payload of source.lazyPayloads()) if (!recorded.has(payload.seq)) side.push(payload);
   if (side.length === 0) return null;
   const shown = side.slice(0, LISTED).map((lazy) => `  #${lazy.seq} ${reason(lazy.load())}`);
   const more = side.length > LISTED ? [`  … and ${side.length - LISTED} more`] : [];

@@ -7,6 +7,7 @@ import { CacheReader, type CacheReadInput } from "./cache-reader.js";
 import { contextSources } from "./context-sources.js";
 import { ConversationTracker } from "./conversations.js";
 import { aliasPaths, type PathAlias } from "./path-alias.js";
+import { PartedBodies, partLine } from "./payload-rows.js";
 import type { PrefixBreak } from "./prefix.js";
 import { buildRecord } from "./record.js";
 import { RequestsWriter } from "./requests-writer.js";
@@ -120,6 +121,7 @@ export class Capture {
   private readonly conversations = new ConversationTracker();
   private readonly requests: RequestsWriter;
   private readonly payloads: JsonlWriter;
+  private readonly partedBodies = new PartedBodies();
   /** Opened with the first event, so a run without agent events (the proxy's) has no events.jsonl. */
   private events: JsonlWriter | null = null;
   private eventCount = 0;
@@ -285,13 +287,19 @@ export class Capture {
     const body = stored.text;
     // What the socket carried is the body's new part again: its secrets are stored as markers, not counted twice.
     const socket = websocket && { transport: "websocket", sent: this.redact(websocket.sent).text };
+    // A body an API reads is stored in parts, each part once per run (payload-rows.ts).
+    const { fields, newParts } = api === null ? { fields: { body }, newParts: [] } : this.partedBodies.fields(body);
+    for (const part of newParts) {
+      this.payloads.writeLine(partLine(part));
+      this.options.db?.addPart(this.options.run, part);
+    }
     const sent = {
       type: "request",
       seq,
       kind,
       api,
       url,
-      body,
+      ...fields,
       ...(unreadable && { unreadable }),
       ...(encoding && { encoding }),
       ...socket,

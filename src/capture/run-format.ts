@@ -60,9 +60,11 @@ export const runDatabasePath = (runsDir: string) => join(runsDir, DATABASE_FILE)
  * written by a newer payload-probe, whose tables this build cannot promise to read or write.
  * Raise it with a migration in sqlite.ts whenever the tables change. 2: requests gained
  * `cache_verdict` and `cache_reason` (the provider's cache diagnostics). 3: requests gained
- * `conversation` and `conversation_role` (RequestRecord.conversation).
+ * `conversation` and `conversation_role` (RequestRecord.conversation). 4: the `parts` table, whose
+ * texts request payload rows name instead of holding their body whole (payload-rows.ts); a build that
+ * reads up to 3 would find such a row's body missing, so it refuses the database instead.
  */
-export const DATABASE_FORMAT = 3;
+export const DATABASE_FORMAT = 4;
 
 /** One line for a database a newer payload-probe wrote (the caller makes it a StorageError naming the file). */
 export function newerFormatMessage(path: string, format: number): string | null {

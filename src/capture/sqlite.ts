@@ -5,6 +5,7 @@ import { StorageError } from "../errors.js";
 import { asStorageError, keepingFailure, storageError } from "../files/storage-error.js";
 import { isProcessAlive } from "../processes/pid-lock.js";
 import { processStart } from "../processes/process-identity.js";
+import type { StoredPart } from "./payload-rows.js";
 import { DATABASE_FORMAT, newerFormatMessage } from "./run-format.js";
 import type { AgentEventRow, RequestRecord } from "./types.js";
 
@@ -57,6 +58,12 @@ CREATE TABLE IF NOT EXISTS events (
   type TEXT NOT NULL,
   data TEXT NOT NULL,
   PRIMARY KEY (run_id, idx)
+);
+CREATE TABLE IF NOT EXISTS parts (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  hash TEXT NOT NULL,
+  text TEXT NOT NULL,
+  PRIMARY KEY (run_id, hash)
 );
 CREATE INDEX IF NOT EXISTS runs_by_probe ON runs(probe, started_at);
 `;
@@ -176,6 +183,20 @@ export class RunDatabaseReader {
   }
 
   /**
+   * The text of one part of a run's parted bodies (payload-rows.ts), or undefined; a database from
+   * before parts (format 3 and older) has none, as none of its rows names one.
+   */
+  partOf(run: string, hash: string): string | undefined {
+    const row = this.read(() => {
+      this.partStatement ??= this.db.prepare(`SELECT text FROM parts WHERE run_id = ? AND hash = ?`);
+      return this.partStatement.get(run, hash) as { text: string } | undefined;
+    });
+    return row?.text;
+  }
+
+  private partStatement: Database.Statement | undefined;
+
+  /**
    * Exchanges a run accepted but could not write (capture-thread.ts), by its id or as the latest row
    * of a probe written to `dir`; 0 from a database older than the column.
    */
@@ -249,6 +270,7 @@ export class RunDatabaseReader {
 export class RunDatabase extends RunDatabaseReader {
   private readonly insertRequest: Database.Statement;
   private readonly insertPayload: Database.Statement;
+  private readonly insertPart: Database.Statement;
   private readonly insertEvent: Database.Statement;
   /** Writes held while `inOneTransaction` runs, committed together when it ends. */
   private held: (() => unknown)[] | null = null;
@@ -274,6 +296,7 @@ export class RunDatabase extends RunDatabaseReader {
        VALUES (@run, @seq, @kind, @ts, @model, @tools, @toolsBytes, @systemBytes, @messagesBytes, @bodyBytes, @roles, @tokensTotal, @breakAt, @record, @status, @ending, @cacheVerdict, @cacheReason, @conversation, @conversationRole)`,
     );
     this.insertPayload = this.db.prepare(`INSERT INTO payloads (run_id, seq, type, data) VALUES (?, ?, ?, ?)`);
+    this.insertPart = this.db.prepare(`INSERT OR IGNORE INTO parts (run_id, hash, text) VALUES (?, ?, ?)`);
     this.insertEvent = this.db.prepare(`INSERT INTO events (run_id, idx, seq, type, data) VALUES (?, ?, ?, ?, ?)`);
   }
 
@@ -410,6 +433,11 @@ export class RunDatabase extends RunDatabaseReader {
   /** `json`: the payload row already serialized (it is written to payloads.jsonl too). */
   addPayload(run: string, seq: number, type: "request" | "response", json: string): void {
     this.write(() => this.insertPayload.run(run, seq, type, json));
+  }
+
+  /** A part of a parted body (payload-rows.ts); one the run has already is kept as it is. */
+  addPart(run: string, part: StoredPart): void {
+    this.write(() => this.insertPart.run(run, part.hash, part.text));
   }
 
   addEvent(run: string, idx: number, seq: number | null, type: string, data: unknown): void {

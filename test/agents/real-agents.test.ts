@@ -14,6 +14,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { findNpmAgent, type NpmAgentName } from "../../src/agents/npm-agents.js";
 import { findPi } from "../../src/agents/pi-install.js";
+import { folderSource } from "../../src/analysis/load-run.js";
 import { readBody, sendJson, serveHttp } from "../../src/capture/http.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -27,12 +28,16 @@ afterEach(removeTempDirs);
 const FIXTURES = join(PROJECT_ROOT, "test/fixtures");
 
 interface Payload {
-  type: "request" | "response";
   seq: number;
   kind?: string;
   api?: string | null;
   body: string;
+  sent?: string;
+  url: string;
 }
+
+/** A run folder's request payload rows, each body whole (a long one is stored in parts: capture/payload-rows.ts). */
+const requestRows = (dir: string) => [...folderSource(dir, { runsDir: dir }).payloads()] as Payload[];
 
 type CapturedRecord = Pick<RequestRecord, "bodyBytes" | "hashes" | "status" | "ending">;
 
@@ -117,8 +122,8 @@ function expectFaithfulCapture(session: Session, api: string, secret: string): v
   expect(agent.code, `the agent's stderr: ${agent.stderr}`).toBe(0);
   // The mock's first scripted answer reached the agent and was printed as its reply.
   expect(agent.stdout).toContain("Scripted answer one.");
-  const stored = jsonl<Payload>(join(captured, "payloads.jsonl")).filter((row) => row.type === "request");
-  const received = jsonl<Payload>(join(upstream, "payloads.jsonl")).filter((row) => row.type === "request");
+  const stored = requestRows(captured);
+  const received = requestRows(upstream);
   expect(stored.length).toBeGreaterThan(0);
   for (const row of stored) expect(row).toMatchObject({ kind: "loop", api });
   // Byte for byte what the upstream received, request by request.
@@ -216,15 +221,11 @@ function expectChainedTurns(session: Session, overSocket: RequestRecord[]): void
   expect(overSocket.map((record) => record.response?.calls)).toEqual([["exec_command"], []]);
   for (const record of overSocket) expect(record.transport).toBe("websocket");
   expect(overSocket[1]!.sentBytes).toBeLessThan(overSocket[1]!.bodyBytes / 4);
-  const requests = jsonl<Payload & { sent?: string }>(join(session.captured, "payloads.jsonl")).filter(
-    (row) => row.type === "request" && row.kind === "loop",
-  );
+  const requests = requestRows(session.captured).filter((row) => row.kind === "loop");
   const sent = JSON.parse(requests[1]!.sent!) as { previous_response_id?: string; input: { type: string }[] };
   expect(sent.previous_response_id).toMatch(/^resp_mock_/);
   expect(sent.input.map((item) => item.type)).toEqual(["function_call_output"]);
-  const received = jsonl<Payload>(join(session.upstream, "payloads.jsonl")).filter(
-    (row) => row.type === "request" && row.kind === "loop",
-  );
+  const received = requestRows(session.upstream).filter((row) => row.kind === "loop");
   expect(requests.map((row) => row.body)).toEqual(received.map((row) => row.body));
 }
 
@@ -424,9 +425,7 @@ describe("real agents against the mock through the capture", () => {
         // which Codex 0.169 opens without them).
         expect(backend!.refused.filter((line) => line !== "POST /backend-api/ps/mcp")).toEqual([]);
         expect(backend!.seen).toContain("GET /backend-api/wham/accounts/check");
-        const requests = jsonl<Payload & { url: string }>(join(session.captured, "payloads.jsonl")).filter(
-          (row) => row.type === "request",
-        );
+        const requests = requestRows(session.captured);
         const urls = (kind: string) => requests.filter((row) => row.kind === kind).map((row) => row.url);
         expect(urls("loop")).toEqual([1, 2].map(() => `${backend!.base}/codex/responses`));
         expect(urls("side")).toContain(`${backend!.base}/wham/accounts/check`);
@@ -518,9 +517,7 @@ describe("real agents against the mock through the capture", () => {
       // The sign-in was checked, with its own token.
       expect(tokenInfo.checked).toContain("known");
       expect(tokenInfo.checked).not.toContain("unknown");
-      const requests = jsonl<Payload & { url: string }>(join(session.captured, "payloads.jsonl")).filter(
-        (row) => row.type === "request",
-      );
+      const requests = requestRows(session.captured);
       const loops = requests.filter((row) => row.kind === "loop");
       expect(loops.length).toBeGreaterThan(0);
       for (const row of loops) {
@@ -528,7 +525,7 @@ describe("real agents against the mock through the capture", () => {
         expect(row.url).toMatch(/\/v1internal:(streamGenerateContent\?alt=sse|generateContent)$/);
       }
       expect(requests.map((row) => row.url)).toContainEqual(expect.stringMatching(/\/v1internal:loadCodeAssist$/));
-      const received = jsonl<Payload>(join(session.upstream, "payloads.jsonl")).filter((row) => row.type === "request");
+      const received = requestRows(session.upstream);
       expect(loops.map((row) => row.body)).toEqual(received.map((row) => row.body));
       // The classifier's call (no tools, its JSON answer), then the turn, each with its model from the body.
       const [classifier, turn] = loopTurns(session.captured);

@@ -279,7 +279,7 @@ describe("the requests table's cache columns (format 2, issue 27)", () => {
 });
 
 describe("the requests table's conversation columns (format 3, issue 34)", () => {
-  it("a format 2 database keeps its rows, gains conversation and conversation_role, is stamped 3, and new rows fill them", () => {
+  it("a format 2 database keeps its rows, gains conversation and conversation_role, is stamped the current format, and new rows fill them", () => {
     const path = dbPath();
     const made = new RunDatabase(path);
     made.startRun("run-old", "known", "/runs/run-old");
@@ -299,8 +299,7 @@ describe("the requests table's conversation columns (format 3, issue 34)", () =>
     db.addRequest({ ...recordOf("run-conv", 1), conversation });
     db.close();
     const check = new Database(path, { readonly: true });
-    expect(DATABASE_FORMAT).toBe(3);
-    expect(check.pragma("user_version", { simple: true })).toBe(3);
+    expect(check.pragma("user_version", { simple: true })).toBe(DATABASE_FORMAT);
     expect(
       check.prepare("SELECT run_id, seq, conversation, conversation_role FROM requests ORDER BY run_id").all(),
     ).toEqual([

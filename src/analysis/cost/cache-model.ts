@@ -261,13 +261,16 @@ function writes(
   let w5m = 0;
   let w1h = 0;
   for (const b of breakpoints) {
+    // A breakpoint's tokens are the prefix counted on its own, which can split a few tokens more than
+    // the same text inside the whole prompt: a prompt never caches more than it holds.
+    const tokens = Math.min(b.tokens, r.inputTokens);
     // A breakpoint before the minimum caches nothing; its tokens fall to the next one that qualifies.
-    if (b.tokens <= end || b.tokens < minCacheTokens) continue;
+    if (tokens <= end || tokens < minCacheTokens) continue;
     const ttlMs = TTL_MS[b.ttl] ?? TTL_MS["5m"]!;
-    if (ttlMs === TTL_MS["1h"]) w1h += b.tokens - end;
-    else w5m += b.tokens - end;
-    end = b.tokens;
-    entries.push({ tokens: b.tokens, ...(b.block === undefined ? {} : { block: b.block }), ttlMs, lastUsedMs: r.atMs });
+    if (ttlMs === TTL_MS["1h"]) w1h += tokens - end;
+    else w5m += tokens - end;
+    end = tokens;
+    entries.push({ tokens, ...(b.block === undefined ? {} : { block: b.block }), ttlMs, lastUsedMs: r.atMs });
   }
   return { split: split(r.inputTokens, read, w5m, w1h), entries };
 }

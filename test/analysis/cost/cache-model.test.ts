@@ -79,6 +79,13 @@ describe("Anthropic: cache_control breakpoints, a minimum length, 5-minute and 1
     expect(inputCost(second, sonnet4)).toBeCloseTo(0.0016875, 12);
   });
 
+  it("a breakpoint counted a few tokens past the prompt's total writes the whole prompt, no more", () => {
+    // The prefix up to a breakpoint is counted apart, and may split into more tokens than inside the prompt.
+    const split = anthropic().next(loop(0, 20986, null, [{ tokens: 20992, ttl: "5m" }]));
+    expect(split).toEqual({ inputTokens: 20986, cacheRead: 0, cacheWrite5m: 20986, cacheWrite1h: 0, uncached: 0 });
+    expect(inputCost(split, sonnet4)).toBeCloseTo((20986 * 3.75) / 1e6, 12);
+  });
+
   it("past the lifetime the entry is gone and written again; a read restarts the lifetime", () => {
     const model = anthropic();
     model.next(loop(0, 2050, null, [{ tokens: 2000, ttl: "5m" }]));
