@@ -92,6 +92,8 @@ export interface LoggedRequest {
    * it tells conversations apart and is never stored. No other header reaches the capture.
    */
   sessionHeader?: { name: string; value: string };
+  /** The program its `user-agent` named (client-agent.ts): kept in the record. */
+  agent?: string;
   /** Why the proxy sent the body as the agent did though it asks for diagnostics. */
   diagnosticsLeft?: string;
   /** A WebSocket turn: `body` is its request rebuilt whole, this what the client sent. */
@@ -304,7 +306,7 @@ export class Capture {
 
   /** The record of an exchange, from its bodies as stored (their secrets replaced). */
   private async record(
-    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded" | "diagnosticsLeft" | "sessionHeader">,
+    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded" | "diagnosticsLeft" | "sessionHeader" | "agent">,
     dissection: WireDissection,
     seq: number,
     ts: string,
@@ -368,6 +370,7 @@ export class Capture {
     const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request);
     if (diagnostics) record.cacheDiagnostics = diagnostics;
     record.conversation = conversation;
+    if (request.agent) record.agent = request.agent;
     if (context) Object.assign(record, context);
     const responseId = request.api === "openai-responses" ? outcome.body.match(RESPONSE_ID)?.[1] : undefined;
     if (responseId) this.conversations.answered(responseId, conversation, seq);

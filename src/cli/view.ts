@@ -3,7 +3,7 @@ import { basename, join, resolve } from "node:path";
 import { diffSources } from "../analysis/diff/diff.js";
 import { type RunSource, resolveRun } from "../analysis/load-run.js";
 import { resolveRunOrLatest } from "../analysis/run-list.js";
-import { runFileBytes, segmentMeasure } from "../analysis/view/view-inputs.js";
+import { runFileBytes, segmentMeasure, viewReplies } from "../analysis/view/view-inputs.js";
 import { writeViewPage } from "../analysis/view/view-page.js";
 import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";
@@ -70,32 +70,12 @@ export async function main(argv: string[]): Promise<number> {
     counter: await segmentMeasure(sources),
     markers: await markersOf(sources),
     rawBytes: sources.reduce((n, s) => n + runFileBytes(s), 0),
-    replyLines: await replyLinesOf(sources),
+    replies: await viewReplies(sources),
     ...(values.cost ? { costLines: await costLinesOf(sources, values) } : {}),
   });
   console.log(`${out} (${(bytes / 1024).toFixed(1)} KiB)`);
   if (values.open) openPage(out);
   return 0;
-}
-
-/**
- * Each run's replies as `show` prints them, by seq: the responses read once, in the order stored, each
- * parsed by its request's codec.
- */
-async function replyLinesOf(sources: RunSource[]): Promise<Map<number, string[]>[]> {
-  const { replyOf } = await import("../analysis/show/show-reply.js");
-  const { replyLines } = await import("../analysis/show/show-render.js");
-  const maps: Map<number, string[]>[] = [];
-  for (const source of sources) {
-    const records = new Map([...source.records()].map((r) => [r.seq, r]));
-    const lines = new Map<number, string[]>();
-    for (const response of source.responses?.() ?? []) {
-      const record = records.get(response.seq);
-      if (record) lines.set(record.seq, replyLines(await replyOf(record, response)));
-    }
-    maps.push(lines);
-  }
-  return maps;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** One row of the timeline: a request's stacked bar, its size and its badges, or a diff's pair of them. */
 import { el } from "./dom.js";
+import type { GroupRow } from "./list-rows.js";
 import { fmt, keptOf, parts, total } from "./measure.js";
 import type { PageContext } from "./page-context.js";
 import type { PageRequest } from "./page-data.js";
@@ -59,15 +60,21 @@ function requestCells(page: PageContext, size: BarScale, r: PageRequest, into: H
   badges(r, into);
 }
 
-/** Row `i` at its place in the timeline; a click on it opens its detail. */
-export function rowElement(page: PageContext, size: BarScale, i: number, open: (i: number) => void): HTMLElement {
+/** Item `i` (a request, or a pair in diff mode) drawn as row `at` of the list, `depth` levels in; a click opens its detail. */
+export function rowElement(
+  page: PageContext,
+  size: BarScale,
+  place: { at: number; depth: number },
+  i: number,
+  open: (i: number) => void,
+): HTMLElement {
   const row = el("div", "row");
-  row.style.top = `${i * ROW}px`;
+  row.style.top = `${place.at * ROW}px`;
   row.dataset.index = String(i);
   if (page.pairs) {
     const p = page.pairs[i];
     if (!p.same) row.classList.add("differs");
-    row.append(el("span", "seq", p.same ? "=" : "≠"));
+    row.append(el("span", "seq eq", p.same ? "=" : "≠"));
     const box = el("span", "pair");
     for (const side of [p.a, p.b]) {
       const s = el("span", "side");
@@ -80,9 +87,31 @@ export function rowElement(page: PageContext, size: BarScale, i: number, open: (
     const r = page.requests[i];
     row.classList.add("req");
     if (r.k !== "loop") row.classList.add("apart");
+    row.style.paddingLeft = `${8 + place.depth * INDENT}px`;
     requestCells(page, size, r, row);
   }
   if (i === page.selected) row.classList.add("sel");
   row.onclick = () => open(i);
+  return row;
+}
+
+/** Pixels a conversation beneath another is set in. */
+export const INDENT = 14;
+
+/** A conversation's heading as row `at`: its id, role and size; a click folds or unfolds it. */
+export function groupElement(page: PageContext, g: GroupRow, at: number, toggle: (id: string) => void): HTMLElement {
+  const row = el("div", `row group ${g.role}`);
+  row.style.top = `${at * ROW}px`;
+  row.style.paddingLeft = `${8 + g.depth * INDENT}px`;
+  row.dataset.group = g.group;
+  row.append(el("span", "fold", g.folded ? "▸" : "▾"));
+  if (g.group !== "") row.append(el("span", "conv", g.group));
+  row.append(el("span", "role", g.role));
+  row.append(el("span", "muted", `${g.own} req`));
+  if (page.requests.some((r) => r.t)) row.append(el("span", "num", fmt(g.ownTokens, "tokens")));
+  const beneath = g.requests - g.own;
+  const under = beneath > 0 ? `; with the ${beneath} of the conversations it started, ${g.tokens}` : "";
+  row.title = `${g.own} request(s), ${g.ownTokens} prompt tokens (our count)${under}. Click to ${g.folded ? "unfold" : "fold"}.`;
+  row.onclick = () => toggle(g.group);
   return row;
 }
