@@ -125,4 +125,23 @@ describe("the first hour", () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it("record's 'see it' names the first request it recorded, past a side request, and that command shows it", async () => {
+    const scratch = tempDir("first-hour-hello-");
+    const runs = join(scratch, "runs");
+    const mock = await mockIn(runs, "mock");
+    const origin = mock.baseUrl.replace(/\/v1$/, "");
+    const args = ["record", "--upstream", origin, "--runs", runs, "node", CLIENT, "hello"];
+    const result = await startCliIn(scratch, args, scratch, KEYS).done;
+    expect(result.code, result.stderr).toBe(0);
+    const hint = result.stderr.split("\n").find((line) => line.startsWith("see it: "));
+    // Request 1 was the side request to /api/hello: the hint names request 2, the Messages request.
+    const dir = join(runs, "node");
+    expect(hint).toMatch(/^see it: .+ report (\S+) · show (\S+) 2 · view (\S+)$/);
+    expect(hint).toContain(` · show ${dir} 2 · `);
+    const shown = cliIn(scratch, "show", "node", "2", "--runs", runs);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.split("\n")[0]).toMatch(/ · request 2 · loop · anthropic-messages mock-model$/);
+    expect(cliIn(scratch, "show", "node", "1", "--runs", runs).code).toBe(2);
+  });
 });
