@@ -1,7 +1,7 @@
 /**
  * Which program sent a request, from its `user-agent` header: the agent CLIs name themselves there
  * (Claude Code `claude-cli/2.1.328 (external, cli)`, Codex `codex_exec/0.169.0 (…)` or its other
- * originators, Gemini CLI `GeminiCLI/0.61.0/<model> (…)`, pi `pi (linux …)`), and the official SDKs
+ * originators, Gemini CLI `GeminiCLI/…` or, at 0.61, `GeminiCLI-tui/…`, pi `pi (linux …)`), and the official SDKs
  * name their language (`Anthropic/JS 0.x`, `OpenAI/Python 1.x`, `google-genai-sdk/1.x gl-node/20`).
  * Only the name is kept: `runs` shows it as what made the run. Anything else is the header's first
  * product name, when it is a plain word (`curl`).
@@ -10,7 +10,7 @@
 const KNOWN: [RegExp, string][] = [
   [/^claude-cli\//i, "claude-code"],
   [/^codex[_-]/i, "codex"],
-  [/^GeminiCLI\//, "gemini-cli"],
+  [/^GeminiCLI[-/]/, "gemini-cli"],
   [/^pi \(/, "pi"],
   [/^opencode\//i, "opencode"],
   [/^(Anthropic|OpenAI)\/JS\b|\bgl-node\//, "sdk/node"],

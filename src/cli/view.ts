@@ -18,17 +18,20 @@ import { type PriceFlags, runPricer } from "./run-pricer.js";
 export const help = `Usage: payload-probe view [<run>] [options]
 
 Writes one HTML file to explore a run in a browser, offline (no server, nothing loaded from any
-network): a timeline with one stacked bar per request (tools, system parts, messages; tokens or
-bytes), the kept cache prefix apart from what follows its break, markers and tool-set changes
-(+a_tool1) as badges, sampling and side requests indented; click a request for its tool definitions,
-system prompt (skills block and tool lines picked out), messages, provider usage beside our
-estimate, and the raw wire JSON. Identical tools, prompts and messages are stored once.
+network): one stacked bar per request (tools, system parts, messages; tokens or bytes), the kept
+cache prefix apart from what follows its break, markers and tool-set changes (+a_tool1) as badges,
+laid out by conversation (each main one, then the subagents and side calls it started beneath it;
+a heading folds); click a request for the model's reply, its usage as reported beside our count,
+its tool definitions, system prompt (skills block and tool lines picked out), messages and the raw
+wire JSON. Identical tools, prompts and messages are stored once.
 
   <run>           a run folder (runs/p1), a run's name (p1), <name>@N (the N-th latest run of a
                   name; @1 latest), or a run id from runs/payload-probe.db; left out, the latest
                   run ('runs' lists them)
   --diff RUN      a second run: both sequences side by side, aligned as 'diff' aligns them, each
-                  pair's tools, system prompt and messages compared line by line
+                  pair's tools, system prompt and messages compared line by line and its other
+                  body fields that differ listed; "next change" (or the key n) steps through
+                  the pairs that differ
   --out FILE      where to write the page (default: runs/<run>/view.html, or
                   runs/<run>/view-diff-<other run>.html with --diff)
   --open          open the page with xdg-open when there is one (else the path is printed)

@@ -8,7 +8,9 @@ describe("agentOfUserAgent", () => {
       ["claude-cli/2.1.328 (external, cli)", "claude-code"],
       ["codex_exec/0.169.0 (Debian 12.0.0; x86_64) xterm-256color", "codex"],
       ["codex_cli_rs/0.169.0 (Ubuntu 24.4.0; x86_64) WindowsTerminal", "codex"],
-      ["GeminiCLI/0.61.0/gemini-2.5-flash (linux; x64; terminal)", "gemini-cli"],
+      ["GeminiCLI/0.34.0/gemini-2.5-flash (linux; x64)", "gemini-cli"],
+      // The Gemini CLI 0.61.0 of agents install names itself GeminiCLI-tui (test/agents/real-agents.test.ts holds it).
+      ["GeminiCLI-tui/0.61.0/gemini-3-flash-preview (linux; x64)", "gemini-cli"],
       ["pi (linux 6.8.0; x64)", "pi"],
       ["Anthropic/JS 0.71.2", "sdk/node"],
       ["OpenAI/JS 6.9.1", "sdk/node"],

@@ -16,8 +16,8 @@ export interface GroupRow {
   /** Its own requests, and the requests of every conversation beneath it. */
   requests: number;
   own: number;
-  /** Prompt tokens of its own requests (our count), and of those beneath it too. */
-  ownTokens: number;
+  /** Prompt tokens of its own requests (our count; null when the run's tokens were not counted), and of those beneath it too. */
+  ownTokens: number | null;
   tokens: number;
   folded: boolean;
 }
@@ -77,11 +77,12 @@ export function listRows(page: PageContext, folded: ReadonlySet<string>): ListRo
   if (page.pairs) return page.pairs.map((_, item) => ({ item, depth: 0 }));
   if (!page.requests.some((r) => r.c)) return page.requests.map((_, item) => ({ item, depth: 0 }));
   const rows: ListRow[] = [];
+  const counted = page.requests.some((r) => r.t);
   const walk = (c: Conversation, depth: number) => {
     const size = sizeOf(c, page.requests);
     const isFolded = folded.has(c.id);
     const role = c.id === "" ? "no conversation" : c.role;
-    const ownTokens = c.members.reduce((sum, i) => sum + (page.requests[i].t?.[3] ?? 0), 0);
+    const ownTokens = counted ? c.members.reduce((sum, i) => sum + (page.requests[i].t?.[3] ?? 0), 0) : null;
     rows.push({ group: c.id, role, depth, own: c.members.length, ownTokens, folded: isFolded, ...size });
     if (isFolded) return;
     for (const item of c.members) rows.push({ item, depth: depth + 1 });

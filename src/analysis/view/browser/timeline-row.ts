@@ -99,8 +99,8 @@ export function rowElement(
 export const INDENT = 14;
 
 /** A conversation's heading as row `at`: its id, role and size; a click folds or unfolds it. */
-export function groupElement(page: PageContext, g: GroupRow, at: number, toggle: (id: string) => void): HTMLElement {
-  const row = el("div", `row group ${g.role}`);
+export function groupElement(g: GroupRow, at: number, toggle: (id: string) => void): HTMLElement {
+  const row = el("div", g.group === "" ? "row group" : `row group ${g.role}`);
   row.style.top = `${at * ROW}px`;
   row.style.paddingLeft = `${8 + g.depth * INDENT}px`;
   row.dataset.group = g.group;
@@ -108,10 +108,11 @@ export function groupElement(page: PageContext, g: GroupRow, at: number, toggle:
   if (g.group !== "") row.append(el("span", "conv", g.group));
   row.append(el("span", "role", g.role));
   row.append(el("span", "muted", `${g.own} req`));
-  if (page.requests.some((r) => r.t)) row.append(el("span", "num", fmt(g.ownTokens, "tokens")));
+  if (g.ownTokens !== null) row.append(el("span", "num", fmt(g.ownTokens, "tokens")));
   const beneath = g.requests - g.own;
   const under = beneath > 0 ? `; with the ${beneath} of the conversations it started, ${g.tokens}` : "";
-  row.title = `${g.own} request(s), ${g.ownTokens} prompt tokens (our count)${under}. Click to ${g.folded ? "unfold" : "fold"}.`;
+  const tokens = g.ownTokens === null ? "" : `, ${g.ownTokens} prompt tokens (our count)${under}`;
+  row.title = `${g.own} request(s)${tokens}. Click to ${g.folded ? "unfold" : "fold"}.`;
   row.onclick = () => toggle(g.group);
   return row;
 }

@@ -89,7 +89,7 @@ export class Timeline {
       const row = this.rows[at];
       drawn.push(
         isGroup(row)
-          ? groupElement(this.page, row, at, (id) => this.toggle(id))
+          ? groupElement(row, at, (id) => this.toggle(id))
           : rowElement(this.page, this.size, { at, depth: row.depth }, row.item, this.open),
       );
     }
