@@ -89,7 +89,8 @@ export interface LoggedRequest {
   diagnosticsAdded?: AddedDiagnostics;
   /**
    * A session id the request's headers carried (`x-claude-code-session-id`, Codex's `session_id`):
-   * it tells conversations apart and is never stored. No other header reaches the capture.
+   * it tells conversations apart and is never stored. Of the other headers only the agent the
+   * `user-agent` names reaches the capture (`agent`).
    */
   sessionHeader?: { name: string; value: string };
   /** The program its `user-agent` named (client-agent.ts): kept in the record. */
