@@ -45,11 +45,20 @@ function bar(page: PageContext, size: BarScale, r: PageRequest): HTMLElement {
 function badges(r: PageRequest, into: HTMLElement): void {
   for (const c of r.tc) {
     const t = el("span", "badge tc", c);
-    t.title = "tool-set change against the previous loop request";
+    t.title = `${c}: tool-set change against the previous loop request of its conversation`;
     into.append(t);
   }
-  if (r.brk) into.append(el("span", "badge brk", `break: ${r.brk[0]}`));
-  for (const [name, n] of Object.entries(r.mk)) into.append(el("span", "badge mk", `${name} ${n}`));
+  // Each badge says itself whole on hover: a narrow list shows only its start.
+  if (r.brk) {
+    const b = el("span", "badge brk", `break: ${r.brk[0]}`);
+    b.title = `cache prefix breaks in ${r.brk[0]}: ${r.brk[1]}`;
+    into.append(b);
+  }
+  for (const [name, n] of Object.entries(r.mk)) {
+    const m = el("span", "badge mk", `${name} ${n}`);
+    m.title = `marker ${name}: ${n} match(es)`;
+    into.append(m);
+  }
 }
 
 function requestCells(page: PageContext, size: BarScale, r: PageRequest, into: HTMLElement): void {

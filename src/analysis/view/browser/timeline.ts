@@ -25,9 +25,9 @@ export interface TimelinePlace {
  * between them (timeline-row.ts and the stylesheet), so the bar takes what the list's width leaves.
  */
 const ROW_TEXT = 150;
-/** A pair's row: its padding, its `=` and the gaps around the two sides; then each side's seq, size and gaps. */
+/** A pair's row: its padding, its `=` and the gaps around the two sides; then each side's seq, size, gaps and room for a badge. */
 const PAIR_ROW = 44;
-const PAIR_SIDE = 110;
+const PAIR_SIDE = 150;
 
 export class Timeline {
   private readonly spacer = el("div", "spacer");
