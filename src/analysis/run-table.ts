@@ -14,7 +14,11 @@ import { TableOutput } from "./table/table-output.js";
 import { legendLines, narrowedLegend, type TableLook } from "./table/table-style.js";
 
 export interface RunFacts extends RunEntry {
-  /** `probe` for a probe's run (run, check), `capture` for one captured through record, mock or proxy. */
+  /**
+   * `probe` for a probe's run (run, check); for one captured through record, mock or proxy, the
+   * program its requests came from (`claude-code`, `codex`, `gemini-cli`, `pi`, `sdk/node`…, the
+   * records' `agent`), or `capture` when they name none.
+   */
   what: string;
   requests: number;
   /** Distinct `record.conversation` ids; null when the run's records carry none. */
@@ -45,15 +49,19 @@ export function runFacts(entry: RunEntry, source: RunSource, cost: RunCost): Run
   let tokens = 0;
   let failures = entry.lost;
   const conversations = new Set<string>();
+  let agent: string | undefined;
   for (const record of source.records()) {
     requests++;
+    agent ??= record.agent;
     tokens += record.tokens?.total ?? 0;
     if (failed(record)) failures++;
     if (record.conversation) conversations.add(record.conversation.id);
   }
   return {
     ...entry,
-    what: PROBE_STATUSES.has(entry.status) ? "probe" : entry.status === "captured" ? "capture" : entry.status,
+    what: PROBE_STATUSES.has(entry.status)
+      ? "probe"
+      : (agent ?? (entry.status === "captured" ? "capture" : entry.status)),
     requests,
     conversations: conversations.size > 0 ? conversations.size : null,
     tokens,
@@ -76,6 +84,8 @@ export async function writeRunTable(runs: RunFacts[], out: LineWriter, look: Tab
     tone: (row, column) => (column === 8 && row[8] !== "0" ? "red" : null),
     narrow: [
       { column: 1, short: { head: "when", cell: (text) => text.slice(5), note: "when: UTC, without the year" } },
+      // The dollars say the run's size; what made it is said nowhere else.
+      { column: 5 },
       { column: 2 },
     ],
   });

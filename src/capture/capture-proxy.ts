@@ -5,6 +5,7 @@ import { trustedCas } from "../processes/extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { FinishedExchange } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
+import { agentOf } from "./client-agent.js";
 import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
 import { type HandedResponse, sessionHeaderOf } from "./handed-exchange.js";
@@ -255,10 +256,10 @@ function routedRequest(
  * A Responses socket's reader: each turn handed to the capture as a full record (responses-socket.ts).
  * Any other socket is recorded by its frame sizes alone.
  */
-function socketTurns(chain: ResponseChain, capture: CaptureThread, url: string) {
+function socketTurns(chain: ResponseChain, capture: CaptureThread, url: string, agent: { agent?: string }) {
   const turns = new SocketTurns(chain, (turn) => {
     const exchange = turnExchange(url, turn);
-    capture.handLater(exchange.request, exchange.response, turn.ts, turn.durationMs);
+    capture.handLater({ ...exchange.request, ...agent }, exchange.response, turn.ts, turn.durationMs);
   });
   const reader: TunnelReader = {
     fromClient: (text) => void turns.fromClient(text),
@@ -292,7 +293,16 @@ async function relayRequest(
   const send = (sent: Buffer) => relay(to, request, sent, response);
   const chained = { api: to.api, bytes, contentEncoding };
   const { relayed, added } = await relayChained(diagnostics, chained, send);
-  const handed = { api: to.api, url: to.shown, bytes, contentEncoding, ...added, ...sessionHeaderOf(request.headers) };
+  const headers = request.headers;
+  const handed = {
+    api: to.api,
+    url: to.shown,
+    bytes,
+    contentEncoding,
+    ...added,
+    ...sessionHeaderOf(headers),
+    ...agentOf(headers),
+  };
   capture.handLater(handed, relayed, ts, performance.now() - started);
 }
 
@@ -308,8 +318,8 @@ async function relaySocket(
 ): Promise<void> {
   const ts = new Date().toISOString();
   const started = performance.now();
-  const turns = to.api === "openai-responses" ? socketTurns(chain, capture, to.shown) : null;
   const { request, socket, head } = upgrade;
+  const turns = to.api === "openai-responses" ? socketTurns(chain, capture, to.shown, agentOf(request.headers)) : null;
   const summary = await tunnelUpgrade(
     request,
     socket,

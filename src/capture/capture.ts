@@ -97,9 +97,12 @@ export interface LoggedRequest {
   diagnosticsAdded?: AddedDiagnostics;
   /**
    * A session id the request's headers carried (`x-claude-code-session-id`, Codex's `session_id`):
-   * it tells conversations apart and is never stored. No other header reaches the capture.
+   * it tells conversations apart and is never stored. Of the other headers only the agent the
+   * `user-agent` names reaches the capture (`agent`).
    */
   sessionHeader?: { name: string; value: string };
+  /** The program its `user-agent` named (client-agent.ts): kept in the record. */
+  agent?: string;
   /** Why the proxy sent the body as the agent did though it asks for diagnostics. */
   diagnosticsLeft?: string;
   /** A WebSocket turn: `body` is its request rebuilt whole, this what the client sent. */
@@ -324,7 +327,7 @@ export class Capture {
 
   /** The record of an exchange, from its bodies as stored (their secrets replaced). */
   private async record(
-    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded" | "diagnosticsLeft" | "sessionHeader">,
+    request: WireRequest & Pick<LoggedRequest, "diagnosticsAdded" | "diagnosticsLeft" | "sessionHeader" | "agent">,
     dissection: WireDissection,
     seq: number,
     ts: string,
@@ -371,6 +374,7 @@ export class Capture {
     const diagnostics = readCacheDiagnostics(request.api, request.body, outcome.body, request);
     if (diagnostics) record.cacheDiagnostics = diagnostics;
     record.conversation = conversation;
+    if (request.agent) record.agent = request.agent;
     if (context) Object.assign(record, context);
     const responseId = request.api === "openai-responses" ? outcome.body.match(RESPONSE_ID)?.[1] : undefined;
     if (responseId) this.conversations.answered(responseId, conversation, seq);

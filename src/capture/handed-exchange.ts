@@ -22,6 +22,8 @@ export interface HandedRequest {
   diagnosticsAdded?: AddedDiagnostics;
   /** The session id header the request carried (sessionHeaderOf), to tell conversations apart. */
   sessionHeader?: { name: string; value: string };
+  /** The program its `user-agent` names (client-agent.ts). */
+  agent?: string;
   /** Why the proxy sent the body as the agent did though it asks for diagnostics (`--cache-diagnostics`). */
   diagnosticsLeft?: string;
   /** A turn of a Responses WebSocket: `bytes` are its whole request rebuilt (responses-socket.ts). */
@@ -62,6 +64,7 @@ export interface HandedResponse extends Omit<ResponseOutcome, "body" | "encoding
 export async function loggedRequest(handed: HandedRequest): Promise<LoggedRequest> {
   const { api, url, bytes, contentEncoding, unreadable, diagnosticsAdded, diagnosticsLeft, sessionHeader, websocket } =
     handed;
+  const agent = handed.agent;
   const { text: body, encoding } = await decodeBody(bytes, contentEncoding);
   const side = {
     kind: "side",
@@ -86,6 +89,7 @@ export async function loggedRequest(handed: HandedRequest): Promise<LoggedReques
     ...(encoding && { encoding }),
     ...diagnostics,
     ...(sessionHeader && { sessionHeader }),
+    ...(agent && { agent }),
     ...(websocket && { websocket }),
   };
 }

@@ -12,6 +12,7 @@ import { requestedReply } from "../providers/wire-json.js";
 import type { CaptureOptions } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { jsonObject } from "./chat-request.js";
+import { agentOf } from "./client-agent.js";
 import { sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
 import { MockSockets, socketEvents } from "./mock-socket.js";
@@ -322,7 +323,8 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
     ending: "complete",
     usageEstimated: true,
   } as const;
-  await capture.hand({ api, url, bytes, ...sessionHeaderOf(request.headers) }, reply, ts, performance.now() - started);
+  const handed = { api, url, bytes, ...sessionHeaderOf(request.headers), ...agentOf(request.headers) };
+  await capture.hand(handed, reply, ts, performance.now() - started);
   await sendReply(response, repliesWithEvents(api, url, body), chunks, state.delayMs);
   sent();
 }

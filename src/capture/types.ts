@@ -116,6 +116,11 @@ export interface RequestRecord {
   /** The conversation the request belongs to (absent in records written before conversations were told apart). */
   conversation?: ConversationRef;
   /**
+   * The program that sent it, as its `user-agent` named it (capture/client-agent.ts): `claude-code`,
+   * `codex`, `gemini-cli`, `pi`, `sdk/node`…; absent when it named none, and for requests made in process.
+   */
+  agent?: string;
+  /**
    * The request's tokens by where they come from (capture/context-sources.ts: `system[0]`,
    * `tools:builtin`, `mcp:<server>`, `history`, `result:<tool>`, `reasoning`, `overhead`…), adding up
    * to `tokens.total`; absent when tokens were not counted, and in records written before sources were.

@@ -9,8 +9,10 @@ import { tableLook } from "./terminal.js";
 export const help = `Usage: payload-probe runs [options]
 
 Every run of the runs folder, newest first, one line each: its name as report, show, view and
-diff take it, when it started (UTC), what made it (a probe, or a capture through record, mock or
-proxy), its requests, conversations, prompt tokens, predicted dollars, cache hit rate and failures.
+diff take it, when it started (UTC), what made it (probe, or the agent a capture through record,
+mock or proxy came from, as its requests' user-agent names it: claude-code, codex, gemini-cli, pi,
+sdk/node, sdk/python…; capture when they name none), its requests, conversations, prompt tokens,
+predicted dollars, cache hit rate and failures.
 
 The latest run of a name is its folder (runs/claude, named claude); a new run of the same name
 takes the folder, and the one before stays readable from runs/payload-probe.db as claude@2, the

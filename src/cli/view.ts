@@ -3,7 +3,7 @@ import { basename, join, resolve } from "node:path";
 import { diffSources } from "../analysis/diff/diff.js";
 import { type RunSource, resolveRun } from "../analysis/load-run.js";
 import { resolveRunOrLatest } from "../analysis/run-list.js";
-import { runFileBytes, segmentMeasure } from "../analysis/view/view-inputs.js";
+import { runFileBytes, segmentMeasure, viewReplies } from "../analysis/view/view-inputs.js";
 import { writeViewPage } from "../analysis/view/view-page.js";
 import type { MarkerSpec } from "../capture/types.js";
 import { UserError } from "../errors.js";
@@ -18,17 +18,20 @@ import { type PriceFlags, runPricer } from "./run-pricer.js";
 export const help = `Usage: payload-probe view [<run>] [options]
 
 Writes one HTML file to explore a run in a browser, offline (no server, nothing loaded from any
-network): a timeline with one stacked bar per request (tools, system parts, messages; tokens or
-bytes), the kept cache prefix apart from what follows its break, markers and tool-set changes
-(+a_tool1) as badges, sampling and side requests indented; click a request for its tool definitions,
-system prompt (skills block and tool lines picked out), messages, provider usage beside our
-estimate, and the raw wire JSON. Identical tools, prompts and messages are stored once.
+network): one stacked bar per request (tools, system parts, messages; tokens or bytes), the kept
+cache prefix apart from what follows its break, markers and tool-set changes (+a_tool1) as badges,
+laid out by conversation (each main one, then the subagents and side calls it started beneath it;
+a heading folds); click a request for the model's reply, its usage as reported beside our count,
+its tool definitions, system prompt (skills block and tool lines picked out), messages and the raw
+wire JSON. Identical tools, prompts and messages are stored once.
 
   <run>           a run folder (runs/p1), a run's name (p1), <name>@N (the N-th latest run of a
                   name; @1 latest), or a run id from runs/payload-probe.db; left out, the latest
                   run ('runs' lists them)
   --diff RUN      a second run: both sequences side by side, aligned as 'diff' aligns them, each
-                  pair's tools, system prompt and messages compared line by line
+                  pair's tools, system prompt and messages compared line by line and its other
+                  body fields that differ listed; "next change" (or the key n) steps through
+                  the pairs that differ
   --out FILE      where to write the page (default: runs/<run>/view.html, or
                   runs/<run>/view-diff-<other run>.html with --diff)
   --open          open the page with xdg-open when there is one (else the path is printed)
@@ -70,32 +73,12 @@ export async function main(argv: string[]): Promise<number> {
     counter: await segmentMeasure(sources),
     markers: await markersOf(sources),
     rawBytes: sources.reduce((n, s) => n + runFileBytes(s), 0),
-    replyLines: await replyLinesOf(sources),
+    replies: await viewReplies(sources),
     ...(values.cost ? { costLines: await costLinesOf(sources, values) } : {}),
   });
   console.log(`${out} (${(bytes / 1024).toFixed(1)} KiB)`);
   if (values.open) openPage(out);
   return 0;
-}
-
-/**
- * Each run's replies as `show` prints them, by seq: the responses read once, in the order stored, each
- * parsed by its request's codec.
- */
-async function replyLinesOf(sources: RunSource[]): Promise<Map<number, string[]>[]> {
-  const { replyOf } = await import("../analysis/show/show-reply.js");
-  const { replyLines } = await import("../analysis/show/show-render.js");
-  const maps: Map<number, string[]>[] = [];
-  for (const source of sources) {
-    const records = new Map([...source.records()].map((r) => [r.seq, r]));
-    const lines = new Map<number, string[]>();
-    for (const response of source.responses?.() ?? []) {
-      const record = records.get(response.seq);
-      if (record) lines.set(record.seq, replyLines(await replyOf(record, response)));
-    }
-    maps.push(lines);
-  }
-  return maps;
 }
 
 /**

@@ -39,7 +39,7 @@ interface Payload {
 /** A run folder's request payload rows, each body whole (a long one is stored in parts: capture/payload-rows.ts). */
 const requestRows = (dir: string) => [...folderSource(dir, { runsDir: dir }).payloads()] as Payload[];
 
-type CapturedRecord = Pick<RequestRecord, "bodyBytes" | "hashes" | "status" | "ending">;
+type CapturedRecord = Pick<RequestRecord, "bodyBytes" | "hashes" | "status" | "ending" | "agent">;
 
 interface Session {
   agent: { code: number | null; stdout: string; stderr: string };
@@ -117,7 +117,7 @@ function isolatedEnv(home: string): NodeJS.ProcessEnv {
 }
 
 /** What every real agent's session must show, whatever the agent. */
-function expectFaithfulCapture(session: Session, api: string, secret: string): void {
+function expectFaithfulCapture(session: Session, api: string, secret: string, by: string): void {
   const { agent, captured, upstream, runs } = session;
   expect(agent.code, `the agent's stderr: ${agent.stderr}`).toBe(0);
   // The mock's first scripted answer reached the agent and was printed as its reply.
@@ -135,6 +135,8 @@ function expectFaithfulCapture(session: Session, api: string, secret: string): v
   // The same size in bytes and the same hash of the body's bytes as the mock's own records.
   const bodyOf = ({ bodyBytes, hashes }: CapturedRecord) => ({ bodyBytes, hash: hashes.body });
   expect(records.map(bodyOf)).toEqual(jsonl<CapturedRecord>(join(upstream, "requests.jsonl")).map(bodyOf));
+  // Each record names the agent its user-agent header named (what `runs` shows).
+  expect(records.map((r) => r.agent)).toEqual(records.map(() => by));
   expect(filesContaining(runs, secret)).toEqual([]);
 }
 
@@ -320,7 +322,7 @@ describe("real agents against the mock through the capture", () => {
         DISABLE_TELEMETRY: "1",
         DISABLE_AUTOUPDATER: "1",
       });
-      expectFaithfulCapture(session, "anthropic-messages", key);
+      expectFaithfulCapture(session, "anthropic-messages", key, "claude-code");
     },
     180_000,
   );
@@ -372,7 +374,7 @@ describe("real agents against the mock through the capture", () => {
         "agent-session",
         ["--codex-http"],
       );
-      expectFaithfulCapture(session, "openai-responses", key);
+      expectFaithfulCapture(session, "openai-responses", key, "codex");
       // No model in its config: its default model, whose tools come in an additional_tools input item,
       // counted as tools by name (test/capture/real-agent-bodies.test.ts replays such bodies).
       for (const record of jsonl<RequestRecord>(join(session.captured, "requests.jsonl"))) {
@@ -473,7 +475,7 @@ describe("real agents against the mock through the capture", () => {
     "Gemini CLI (gemini -p, the API key selected in its settings): exits 0, every request a full Gemini record, bytes as the mock got them, no key in any file",
     async () => {
       const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome());
-      expectFaithfulCapture(session, "google-generative-ai", key);
+      expectFaithfulCapture(session, "google-generative-ai", key, "gemini-cli");
     },
     180_000,
   );
@@ -482,7 +484,7 @@ describe("real agents against the mock through the capture", () => {
     "Gemini CLI with --upstream as mock prints it (…/v1): its /v1beta requests reach the mock, not /v1/v1beta (issue 35)",
     async () => {
       const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome(), true);
-      expectFaithfulCapture(session, "google-generative-ai", key);
+      expectFaithfulCapture(session, "google-generative-ai", key, "gemini-cli");
     },
     180_000,
   );
@@ -578,7 +580,7 @@ describe("real agents against the mock through the capture", () => {
         [variable]: key,
         PI_OFFLINE: "1",
       });
-      expectFaithfulCapture(session, api, key);
+      expectFaithfulCapture(session, api, key, "pi");
     },
     180_000,
   );

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { strlen } from "cli-table3/src/utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cacheRates, cacheRatesLine } from "../../src/analysis/cost/cache-rates.js";
-import { dollars, roundDollars } from "../../src/analysis/cost/money.js";
+import { dollars, dollarsSideBySide, roundDollars } from "../../src/analysis/cost/money.js";
 import { resolveRun } from "../../src/analysis/load-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { runPricer } from "../../src/cli/run-pricer.js";
@@ -278,17 +278,23 @@ describe("predicted beside reported usage", () => {
     expectDollars(fourth.reportedCost, ((r4.tokens!.total + 7) * 2 + 20 * 8) / 1e6);
     const table = (await cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs)).out;
     expect(table).toContain("1 request(s) where predicted and reported caching disagree");
-    // Each total says where it comes from: the provider's usage here is what it bills.
+    // Each total says where it comes from: the provider's usage here is what it bills. Both at one
+    // precision, so each reads as its column's sum.
+    const totals = dollarsSideBySide(cost.total.predicted, cost.total.reported);
     expect(table).toContain(
-      `total: predicted ${dollars(cost.total.predicted)} (our cache model), reported ${dollars(cost.total.reported)} (the provider's usage, what it bills)`,
+      `total: predicted ${totals.a} (our cache model), reported ${totals.b} (the provider's usage: what it bills, trust it first)`,
     );
     const estimated = rs.map((r) => ({ ...r, usage: { ...usage(r, 0), source: "estimate" } }));
     writeFileSync(join(runs, "reported", "requests.jsonl"), `${estimated.map((r) => JSON.stringify(r)).join("\n")}\n`);
     rmSync(join(runs, "reported", "requests.index.jsonl"), { force: true });
     const mock = (await cli("report", "reported", "--cost", "--wide", "--model", "gpt-4.1", "--runs", runs)).out;
-    expect(mock).toMatch(/reported \$[\d.]+ \(a mock's estimated usage, not a provider's\)/);
-    expect(table).toMatch(/│\s+4 │.*DISAGREE: cache read predicted/);
-    expect(table).toMatch(/│\s+3 │.*agrees/);
+    expect(mock).toMatch(
+      /reported \$[\d.]+ \(a mock's estimated usage, not a bill: the predicted figure is the one to read\)/,
+    );
+    // The check column: the reported split beside the row's predicted read and write, and the
+    // provider's prompt count where it is not ours.
+    expect(table).toMatch(new RegExp(`│\\s+4 │.*│ DISAGREE: read 0, write 0 of ${r4.tokens!.total + 7} +│`));
+    expect(table).toMatch(/│\s+3 │.*│ agrees: read \d+, write 0 of \d+ +│/);
   });
 });
 

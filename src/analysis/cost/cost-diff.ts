@@ -37,6 +37,8 @@ export interface CostDiff {
   rows: CostDiffRow[];
   total: { a: number | null; b: number | null; delta: number | null };
   breaks: BreakCost[];
+  /** Prefix breaks that re-billed nothing: unbroken, the cache would have read no more of the prompt. */
+  freeBreaks: { side: "A" | "B"; seq: number; detail: string }[];
   unpriced: RunCost["unpriced"];
 }
 
@@ -67,12 +69,19 @@ export function costDiff(a: RunCost, b: RunCost): CostDiff {
       delta: a.total.predicted === null || b.total.predicted === null ? null : b.total.predicted - a.total.predicted,
     },
     breaks: [...breaksOf("A", a.requests), ...breaksOf("B", b.requests)],
+    freeBreaks: [...freeBreaksOf("A", a.requests), ...freeBreaksOf("B", b.requests)],
     unpriced,
   };
 }
 
 function breaksOf(side: "A" | "B", requests: RequestCost[]): BreakCost[] {
   return requests.flatMap((r) => (r.rebill ? [{ side, seq: r.seq, detail: r.breakDetail ?? "", ...r.rebill }] : []));
+}
+
+function freeBreaksOf(side: "A" | "B", requests: RequestCost[]): CostDiff["freeBreaks"] {
+  return requests.flatMap((r) =>
+    r.kind === "loop" && r.breakDetail !== null && !r.rebill ? [{ side, seq: r.seq, detail: r.breakDetail }] : [],
+  );
 }
 
 /** `  #3  A $0.007712  B $0.014112  (+$0.006400)`: the three figures at one precision, adding up as shown. */
@@ -124,11 +133,12 @@ function headLines(diff: CostDiff): string[] {
 
 function breakLines(diff: CostDiff): string[] {
   const lines = diff.breaks.map((b) => `${b.side} #${b.seq} ${b.detail}: ${breakSentence(b)}`);
-  // A row's Δ is the difference of two whole requests' prices; a break's re-billing is told apart here.
-  if (diff.breaks.length === 0)
-    lines.push(
-      "no prefix break re-billed tokens the cache held on either side; each Δ above is A's and B's whole price apart",
-    );
+  for (const b of diff.freeBreaks)
+    lines.push(`${b.side} #${b.seq} ${b.detail}: re-billed nothing (unbroken, the cache would have read no more)`);
+  // A row's Δ is the difference of two whole requests' prices; a break's re-billing is told apart above it.
+  if (diff.breaks.length === 0 && diff.freeBreaks.length === 0)
+    lines.push("no prefix break on either side; each Δ above is A's and B's whole price apart");
+  else lines.push("each Δ above is A's and B's whole price apart, not what a break re-billed");
   for (const u of diff.unpriced) lines.push(unpricedLine(u));
   return lines;
 }

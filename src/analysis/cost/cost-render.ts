@@ -4,9 +4,10 @@
  * reported dollars beside them and whether the two agree — then the run's total. A model without a
  * price keeps its tokens and says "price unknown", once, with the nearest priced names.
  *
- * At 80 columns the table keeps every figure: a model column only when the run's requests are
- * priced as more than one model (else the line above names it), kind only when not every request
- * is a loop request, and the reported split inside the cuttable check column.
+ * At 80 columns the table keeps every figure and every word: a model column only when the run's
+ * requests are priced as more than one model (else the line above names it), its names given as
+ * `m1`, `m2`… when whole names do not fit (the legend says which is which), kind only when not every
+ * request is a loop request, and the check column breaks onto more lines rather than being cut.
  */
 
 import { wrapLines } from "../../text/text-wrap.js";
@@ -14,8 +15,8 @@ import { mdHeader, mdRow } from "../format.js";
 import type { ReportFormat } from "../report.js";
 import type { LineWriter } from "../table/output.js";
 import { type Align, TableOutput } from "../table/table-output.js";
-import { legendLines, PLAIN_LOOK, type TableLook } from "../table/table-style.js";
-import { dollars, money, moneyJson, PRICE_UNKNOWN, roundDollars } from "./money.js";
+import { legendLines, narrowedLegend, PLAIN_LOOK, type TableLook } from "../table/table-style.js";
+import { dollars, dollarsSideBySide, money, moneyJson, PRICE_UNKNOWN, roundDollars } from "./money.js";
 import type { PriceSource } from "./pricing.js";
 import type { Rebill, RequestCost, RunCost } from "./run-cost.js";
 
@@ -58,13 +59,18 @@ function head(c: Columns): { names: string[]; align: Align[] } {
   return { names, align };
 }
 
+/**
+ * The reported cache split beside the row's predicted one (the read and write columns): `agrees:
+ * read 1957, write 49`, `DISAGREE: read 0, write 0`, or `estimated: …` for a mock's usage, which
+ * checks nothing; the reported prompt is named only when it is not the row's.
+ */
 function checkText(r: RequestCost): string {
   if (r.failure !== null) return `failed: ${r.failure}`;
   const rep = r.reported;
   if (!rep) return "";
-  const verdict = r.disagreement ? `DISAGREE: ${r.disagreement}` : rep.source === "provider" ? "agrees" : "";
-  const split = `${rep.source}: read ${rep.cacheRead}, write ${rep.cacheWrite5m + rep.cacheWrite1h} of ${rep.inputTokens}`;
-  return verdict ? `${verdict} (${split})` : split;
+  const verdict = rep.source !== "provider" ? "estimated" : r.disagreement ? "DISAGREE" : "agrees";
+  const of = rep.inputTokens === r.predicted.inputTokens ? "" : ` of ${rep.inputTokens}`;
+  return `${verdict}: read ${rep.cacheRead}, write ${rep.cacheWrite5m + rep.cacheWrite1h}${of}`;
 }
 
 function cells(r: RequestCost, c: Columns): (string | number)[] {
@@ -89,6 +95,7 @@ const LEGEND = [
   "write: predicted written for 5m/1h",
   "predicted: our cache model's dollars",
   "reported: the response's usage priced",
+  "check: the reported cache read and write beside the predicted (DISAGREE: a share apart by over 10 points; estimated: a mock's, not a provider's)",
 ];
 
 /**
@@ -97,18 +104,20 @@ const LEGEND = [
  */
 function reportedSource(cost: RunCost): string {
   const sources = new Set(cost.requests.flatMap((r) => (r.reported ? [r.reported.source] : [])));
-  if (sources.size === 1 && sources.has("provider")) return "the provider's usage, what it bills";
+  if (sources.size === 1 && sources.has("provider")) return "the provider's usage: what it bills, trust it first";
   if (sources.has("provider")) return "the provider's usage where it reported, a mock's estimate elsewhere";
-  return "a mock's estimated usage, not a provider's";
+  return "a mock's estimated usage, not a bill: the predicted figure is the one to read";
 }
 
 /** The total, then one line per model without a price, then disagreements. */
 export function costTotalLines(cost: RunCost): string[] {
   const { predicted, reported, inputTokens, cacheRead } = cost.total;
+  // Both at the places the finer needs, so each is the sum of its column as printed.
+  const shown = dollarsSideBySide(predicted, reported);
   const priced =
     predicted === null
       ? ""
-      : `predicted ${dollars(predicted)} (our cache model)${reported === null ? "" : `, reported ${dollars(reported)} (${reportedSource(cost)})`} for `;
+      : `predicted ${shown.a} (our cache model)${reported === null ? "" : `, reported ${shown.b} (${reportedSource(cost)})`} for `;
   const lines = [`total: ${priced}${inputTokens} prompt tokens, ${cacheRead} read from the cache`];
   for (const u of cost.unpriced) lines.push(unpricedLine(u));
   const failed = cost.requests.filter((r) => r.failure !== null).length;
@@ -135,6 +144,33 @@ export function costJson(value: unknown): string {
     (key, v) => (key === "price" && typeof v === "object" ? undefined : moneyJson(key, v)),
     2,
   );
+}
+
+/**
+ * The table at the look's width: the check column (the last) wraps; the model column, when there is
+ * one, shows `m1`, `m2`… in order of first use when whole names leave it too wide.
+ */
+function costTable(cost: RunCost, columns: Columns, look: TableLook): TableOutput {
+  const { names, align } = head(columns);
+  const models = [...new Set(cost.requests.map((r) => r.model))];
+  const alias = (model: string) => `m${models.indexOf(model) + 1}`;
+  const modelColumn = names.indexOf("model");
+  const table = new TableOutput(names, {
+    align,
+    look,
+    wrap: names.map((name) => name === "check"),
+    narrow:
+      modelColumn < 0
+        ? []
+        : [
+            {
+              column: modelColumn,
+              short: { head: "model", cell: alias, note: models.map((m) => `${alias(m)}: ${m}`).join(", ") },
+            },
+          ],
+  });
+  for (const r of cost.requests) table.push(cells(r, columns));
+  return table;
 }
 
 export async function writeCostReport(
@@ -170,10 +206,8 @@ export async function writeCostReport(
     for (const line of costTotalLines(cost)) await out.line(line);
   } else {
     for (const line of wrapLines(intro, look.maxWidth)) await out.line(line);
-    for (const line of legendLines(LEGEND, look)) await out.line(line);
-    const { names, align } = head(columns);
-    const table = new TableOutput(names, { align, look });
-    for (const r of cost.requests) table.push(cells(r, columns));
+    const table = costTable(cost, columns, look);
+    for (const line of legendLines([...LEGEND, ...narrowedLegend(table.narrowed())], look)) await out.line(line);
     await table.write(out);
     for (const line of wrapLines(costTotalLines(cost), look.maxWidth)) await out.line(line);
   }

@@ -165,24 +165,39 @@ function arrivalLine(r: DecodedReply): string {
   return `${http}${ending}${first} · took ${r.durationMs} ms`;
 }
 
-/** The usage rows the provider's figures and ours share, then every raw field as it was sent. */
-function usageLines(r: DecodedReply): string[] {
+/** The usage as a small table: whose figures, the rows the provider's and ours share, the raw fields as sent. */
+export interface UsageTable {
+  whose: string;
+  /** Name, the reported figure, ours; "—" where there is none. */
+  rows: [string, string, string][];
+  /** The usage object as the response sent it; null when none was reported. */
+  raw: string | null;
+}
+
+export function usageTable(r: DecodedReply): UsageTable {
   const u = r.usage;
-  const whose = u === null ? "none reported" : u.source === "provider" ? "the provider's" : "a mock's estimate";
-  const rows: [string, number | undefined, number | null][] = [
-    ["prompt tokens", u?.inputTokens, r.ourPromptTokens],
-    ["read from cache", u?.cachedInputTokens, null],
-    ["written to cache", u?.cacheWriteTokens, null],
-    ["output tokens", u?.outputTokens, null],
-  ];
   const cell = (n: number | undefined | null) => (n === undefined || n === null ? "—" : String(n));
+  return {
+    whose: u === null ? "none reported" : u.source === "provider" ? "the provider's" : "a mock's estimate",
+    rows: [
+      ["prompt tokens", cell(u?.inputTokens), cell(r.ourPromptTokens)],
+      ["read from cache", cell(u?.cachedInputTokens), "—"],
+      ["written to cache", cell(u?.cacheWriteTokens), "—"],
+      ["output tokens", cell(u?.outputTokens), "—"],
+    ],
+    raw: u ? printable(JSON.stringify(u.raw)) : null,
+  };
+}
+
+function usageLines(r: DecodedReply): string[] {
+  const table = usageTable(r);
   const lines = [
-    `── usage · reported: ${whose} · ours: our token count`,
+    `── usage · reported: ${table.whose} · ours: our token count`,
     `${"".padEnd(18)}${"reported".padStart(10)}${"ours".padStart(10)}`,
   ];
-  for (const [name, reported, ours] of rows)
-    lines.push(`${name.padEnd(18)}${cell(reported).padStart(10)}${cell(ours).padStart(10)}`);
-  if (u) lines.push(`as sent: ${printable(JSON.stringify(u.raw))}`);
+  for (const [name, reported, ours] of table.rows)
+    lines.push(`${name.padEnd(18)}${reported.padStart(10)}${ours.padStart(10)}`);
+  if (table.raw !== null) lines.push(`as sent: ${table.raw}`);
   return lines;
 }
 
@@ -197,9 +212,14 @@ function callArguments(text: string): string {
 
 /** The reply as lines to read: how it came, why it stopped, its text, thinking, tool calls and usage. */
 export function replyLines(r: DecodedReply): string[] {
+  return [...replyBodyLines(r), ...usageLines(r)];
+}
+
+/** The reply's lines up to its usage (the view page draws the usage as a table of its own). */
+export function replyBodyLines(r: DecodedReply): string[] {
   const lines = [`══ reply (${arrivalLine(r)}) ══`];
   if (r.error) lines.push(`error: ${r.error}`);
-  if (!r.stored) return [...lines, "no response body stored for this request", ...usageLines(r)];
+  if (!r.stored) return [...lines, "no response body stored for this request"];
   if (r.unreadable) lines.push(`the body could not be read as a reply: ${r.unreadable}`);
   const thinking = r.facts.thinkingChars > 0 ? `${r.facts.thinkingChars} chars` : "none";
   const hidden = r.facts.hiddenThinking > 0 ? ` (+${r.facts.hiddenThinking} block(s) withheld)` : "";
@@ -207,7 +227,7 @@ export function replyLines(r: DecodedReply): string[] {
   if (r.text !== "") lines.push(`── text · ${r.text.length} chars`, r.text);
   for (const call of r.toolCalls)
     lines.push(`── tool call ${call.name}${call.id ? ` (${call.id})` : ""}`, callArguments(call.arguments));
-  return [...lines, ...usageLines(r)];
+  return lines;
 }
 
 /** The reply as data. */

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import type { TokenCountCache } from "../../capture/token-count-cache.js";
 import type { MarkerSpec } from "../../capture/types.js";
 import { folderSource } from "../load-run.js";
-import { runFileBytes, segmentMeasure } from "./view-inputs.js";
+import { runFileBytes, segmentMeasure, viewReplies } from "./view-inputs.js";
 import { writeLiveData } from "./view-page.js";
 
 export interface LiveDataRequest {
@@ -28,11 +28,12 @@ export async function buildLiveData(request: LiveDataRequest, tokens: TokenCount
   const { dir, name, markers } = request;
   const source = { ...folderSource(dir, { runsDir: dirname(dir) }), label: name };
   const counter = await segmentMeasure([source], tokens);
+  const replies = await viewReplies([source]);
   // view-data writes side files beside its output: a private folder holds them, removed at once.
   const scratch = mkdtempSync(join(tmpdir(), "payload-probe-view-"));
   try {
     const file = join(scratch, "data.json");
-    writeLiveData(file, source, { counter, markers, rawBytes: runFileBytes(source) });
+    writeLiveData(file, source, { counter, markers, rawBytes: runFileBytes(source), replies });
     return readFileSync(file);
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -3,7 +3,7 @@
  * (src/analysis/view/browser/) reads. Types only, so the browser code can share them without taking
  * anything of the server side into its bundle or its DOM-typed program (tsconfig.browser.json).
  */
-import type { MarkerSpec, RequestRecord } from "../../capture/types.js";
+import type { ConversationRef, MarkerSpec, RequestRecord } from "../../capture/types.js";
 
 /**
  * One request of the index. Short keys, and keys left out at their usual value (run 0, kind loop,
@@ -32,6 +32,8 @@ export interface ViewRequest {
   mk?: Record<string, number>;
   /** Tool-set change against the previous loop request: `+a_tool1`, `-read`. */
   tc?: string[];
+  /** Its conversation: id (`c1`…), role, the parent conversation's id ("" for a main one); absent when the record has none. */
+  c?: [string, ConversationRef["role"], string];
   /** Item ids: tool set, system set, last message-history node, wire-body frame (-1: none or no body kept), facts. */
   T: number;
   S: number;
@@ -49,10 +51,23 @@ export type ViewItem =
   | ["node", number, number]
   | ["frame", string]
   /**
-   * A request's own facts: model, provider usage, sha256 of its wire body, its cost lines (`view
-   * --cost`), and the model's reply as `show` prints it (null: the run kept no responses).
+   * A request's own facts: model, sha256 of its wire body, its cost lines (`view --cost`), and the
+   * model's reply with the usage as reported (null: none was read).
    */
-  | ["req", string, RequestRecord["usage"], string, string[] | null, string[] | null];
+  | ["req", string, string, string[] | null, ViewReply | null];
+
+/** The model's reply as the detail shows it: `show`'s lines up to the usage, then the usage as a table. */
+export interface ViewReply {
+  lines: string[];
+  usage: {
+    /** Whose the reported figures are: the provider's, a mock's estimate, none reported. */
+    whose: string;
+    /** Name, reported, ours ("—": none). */
+    rows: [string, string, string][];
+    /** The usage object as sent, or null. */
+    raw: string | null;
+  };
+}
 
 export interface ViewRun {
   label: string;
@@ -84,6 +99,10 @@ export interface ViewPair {
   rem: string[];
   chg: string[];
   div: string | null;
+  /** Body fields outside the three parts that differ: path, A's value, B's value (`absent`). */
+  fld: [string, string, string][];
+  /** Differing fields past those listed. */
+  more: number;
 }
 
 /** One kind of item, by its tag: `ItemOf<"tool">` is a tool definition. */

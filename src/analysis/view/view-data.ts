@@ -34,10 +34,11 @@ import type { MarkerSpec, RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { WireDissection } from "../../providers/types.js";
 import { providerSummary } from "../cache-agreement.js";
+import { fieldValue } from "../diff/body-fields.js";
 import type { RequestDiff } from "../diff/diff.js";
 import { sharedTokensOf } from "../format.js";
 import type { RequestPayload, RunSource } from "../load-run.js";
-import type { ViewItem, ViewMeta, ViewPair, ViewRequest, ViewRun } from "./types.js";
+import type { ViewItem, ViewMeta, ViewPair, ViewReply, ViewRequest, ViewRun } from "./types.js";
 
 /**
  * Where a segment's placeholder stands in a frame: U+0000 cannot occur in JSON text (control
@@ -122,8 +123,8 @@ class ItemTable {
   }
 
   /** Facts of one request: never shared, so not addressed. */
-  request(r: RequestRecord, cost: string[] | null, reply: string[] | null): number {
-    return this.write(["req", r.model, r.usage, r.hashes.body, cost, reply]);
+  request(r: RequestRecord, cost: string[] | null, reply: ViewReply | null): number {
+    return this.write(["req", r.model, r.hashes.body, cost, reply]);
   }
 
   tool(name: string, json: string): number {
@@ -224,6 +225,9 @@ function requestEntry(
     ...(r.cacheDiagnostics ? { cd: providerSummary(r) } : {}),
     ...(markers.length > 0 ? { mk: Object.fromEntries(markers) } : {}),
     ...(change.length > 0 ? { tc: change } : {}),
+    ...(r.conversation
+      ? { c: [r.conversation.id, r.conversation.role, r.conversation.parent ?? ""] as ViewRequest["c"] }
+      : {}),
   };
 }
 
@@ -246,8 +250,8 @@ export interface ViewDataOptions {
   rawBytes: number;
   /** `view --cost`: per run, each request's cost lines by seq (as `show --cost` prints them). */
   costLines?: Map<number, string[]>[];
-  /** Per run, each request's reply as `show` prints it, by seq. */
-  replyLines?: Map<number, string[]>[];
+  /** Per run, each request's reply as `show` prints it, by seq (view-inputs.ts, `viewReplies`). */
+  replies?: Map<number, ViewReply>[];
 }
 
 /**
@@ -271,22 +275,24 @@ function writeRequests(
   const index: Map<number, number>[] = sources.map(() => new Map());
   let n = 0;
   sources.forEach((source, run) => {
-    let previousTools: string[] | null = null;
+    // A tool-set change is against the previous loop request of the same conversation (a subagent has its own tools).
+    const previousTools = new Map<string, string[]>();
     for (const [record, payload] of withPayloads(source)) {
+      const conversation = record.conversation?.id ?? "";
       runs[run]!.probe ||= record.probe;
       runs[run]!.runId ||= record.run;
       runs[run]!.requests++;
       runs[run]!.secrets += record.secrets?.replaced ?? 0;
       const entry: ViewRequest = {
-        ...requestEntry(run, record, previousTools),
+        ...requestEntry(run, record, previousTools.get(conversation) ?? null),
         ...itemRefs(items, record, payload),
         D: items.request(
           record,
           options.costLines?.[run]?.get(record.seq) ?? null,
-          options.replyLines?.[run]?.get(record.seq) ?? null,
+          options.replies?.[run]?.get(record.seq) ?? null,
         ),
       };
-      if (record.kind === "loop") previousTools = record.tools;
+      if (record.kind === "loop") previousTools.set(conversation, record.tools);
       index[run]!.set(record.seq, n);
       lines.write(`${n === 0 ? "" : ","}${scriptSafeJson(entry)}\n`);
       n++;
@@ -367,6 +373,8 @@ function viewPair(d: RequestDiff, index: Map<number, number>[]): ViewPair {
     rem: d.toolsRemoved,
     chg: d.toolsChanged.map((c) => c.name),
     div: d.divergesIn,
+    fld: (d.bodyFields ?? []).map((f): [string, string, string] => [f.path, fieldValue(f.a), fieldValue(f.b)]),
+    more: d.moreFields,
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * What a view page is made with besides the run's records: a token figure for every segment it shows,
- * and the size of the run files (the page says how much it shrank them). The saved page (cli/view.ts)
+ * the size of the run files (the page says how much it shrank them), and the model's replies. The saved page (cli/view.ts)
  * and the live view (live-view.ts) both take them from here.
  */
 import { existsSync, statSync } from "node:fs";
@@ -8,8 +8,12 @@ import { resolve } from "node:path";
 import { runFiles } from "../../capture/run-format.js";
 import { defaultTokenCachePath, TokenCountCache } from "../../capture/token-count-cache.js";
 import type { TokenMeasure } from "../../capture/tokens.js";
+import type { RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
-import type { RunSource } from "../load-run.js";
+import type { ResponsePayload, RunSource } from "../load-run.js";
+import { replyBodyLines, usageTable } from "../show/show-render.js";
+import { replyOf } from "../show/show-reply.js";
+import type { ViewReply } from "./types.js";
 
 /**
  * Token figures for every segment the page shows, from the token cache when it knows them all (a run
@@ -37,4 +41,28 @@ export function runFileBytes(source: RunSource): number {
   if (!source.recordsFile) return 0;
   const files = runFiles(resolve(source.recordsFile, ".."));
   return [files.requests, files.payloads].filter((f) => existsSync(f)).reduce((n, f) => n + statSync(f).size, 0);
+}
+
+/**
+ * Each run's replies by seq, as `show` prints them with the usage as a table: the responses read once,
+ * in the order stored, each parsed by its request's codec. A request without a stored response gets
+ * the reply `show` gives it (how it came, the usage its record holds).
+ */
+export async function viewReplies(sources: RunSource[]): Promise<Map<number, ViewReply>[]> {
+  const maps: Map<number, ViewReply>[] = [];
+  for (const source of sources) {
+    const records = new Map([...source.records()].map((r) => [r.seq, r]));
+    const replies = new Map<number, ViewReply>();
+    const add = async (record: RequestRecord, response: ResponsePayload | null) => {
+      const reply = await replyOf(record, response);
+      replies.set(record.seq, { lines: replyBodyLines(reply), usage: usageTable(reply) });
+    };
+    for (const response of source.responses?.() ?? []) {
+      const record = records.get(response.seq);
+      if (record) await add(record, response);
+    }
+    for (const record of records.values()) if (!replies.has(record.seq)) await add(record, null);
+    maps.push(replies);
+  }
+  return maps;
 }

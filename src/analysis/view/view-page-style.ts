@@ -11,13 +11,19 @@ header h1 { font-size: 15px; margin: 0; }
 .sw.tools { background: var(--tools); } .sw.system { background: var(--system); } .sw.messages { background: var(--messages); }
 .sw.hatched { background: repeating-linear-gradient(45deg, #999 0 2px, #fff 2px 5px); }
 main { flex: 1; display: flex; min-height: 0; }
-#timeline { flex: 0 0 clamp(260px, 34%, 440px); overflow-y: auto; overflow-x: hidden; position: relative; border-right: 1px solid #ddd; }
+#timeline { flex: 0 0 clamp(240px, 30%, 420px); overflow-y: auto; overflow-x: hidden; position: relative; border-right: 1px solid #ddd; }
 #detail { flex: 1; min-width: 0; overflow-y: auto; overflow-x: hidden; padding: 10px 14px; background: #fff; }
 .spacer { position: relative; }
 .row { position: absolute; left: 0; right: 0; height: var(--row); display: flex; align-items: center; gap: 6px; padding: 0 8px; cursor: pointer; white-space: nowrap; }
 .row:hover { background: #eef3fb; } .row.sel { background: #dce8fa; }
-.row .seq { width: 56px; text-align: right; font-variant-numeric: tabular-nums; color: #555; }
-.row.apart { padding-left: 40px; } .row.apart .seq { color: #8a5cc2; }
+.row > *, .side > * { flex-shrink: 0; }
+.row .seq { width: 40px; text-align: right; font-variant-numeric: tabular-nums; color: #555; }
+.row.apart .seq { color: #8a5cc2; }
+.row.group { background: #f1f1f4; border-top: 1px solid #e2e2e8; gap: 6px; font-size: 12px; overflow: hidden; }
+.row.group .conv { font-weight: 600; } .row.group .fold { width: 12px; color: #666; }
+.row.group.subagent .role { color: #6a3fa0; } .row.group.side .role { color: #8a4b00; }
+.row.group .num { margin-left: auto; }
+.row { overflow: hidden; }
 .kind { font-size: 11px; padding: 0 5px; border-radius: 8px; background: #ece4f7; color: #6a3fa0; }
 .track { position: relative; flex: 0 0 auto; height: 14px; }
 .bar { position: absolute; left: 0; top: 0; height: 14px; display: flex; border-radius: 2px; overflow: hidden; }
@@ -26,16 +32,22 @@ main { flex: 1; display: flex; min-height: 0; }
 .bar .messages { background: var(--messages); }
 .after { position: absolute; top: 0; height: 14px; background: repeating-linear-gradient(45deg, rgba(255,255,255,.75) 0 2px, rgba(255,255,255,.1) 2px 5px); border-left: 2px solid #c00; }
 .num { font-variant-numeric: tabular-nums; color: #444; min-width: 64px; text-align: right; }
+.row > .badge, .side > .badge { flex-shrink: 1; min-width: 28px; overflow: hidden; text-overflow: ellipsis; }
 .badge { font-size: 11px; padding: 0 5px; border-radius: 8px; background: #eee; }
 .badge.tc { background: #fde2b8; color: #8a4b00; font-weight: 600; }
 .badge.mk { background: #d9f0d3; color: #236b1c; }
 .badge.brk { background: #fbd3d3; color: #9b1c1c; }
 .pair { display: flex; gap: 8px; flex: 1; min-width: 0; }
 .pair > .side { flex: 1 1 0; min-width: 0; display: flex; gap: 6px; align-items: center; overflow: hidden; }
-.pair .seq { width: 36px; } body.diff #timeline { flex-basis: clamp(360px, 46%, 620px); }
+.pair .seq { width: 30px; } .pair .num { min-width: 0; } .row > .seq.eq { width: 14px; } body.diff #timeline { flex-basis: clamp(300px, 38%, 560px); }
 .row.differs .seq { color: #9b1c1c; font-weight: 600; }
 h2 { font-size: 15px; margin: 4px 0 6px; } h3 { font-size: 13px; margin: 12px 0 4px; }
 .facts { color: #444; margin: 2px 0; overflow-wrap: anywhere; }
+table.small { border-collapse: collapse; margin: 6px 0; font-size: 12px; font-variant-numeric: tabular-nums; }
+table.small th, table.small td { border: 1px solid #e3e3e3; padding: 1px 8px; text-align: left; vertical-align: top; }
+table.small th { background: #f6f6f6; font-weight: 600; } table.small td.n { text-align: right; }
+.fields table.small { width: 100%; table-layout: fixed; } .fields td { overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
+.next-change { display: flex; gap: 6px; align-items: center; }
 pre.reply { margin: 8px 0; border: 1px solid #e3e3e3; border-radius: 4px; background: #f8faf6; }
 details { margin: 3px 0; border: 1px solid #e3e3e3; border-radius: 4px; }
 summary { padding: 3px 6px; cursor: pointer; background: #f6f6f6; }

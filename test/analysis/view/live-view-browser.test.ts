@@ -75,6 +75,9 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
     await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(/^Request #1 · loop/);
     // The tiny probe's marker `notes` matches the user's message.
     expect(await page.locator("#detail mark.marker", { hasText: "notes.txt" }).count()).toBeGreaterThan(0);
+    // The saved page's code: the request under its conversation's heading, the model's reply in the detail.
+    expect(await page.locator(".row.group .conv").allTextContents()).toEqual(["c1"]);
+    expect(await page.locator("#detail pre.reply").textContent()).toMatch(/^══ reply \(HTTP 200, complete/);
 
     step("second request");
     await parseReply(await postChat(`${cli.url}/chat/completions`, chatBody("again")));

@@ -9,21 +9,14 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
 import { chromiumPath, launchChromium, warnWithoutChromium } from "../../fixtures/chromium.js";
-import { runInProcess } from "../../fixtures/cli-in-process.js";
-import { runProbesInto } from "./view-runs.js";
+import { runProbesInto, viewCli } from "./view-runs.js";
 
 warnWithoutChromium("view browser tests");
 
 /** Screenshots for a reviewer, in the checkout's git-ignored runs/. */
 const SHOTS = join(PROJECT_ROOT, "runs", "view-screenshots");
 
-/** A command that must succeed, run in this process (test/fixtures/cli-in-process.ts): the page is what is tested. */
-async function cli(...args: string[]) {
-  const child = await runInProcess({}, ...args);
-  expect(child.stderr).toBe("");
-  expect(child.status).toBe(0);
-  return child.stdout;
-}
+const cli = viewCli;
 
 let base: string;
 let runs: string;
@@ -77,14 +70,19 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
       await expect.poll(() => page.locator("#detail pre.reply").textContent()).toMatch(/stop reason: tool_calls/);
       const reply = (await page.locator("#detail pre.reply").textContent())!;
       expect(reply).toContain("── tool call mcp");
-      expect(reply).toMatch(/prompt tokens +— +\d+\n/);
+      // The usage as a small table beside our count, not a line of JSON.
+      const usage = await page
+        .locator("#detail .usage tr")
+        .evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent)));
+      expect(usage[0]).toEqual(["usage", "reported", "ours"]);
+      expect(usage[1]).toEqual(["prompt tokens", "—", expect.stringMatching(/^\d+$/)]);
       const box = await page.evaluate(() => {
         const list = document.querySelector("#timeline")!.getBoundingClientRect();
         const detail = document.querySelector("#detail")!;
         return { list: list.width, scroll: detail.scrollWidth, client: detail.clientWidth };
       });
       // The list leaves the detail most of the page; nothing in the detail is wider than its pane.
-      expect(box.list).toBeLessThanOrEqual(Math.min(440, width * 0.36));
+      expect(box.list).toBeLessThanOrEqual(Math.min(420, width * 0.31));
       expect(box.scroll).toBeLessThanOrEqual(box.client);
       await page.screenshot({ path: join(SHOTS, `p1-detail-${width}.png`) });
     }
@@ -130,17 +128,22 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     expect(facts.slice(3)).toEqual([expect.stringMatching(/^cache: read \d+ of \d+ prompt tokens \(/)]);
     const sizes = () => page.locator(".row.req .num").allTextContents();
     expect(await sizes()).toEqual(Array(6).fill(expect.stringMatching(/^\d+ tok$/)));
-    // Bars are scaled to the largest request in the unit shown: its bar fills the 300 px track.
+    // Bars are scaled to the largest request in the unit shown: its bar fills the track, whose width follows the list's.
+    const track = await page
+      .locator(".row.req .track")
+      .first()
+      .evaluate((t) => t.getBoundingClientRect().width);
+    expect(track).toBeGreaterThan(150);
     const widest = () =>
       page
         .locator(".row.req .bar")
         .evaluateAll((bars) =>
           Math.max(...bars.map((b) => [...b.children].reduce((a, s) => a + s.getBoundingClientRect().width, 0))),
         );
-    expect(await widest()).toBeCloseTo(300, 0);
+    expect(await widest()).toBeCloseTo(track, 0);
     await page.locator("#unit").click();
     expect(await sizes()).toEqual(Array(6).fill(expect.stringMatching(/^\d+(\.\d)? (B|KB)$/)));
-    expect(await widest()).toBeCloseTo(300, 0);
+    expect(await widest()).toBeCloseTo(track, 0);
     expect(await detail.locator("h2").textContent()).toMatch(/^Request #2/);
     expect(await page.locator(".row.req.sel .seq").allTextContents()).toEqual(["#2"]);
     expect(problems).toEqual([]);

@@ -6,7 +6,17 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
+import { runInProcess } from "../../fixtures/cli-in-process.js";
 import { copySharedRuns } from "../../fixtures/shared-runs.js";
+
+/** A command that must succeed, run in this process (test/fixtures/cli-in-process.ts): the page is what is tested. */
+export async function viewCli(...args: string[]): Promise<string> {
+  const child = await runInProcess({}, ...args);
+  expect(child.stderr).toBe("");
+  expect(child.status).toBe(0);
+  return child.stdout;
+}
 
 /** Copies each probe's run in; returns the temp folder and its runs/ (one folder per probe). */
 export async function runProbesInto(names: string[]): Promise<{ base: string; runs: string }> {

@@ -8,6 +8,7 @@ import { el, pageElement } from "./dom.js";
 import { drawHeader } from "./header.js";
 import { markerPatterns } from "./marked-lines.js";
 import type { Unit } from "./measure.js";
+import { nextChangeControl } from "./next-change.js";
 import type { PageContext } from "./page-context.js";
 import { Items, readIndex } from "./page-data.js";
 import { pairDetail } from "./pair-detail.js";
@@ -46,27 +47,40 @@ export function drawPage(live?: LiveData): DrawnPage {
     selected: before?.selected ?? null,
   };
   const detail = pageElement("#detail");
-  const openDetail = (i: number): void => {
+  const openDetail = (i: number, reveal = false): void => {
     page.selected = i;
     if (!itemsReady(live)) {
       detail.replaceChildren(el("p", "muted", "reading the page's texts …"));
-      document.addEventListener("DOMContentLoaded", () => openDetail(page.selected ?? i), { once: true });
+      document.addEventListener("DOMContentLoaded", () => openDetail(page.selected ?? i, reveal), { once: true });
       return;
     }
+    if (reveal) timeline.reveal(i);
     timeline.select(i);
+    changes?.update();
     detail.replaceChildren(page.pairs ? pairDetail(page, page.pairs[i]) : requestDetail(page, page.requests[i]));
+    detail.scrollTop = 0;
+    // A pair's first change below what the pane shows is scrolled to; one in view leaves the heading in view too.
+    const change = page.pairs ? detail.querySelector<HTMLElement>(".first-change") : null;
+    if (change && change.getBoundingClientRect().top > detail.getBoundingClientRect().bottom - 60)
+      change.scrollIntoView({ block: "start" });
   };
   drawHeader(page, () => {
     timeline.rescale();
     timeline.draw(true);
     if (page.selected !== null) openDetail(page.selected);
   });
+  const changes = page.pairs ? nextChangeControl(page, (i) => openDetail(i, true)) : null;
+  if (changes) pageElement("#unit").after(changes.box);
   const timeline = new Timeline(page, pageElement("#timeline"), openDetail);
   if (page.pairs) document.body.classList.add("diff");
-  timeline.rescale();
   // Live: a view scrolled to its end follows new requests; the open detail stays (requests only grow).
   if (before) timeline.restore(before);
+  timeline.rescale();
   timeline.draw(true);
+  window.onresize = () => {
+    timeline.rescale();
+    timeline.draw(true);
+  };
   if (page.selected === null) detail.replaceChildren(el("p", "muted", "Click a request to see what it sent."));
   // The first frame with the timeline in it: scripts/bench-view.mjs reads this mark.
   requestAnimationFrame(() => {

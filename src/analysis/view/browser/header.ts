@@ -29,7 +29,7 @@ function legend(): HTMLElement {
     l.append(el("span", `sw ${cls}`), label);
     box.append(l);
   }
-  box.append(el("span", "kind", "sampling / side requests indented"));
+  box.append(el("span", "kind", "sampling / side requests"));
   return box;
 }
 

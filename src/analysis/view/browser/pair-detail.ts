@@ -1,7 +1,7 @@
 /** A diff's pair in detail: both requests side by side, each part's lines aligned with the other side's. */
 
 import type { ViewPair } from "../types.js";
-import { el } from "./dom.js";
+import { el, smallTable } from "./dom.js";
 import { lineDiff } from "./line-diff.js";
 import { readable } from "./marked-lines.js";
 import { fmt, total } from "./measure.js";
@@ -42,7 +42,8 @@ function textsOf(items: Items, r: PageRequest | null): PartTexts {
 }
 
 function pairHeading(p: ViewPair, a: PageRequest | null, b: PageRequest | null): HTMLElement {
-  const what = p.same ? "identical bodies" : p.div ? `first differs in ${p.div}` : "one side only";
+  const field = p.div === "body" && p.fld.length > 0 ? `: ${p.fld[0][0]}` : "";
+  const what = p.same ? "identical bodies" : p.div ? `first differs in ${p.div}${field}` : "one side only";
   return el("h2", "", `${a ? `#${a.s}` : "—"} vs ${b ? `#${b.s}` : "—"} · ${what}`);
 }
 
@@ -62,21 +63,37 @@ export function pairDetail(page: PageContext, p: ViewPair): HTMLElement {
     [page.meta.runs[1].label, b],
   ];
   for (const [label, r] of sides) {
-    const size = r ? `${fmt(total(r, page.unit), page.unit)} · ${r.tc.join(" ")}` : "no request";
+    const size = r ? [fmt(total(r, page.unit), page.unit), ...r.tc].join(" · ") : "no request";
     heads.append(el("div", "facts", `${label}: ${size}`));
   }
   box.append(heads);
   const ta = textsOf(page.items, a);
   const tb = textsOf(page.items, b);
+  let first = true;
   for (const part of ["tools", "system", "messages"] as const) {
     const same = ta[part].join("\n") === tb[part].join("\n");
-    box.append(
-      segmentDetails(
-        [`${part}`, el("span", "num", same ? "same" : "differs")],
-        () => diffColumns(ta[part], tb[part]),
-        !same,
-      ),
+    const d = segmentDetails(
+      [`${part}`, el("span", "num", same ? "same" : "differs")],
+      () => diffColumns(ta[part], tb[part]),
+      !same,
     );
+    if (!same && first) d.classList.add("first-change");
+    first &&= same;
+    box.append(d);
   }
+  if (p.fld.length > 0) {
+    const fields = fieldTable(p);
+    if (first) fields.classList.add("first-change");
+    box.append(fields);
+  }
+  return box;
+}
+
+/** The body fields outside the three parts that differ, one row each: path, A's value, B's. */
+function fieldTable(p: ViewPair): HTMLElement {
+  const box = el("div", "fields");
+  box.append(el("h3", "", `body fields that differ · ${p.fld.length + p.more}`));
+  box.append(smallTable(["field", "A", "B"], p.fld, ["path", "d-del", "d-add"]));
+  if (p.more > 0) box.append(el("p", "muted", `and ${p.more} more`));
   return box;
 }

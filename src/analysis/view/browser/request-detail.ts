@@ -1,5 +1,7 @@
 /** A request's detail: its facts, its tools, system parts and messages as the cache orders them, and its wire body. */
-import { el } from "./dom.js";
+
+import type { ViewReply } from "../types.js";
+import { el, smallTable } from "./dom.js";
 import { linesBlock, readable, skillClassifier } from "./marked-lines.js";
 import type { PageContext } from "./page-context.js";
 import type { PageRequest } from "./page-data.js";
@@ -26,17 +28,32 @@ function breakLine(r: PageRequest, keptBytes: number): HTMLElement {
   );
 }
 
-/** The heading and the facts above the segments; returns the wire body's sha256. */
+/** The conversation the request belongs to: `conversation c2 · subagent of c1`. */
+function conversationFact(r: PageRequest): string {
+  if (!r.c) return "";
+  const [id, role, parent] = r.c;
+  return ` · conversation ${id} · ${role}${parent ? ` of ${parent}` : ""}`;
+}
+
+/** The usage as the provider reported it beside our count, as a small table; the fields as sent folded beneath. */
+function usageBlock(usage: ViewReply["usage"]): HTMLElement {
+  const box = el("div", "usage");
+  const table = smallTable(["usage", "reported", "ours"], usage.rows, ["", "n", "n"]);
+  box.append(table, el("p", "facts muted", `reported: ${usage.whose} · ours: our token count`));
+  if (usage.raw !== null) box.append(segmentDetails(["as sent"], () => el("pre", "", usage.raw ?? ""), false));
+  return box;
+}
+
+/** The heading and the facts above the segments, then the reply; returns the wire body's sha256. */
 function requestFacts(page: PageContext, r: PageRequest, box: HTMLElement): string {
   const run = page.meta.runs[r.r];
-  const [, model, usage, hash, cost, reply] = page.items.of(r.D, "req");
-  box.append(el("h2", "", `Request #${r.s} · ${r.k} · ${model}${page.meta.mode === "diff" ? ` · ${run.label}` : ""}`));
+  const [, model, hash, cost, reply] = page.items.of(r.D, "req");
+  box.append(el("h2", "", `Request #${r.s} · ${r.k}${page.meta.mode === "diff" ? ` · ${run.label}` : ""}`));
+  box.append(el("p", "facts", `${model}${conversationFact(r)}`));
   const ours = r.t
     ? `${r.t[3]} tokens (tools ${r.t[0]} · system ${r.t[1]} · messages ${r.t[2]})`
     : "tokens not counted";
   box.append(el("p", "facts", `our estimate (${page.meta.encoding}): ${ours} · body ${r.b[3]} B`));
-  // The reply carries the usage as a small table; without one, the reported usage in a line that wraps.
-  if (!reply) box.append(el("p", "facts", `provider usage: ${usage ? JSON.stringify(usage) : "none reported"}`));
   for (const line of cost ?? []) box.append(el("p", "facts cost", line));
   box.append(
     el(
@@ -48,7 +65,8 @@ function requestFacts(page: PageContext, r: PageRequest, box: HTMLElement): stri
     ),
   );
   if (r.cd) box.append(el("p", "facts", r.cd));
-  if (reply) box.append(el("pre", "reply", reply.join("\n")));
+  if (reply) box.append(el("pre", "reply", reply.lines.join("\n")), usageBlock(reply.usage));
+  else box.append(el("p", "facts muted", "no reply read for this request"));
   return hash;
 }
 

@@ -1,5 +1,6 @@
 /** One row of the timeline: a request's stacked bar, its size and its badges, or a diff's pair of them. */
 import { el } from "./dom.js";
+import type { GroupRow } from "./list-rows.js";
 import { fmt, keptOf, parts, total } from "./measure.js";
 import type { PageContext } from "./page-context.js";
 import type { PageRequest } from "./page-data.js";
@@ -44,11 +45,20 @@ function bar(page: PageContext, size: BarScale, r: PageRequest): HTMLElement {
 function badges(r: PageRequest, into: HTMLElement): void {
   for (const c of r.tc) {
     const t = el("span", "badge tc", c);
-    t.title = "tool-set change against the previous loop request";
+    t.title = `${c}: tool-set change against the previous loop request of its conversation`;
     into.append(t);
   }
-  if (r.brk) into.append(el("span", "badge brk", `break: ${r.brk[0]}`));
-  for (const [name, n] of Object.entries(r.mk)) into.append(el("span", "badge mk", `${name} ${n}`));
+  // Each badge says itself whole on hover: a narrow list shows only its start.
+  if (r.brk) {
+    const b = el("span", "badge brk", `break: ${r.brk[0]}`);
+    b.title = `cache prefix breaks in ${r.brk[0]}: ${r.brk[1]}`;
+    into.append(b);
+  }
+  for (const [name, n] of Object.entries(r.mk)) {
+    const m = el("span", "badge mk", `${name} ${n}`);
+    m.title = `marker ${name}: ${n} match(es)`;
+    into.append(m);
+  }
 }
 
 function requestCells(page: PageContext, size: BarScale, r: PageRequest, into: HTMLElement): void {
@@ -59,15 +69,21 @@ function requestCells(page: PageContext, size: BarScale, r: PageRequest, into: H
   badges(r, into);
 }
 
-/** Row `i` at its place in the timeline; a click on it opens its detail. */
-export function rowElement(page: PageContext, size: BarScale, i: number, open: (i: number) => void): HTMLElement {
+/** Item `i` (a request, or a pair in diff mode) drawn as row `at` of the list, `depth` levels in; a click opens its detail. */
+export function rowElement(
+  page: PageContext,
+  size: BarScale,
+  place: { at: number; depth: number },
+  i: number,
+  open: (i: number) => void,
+): HTMLElement {
   const row = el("div", "row");
-  row.style.top = `${i * ROW}px`;
+  row.style.top = `${place.at * ROW}px`;
   row.dataset.index = String(i);
   if (page.pairs) {
     const p = page.pairs[i];
     if (!p.same) row.classList.add("differs");
-    row.append(el("span", "seq", p.same ? "=" : "≠"));
+    row.append(el("span", "seq eq", p.same ? "=" : "≠"));
     const box = el("span", "pair");
     for (const side of [p.a, p.b]) {
       const s = el("span", "side");
@@ -80,9 +96,32 @@ export function rowElement(page: PageContext, size: BarScale, i: number, open: (
     const r = page.requests[i];
     row.classList.add("req");
     if (r.k !== "loop") row.classList.add("apart");
+    row.style.paddingLeft = `${8 + place.depth * INDENT}px`;
     requestCells(page, size, r, row);
   }
   if (i === page.selected) row.classList.add("sel");
   row.onclick = () => open(i);
+  return row;
+}
+
+/** Pixels a conversation beneath another is set in. */
+export const INDENT = 14;
+
+/** A conversation's heading as row `at`: its id, role and size; a click folds or unfolds it. */
+export function groupElement(g: GroupRow, at: number, toggle: (id: string) => void): HTMLElement {
+  const row = el("div", g.group === "" ? "row group" : `row group ${g.role}`);
+  row.style.top = `${at * ROW}px`;
+  row.style.paddingLeft = `${8 + g.depth * INDENT}px`;
+  row.dataset.group = g.group;
+  row.append(el("span", "fold", g.folded ? "▸" : "▾"));
+  if (g.group !== "") row.append(el("span", "conv", g.group));
+  row.append(el("span", "role", g.role));
+  row.append(el("span", "muted", `${g.own} req`));
+  if (g.ownTokens !== null) row.append(el("span", "num", fmt(g.ownTokens, "tokens")));
+  const beneath = g.requests - g.own;
+  const under = beneath > 0 ? `; with the ${beneath} of the conversations it started, ${g.tokens}` : "";
+  const tokens = g.ownTokens === null ? "" : `, ${g.ownTokens} prompt tokens (our count)${under}`;
+  row.title = `${g.own} request(s)${tokens}. Click to ${g.folded ? "unfold" : "fold"}.`;
+  row.onclick = () => toggle(g.group);
   return row;
 }
