@@ -63,7 +63,8 @@ export interface ReportRow {
 export function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
   return {
     seq: r.seq,
-    kind: r.kind,
+    // A side conversation (a title, a routing call) reads as side, whatever path the proxy took it by.
+    kind: r.conversation?.role === "side" ? "side" : r.kind,
     tools: r.tools,
     unit,
     size: partSizes(r, unit),

@@ -226,7 +226,7 @@ function anthropicCache(minCacheTokens: number): CacheModel {
       unbroken = Math.min(longest(alive), r.inputTokens);
       const shared = r.sharedTokens ?? 0;
       const kept = alive.filter((e) => e.tokens <= shared);
-      const read = longest(kept);
+      const read = Math.min(longest(kept), r.inputTokens);
       for (const e of kept) if (e.tokens <= read) e.lastUsedMs = r.atMs;
       const written = writes(r, breakpoints, read, minCacheTokens);
       if (isSource(r))
@@ -261,13 +261,16 @@ function writes(
   let w5m = 0;
   let w1h = 0;
   for (const b of breakpoints) {
+    // Counted part by part, a breakpoint's prefix can come out a few tokens over the whole prompt's
+    // count; no split bills more tokens than the prompt has.
+    const tokens = Math.min(b.tokens, r.inputTokens);
     // A breakpoint before the minimum caches nothing; its tokens fall to the next one that qualifies.
-    if (b.tokens <= end || b.tokens < minCacheTokens) continue;
+    if (tokens <= end || tokens < minCacheTokens) continue;
     const ttlMs = TTL_MS[b.ttl] ?? TTL_MS["5m"]!;
-    if (ttlMs === TTL_MS["1h"]) w1h += b.tokens - end;
-    else w5m += b.tokens - end;
-    end = b.tokens;
-    entries.push({ tokens: b.tokens, ...(b.block === undefined ? {} : { block: b.block }), ttlMs, lastUsedMs: r.atMs });
+    if (ttlMs === TTL_MS["1h"]) w1h += tokens - end;
+    else w5m += tokens - end;
+    end = tokens;
+    entries.push({ tokens, ...(b.block === undefined ? {} : { block: b.block }), ttlMs, lastUsedMs: r.atMs });
   }
   return { split: split(r.inputTokens, read, w5m, w1h), entries };
 }
