@@ -13,6 +13,7 @@ import { wrapLine } from "../text-wrap.js";
 import { type CacheAgreement, cacheAgreement } from "./cache-agreement.js";
 import {
   compactRoles,
+  kindLabel,
   markerSummary,
   mdHeader,
   mdRow,
@@ -63,8 +64,7 @@ export interface ReportRow {
 export function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
   return {
     seq: r.seq,
-    // A side conversation (a title, a routing call) reads as side, whatever path the proxy took it by.
-    kind: r.conversation?.role === "side" ? "side" : r.kind,
+    kind: kindLabel(r),
     tools: r.tools,
     unit,
     size: partSizes(r, unit),

@@ -76,9 +76,16 @@ export function openaiCachedTokens(shared: number): number {
  * model follows: null here.
  */
 export function automaticCacheRead(api: string, model: string, shared: number): number | null {
-  if (api === "anthropic-messages") return null;
-  if (api === "google-generative-ai") return shared < geminiMinCacheTokens(model) ? 0 : shared;
+  const minimum = automaticCacheMinimum(api, model);
+  if (minimum === null) return null;
+  if (api === "google-generative-ai") return shared < minimum ? 0 : shared;
   return openaiCachedTokens(shared);
+}
+
+/** The shortest prefix an automatic cache reads (OpenAI, Gemini); null for Anthropic's breakpoints. */
+export function automaticCacheMinimum(api: string, model: string): number | null {
+  if (api === "anthropic-messages") return null;
+  return api === "google-generative-ai" ? geminiMinCacheTokens(model) : OPENAI_MIN_CACHE_TOKENS;
 }
 
 /**
