@@ -58,9 +58,12 @@ export function prefixSummary(r: RecordSummary): string {
   return provider ? `${ours}; ${provider}` : ours;
 }
 
-/** A request's kind as shown: a side conversation (a title, a routing call) reads as side, whatever path the proxy took it by. */
+/**
+ * A request's kind as shown: a loop request of a side conversation (a title, a routing call) reads as
+ * side, whatever path the proxy took it by; a sampling request stays sampling.
+ */
 export function kindLabel(r: Pick<RecordSummary, "kind" | "conversation">): RecordSummary["kind"] {
-  return r.conversation?.role === "side" ? "side" : r.kind;
+  return r.kind === "loop" && r.conversation?.role === "side" ? "side" : r.kind;
 }
 
 /** `c1: ` for the main conversation, `c2 subagent: `, `c3 side: ` (empty for a record from before conversations). */

@@ -35,7 +35,7 @@ import { codecFor } from "../../providers/codecs.js";
 import type { WireDissection } from "../../providers/types.js";
 import { providerSummary } from "../cache-agreement.js";
 import type { RequestDiff } from "../diff/diff.js";
-import { sharedTokensOf } from "../format.js";
+import { kindLabel, sharedTokensOf } from "../format.js";
 import type { RequestPayload, RunSource } from "../load-run.js";
 import type { ViewItem, ViewMeta, ViewPair, ViewRequest, ViewRun } from "./types.js";
 
@@ -209,17 +209,20 @@ function requestEntry(
 ): Omit<ViewRequest, "T" | "S" | "M" | "F" | "D"> {
   const p = r.prefix;
   const markers = Object.entries(r.markers).filter(([, n]) => n > 0);
-  const change = r.kind === "loop" ? toolChange(previousTools, r.tools) : [];
+  const kind = kindLabel(r);
+  const change = kind === "loop" && !p?.newConversation ? toolChange(previousTools, r.tools) : [];
   return {
     ...(run === 0 ? {} : { r: run }),
     s: r.seq,
-    ...(r.kind === "loop" ? {} : { k: r.kind }),
+    ...(kind === "loop" ? {} : { k: kind }),
     b: [r.toolsBytes, r.systemBytes, r.messagesBytes, r.bodyBytes],
     t: r.tokens ? [r.tokens.tools, r.tokens.system, r.tokens.messages, r.tokens.total] : null,
     ...(r.systemParts.length > 1 ? { sp: r.systemParts.map((s) => s.bytes) } : {}),
     ...(p && (p.breakAt !== null || p.sharedBytes > 0)
       ? { kept: [p.sharedBytes, sharedTokensOf(r)] as [number, number | null] }
       : {}),
+    ...(typeof p?.from === "number" ? { fr: p.from } : {}),
+    ...(p?.newConversation ? { nc: 1 as const } : {}),
     ...(p?.breakAt ? { brk: [p.breakAt, p.breakDetail ?? ""] as [string, string] } : {}),
     ...(r.cacheDiagnostics ? { cd: providerSummary(r) } : {}),
     ...(markers.length > 0 ? { mk: Object.fromEntries(markers) } : {}),
@@ -277,8 +280,12 @@ export function writeViewData(
   const index: Map<number, number>[] = sources.map(() => new Map());
   let n = 0;
   sources.forEach((source, run) => {
-    let previousTools: string[] | null = null;
+    // Tools by seq, so a request's tool-set change is against the request it reads from.
+    const toolsOf = new Map<number, string[]>();
+    let previousLoop: string[] | null = null;
     for (const [record, payload] of withPayloads(source)) {
+      const from = record.prefix?.from;
+      const previousTools = from === undefined ? previousLoop : from === null ? null : (toolsOf.get(from) ?? null);
       runs[run]!.probe ||= record.probe;
       runs[run]!.runId ||= record.run;
       runs[run]!.requests++;
@@ -292,7 +299,8 @@ export function writeViewData(
           options.replyLines?.[run]?.get(record.seq) ?? null,
         ),
       };
-      if (record.kind === "loop") previousTools = record.tools;
+      if (record.kind === "loop") previousLoop = record.tools;
+      toolsOf.set(record.seq, record.tools);
       index[run]!.set(record.seq, n);
       requestLines.write(`${n === 0 ? "" : ","}${scriptSafeJson(entry)}\n`);
       n++;

@@ -35,7 +35,11 @@ function bar(page: PageContext, size: BarScale, r: PageRequest): HTMLElement {
     const from = Math.min(kept ?? 0, sum);
     after.style.left = `${from * size.scale}px`;
     after.style.width = `${Math.max(0, sum - from) * size.scale}px`;
-    after.title = r.brk ? `prefix breaks in ${r.brk[0]}: ${r.brk[1]}` : "new since the previous request";
+    after.title = r.nc
+      ? "new conversation"
+      : r.brk
+        ? `prefix breaks in ${r.brk[0]}: ${r.brk[1]}`
+        : `new since ${r.fr === undefined ? "the previous request" : `#${r.fr}`}`;
     track.append(after);
   }
   return track;
@@ -44,7 +48,7 @@ function bar(page: PageContext, size: BarScale, r: PageRequest): HTMLElement {
 function badges(r: PageRequest, into: HTMLElement): void {
   for (const c of r.tc) {
     const t = el("span", "badge tc", c);
-    t.title = "tool-set change against the previous loop request";
+    t.title = `tool-set change against ${r.fr === undefined ? "the previous loop request" : `#${r.fr}`}`;
     into.append(t);
   }
   if (r.brk) into.append(el("span", "badge brk", `break: ${r.brk[0]}`));
