@@ -8,76 +8,54 @@
  * would read from its cache, and call the subagent's first request a new conversation. Skipped with
  * one line without the install or without `script`.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { findNpmAgent } from "../../src/agents/npm-agents.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
-import { stopAfterTest } from "../fixtures/children.js";
+import { atTerminal, hasScript } from "../fixtures/at-terminal.js";
 import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 
 const claude = findNpmAgent("claude-code");
-const hasScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
 if (!claude)
   console.log("real interactive Claude Code test skipped: not installed ('./run.sh agents install claude-code')");
 else if (!hasScript) console.log("real interactive Claude Code test skipped: util-linux's script is not on PATH");
 
-/** A word as the shell reads it back: single-quoted, its own single quotes closed and escaped. */
-const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
-
 /** The screen as text: escape sequences and blanks dropped (the TUI moves the cursor between words). */
-const plain = (screen: string) =>
-  screen
-    .replace(/\x1b\][^\x07]*\x07/g, "")
-    .replace(/\x1b[[(][0-9;?<>=]*[a-zA-Z]/g, "")
-    .replace(/\s/g, "");
+const plain = (screen: string) => stripVTControlCharacters(screen).replace(/\s/g, "");
 
-/** `command` as the terminal's foreground process; `shows` resolves once the screen holds `text`. */
-function atTerminal(command: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  const child: ChildProcess = stopAfterTest(
-    spawn("script", ["-qefc", `exec ${command.map(quoted).join(" ")}`, "/dev/null"], {
-      cwd,
-      env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    }),
-    true,
-  );
-  let screen = "";
+/** The terminal, with `shows` (resolves once the screen holds a text) and `enter` (a line, then Enter). */
+function claudeAtTerminal(command: string[], cwd: string, env: NodeJS.ProcessEnv) {
+  const terminal = atTerminal(command, cwd, env);
   const waiting: { text: string; found: () => void }[] = [];
-  const seen = (chunk: Buffer) => {
-    screen += chunk;
-    const now = plain(screen);
+  terminal.onOutput(() => {
+    const now = plain(terminal.screen());
     for (const w of waiting.filter((w) => now.includes(w.text))) {
       waiting.splice(waiting.indexOf(w), 1);
       w.found();
     }
-  };
-  child.stdout!.on("data", seen);
-  child.stderr!.on("data", seen);
-  const done = new Promise<{ code: number | null; screen: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, screen })),
-  );
+  });
   const shows = (text: string) =>
     new Promise<void>((found) => {
       const wanted = text.replace(/\s/g, "");
-      if (plain(screen).includes(wanted)) found();
+      if (plain(terminal.screen()).includes(wanted)) found();
       else waiting.push({ text: wanted, found });
     });
   /** Types a line, and Enter once the screen shows it (Enter typed with it would read as a pasted newline). */
   const enter = async (line: string) => {
-    child.stdin!.write(line);
+    terminal.type(line);
     await shows(line);
-    child.stdin!.write("\r");
+    terminal.type("\r");
   };
-  return { shows, enter, done };
+  return { shows, enter, done: terminal.done };
 }
 
 /** The records written so far to record's run (its folder while it captures, then the final one). */
@@ -123,7 +101,7 @@ describe("the real Claude Code, interactive", () => {
       const record = [process.execPath, MAIN, "record", "--upstream", upstream, "--runs", runs, "--name", "tty"];
       // Accept-edits mode runs a subagent without asking (the default mode asks the provider's classifier).
       const agent = [claude!.program, "--permission-mode", "acceptEdits"];
-      const terminal = atTerminal([...record, "--no-view", "--", ...agent], work, env);
+      const terminal = claudeAtTerminal([...record, "--no-view", "--", ...agent], work, env);
 
       await terminal.shows("accept edits on");
       await terminal.enter("Say hello.");
