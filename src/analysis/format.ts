@@ -1,5 +1,6 @@
 import type { RecordSummary } from "../capture/run-index.js";
 import type { RequestRecord } from "../capture/types.js";
+import { automaticCacheMinimum, automaticCacheRead } from "../providers/cache-rules.js";
 import { providerSummary } from "./cache-agreement.js";
 
 /**
@@ -57,6 +58,14 @@ export function prefixSummary(r: RecordSummary): string {
   return provider ? `${ours}; ${provider}` : ours;
 }
 
+/**
+ * A request's kind as shown: a loop request of a side conversation (a title, a routing call) reads as
+ * side, whatever path the proxy took it by; a sampling request stays sampling.
+ */
+export function kindLabel(r: Pick<RecordSummary, "kind" | "conversation">): RecordSummary["kind"] {
+  return r.kind === "loop" && r.conversation?.role === "side" ? "side" : r.kind;
+}
+
 /** `c1: ` for the main conversation, `c2 subagent: `, `c3 side: ` (empty for a record from before conversations). */
 function conversationLabel(r: Pick<RecordSummary, "conversation">): string {
   const c = r.conversation;
@@ -76,6 +85,20 @@ function locatorSummary(r: RecordSummary): string {
   if (p.breakAt === null) return p.sharedBytes === 0 ? "first" : `kept ${shared}${from}`;
   const against = typeof p.from === "number" ? ` (vs #${p.from})` : "";
   return `breaks in ${p.breakAt}${against}: ${p.breakDetail} (shared ${shared})`;
+}
+
+/**
+ * What OpenAI's or Gemini's automatic cache reads of the shared tokens, where its documented rules
+ * read less than is shared (providers/cache-rules.ts, as the cost model reads): `; the provider
+ * reads 1280 tok (128-token steps)`, `; the provider reads none: under its 1024-token minimum`;
+ * empty otherwise (Anthropic's reads follow its breakpoints: `report --cost`).
+ */
+export function automaticReadNote(r: RecordSummary): string {
+  const shared = sharedTokensOf(r);
+  const read = shared === null || r.prefix?.from === undefined ? null : automaticCacheRead(r.api, r.model, shared);
+  if (read === null || read === shared) return "";
+  if (read === 0) return `; the provider reads none: under its ${automaticCacheMinimum(r.api, r.model)}-token minimum`;
+  return `; the provider reads ${read} tok (128-token steps)`;
 }
 
 /** Shared prefix tokens, stored beside sharedBytes when the capture counted tokens. */

@@ -13,6 +13,7 @@ import { wrapLine } from "../text/text-wrap.js";
 import { type CacheAgreement, cacheAgreement } from "./cache-agreement.js";
 import {
   compactRoles,
+  kindLabel,
   markerSummary,
   mdHeader,
   mdRow,
@@ -60,10 +61,10 @@ export interface ReportRow {
   tokenGap?: TokenGap;
 }
 
-function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
+export function reportRow(r: RecordSummary, unit: SizeUnit): ReportRow {
   return {
     seq: r.seq,
-    kind: r.kind,
+    kind: kindLabel(r),
     tools: r.tools,
     unit,
     size: partSizes(r, unit),

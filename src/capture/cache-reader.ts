@@ -16,6 +16,7 @@
  * the thinking settings, or images added or removed, leaves tools and system readable but not the
  * messages, however alike the messages are.
  */
+import { messageSettingsChanges } from "../providers/cache-rules.js";
 import type { WireDissection } from "../providers/types.js";
 import { headSegments, type PrefixBreak, PrefixLocator, type ReadLimit, sharedSegments } from "./prefix.js";
 import type { TokenMeasure } from "./tokens.js";
@@ -127,13 +128,9 @@ const isOwn = (c: Cached, input: CacheReadInput) => c.conversation === input.con
 
 /** Anthropic: the messages cannot be read when a setting that keys them changed (module comment). */
 function messagesUnreadable(before: WireDissection, after: WireDissection): ReadLimit | undefined {
-  if (before.messageCacheSettings === undefined || before.messageCacheSettings === after.messageCacheSettings)
-    return undefined;
-  const a = JSON.parse(before.messageCacheSettings) as Record<string, unknown>;
-  const b = JSON.parse(after.messageCacheSettings ?? "{}") as Record<string, unknown>;
-  const changed = Object.keys(a).filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
-  const what = changed.map((key) => (key === "images" ? `images ${a[key]} → ${b[key]}` : `${key} changed`));
-  return { segments: headSegments(after), at: "messages", detail: `messages not readable: ${what.join(", ")}` };
+  const changes = messageSettingsChanges(before, after);
+  if (changes.length === 0) return undefined;
+  return { segments: headSegments(after), at: "messages", detail: `messages not readable: ${changes.join(", ")}` };
 }
 
 /** How long a request's cache entries live: Anthropic by the `ttl` of its breakpoints, others 5 minutes. */

@@ -41,7 +41,7 @@ export class ConversationTracker {
   private readonly conversations: Conversation[] = [];
   /** The conversation and the request of each response id seen (Responses' `previous_response_id` names one). */
   private readonly byResponse = new Map<string, { conversation: Conversation; seq: number }>();
-  /** The conversation of the latest request of each wire API, the parent of the next one started there. */
+  /** The conversation, not a side call, of the latest such request of each wire API: the parent of the next one started there. */
   private readonly latest = new Map<string, Conversation>();
 
   /** The request's conversation (`started`: a new one, this request its first). */
@@ -61,9 +61,9 @@ export class ConversationTracker {
         : this.continued(api, session, tools, system, d));
     const by =
       key !== undefined ? "prompt_cache_key" : (sessionHeader?.name ?? (keys.session ? "metadata.user_id" : ""));
-    const conversation = found ?? this.started({ api, session, key }, tools.length > 0, by);
+    const conversation = found ?? this.started({ api, session, key }, d, by);
     Object.assign(conversation, { tools, system, messages });
-    this.latest.set(api, conversation);
+    if (conversation.ref.role !== "side") this.latest.set(api, conversation);
     return { ref: conversation.ref, started: found === undefined };
   }
 
@@ -107,19 +107,30 @@ export class ConversationTracker {
   }
 
   /**
-   * A new conversation: the session's first is its main one; a later one is a subagent when it has
-   * tools, else a side call, started while the latest conversation was running. `by` names the wire
-   * signal that told it apart, or content.
+   * A new conversation. Without tools it is a side call when it asks for a schema-shaped answer (a
+   * session title, a routing verdict: Claude Code and the Gemini CLI send theirs before the agent's
+   * first turn) or when a conversation with tools is running in its session; else it is a main one
+   * of its own (a script's next chat). With tools it is the session's main conversation, or a
+   * subagent once the session has one. The parent is the conversation, not a side call, of the
+   * latest such request of the session. `by` names the wire signal that told it apart, or content.
    */
-  private started(where: Pick<Conversation, "api" | "session" | "key">, hasTools: boolean, by: string): Conversation {
+  private started(where: Pick<Conversation, "api" | "session" | "key">, d: WireDissection, by: string): Conversation {
+    const session = this.conversations.filter((c) => c.api === where.api && c.session === where.session);
     const latest = this.latest.get(where.api);
-    const parent = latest !== undefined && this.conversations.some((c) => c.session === where.session) ? latest : null;
-    const role: ConversationRef["role"] = parent === null ? "main" : hasTools ? "subagent" : "side";
-    const signal = by !== "" && (parent === null || where.key !== undefined);
+    const parent = latest?.session === where.session ? latest : null;
+    const role: ConversationRef["role"] =
+      d.tools.length > 0
+        ? session.some((c) => c.ref.role === "main")
+          ? "subagent"
+          : "main"
+        : d.schemaAnswer || session.some((c) => c.tools !== "")
+          ? "side"
+          : "main";
+    const signal = by !== "" && (role === "main" || where.key !== undefined);
     const ref: ConversationRef = {
       id: `c${this.conversations.length + 1}`,
       role,
-      ...(parent ? { parent: parent.ref.id } : {}),
+      ...(parent && role !== "main" ? { parent: parent.ref.id } : {}),
       by: signal ? by : "content",
     };
     const conversation: Conversation = { ref, ...where, tools: "", system: "", messages: [] };

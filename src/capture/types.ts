@@ -54,7 +54,10 @@ export interface ConversationRef {
   /** `c1`, `c2`, … in the order the run's conversations first appear. */
   id: string;
   role: "main" | "subagent" | "side";
-  /** The conversation that was running when this one started (subagents and side calls); absent for main. */
+  /**
+   * The conversation that was running when this one started (subagents and side calls); absent for a
+   * main one, and for a side call made before its session's first turn (a session title).
+   */
   parent?: string;
   /**
    * What told the conversation apart: a wire signal (`x-claude-code-session-id`, `prompt_cache_key`,

@@ -16,7 +16,7 @@ import type {
   WireDissection,
   WireRequest,
 } from "./types.js";
-import { argumentsObject, asArray, asObject, contentText, count, requestedReply } from "./wire-json.js";
+import { argumentsObject, asArray, asObject, contentText, count, requestedReply, schemaAnswerOf } from "./wire-json.js";
 import { deferredFlag, wireToolName } from "./wire-tools.js";
 
 /**
@@ -346,6 +346,7 @@ function dissect(body: string): WireDissection {
     cacheBreakpoints: breakpoints,
     messageCacheSettings: messageCacheSettings(parsed, messages),
     ...conversationKeysOf(parsed),
+    ...schemaAnswerOf(asObject(parsed.output_config).format),
   };
 }
 

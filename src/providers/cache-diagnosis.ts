@@ -6,6 +6,7 @@
  * documents describe. The capture reads the answers back (capture/cache-diagnostics.ts).
  */
 
+import { messageSettingsChanges } from "./cache-rules.js";
 import type { WireApi, WireDissection } from "./types.js";
 import { asObject } from "./wire-json.js";
 
@@ -46,8 +47,13 @@ export function firstDivergence(before: WireDissection, after: WireDissection): 
   return firstChangedMessage(before, after) === -1 ? null : "messages";
 }
 
-/** The first of the earlier request's messages the later one does not keep as it was (-1: all kept). */
+/**
+ * The first of the earlier request's messages the later one does not keep as it was (-1: all kept).
+ * A changed setting that keys the messages' cache (Anthropic's tool_choice, thinking, images) leaves
+ * none of them readable, by the same rule the capture's cache reader applies (cache-rules.ts).
+ */
 function firstChangedMessage(before: WireDissection, after: WireDissection): number {
+  if (messageSettingsChanges(before, after).length > 0) return 0;
   return before.messages.findIndex(
     (m, i) => after.messages[i] === undefined || prefixText(m) !== prefixText(after.messages[i]!),
   );

@@ -318,6 +318,11 @@ function systemTexts(instruction: unknown): string[] {
   return asArray(asObject(instruction).parts).map((part) => partText(asObject(part)));
 }
 
+/** A generation config that shapes the answer by a schema (`responseJsonSchema` or the older `responseSchema`). */
+function schemaAnswer(config: Record<string, unknown>): { schemaAnswer?: true } {
+  return config.responseJsonSchema !== undefined || config.responseSchema !== undefined ? { schemaAnswer: true } : {};
+}
+
 /**
  * The model comes from the URL (`models/{model}:…`); a body without one (a stored payload read back
  * without its URL, a countTokens `generateContentRequest`) may name it as `model: "models/…"`.
@@ -349,6 +354,7 @@ function dissect(body: string, url?: string): WireDissection {
     cacheBreakpoints: [],
     ...(typeof request.cachedContent === "string" && { cachedContent: request.cachedContent }),
     ...(request.generationConfig !== undefined && { settingsJson: JSON.stringify(request.generationConfig) }),
+    ...schemaAnswer(asObject(request.generationConfig)),
   };
 }
 

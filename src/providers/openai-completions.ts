@@ -14,7 +14,7 @@ import type {
   WireDissection,
   WireRequest,
 } from "./types.js";
-import { asArray, asObject, contentText, openaiUsage, requestedReply } from "./wire-json.js";
+import { asArray, asObject, contentText, openaiUsage, requestedReply, schemaAnswerOf } from "./wire-json.js";
 import { wireTools } from "./wire-tools.js";
 
 /**
@@ -189,6 +189,7 @@ function dissect(body: string): WireDissection {
     model?: string;
     messages?: { role: string; content?: unknown; tool_calls?: { function: { name: string; arguments: string } }[] }[];
     tools?: unknown[];
+    response_format?: unknown;
   };
   const systemParts: string[] = [];
   const messages: WireDissection["messages"] = [];
@@ -215,6 +216,7 @@ function dissect(body: string): WireDissection {
     messages,
     roles,
     cacheBreakpoints: [],
+    ...schemaAnswerOf(parsed.response_format),
   };
 }
 

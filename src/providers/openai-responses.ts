@@ -13,7 +13,7 @@ import type {
   WireDissection,
   WireRequest,
 } from "./types.js";
-import { asArray, asObject, contentText, openaiUsage, requestedReply } from "./wire-json.js";
+import { asArray, asObject, contentText, openaiUsage, requestedReply, schemaAnswerOf } from "./wire-json.js";
 import { wireTools } from "./wire-tools.js";
 
 /**
@@ -289,6 +289,7 @@ function dissect(body: string): WireDissection {
     roles,
     cacheBreakpoints: [],
     ...conversationKeysOf(parsed),
+    ...schemaAnswerOf(asObject(parsed.text).format),
   };
 }
 

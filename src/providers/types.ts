@@ -164,6 +164,12 @@ export interface WireDissection {
    */
   conversationKeys?: ConversationKeys;
   /**
+   * The request asks for an answer shaped by a JSON schema (Anthropic `output_config.format`, chat
+   * completions' `response_format`, Responses' `text.format`, Gemini's `responseJsonSchema` or
+   * `responseSchema`): the way agents ask for a session title or a routing verdict.
+   */
+  schemaAnswer?: true;
+  /**
    * Anthropic: the settings whose change leaves tools and system readable from the cache but not the
    * messages (`tool_choice`, `thinking`, whether the prompt holds images), as one comparable text.
    */

@@ -40,6 +40,11 @@ export function asObject(value: unknown): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
+/** `{ schemaAnswer: true }` when `format` asks for a JSON-schema-shaped answer (`{"type":"json_schema",…}`). */
+export function schemaAnswerOf(format: unknown): { schemaAnswer?: true } {
+  return asObject(format).type === "json_schema" ? { schemaAnswer: true } : {};
+}
+
 export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }

@@ -11,6 +11,7 @@ import { cacheRates } from "../../src/analysis/cost/cache-rates.js";
 import { loadPricing } from "../../src/analysis/cost/pricing.js";
 import { runCost } from "../../src/analysis/cost/run-cost.js";
 import { folderSource } from "../../src/analysis/load-run.js";
+import { reportRow } from "../../src/analysis/report.js";
 import { Capture, type LoggedRequest } from "../../src/capture/capture.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -85,11 +86,14 @@ function expected(name: string): { sessionHeader?: string; requests: ReturnType<
 }
 
 describe("what real clients sent, each request with its verdict (test/fixtures/conversations)", () => {
-  it.each(["claude-code-2.1.328-subagent", "anthropic-sdk-1.16.0-side-call"])("%s", async (name) => {
-    const want = expected(name);
-    const records = await captured(fixture(name, want.sessionHeader));
-    expect(records.map(verdictOf)).toEqual(want.requests);
-  });
+  it.each(["claude-code-2.1.328-subagent", "claude-code-2.1.328-interactive", "anthropic-sdk-1.16.0-side-call"])(
+    "%s",
+    async (name) => {
+      const want = expected(name);
+      const records = await captured(fixture(name, want.sessionHeader));
+      expect(records.map(verdictOf)).toEqual(want.requests);
+    },
+  );
 
   it("Claude Code: no break in the main conversation, and the subagent's first request is a new conversation", async () => {
     const records = await captured(fixture("claude-code-2.1.328-subagent", "x-claude-code-session-id"));
@@ -99,6 +103,18 @@ describe("what real clients sent, each request with its verdict (test/fixtures/c
     expect(records[1]!.prefix!.sharedBytes).toBeGreaterThan(records[0]!.messagesBytes);
     const subagent = records.find((r) => r.conversation?.role === "subagent")!;
     expect(subagent.prefix).toMatchObject({ newConversation: true, breakAt: null });
+  });
+
+  it("interactive Claude Code: its session-title call, sent before the first turn, is a side call, and the report says so", async () => {
+    const records = await captured(fixture("claude-code-2.1.328-interactive", "x-claude-code-session-id"));
+    const [title, ...rest] = records;
+    expect(title!.tools).toEqual([]);
+    expect(title!.conversation).toMatchObject({ role: "side" });
+    expect(reportRow(title!, "bytes").kind).toBe("side");
+    // The turns after it: the main conversation, unbroken, each reading from its own previous request.
+    const main = rest.filter((r) => r.conversation?.role === "main");
+    expect(main.map((r) => r.prefix?.breakDetail)).toEqual(main.map(() => null));
+    expect(main.slice(1).map((r) => r.prefix?.from)).toEqual([2, 3, 4]);
   });
 });
 
@@ -167,6 +183,24 @@ describe("Anthropic's cache, by its documented rules (Anthropic, Prompt caching)
         breakAt: null,
       },
     ]);
+  });
+
+  it("a title call sent before the first turn (no tools, a JSON-schema answer) is a side call, and the turn after it the main conversation", async () => {
+    const format = { type: "json_schema", schema: { type: "object", properties: { title: { type: "string" } } } };
+    const title = JSON.stringify({
+      model: "claude-sonnet-4-5",
+      max_tokens: 16,
+      system: "Title it.",
+      messages: turn1,
+      output_config: { format },
+    });
+    const records = await captured([anthropic(title), anthropic(messagesBody(turn1)), anthropic(messagesBody(turn2))]);
+    expect(records.map((r) => r.conversation)).toEqual([
+      { id: "c1", role: "side", by: "content" },
+      { id: "c2", role: "main", by: "content" },
+      { id: "c2", role: "main", by: "content" },
+    ]);
+    expect(records[2]!.prefix).toMatchObject({ from: 2, breakAt: null });
   });
 
   it("changing tool_choice leaves tools and system readable, not the messages", async () => {
@@ -277,5 +311,39 @@ describe("the cost model reads as the capture does (analysis/cost, issue 34)", (
     // Nothing A wrote went unread; the last request's own write is the only amplification.
     const rates = cacheRates(cost);
     expect(rates.requests.map((r) => r.unread)).toEqual([0, 0, third!.predicted.cacheWrite5m]);
+  });
+});
+
+describe("chat completions without tools (SDK scripts, the Gemini routing call, pi)", () => {
+  const chat = (messages: unknown[], extra: Record<string, unknown> = {}): Sent => ({
+    api: "openai-completions",
+    body: JSON.stringify({ model: "gpt-4.1-mini", messages, ...extra }),
+  });
+  const ask = (text: string) => [
+    { role: "system", content: "Be brief." },
+    { role: "user", content: text },
+  ];
+  const tool = { type: "function", function: { name: "read", parameters: { type: "object" } } };
+
+  it("a script's second chat without tools is a main conversation of its own, not a side call", async () => {
+    const records = await captured([chat(ask("Name a colour.")), chat(ask("Name a fruit."))]);
+    expect(records.map((r) => r.conversation)).toEqual([
+      { id: "c1", role: "main", by: "content" },
+      { id: "c2", role: "main", by: "content" },
+    ]);
+  });
+
+  it("without tools while a conversation with tools runs, or asking for a JSON-schema answer, it is a side call", async () => {
+    const format = { type: "json_schema", json_schema: { name: "route", schema: { type: "object" } } };
+    const records = await captured([
+      chat(ask("Route: read a.txt"), { response_format: format }),
+      chat(ask("Read a.txt"), { tools: [tool] }),
+      chat(ask("Summarise the session.")),
+    ]);
+    expect(records.map((r) => r.conversation)).toEqual([
+      { id: "c1", role: "side", by: "content" },
+      { id: "c2", role: "main", by: "content" },
+      { id: "c3", role: "side", parent: "c2", by: "content" },
+    ]);
   });
 });

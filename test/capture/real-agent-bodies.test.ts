@@ -2,7 +2,8 @@
  * What real agents sent, replayed: the bodies Codex and the Gemini CLI sent through `record`
  * (test/fixtures/real-agents/, each file saying how it was captured) posted again, byte for byte, to
  * the mock serving the script they were captured against, and each request's record checked against
- * what the fixture says it must be: its tools by name and where its cache prefix broke.
+ * what the fixture says it must be: its tools by name, where its cache prefix broke and its
+ * conversation's role.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,8 +30,11 @@ interface Fixture {
     /** The request's path and query as the mock got it. */
     path: string;
     body: string;
-    /** The record's tools, and where its cache prefix broke (null: nowhere, or its first request). */
-    expect: { tools: string[]; breakAt: string | null };
+    /**
+     * The record's tools, where its cache prefix broke (null: nowhere, or its first request), and its
+     * conversation's role (the Gemini CLI's routing call, sent before the turn, is a side call).
+     */
+    expect: { tools: string[]; breakAt: string | null; role: string };
   }[];
 }
 
@@ -66,9 +70,12 @@ async function replay(fixture: Fixture): Promise<RequestRecord[]> {
 describe("bodies real agents sent, replayed to the mock: each record as its fixture says", () => {
   it.each(fixtures.map((fixture) => [fixture.name, fixture] as const))("%s", async (_name, fixture) => {
     const records = await replay(fixture);
-    expect(records.map((r) => ({ tools: r.tools, breakAt: r.prefix?.breakAt ?? null }))).toEqual(
-      fixture.requests.map((request) => request.expect),
-    );
+    const verdict = (r: RequestRecord) => ({
+      tools: r.tools,
+      breakAt: r.prefix?.breakAt ?? null,
+      role: r.conversation?.role,
+    });
+    expect(records.map(verdict)).toEqual(fixture.requests.map((request) => request.expect));
   });
 });
 

@@ -307,4 +307,47 @@ describe("mock --otel", () => {
     expect(root.startNs).toBeLessThanOrEqual(chat!.startNs);
     expect(root.endNs).toBeGreaterThanOrEqual(chat!.endNs);
   });
+  it("groups a subagent's requests under an invoke_agent span of its own, as the whole run's export does", async () => {
+    const dir = tempDir("otel-mock-subagent-");
+    const script = join(PROJECT_ROOT, "test/fixtures/interactive-subagent-session.yaml");
+    const mock = await startCli(["mock", script, "--runs", dir, "--no-db", "--otel", receiver.url]);
+    // What the real interactive Claude Code sent (a title call, main turns, a subagent), with its session header.
+    const rows = jsonl<{ body: string }>(
+      join(PROJECT_ROOT, "test/fixtures/conversations/claude-code-2.1.328-interactive.jsonl"),
+    );
+    for (const { body } of rows) {
+      const session = JSON.parse(JSON.parse(body).metadata.user_id).session_id as string;
+      const response = await fetch(`${new URL(mock.url).origin}/v1/messages`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json", "x-claude-code-session-id": session },
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+    }
+    expect(await mock.stop()).toBe(0);
+    // Six chat spans, the subagent's invoke_agent span and the run's.
+    const spans = await receiver.waitForSpans(8);
+    receiver.exports.splice(0);
+    const root = spans.find((s) => s.name === "invoke_agent interactive-subagent-session-mock")!;
+    const subagents = spans.filter((s) => s.name === "invoke_agent");
+    const chats = spans.filter((s) => s.name.startsWith("chat "));
+    const records = jsonl<RequestRecord>(join(dir, "interactive-subagent-session-mock", "requests.jsonl"));
+    expect(records.map((r) => r.conversation?.role)).toEqual(["side", "main", "main", "main", "subagent", "main"]);
+    expect(subagents).toHaveLength(1);
+    const [subagent] = subagents;
+    expect(subagent!.parentSpanId).toBe(root.spanId);
+    expect(subagent!.attributes).toMatchObject({
+      "gen_ai.conversation.id": `${records[0]!.run}/c3`,
+      "payload_probe.conversation.parent": `${records[0]!.run}/c2`,
+      "payload_probe.requests": 1,
+    });
+    // The subagent's request under its span; the title call and the main turns under the run's.
+    const run = records[0]!.run;
+    expect(
+      chats.filter((c) => c.parentSpanId === subagent!.spanId).map((c) => c.attributes["gen_ai.conversation.id"]),
+    ).toEqual([`${run}/c3`]);
+    expect(chats.filter((c) => c.parentSpanId === root.spanId)).toHaveLength(5);
+    expect(subagent!.startNs).toBeLessThanOrEqual(subagent!.endNs);
+  });
 });

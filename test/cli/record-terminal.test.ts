@@ -8,19 +8,17 @@
  * it. Two copies of one Ctrl-C may merge in the kernel; that SIGTERM tells either way. Nothing waits
  * on a clock: each step waits for what the command writes to a file.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { stopAfterTest } from "../fixtures/children.js";
+import { atTerminal, hasScript } from "../fixtures/at-terminal.js";
 import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { MAIN, scratchEnv } from "./scratch-cli.js";
 
 const CLIENT = join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-client.mjs");
-const hasScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
 if (!hasScript) console.log("record terminal test skipped: util-linux's script is not on PATH");
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -28,34 +26,6 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
   removeTempDirs();
 });
-
-/** A word as the shell reads it back: single-quoted, its own single quotes closed and escaped. */
-const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
-
-/**
- * `command` run by `script` on a new pseudo-terminal; what the test writes is typed there. `script`
- * hands the line to `$SHELL -c` (`/bin/sh` when unset); `exec` makes the command the terminal's
- * foreground process, as a user's shell would. Without it dash stays in between, in the foreground
- * group, and dies of the Ctrl-C itself (exit 130 whatever the command does).
- */
-function atTerminal(command: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  const child: ChildProcess = stopAfterTest(
-    spawn("script", ["-qefc", `exec ${command.map(quoted).join(" ")}`, "/dev/null"], {
-      cwd,
-      env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    }),
-    true,
-  );
-  let screen = "";
-  child.stdout!.on("data", (chunk) => (screen += chunk));
-  child.stderr!.on("data", (chunk) => (screen += chunk));
-  const done = new Promise<{ code: number | null; screen: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, screen })),
-  );
-  return { type: (text: string) => child.stdin!.write(text), done };
-}
 
 async function mockIn(runs: string): Promise<MockServer> {
   const script = [{ text: "Scripted answer one." }];

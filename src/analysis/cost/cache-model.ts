@@ -24,6 +24,15 @@
  * Records written before `from` are read as before: against the previous loop request, other kinds
  * reading nothing.
  */
+import {
+  anthropicMinCacheTokens,
+  geminiMinCacheTokens,
+  OPENAI_IDLE_MS,
+  openaiCachedTokens,
+} from "../../providers/cache-rules.js";
+
+export { anthropicMinCacheTokens, geminiMinCacheTokens };
+
 /** Whose cache rules apply: OpenAI's or Gemini's automatic prefix cache, or Anthropic's explicit breakpoints. */
 export type CacheProvider = "openai" | "anthropic" | "gemini";
 
@@ -76,56 +85,6 @@ export interface CacheRules {
   minCacheTokens?: number;
 }
 
-/** OpenAI: a prompt shorter than this is never cached. */
-const OPENAI_MIN_CACHE_TOKENS = 1024;
-/** OpenAI: cache hits grow in steps of this many tokens. */
-const OPENAI_CACHE_STEP = 128;
-/**
- * OpenAI keeps a prefix for 5 to 10 minutes of inactivity (longer off-peak); the model takes the
- * shorter end, so a gap it predicts as cached is one the provider documents as cached.
- */
-const OPENAI_IDLE_MS = 5 * 60_000;
-
-/**
- * Anthropic: the shortest prefix a breakpoint caches, by model family, newest families first. The
- * prompt caching page ("Cache limitations") could not be read from here; the figures are those
- * gateways' copies of it agree on (orq.ai, nano-gpt, aihubmix: 4,096 for Opus 4.5, Opus 4.6 and
- * Haiku 4.5; 2,048 for the Haiku 3 models) and one article for the newest (512 for Opus 5, 2,048
- * for Opus 4.7, where sources differ on Sonnet 4.6: 2,048 taken). Any other Claude model: 1,024,
- * the documented minimum of Sonnet and Opus 4 and earlier. A user pricing file may name its own.
- */
-const ANTHROPIC_MIN_CACHE: [RegExp, number][] = [
-  [/(opus|fable|mythos)-5(?![-.]\d)/, 512],
-  [/opus-4-[56]|haiku-4-5/, 4096],
-  [/opus-4-7|sonnet-4-6|haiku/, 2048],
-];
-
-export function anthropicMinCacheTokens(modelId: string): number {
-  return ANTHROPIC_MIN_CACHE.find(([pattern]) => pattern.test(modelId))?.[1] ?? 1024;
-}
-
-/**
- * Gemini's implicit cache, on by default for Gemini 2.5 and newer (Gemini API, "Context caching" →
- * "Implicit caching", the page of 2026-10-23): a request whose prompt reaches the model's minimum
- * and shares its start with a recent request is billed those tokens at the cached-token price
- * (the price table's `cache_read_mtok`, a tenth of the input price for 2.5 Flash); there is no write
- * premium. The minimums by model, newest first, are that page's table: 4,096 for Gemini 3.1 Pro and
- * the 3.5 to 3.8 Flash and 4 models, 2,048 for 2.5 Flash and 2.5 Pro; the older page of 2026-05-07
- * gave 1,024 for Gemini 3 Flash Preview and 4,096 for 3 Pro Preview. Any other model: 2,048. Google
- * documents neither a step nor a lifetime for implicit hits, so a hit covers the whole shared prefix
- * and lives as long as OpenAI's shorter end (OPENAI_IDLE_MS): both are assumptions, named here.
- * An explicit cache (`cachedContent: "cachedContents/…"`) holds tokens outside the request body,
- * which the capture cannot count: its reads are seen only in the reported `cachedContentTokenCount`.
- */
-const GEMINI_MIN_CACHE: [RegExp, number][] = [
-  [/gemini-(3\.[1-9]|[4-9])|gemini-3-pro/, 4096],
-  [/gemini-3-flash/, 1024],
-];
-
-export function geminiMinCacheTokens(modelId: string): number {
-  return GEMINI_MIN_CACHE.find(([pattern]) => pattern.test(modelId))?.[1] ?? 2048;
-}
-
 function geminiCachedTokens(minCacheTokens: number): (shared: number) => number {
   return (shared) => (shared < minCacheTokens ? 0 : shared);
 }
@@ -154,12 +113,6 @@ function split(inputTokens: number, cacheRead: number, cacheWrite5m = 0, cacheWr
     cacheWrite1h,
     uncached: inputTokens - cacheRead - cacheWrite5m - cacheWrite1h,
   };
-}
-
-/** The tokens an OpenAI hit covers when `shared` prompt tokens match a cached prompt. */
-function openaiCachedTokens(shared: number): number {
-  if (shared < OPENAI_MIN_CACHE_TOKENS) return 0;
-  return Math.floor(shared / OPENAI_CACHE_STEP) * OPENAI_CACHE_STEP;
 }
 
 /** Resolves `from` for a record from before it: the previous loop request; other kinds read nothing. */
@@ -226,7 +179,7 @@ function anthropicCache(minCacheTokens: number): CacheModel {
       unbroken = Math.min(longest(alive), r.inputTokens);
       const shared = r.sharedTokens ?? 0;
       const kept = alive.filter((e) => e.tokens <= shared);
-      const read = longest(kept);
+      const read = Math.min(longest(kept), r.inputTokens);
       for (const e of kept) if (e.tokens <= read) e.lastUsedMs = r.atMs;
       const written = writes(r, breakpoints, read, minCacheTokens);
       if (isSource(r))

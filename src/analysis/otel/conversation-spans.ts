@@ -22,28 +22,37 @@ export function conversationParent(record: RequestRecord, fallback: string): str
 }
 
 /**
- * One `invoke_agent` span per subagent conversation, from its first request's start to its last
- * request's end, in the order the subagents first appear (so a subagent of a subagent comes after its
- * parent). `root` is the run's own agent span.
+ * One `invoke_agent` span per subagent conversation, built as the records come (a whole run's export
+ * and the live one alike): from its first request's start to its last request's end, in the order
+ * the subagents first appear, so a subagent of a subagent comes after its parent. `root` is the run's
+ * own agent span.
  */
-export function planSubagents(records: RequestRecord[], chats: SpanPlan[], root: string): SpanPlan[] {
-  const spans = new Map<string, SpanPlan>();
-  const roles = new Map(records.flatMap((r) => (r.conversation ? [[r.conversation.id, r.conversation.role]] : [])));
-  for (const [i, record] of records.entries()) {
+export class SubagentSpans {
+  private readonly spans = new Map<string, SpanPlan>();
+  private readonly roles = new Map<string, string>();
+
+  constructor(private readonly root: string) {}
+
+  /**
+   * Takes a record and its chat span: a subagent's first request starts its span, which is returned
+   * (null otherwise); a later one stretches it, in place.
+   */
+  take(record: RequestRecord, chat: SpanPlan): SpanPlan | null {
     const conversation = record.conversation;
-    if (conversation?.role !== "subagent") continue;
-    const chat = chats[i]!;
-    const span = spans.get(conversation.id);
+    if (!conversation) return null;
+    this.roles.set(conversation.id, conversation.role);
+    if (conversation.role !== "subagent") return null;
+    const span = this.spans.get(conversation.id);
     if (span) {
       span.startMs = Math.min(span.startMs, chat.startMs);
       span.endMs = Math.max(span.endMs, chat.endMs);
       (span.attributes["payload_probe.requests"] as number)++;
-      continue;
+      return null;
     }
     const parent = conversation.parent;
-    spans.set(conversation.id, {
+    const started: SpanPlan = {
       id: subagentSpanId(conversation.id),
-      parent: parent !== undefined && roles.get(parent) === "subagent" ? subagentSpanId(parent) : root,
+      parent: parent !== undefined && this.roles.get(parent) === "subagent" ? subagentSpanId(parent) : this.root,
       name: "invoke_agent",
       kind: "internal",
       startMs: chat.startMs,
@@ -58,7 +67,19 @@ export function planSubagents(records: RequestRecord[], chats: SpanPlan[], root:
         "payload_probe.conversation.by": conversation.by,
         "payload_probe.requests": 1,
       },
-    });
+    };
+    this.spans.set(conversation.id, started);
+    return started;
   }
-  return [...spans.values()];
+
+  all(): SpanPlan[] {
+    return [...this.spans.values()];
+  }
+}
+
+/** The subagent spans of a whole run, `chats[i]` being the chat span of `records[i]`. */
+export function planSubagents(records: RequestRecord[], chats: SpanPlan[], root: string): SpanPlan[] {
+  const subagents = new SubagentSpans(root);
+  for (const [i, record] of records.entries()) subagents.take(record, chats[i]!);
+  return subagents.all();
 }

@@ -1,12 +1,14 @@
 /**
  * The three ways runs reach a collector: a captured run exported afterwards (`export otel`), a
  * probe run exported as soon as it has finished (`run --otel`), and a mock's or proxy's requests
- * sent one by one as they are captured (`--otel` on `mock` and `proxy`).
+ * sent one by one as they are captured (`--otel` on `mock` and `proxy`; a subagent's span is sent
+ * when the run ends, once its last request is known).
  */
 
 import type { RequestRecord } from "../../capture/types.js";
 import type { RunSource } from "../load-run.js";
 import { chatSpan } from "./chat-span.js";
+import { conversationParent, SubagentSpans } from "./conversation-spans.js";
 import { type OtlpSession, type OtlpSettings, openOtlpSession } from "./otlp-session.js";
 import { readRunTraceInput, traceInputFromFolder } from "./run-input.js";
 import { AGENT_SPAN_ID, agentAttributes, planRunTrace } from "./run-trace.js";
@@ -55,11 +57,16 @@ export function openOtelExport(
     live(name) {
       // The run id is known once the capture has opened, after the server started listening.
       const agent = session.startAgent(`invoke_agent ${name}`, agentAttributes("", name));
+      // Each subagent's requests under an invoke_agent span of its own, as a whole run's export has them.
+      const subagents = new SubagentSpans(AGENT_SPAN_ID);
       let requests = 0;
       return {
         record(record) {
           requests++;
-          agent.add(chatSpan(record, AGENT_SPAN_ID, plan));
+          const chat = chatSpan(record, conversationParent(record, AGENT_SPAN_ID), plan);
+          const started = subagents.take(record, chat);
+          if (started) agent.open(started);
+          agent.add(chat);
         },
         end: (runId) => agent.end({ ...agentAttributes(runId, name), "payload_probe.requests": requests }),
       };

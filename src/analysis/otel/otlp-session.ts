@@ -46,9 +46,14 @@ export interface OtlpSettings {
   exporter?: SpanExporter;
 }
 
-/** A run's `invoke_agent` span while the run is going on: requests are added as they are captured. */
+/**
+ * A run's `invoke_agent` span while the run is going on: requests are added as they are captured,
+ * each under the span its plan names as parent (one `open`ed before), else under the agent.
+ */
 export interface LiveAgentSpan {
   add(plan: SpanPlan): void;
+  /** Starts a span that stays open until `end` (a subagent's), which ends it at its plan's `endMs` then. */
+  open(plan: SpanPlan): void;
   end(attributes: Attributes): void;
 }
 
@@ -268,9 +273,20 @@ export function openOtlpSession(settings: OtlpSettings): OtlpSession {
         ROOT_CONTEXT,
       );
       const context = trace.setSpan(ROOT_CONTEXT, agent);
+      const opened = new Map<string, { span: Span; plan: SpanPlan; context: Context }>();
+      const parentOf = (plan: SpanPlan) => (plan.parent === null ? undefined : opened.get(plan.parent)?.context);
       return {
-        add: (plan) => startSpan(provider, plan, context).end(hrTime(plan.endMs)),
+        add: (plan) => startSpan(provider, plan, parentOf(plan) ?? context).end(hrTime(plan.endMs)),
+        open(plan) {
+          const span = startSpan(provider, plan, parentOf(plan) ?? context);
+          opened.set(plan.id, { span, plan, context: trace.setSpan(ROOT_CONTEXT, span) });
+        },
         end(more) {
+          // A subagent's plan was stretched by its later requests: its figures and end are read now.
+          for (const { span, plan } of opened.values()) {
+            span.setAttributes(plan.attributes);
+            span.end(hrTime(plan.endMs));
+          }
           agent.setAttributes(more);
           agent.end(hrTime(Date.now()));
         },

@@ -7,7 +7,7 @@
 
 import { requestFailure } from "../../capture/request-failure.js";
 import { printable } from "../../text/terminal-text.js";
-import { compactRoles, prefixSummary } from "../format.js";
+import { automaticReadNote, compactRoles, kindLabel, prefixSummary } from "../format.js";
 import { hangingIndent, type LineWriter } from "../table/output.js";
 import { providerTokensText, tokenGap } from "../token-gap.js";
 import type { DecodedReply } from "./show-reply.js";
@@ -30,10 +30,10 @@ function headline(r: DecodedRequest): string[] {
     : "tokens not counted";
   const failure = requestFailure(rec);
   return [
-    `${r.run} · request ${rec.seq} · ${rec.kind} · ${rec.api} ${printable(rec.model)}`,
+    `${r.run} · request ${rec.seq} · ${kindLabel(rec)} · ${rec.api} ${printable(rec.model)}`,
     ...(failure === null ? [] : [`FAILED: ${printable(failure)} (no cache read or written, billed nothing)`]),
     `${tokens} · ${rec.bodyBytes} B body · roles ${compactRoles(rec.roles)}`,
-    `cache prefix: ${prefixSummary(rec)}`,
+    `cache prefix: ${prefixSummary(rec)}${automaticReadNote(rec)}`,
     ...(r.cachedContent === null ? [] : [`explicit cache: ${printable(r.cachedContent)}`]),
     ...(r.settings === null ? [] : [`generationConfig: ${printable(r.settings)}`]),
   ];

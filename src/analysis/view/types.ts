@@ -22,15 +22,19 @@ export interface ViewRequest {
   t: [number, number, number, number] | null;
   /** Bytes of each system part, when there are several (stable catalog and dynamic environment). */
   sp?: number[];
-  /** The kept cache prefix: shared bytes and tokens; absent without a previous loop request. */
+  /** The cache prefix read: shared bytes and tokens; absent when nothing is shared. */
   kept?: [number, number | null];
+  /** The request the prefix is read from (`prefix.from`); absent when none, or a record from before it. */
+  fr?: number;
+  /** 1 when the request starts its conversation (`prefix.newConversation`): what it does not share is no break. */
+  nc?: 1;
   /** Where the prefix broke and why. */
   brk?: [string, string];
   /** The provider's cache diagnostics beside ours (`provider (anthropic): miss: tools_changed, agrees`), when it was asked. */
   cd?: string;
   /** Markers with a count above zero. */
   mk?: Record<string, number>;
-  /** Tool-set change against the previous loop request: `+a_tool1`, `-read`. */
+  /** Tool-set change against the request the prefix is read from (before `from`: the previous loop request): `+a_tool1`, `-read`. */
   tc?: string[];
   /** Its conversation: id (`c1`…), role, the parent conversation's id ("" for a main one); absent when the record has none. */
   c?: [string, ConversationRef["role"], string];

@@ -36,7 +36,7 @@ import type { WireDissection } from "../../providers/types.js";
 import { providerSummary } from "../cache-agreement.js";
 import { fieldValue } from "../diff/body-fields.js";
 import type { RequestDiff } from "../diff/diff.js";
-import { sharedTokensOf } from "../format.js";
+import { kindLabel, sharedTokensOf } from "../format.js";
 import type { RequestPayload, RunSource } from "../load-run.js";
 import type { ViewItem, ViewMeta, ViewPair, ViewReply, ViewRequest, ViewRun } from "./types.js";
 
@@ -210,17 +210,20 @@ function requestEntry(
 ): Omit<ViewRequest, "T" | "S" | "M" | "F" | "D"> {
   const p = r.prefix;
   const markers = Object.entries(r.markers).filter(([, n]) => n > 0);
-  const change = r.kind === "loop" ? toolChange(previousTools, r.tools) : [];
+  const kind = kindLabel(r);
+  const change = kind === "loop" && !p?.newConversation ? toolChange(previousTools, r.tools) : [];
   return {
     ...(run === 0 ? {} : { r: run }),
     s: r.seq,
-    ...(r.kind === "loop" ? {} : { k: r.kind }),
+    ...(kind === "loop" ? {} : { k: kind }),
     b: [r.toolsBytes, r.systemBytes, r.messagesBytes, r.bodyBytes],
     t: r.tokens ? [r.tokens.tools, r.tokens.system, r.tokens.messages, r.tokens.total] : null,
     ...(r.systemParts.length > 1 ? { sp: r.systemParts.map((s) => s.bytes) } : {}),
     ...(p && (p.breakAt !== null || p.sharedBytes > 0)
       ? { kept: [p.sharedBytes, sharedTokensOf(r)] as [number, number | null] }
       : {}),
+    ...(typeof p?.from === "number" ? { fr: p.from } : {}),
+    ...(p?.newConversation ? { nc: 1 as const } : {}),
     ...(p?.breakAt ? { brk: [p.breakAt, p.breakDetail ?? ""] as [string, string] } : {}),
     ...(r.cacheDiagnostics ? { cd: providerSummary(r) } : {}),
     ...(markers.length > 0 ? { mk: Object.fromEntries(markers) } : {}),
@@ -275,16 +278,21 @@ function writeRequests(
   const index: Map<number, number>[] = sources.map(() => new Map());
   let n = 0;
   sources.forEach((source, run) => {
-    // A tool-set change is against the previous loop request of the same conversation (a subagent has its own tools).
-    const previousTools = new Map<string, string[]>();
+    // A tool-set change is against the request the prefix was read from; a record without `from`
+    // (written before it existed) is compared with the previous loop request of its conversation.
+    const toolsOf = new Map<number, string[]>();
+    const previousLoop = new Map<string, string[]>();
     for (const [record, payload] of withPayloads(source)) {
       const conversation = record.conversation?.id ?? "";
+      const from = record.prefix?.from;
+      const previousTools =
+        from === undefined ? (previousLoop.get(conversation) ?? null) : from === null ? null : (toolsOf.get(from) ?? null);
       runs[run]!.probe ||= record.probe;
       runs[run]!.runId ||= record.run;
       runs[run]!.requests++;
       runs[run]!.secrets += record.secrets?.replaced ?? 0;
       const entry: ViewRequest = {
-        ...requestEntry(run, record, previousTools.get(conversation) ?? null),
+        ...requestEntry(run, record, previousTools),
         ...itemRefs(items, record, payload),
         D: items.request(
           record,
@@ -292,7 +300,8 @@ function writeRequests(
           options.replies?.[run]?.get(record.seq) ?? null,
         ),
       };
-      if (record.kind === "loop") previousTools.set(conversation, record.tools);
+      if (record.kind === "loop") previousLoop.set(conversation, record.tools);
+      toolsOf.set(record.seq, record.tools);
       index[run]!.set(record.seq, n);
       lines.write(`${n === 0 ? "" : ","}${scriptSafeJson(entry)}\n`);
       n++;

@@ -164,6 +164,17 @@ describe("Anthropic: cache_control breakpoints, a minimum length, 5-minute and 1
   });
 });
 
+describe("no split bills more tokens than the prompt has", () => {
+  it("a breakpoint counted a few tokens over the whole prompt (parts counted one by one) writes at most the prompt", () => {
+    // Claude Code's fourth turn in a real interactive session: its last breakpoint counted 12,702 of 12,696.
+    const model = cacheModel({ provider: "anthropic", minCacheTokens: 1024 });
+    model.next(loop(0, 12_338, null, [{ tokens: 12_338, ttl: "5m" }]));
+    const split = model.next(loop(1, 12_696, 12_338, [{ tokens: 12_702, ttl: "5m" }]));
+    expect(split).toEqual({ inputTokens: 12_696, cacheRead: 12_338, cacheWrite5m: 358, cacheWrite1h: 0, uncached: 0 });
+    expect(() => requestDollars(sonnet4, split)).not.toThrow();
+  });
+});
+
 describe("Gemini: implicit caching from the model's minimum, the whole shared prefix, no write premium", () => {
   const flash = priceOf(table, "gemini-2.5-flash", "google")!; // $0.30 input, $0.03 cached
 

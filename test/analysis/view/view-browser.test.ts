@@ -104,7 +104,18 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
       expect.stringMatching(/^- mcp: /),
       "- a_tool1: Call server a tool1",
     ]);
-    expect(await detail.locator(".brkline").textContent()).toMatch(/breaks in tools: tools\[1\] added: a_tool1/);
+    expect(await detail.locator(".brkline").textContent()).toMatch(
+      /^cache prefix ends here \(\d+ B read from #1\) · breaks in tools: tools\[1\] added: a_tool1/,
+    );
+    // The facts say where the prefix is read from, as the analysis does; the first request starts its conversation.
+    expect(await detail.locator(".facts", { hasText: "cache prefix" }).textContent()).toMatch(
+      /^cache prefix: \d+ B \/ \d+ tok read from #1 · breaks in tools/,
+    );
+    await page.locator(".row.req", { hasText: "#1" }).first().click();
+    await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^Request #1/);
+    expect(await detail.locator(".facts", { hasText: "cache prefix" }).textContent()).toBe(
+      "cache prefix: new conversation",
+    );
     // the bytes toggle redraws the bars
     await page.locator("#unit").click();
     expect(await page.locator("#unit").textContent()).toBe("show tokens");

@@ -19,13 +19,28 @@ function keptUntil(keptBytes: number, seg: Segments): number {
   return bytes.length;
 }
 
+/** `#3`, or the previous loop request for a record from before the request read from was named. */
+const source = (r: PageRequest) => (r.fr === undefined ? "the previous loop request" : `#${r.fr}`);
+
 function breakLine(r: PageRequest, keptBytes: number): HTMLElement {
-  const what = r.brk ? `breaks in ${r.brk[0]}: ${r.brk[1]}` : "what follows was appended";
-  return el(
-    "div",
-    "brkline",
-    `cache prefix ends here (${keptBytes} B shared with the previous loop request) · ${what}`,
-  );
+  const what = r.nc
+    ? "a new conversation: what follows is its own"
+    : r.brk
+      ? `breaks in ${r.brk[0]}: ${r.brk[1]}`
+      : "what follows was appended";
+  return el("div", "brkline", `cache prefix ends here (${keptBytes} B read from ${source(r)}) · ${what}`);
+}
+
+/** What the provider can read from its cache for the request, as the analysis says it. */
+function prefixFact(r: PageRequest): string {
+  const kept = r.kept ? `${r.kept[0]} B${r.kept[1] === null ? "" : ` / ${r.kept[1]} tok`}` : "";
+  if (r.nc)
+    return r.kept
+      ? `cache prefix: new conversation, shares ${kept} with ${source(r)}`
+      : "cache prefix: new conversation";
+  if (!r.kept)
+    return r.fr === undefined ? "cache prefix: nothing read" : `cache prefix: nothing read from ${source(r)}`;
+  return `cache prefix: ${kept} read from ${source(r)}${r.brk ? ` · breaks in ${r.brk[0]}: ${r.brk[1]}` : ""}`;
 }
 
 /** The conversation the request belongs to: `conversation c2 · subagent of c1`. */
@@ -55,15 +70,7 @@ function requestFacts(page: PageContext, r: PageRequest, box: HTMLElement): stri
     : "tokens not counted";
   box.append(el("p", "facts", `our estimate (${page.meta.encoding}): ${ours} · body ${r.b[3]} B`));
   for (const line of cost ?? []) box.append(el("p", "facts cost", line));
-  box.append(
-    el(
-      "p",
-      "facts",
-      !r.kept
-        ? "cache prefix: no previous loop request"
-        : `cache prefix: ${r.kept[0]} B kept${r.kept[1] === null ? "" : ` / ${r.kept[1]} tok`}${r.brk ? ` · breaks in ${r.brk[0]}: ${r.brk[1]}` : ""}`,
-    ),
-  );
+  box.append(el("p", "facts", prefixFact(r)));
   if (r.cd) box.append(el("p", "facts", r.cd));
   if (reply) box.append(el("pre", "reply", reply.lines.join("\n")), usageBlock(reply.usage));
   else box.append(el("p", "facts muted", "no reply read for this request"));

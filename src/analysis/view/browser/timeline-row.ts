@@ -36,7 +36,11 @@ function bar(page: PageContext, size: BarScale, r: PageRequest): HTMLElement {
     const from = Math.min(kept ?? 0, sum);
     after.style.left = `${from * size.scale}px`;
     after.style.width = `${Math.max(0, sum - from) * size.scale}px`;
-    after.title = r.brk ? `prefix breaks in ${r.brk[0]}: ${r.brk[1]}` : "new since the previous request";
+    after.title = r.nc
+      ? "new conversation"
+      : r.brk
+        ? `prefix breaks in ${r.brk[0]}: ${r.brk[1]}`
+        : `new since ${r.fr === undefined ? "the previous request" : `#${r.fr}`}`;
     track.append(after);
   }
   return track;
@@ -45,7 +49,7 @@ function bar(page: PageContext, size: BarScale, r: PageRequest): HTMLElement {
 function badges(r: PageRequest, into: HTMLElement): void {
   for (const c of r.tc) {
     const t = el("span", "badge tc", c);
-    t.title = `${c}: tool-set change against the previous loop request of its conversation`;
+    t.title = `${c}: tool-set change against ${r.fr === undefined ? "the previous loop request of its conversation" : `#${r.fr}`}`;
     into.append(t);
   }
   // Each badge says itself whole on hover: a narrow list shows only its start.
