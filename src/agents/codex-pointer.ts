@@ -60,6 +60,7 @@ export function codexConfig(userText: string | undefined, file: string, openaiBa
 export const codexPointer: AgentPointer = {
   agent: "Codex",
   api: "OpenAI Responses",
+  programs: ["codex"],
   point({ bases, tempDir, env, codexHttp }: PointerContext) {
     const userHome = userConfigDir(env, "CODEX_HOME", ".codex");
     const file = join(userHome, "config.toml");
