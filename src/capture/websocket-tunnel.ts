@@ -149,13 +149,19 @@ export function tunnelUpgrade(
   const unanswered = setTimeout(() => {
     if (watch.status === null) upstream.destroy(new Error(`no answer to the upgrade within ${timeouts.answerMs} ms`));
   }, timeouts.answerMs);
+  let linger: NodeJS.Timeout | undefined;
+  /** One side has ended or closed: the other gets `lingerMs` to close before it is cut. */
+  const follow = (other: Duplex) => {
+    linger ??= setTimeout(() => other.destroy(), timeouts.lingerMs);
+  };
+  // A side that ends its sending while the other never does would leave both half-open for good.
+  client.once("end", () => follow(upstream));
+  upstream.once("end", () => follow(client));
   return new Promise((resolve) => {
     let open = 2;
-    let linger: NodeJS.Timeout | undefined;
-    /** One side has closed: the other is ended, and gets `lingerMs` to close before it is cut. */
     const closed = (other: Duplex) => {
       other.end();
-      linger ??= setTimeout(() => other.destroy(), timeouts.lingerMs);
+      follow(other);
       if (--open > 0) return;
       clearTimeout(unanswered);
       clearTimeout(linger);

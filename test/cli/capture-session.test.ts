@@ -60,7 +60,7 @@ async function eventStream(viewUrl: string): Promise<{ all: Promise<string> }> {
 
 describe("a capture whose close fails", () => {
   const commands = {
-    proxy: async (runs: string) => ({ args: ["proxy", "--upstream", "http://127.0.0.1:9/v1"], name: "proxy" }),
+    proxy: async () => ({ args: ["proxy", "--upstream", "http://127.0.0.1:9/v1"], name: "proxy" }),
     mock: async (runs: string) => ({ args: ["mock", (await writeTinyProbe(runs)).file], name: "tiny-mock" }),
   };
   for (const [command, setUp] of Object.entries(commands)) {
