@@ -56,7 +56,8 @@ The command runs with an environment that points the known agents there:
   GOOGLE_GEMINI_BASE_URL=<proxy>/gemini
   CODE_ASSIST_ENDPOINT=<proxy>/code-assist
 Agents that read only a config file get a temporary one, removed afterwards;
-your own files are left alone. The agents pointed:
+your own files are left alone (one whose config cannot be read is left
+unpointed, and record says so). The agents pointed:
 ${pointedAgents()}
 
 Credentials pass through to the provider in headers and are never stored.
@@ -93,8 +94,9 @@ ${VIEW_SWITCH_HELP}
   -h, --help      show this help
 
 Exit: the command's exit code (128 + N when signal N ended it); 127 when the
-command is not found, 126 when it cannot be run; 2 bad usage or a proxy that
-could not start (port in use, bad --upstream…): the command never starts.`;
+command is not found, 126 when it cannot be run; 2 bad usage, a proxy that
+could not start (port in use, bad --upstream…) or a config of the command's own
+agent that cannot be read (codex, pi, opencode): the command never starts.`;
 
 const OPTIONS = {
   ...UPSTREAM_OPTIONS,
