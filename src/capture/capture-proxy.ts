@@ -74,6 +74,8 @@ export interface CaptureProxy {
    * (`capture.drainMs`); later calls return the same promise.
    */
   close(): Promise<void>;
+  /** Drop the run at close if no exchange reached it (served-capture.ts): the previous run of its name stays. */
+  dropIfEmpty(): void;
 }
 
 /**
@@ -333,9 +335,13 @@ class ProxyRequests {
     private readonly opened: Promise<CaptureThread>,
   ) {
     this.diagnostics = options.cacheDiagnostics ? new DiagnosticsChain() : null;
-    void opened.then((capture) => {
-      this.capture = capture;
-    });
+    // A worker that cannot open the run fails the start; the requests waiting on it are told there.
+    opened.then(
+      (capture) => {
+        this.capture = capture;
+      },
+      () => undefined,
+    );
   }
 
   private routed(request: IncomingMessage): Routed {
@@ -391,5 +397,6 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
     liveDir: capture.liveDir,
     ended: served.ended,
     close: () => served.close(),
+    dropIfEmpty: () => served.dropIfEmpty(),
   };
 }

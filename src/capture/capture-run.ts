@@ -4,7 +4,13 @@ import { describeProcess, type PidLock, tryLock } from "../pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
 import { isRunName, SAFE_NAME_RULE } from "../safe-path.js";
 import { Capture, type CaptureOptions } from "./capture.js";
-import { checkRunFolderReplaceable, dropEmptyLiveFolder, prepareRunFolder, swapInRunFolder } from "./run-folder.js";
+import {
+  checkRunFolderReplaceable,
+  dropEmptyLiveFolder,
+  dropLiveFolder,
+  prepareRunFolder,
+  swapInRunFolder,
+} from "./run-folder.js";
 import { runDatabasePath } from "./run-format.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
@@ -58,6 +64,8 @@ export interface CaptureRun {
 export interface RunEnd {
   lost?: number;
   failure?: unknown;
+  /** The run captured nothing and is dropped: its row and live folder go, the previous run stays. */
+  drop?: boolean;
 }
 
 /** Runs open in this process, so a signal can mark them interrupted before the process exits. */
@@ -134,6 +142,12 @@ function markErrorIfWritable(db: RunDatabase | null, id: string): void {
   }
 }
 
+/** Ends a run that captured nothing without a trace: its row deleted, its live folder removed. */
+export function dropRun(db: RunDatabase | null, id: string, runsDir: string, live: string): void {
+  db?.dropRun(id);
+  dropLiveFolder(runsDir, live);
+}
+
 /** A run's folder, id, database row and capture: for probe runs, the mock server and the capture proxy alike. */
 export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
   checkRunName(options.name);
@@ -161,8 +175,9 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     onFinished: options.onFinished,
   });
   /** Ends the run: the row finished and the folder swapped in, or (a write failed) both left as they are. */
-  const finish = (status: RunStatus, { lost = 0, failure }: RunEnd) => {
+  const finish = (status: RunStatus, { lost = 0, failure, drop }: RunEnd) => {
     capture.close();
+    if (drop) return dropRun(db, id, options.runsDir, live);
     let broken = failure instanceof StorageError ? failure : (db?.failure ?? capture.failure);
     if (!broken) {
       try {

@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from "../project-root.js";
 import type { WireApi } from "../providers/types.js";
 import { decodedLimit, isEncoded } from "./body-encoding.js";
 import type { FinishedExchange } from "./capture.js";
-import { type CaptureRunOptions, checkRunName, takeFolderLock } from "./capture-run.js";
+import { type CaptureRunOptions, checkRunName, dropRun, takeFolderLock } from "./capture-run.js";
 import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
 import { beforeDeadline, onWorkerEnd, WorkerCalls } from "./lifecycle.js";
 import { swapInRunFolder } from "./run-folder.js";
@@ -41,7 +41,7 @@ export type ToWorker =
   | { type: "exchange"; id: number; request: HandedRequest; response: HandedResponse; ts: string; durationMs: number }
   | { type: "count"; id: number; api: WireApi; body: string }
   | { type: "event"; event: string; data: Record<string, unknown>; seq: number }
-  | { type: "close"; status: RunStatus };
+  | { type: "close"; status: RunStatus; drop: boolean };
 
 export type FromWorker =
   | { type: "opened"; id: string; dir: string; liveDir: string }
@@ -299,15 +299,17 @@ export class CaptureThread {
    * here, with what was handed but not written counted as lost; `served` is not waited for past the
    * drain time either, so neither a slow worker nor a reply that never ends holds the close.
    */
-  async close(served: Promise<void>, status: RunStatus = "captured"): Promise<void> {
+  async close(served: Promise<void>, status: RunStatus = "captured", dropIfEmpty = false): Promise<void> {
     const deadline = performance.now() + (this.options.drainMs ?? CAPTURE_DRAIN_MS);
     this.closing = true;
     this.wakeRoomWaiters();
     const closed = new Promise<true>((resolve) =>
       this.worker.on("message", (message: FromWorker) => message.type === "closed" && resolve(true)),
     );
+    // Decided once the server has finished: an exchange handed meanwhile keeps the run.
+    const drop = () => dropIfEmpty && this.handed === 0;
     const drained = served.then(() => {
-      this.worker.postMessage({ type: "close", status } satisfies ToWorker);
+      this.worker.postMessage({ type: "close", status, drop: drop() } satisfies ToWorker);
       return closed;
     });
     const ended = this.calls.ended.then(() => false as const);
@@ -316,7 +318,7 @@ export class CaptureThread {
     if (!inTime && !this.claimClose()) inTime = await Promise.race([closed, ended]);
     await this.worker.terminate();
     try {
-      if (!inTime) await this.finishLate(beforeDeadline(served, deadline - performance.now()), status);
+      if (!inTime) await this.finishLate(beforeDeadline(served, deadline - performance.now()), status, drop);
     } finally {
       this.releaseLock();
     }
@@ -329,9 +331,17 @@ export class CaptureThread {
     return Atomics.compareExchange(this.gate, 0, open, mainCloses) === open;
   }
 
-  private async finishLate(served: Promise<unknown>, status: RunStatus): Promise<void> {
+  private async finishLate(served: Promise<unknown>, status: RunStatus, drop: () => boolean): Promise<void> {
     this.calls.stop(new Error("the capture worker was stopped before it had written this exchange"));
     await served;
+    if (drop()) {
+      const db = this.options.database === false ? null : new RunDatabase(runDatabasePath(this.options.runsDir));
+      try {
+        return dropRun(db, this.id, this.options.runsDir, this.liveDir);
+      } finally {
+        db?.close();
+      }
+    }
     const lost = this.handed - this.written;
     const ms = this.options.drainMs ?? CAPTURE_DRAIN_MS;
     this.notice(`capture: ${lost} exchange(s) not written within ${ms} ms of stopping; the run counts them as lost`);

@@ -16,6 +16,11 @@ export interface ServedCapture {
    * ended), all within the drain time; later calls return the same promise.
    */
   close(status?: RunStatus): Promise<void>;
+  /**
+   * Drop the run at close if no exchange reached it by then (its row and folder go, the previous
+   * run of its name stays): for a session whose command never ran.
+   */
+  dropIfEmpty(): void;
 }
 
 /**
@@ -46,13 +51,17 @@ export async function serveCapture(
   settle.resolve(capture);
   const drainMs = options.drainMs ?? CAPTURE_DRAIN_MS;
   let closing: Promise<void> | undefined;
+  let dropIfEmpty = false;
   return {
     port: service.port,
     capture,
     ended: capture.ended,
     close(status) {
-      closing ??= capture.close(service.close(drainMs), status);
+      closing ??= capture.close(service.close(drainMs), status, dropIfEmpty);
       return closing;
+    },
+    dropIfEmpty() {
+      dropIfEmpty = true;
     },
   };
 }

@@ -268,6 +268,8 @@ async function recordSession(plan: RecordPlan, session: SessionDir): Promise<num
     } finally {
       closeSessionDir(session);
     }
+    // A command that never ran sent nothing: its empty run must not replace the previous one.
+    if (end.failed) proxy!.dropIfEmpty();
   });
   tellOutcome(proxy!, plan.runsDir, plan.name, watch.seen);
   return end!.exitCode;

@@ -6,7 +6,7 @@
  * 127.0.0.1, a scratch HOME, real files; the tests wait for events, not clocks.
  */
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -137,6 +137,35 @@ describe("record with an agent's config it cannot read", () => {
     expect(second.stderr).toContain(`${config}: expected TOML as Codex reads it (line 2`);
     expect(existsSync(marker)).toBe(false);
     expect(readFileSync(join(runs, "agent", "requests.jsonl"), "utf8")).toBe(earlier);
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    const rows = db.prepare("SELECT status FROM runs WHERE probe = 'agent'").all();
+    db.close();
+    expect(rows).toEqual([{ status: "captured" }]);
+  });
+
+  it("a command that cannot be started (its interpreter is missing) leaves the earlier run of its name in place", async () => {
+    const scratch = tempDir("session-record-unstarted-");
+    const runs = join(scratch, "runs");
+    const { bin, env } = brokenCodexHome(scratch);
+    const probe = await loadProbeFile(join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-probe.yaml"), PROJECT_ROOT);
+    const mock = await startMockServer(
+      { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
+      { runsDir: runs, runName: "upstream" },
+    );
+    closers.push(() => mock.close());
+    const own = ["record", "--runs", runs, "--upstream", mock.baseUrl.replace(/\/v1$/, ""), "--name", "agent", "--"];
+    const first = await startCliIn(scratch, [...own, "node", CLIENT, "all"], scratch, env).done;
+    expect(first.code, first.stderr).toBe(0);
+    const earlier = readFileSync(join(runs, "agent", "requests.jsonl"), "utf8");
+
+    // Found on PATH and executable, so record starts its proxy; only the kernel's exec then fails.
+    writeFileSync(join(bin, "unstartable"), "#!/nonexistent/interpreter\n", { mode: 0o755 });
+    const second = await startCliIn(scratch, [...own, "unstartable"], scratch, env).done;
+    expect(second.code).toBe(127);
+    expect(second.stderr).toContain("record: unstartable: could not be started");
+    expect(readFileSync(join(runs, "agent", "requests.jsonl"), "utf8")).toBe(earlier);
+    // Nothing of the second run is left beside it (no live folder, no previous-run folder).
+    expect(readdirSync(runs).filter((entry) => entry.includes("agent") && !entry.endsWith(".lock"))).toEqual(["agent"]);
     const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
     const rows = db.prepare("SELECT status FROM runs WHERE probe = 'agent'").all();
     db.close();
