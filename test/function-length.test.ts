@@ -1,36 +1,13 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type LongFunction, longFunctions, longFunctionsIn, MAX_FUNCTION_LINES } from "./function-length.js";
+import { longFunctions, longFunctionsIn, MAX_FUNCTION_LINES } from "./function-length.js";
 
 const ROOT = join(import.meta.dirname, "..");
 
-/**
- * Functions over the limit when it went from 80 to 60 lines (issue 36), each in a file whose owner is
- * rewriting it in another change (the capture lifecycle: the capture proxy's and the mock server's
- * start, the WebSocket tunnel). An entry may only shrink: its function may not grow past `lines`, and
- * the entry must go once the function fits. Never add one for new code.
- */
-const NOT_YET_SPLIT = [
-  { file: "capture/capture-proxy.ts", name: "startCaptureProxy", lines: 63 },
-  { file: "capture/mock-server.ts", name: "startMockServer", lines: 70 },
-  { file: "capture/websocket-tunnel.ts", name: "tunnelUpgrade", lines: 77 },
-];
-
-const listed = (f: LongFunction) =>
-  NOT_YET_SPLIT.find((entry) => f.where.startsWith(`${entry.file}:`) && f.name === entry.name);
-
 describe(`no function in src/ is over ${MAX_FUNCTION_LINES} lines`, () => {
-  const long = longFunctions(join(ROOT, "src"));
-
-  it("holds for every function under src/ but the few listed", () => {
-    expect(long.filter((f) => !listed(f)).map((f) => `${f.where} (${f.lines} lines)`)).toEqual([]);
-  });
-
-  it("the list only shrinks: a listed function grows no longer, and one that fits leaves the list", () => {
-    const grown = long.filter((f) => f.lines > (listed(f)?.lines ?? Number.POSITIVE_INFINITY));
-    expect(grown.map((f) => `${f.where} (${f.lines} lines, listed at ${listed(f)!.lines})`)).toEqual([]);
-    const fits = NOT_YET_SPLIT.filter((entry) => !long.some((f) => listed(f) === entry));
-    expect(fits.map((entry) => `${entry.file} ${entry.name}: fits now, remove it from NOT_YET_SPLIT`)).toEqual([]);
+  it("holds for every function under src/", () => {
+    const long = longFunctions(join(ROOT, "src"));
+    expect(long.map((f) => `${f.where} (${f.lines} lines)`)).toEqual([]);
   });
 });
 

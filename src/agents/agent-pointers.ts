@@ -5,6 +5,8 @@
  * documentation or code (docs/decisions.md, "record"). The user's own files are never touched.
  */
 
+import { basename } from "node:path";
+import { UserError } from "../errors.js";
 import { claudeCodePointer } from "./claude-code-pointer.js";
 import { codexPointer } from "./codex-pointer.js";
 import { geminiCliPointer } from "./gemini-cli-pointer.js";
@@ -47,13 +49,17 @@ export const AGENT_POINTERS: AgentPointer[] = [
 
 /**
  * Every variable the pointers set, merged. Two pointers that want one variable set to different
- * values are a bug, said at once rather than let the later one win.
+ * values are a bug, said at once rather than let the later one win. A pointer that cannot read its
+ * agent's config (a UserError) is told to `unpointed` when given, and that agent is left as it is.
  */
-export function pointerVariables(ctx: PointerContext): Record<string, string> {
+export function pointerVariables(
+  ctx: PointerContext,
+  unpointed?: (pointer: AgentPointer, error: UserError) => void,
+): Record<string, string> {
   const set: Record<string, string> = {};
   const by: Record<string, string> = {};
   for (const pointer of AGENT_POINTERS) {
-    for (const [name, value] of Object.entries(pointer.point(ctx))) {
+    for (const [name, value] of Object.entries(pointed(pointer, ctx, unpointed))) {
       if (set[name] !== undefined && set[name] !== value)
         throw new Error(`${pointer.agent} and ${by[name]} set ${name} to different values`);
       set[name] = value;
@@ -63,9 +69,42 @@ export function pointerVariables(ctx: PointerContext): Record<string, string> {
   return set;
 }
 
+function pointed(
+  pointer: AgentPointer,
+  ctx: PointerContext,
+  unpointed: ((pointer: AgentPointer, error: UserError) => void) | undefined,
+): Record<string, string> {
+  try {
+    return pointer.point(ctx);
+  } catch (error) {
+    if (!(error instanceof UserError) || !unpointed) throw error;
+    unpointed(pointer, error);
+    return {};
+  }
+}
+
 /** The command's environment: the user's, with every pointer's variables set over it. */
 export function recordEnvironment(ctx: PointerContext): NodeJS.ProcessEnv {
   return { ...ctx.env, ...pointerVariables(ctx) };
+}
+
+/**
+ * The environment `record` runs `program` with (recordEnvironment), and a line for each agent it
+ * leaves unpointed. A config of an agent's that cannot be read is the command's concern only when the
+ * command runs that agent (`programs`): then it is bad input, before anything starts; for any other
+ * command it is a warning, as that command will not read it.
+ */
+export function commandEnvironment(
+  ctx: PointerContext,
+  program: string,
+): { env: NodeJS.ProcessEnv; unpointed: string[] } {
+  const unpointed: string[] = [];
+  const name = basename(program);
+  const variables = pointerVariables(ctx, (pointer, error) => {
+    if (pointer.programs?.includes(name)) throw error;
+    unpointed.push(`${pointer.agent} is not pointed at the proxy: ${error.message}`);
+  });
+  return { env: { ...ctx.env, ...variables }, unpointed };
 }
 
 /** What the pointers can tell beforehand would keep an agent from the proxy, one line each. */

@@ -125,6 +125,7 @@ function pointChatgpt(ctx: PointerContext, authority: string): Record<string, st
 export const codexPointer: AgentPointer = {
   agent: "Codex",
   api: "OpenAI Responses",
+  programs: ["codex"],
   point(ctx: PointerContext) {
     const { bases, tempDir, env, codexHttp, authority } = ctx;
     if (authority !== undefined && codexChatgptSignIn(env)) return pointChatgpt(ctx, authority);

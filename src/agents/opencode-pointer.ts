@@ -48,5 +48,6 @@ function opencodeContent(bases: ProxyBases, env: NodeJS.ProcessEnv): string {
 export const opencodePointer: AgentPointer = {
   agent: "opencode",
   api: "Anthropic Messages, OpenAI Responses, Gemini",
+  programs: ["opencode"],
   point: ({ bases, env }: PointerContext) => ({ [VARIABLE]: opencodeContent(bases, env) }),
 };

@@ -43,6 +43,7 @@ function piModels(userText: string | undefined, file: string, bases: ProxyBases)
 export const piPointer: AgentPointer = {
   agent: "pi",
   api: "Anthropic Messages, OpenAI Responses, Gemini",
+  programs: ["pi"],
   point({ bases, tempDir, env }: PointerContext) {
     const userDir = userConfigDir(env, "PI_CODING_AGENT_DIR", ".pi", "agent");
     const file = join(userDir, "models.json");

@@ -33,6 +33,12 @@ export interface AgentPointer {
   agent: string;
   /** The wire API(s) it will send, in words. */
   api: string;
+  /**
+   * The program names that run this agent (`codex`): when the command is one, a config of the
+   * agent's that cannot be read stops record before anything starts; for any other command it is
+   * a warning and the agent is left unpointed.
+   */
+  programs?: string[];
   /** The variables to set for the command; may write files under ctx.tempDir, never elsewhere. */
   point(ctx: PointerContext): Record<string, string>;
   /** Why, as far as can be seen beforehand, the agent would still not reach the proxy; undefined when nothing says so. */

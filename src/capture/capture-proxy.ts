@@ -4,26 +4,38 @@ import { Agent, type Dispatcher } from "undici";
 import { trustedCas } from "../processes/extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import type { FinishedExchange } from "./capture.js";
-import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
+import type { CaptureThread, CaptureThreadOptions } from "./capture-thread.js";
 import { agentOf } from "./client-agent.js";
 import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
 import { type HandedResponse, sessionHeaderOf } from "./handed-exchange.js";
-import { declaredLength, joinedBytes, readBody, sendJson, serveHttp } from "./http.js";
+import { declaredLength, type HttpService, joinedBytes, readBody, sendJson, serveHttp } from "./http.js";
 import { type ProxyRoute, type ResolvedRoute, resolveRoutes, unroutedMessage } from "./proxy-routes.js";
 import { type ProxyTarget, proxyTargets, type Routed } from "./proxy-targets.js";
 import { credentialQueryName } from "./redact.js";
 import { ResponseChain, SocketTurns, turnExchange } from "./responses-socket.js";
+import { serveCapture } from "./served-capture.js";
 import { type TunnelReader, tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
 
 export type { ProxyRoute } from "./proxy-routes.js";
 
 /** Where requests go: one upstream for every path, or routes by path prefix (exactly one of the two). */
+/** Where a proxy listens: `http://host:port`, and `https://host:port` when an HTTPS listener was asked for. */
+export interface ProxyOrigins {
+  origin: string;
+  secureOrigin?: string;
+}
+
 export interface CaptureProxyOptions {
   /** The provider's base URL; a request for `/v1/chat/completions` goes to `<upstream>/v1/chat/completions`. */
   upstream?: string;
   /** Several upstreams on one port: `/anthropic/v1/messages` goes to the `/anthropic` route's upstream as `/v1/messages`. */
   routes?: ProxyRoute[];
+  /**
+   * Told the proxy's origins once it listens, before its run is opened: what it throws stops the start
+   * with nothing of the run touched (record builds its command's environment here).
+   */
+  onListening?: (origins: ProxyOrigins) => void;
   /** Told of a request under no route (answered 404, not forwarded, not captured). */
   onUnrouted?: (method: string, path: string) => void;
   runsDir: string;
@@ -69,8 +81,15 @@ export interface CaptureProxy {
   /** The run folder once the proxy has closed; `liveDir` while it serves (see CaptureRun). */
   dir: string;
   liveDir: string;
-  /** Stops serving, waits for open replies, then finishes the run; later calls return the same promise. */
+  /** Settles once the capture worker has stopped, however it stopped (lifecycle.ts). */
+  ended: Promise<void>;
+  /**
+   * Stops serving, waits for open replies, then finishes the run, within the capture's drain time
+   * (`capture.drainMs`); later calls return the same promise.
+   */
   close(): Promise<void>;
+  /** Drop the run at close if no exchange reached it (served-capture.ts): the previous run of its name stays. */
+  dropIfEmpty(): void;
 }
 
 /**
@@ -320,23 +339,16 @@ async function relaySocket(
   const started = performance.now();
   const { request, socket, head } = upgrade;
   const turns = to.api === "openai-responses" ? socketTurns(chain, capture, to.shown, agentOf(request.headers)) : null;
-  const summary = await tunnelUpgrade(
-    request,
-    socket,
-    head,
-    to.target,
-    to.targetPath,
-    to.route.authorization,
-    turns?.reader,
-  );
+  const upstream = { target: to.target, path: to.targetPath, authorization: to.route.authorization };
+  const summary = await tunnelUpgrade(request, socket, head, upstream, turns?.reader);
   turns?.close(summary.decodeFailure ?? summary.error);
   const { request: handed, response } = tunnelExchange(to.shown, summary);
   capture.handLater(handed, response, ts, performance.now() - started);
 }
 
 /** The worker that opens the run and writes every exchange, as the options name it. */
-function startCaptureThread(options: CaptureProxyOptions): Promise<CaptureThread> {
-  return CaptureThread.start({
+function captureThreadOptions(options: CaptureProxyOptions): CaptureThreadOptions {
+  return {
     name: options.name ?? "proxy",
     runsDir: options.runsDir,
     database: options.database,
@@ -344,7 +356,80 @@ function startCaptureThread(options: CaptureProxyOptions): Promise<CaptureThread
     keepSecrets: options.keepSecrets,
     onFinished: options.onFinished,
     ...options.capture,
-  });
+  };
+}
+
+/**
+ * The proxy's two handlers (HTTP requests, upgraded connections) and what they share: the routes,
+ * the capture once its worker has opened the run, the diagnostics chain and the Responses chain.
+ */
+class ProxyRequests {
+  /** Once the worker has opened the run, requests take it from here rather than await the promise each time. */
+  private capture: CaptureThread | undefined;
+  private readonly diagnostics: DiagnosticsChain | null;
+  private readonly responseChain = new ResponseChain();
+
+  constructor(
+    private readonly options: CaptureProxyOptions,
+    private readonly routes: ResolvedRoute[],
+    private readonly targetOfUrl: (url: string) => Routed,
+    private readonly opened: Promise<CaptureThread>,
+  ) {
+    this.diagnostics = options.cacheDiagnostics ? new DiagnosticsChain() : null;
+    // A worker that cannot open the run fails the start; the requests waiting on it are told there.
+    opened.then(
+      (capture) => {
+        this.capture = capture;
+      },
+      () => undefined,
+    );
+  }
+
+  private routed(request: IncomingMessage): Routed {
+    return routedRequest(this.targetOfUrl, request, this.options.onUnrouted);
+  }
+
+  readonly forward = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const capture = this.capture ?? (await this.opened);
+    const to = this.routed(request);
+    if ("unrouted" in to) return refuseUnrouted(this.routes, request.method ?? "GET", to.unrouted, response);
+    await relayRequest(to, request, response, capture, this.diagnostics);
+  };
+
+  readonly tunnel = async (request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
+    const capture = this.capture ?? (await this.opened);
+    const to = this.routed(request);
+    if ("unrouted" in to) {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    await relaySocket(to, { request, socket, head }, capture, this.responseChain);
+  };
+}
+
+/**
+ * The proxy's listener, and its HTTPS twin when the options ask for one (the same routes, an
+ * ephemeral port), as one service: both close together, and the first failing to start closes the other.
+ */
+async function listenOnBoth(
+  requests: ProxyRequests,
+  failure: (error: Error) => { status: number; message: string },
+  host: string,
+  options: CaptureProxyOptions,
+): Promise<HttpService & { secureOrigin?: string }> {
+  const service = await serveHttp(requests.forward, failure, options.port ?? 0, host, requests.tunnel);
+  if (!options.secure) return service;
+  const secure = await serveHttp(requests.forward, failure, 0, host, requests.tunnel, options.secure).catch(
+    async (error: Error) => {
+      await service.close();
+      throw error;
+    },
+  );
+  return {
+    port: service.port,
+    secureOrigin: `https://${host}:${secure.port}`,
+    close: (withinMs) => Promise.all([service.close(withinMs), secure.close(withinMs)]).then(() => undefined),
+  };
 }
 
 /**
@@ -357,63 +442,30 @@ function startCaptureThread(options: CaptureProxyOptions): Promise<CaptureThread
 export async function startCaptureProxy(options: CaptureProxyOptions): Promise<CaptureProxy> {
   const isCredential = credentialQueryName(options.redactQuery);
   const routes = resolveRoutes(routesOf(options), isCredential);
-  const targetOfUrl = proxyTargets(routes, isCredential);
-  let thread: Promise<CaptureThread> | undefined;
-  // Once the worker has opened the run, requests take it from here rather than await the promise each time.
-  let opened: CaptureThread | undefined;
-  const diagnostics = options.cacheDiagnostics ? new DiagnosticsChain() : null;
-  const responseChain = new ResponseChain();
-
-  const routed = (request: IncomingMessage) => routedRequest(targetOfUrl, request, options.onUnrouted);
-  async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const capture = opened ?? (await thread!);
-    const to = routed(request);
-    if ("unrouted" in to) return refuseUnrouted(routes, request.method ?? "GET", to.unrouted, response);
-    await relayRequest(to, request, response, capture, diagnostics);
-  }
-
-  async function tunnel(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const capture = opened ?? (await thread!);
-    const to = routed(request);
-    if ("unrouted" in to) {
-      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-      return;
-    }
-    await relaySocket(to, { request, socket, head }, capture, responseChain);
-  }
-
   const host = options.host ?? "127.0.0.1";
   const failure = (error: Error) => ({ status: 502, message: `proxy: ${error.message}` });
-  // Listening comes first: a port in use must fail before the run folder of a proxy already on it is replaced.
-  const service = await serveHttp(forward, failure, options.port ?? 0, host, tunnel);
-  const secure =
-    options.secure &&
-    (await serveHttp(forward, failure, 0, host, tunnel, options.secure).catch(async (error: Error) => {
+  let secureOrigin: string | undefined;
+  const served = await serveCapture(async (opened) => {
+    const requests = new ProxyRequests(options, routes, proxyTargets(routes, isCredential), opened);
+    const service = await listenOnBoth(requests, failure, host, options);
+    secureOrigin = service.secureOrigin;
+    try {
+      options.onListening?.({ origin: `http://${host}:${service.port}`, ...(secureOrigin && { secureOrigin }) });
+    } catch (error) {
       await service.close();
       throw error;
-    }));
-  const stopServing = () => Promise.all([service.close(), secure?.close()]).then(() => undefined);
-  // A request that reaches `forward` before the capture worker has opened the run (and loaded the
-  // tokenizer) waits for it: the proxy is announced only after that.
-  thread = startCaptureThread(options);
-  let capture: CaptureThread;
-  try {
-    capture = await thread;
-    opened = capture;
-  } catch (error) {
-    await stopServing();
-    throw error;
-  }
-  let closing: Promise<void> | undefined;
+    }
+    return service;
+  }, captureThreadOptions(options));
+  const { capture } = served;
   return {
-    ...addresses(`http://${host}:${service.port}`, routes, options.routes !== undefined),
-    ...(secure && { secureOrigin: `https://${host}:${secure.port}` }),
+    ...addresses(`http://${host}:${served.port}`, routes, options.routes !== undefined),
+    ...(secureOrigin && { secureOrigin }),
     runId: capture.id,
     dir: capture.dir,
     liveDir: capture.liveDir,
-    close() {
-      closing ??= capture.close(stopServing());
-      return closing;
-    },
+    ended: served.ended,
+    close: () => served.close(),
+    dropIfEmpty: () => served.dropIfEmpty(),
   };
 }

@@ -4,7 +4,13 @@ import { isRunName, SAFE_NAME_RULE } from "../files/safe-path.js";
 import { describeProcess, type PidLock, tryLock } from "../processes/pid-lock.js";
 import { codecFor } from "../providers/codecs.js";
 import { Capture, type CaptureOptions } from "./capture.js";
-import { checkRunFolderReplaceable, dropEmptyLiveFolder, prepareRunFolder, swapInRunFolder } from "./run-folder.js";
+import {
+  checkRunFolderReplaceable,
+  dropEmptyLiveFolder,
+  dropLiveFolder,
+  prepareRunFolder,
+  swapInRunFolder,
+} from "./run-folder.js";
 import { runDatabasePath } from "./run-format.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
 import type { MarkerSpec } from "./types.js";
@@ -60,6 +66,8 @@ export interface CaptureRun {
 export interface RunEnd {
   lost?: number;
   failure?: unknown;
+  /** The run captured nothing and is dropped: its row and live folder go, the previous run stays. */
+  drop?: boolean;
 }
 
 /** Runs open in this process, so a signal can mark them interrupted before the process exits. */
@@ -136,6 +144,43 @@ function markErrorIfWritable(db: RunDatabase | null, id: string): void {
   }
 }
 
+/** Ends a run that captured nothing without a trace: its row deleted, its live folder removed. */
+export function dropRun(db: RunDatabase | null, id: string, runsDir: string, live: string): void {
+  db?.dropRun(id);
+  dropLiveFolder(runsDir, live);
+}
+
+/** Ends a run: the row finished and the folder swapped in, or (a write failed) both left as they are. */
+function finishCaptureRun(
+  run: {
+    capture: Capture;
+    db: RunDatabase | null;
+    id: string;
+    dir: string;
+    live: string;
+    runsDir: string;
+    name: string;
+  },
+  status: RunStatus,
+  { lost = 0, failure, drop }: RunEnd,
+) {
+  const { capture, db, id, dir, live } = run;
+  capture.close();
+  if (drop) return dropRun(db, id, run.runsDir, live);
+  let broken = failure instanceof StorageError ? failure : (db?.failure ?? capture.failure);
+  if (!broken) {
+    try {
+      db?.finishRun(id, status, lost);
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+      broken = error;
+    }
+  }
+  if (!broken) return keptNotice(swapInRunFolder(run.runsDir, run.name, live), dir);
+  markErrorIfWritable(db, id);
+  throw new StorageError(`${broken.message}; this run stays in ${live}, ${dir} keeps the previous run`, broken.file!);
+}
+
 /** A run's folder, id, database row and capture: for probe runs, the mock server and the capture proxy alike. */
 export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
   checkRunName(options.name);
@@ -163,22 +208,8 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     pathAlias: options.pathAlias,
     onFinished: options.onFinished,
   });
-  /** Ends the run: the row finished and the folder swapped in, or (a write failed) both left as they are. */
-  const finish = (status: RunStatus, { lost = 0, failure }: RunEnd) => {
-    capture.close();
-    let broken = failure instanceof StorageError ? failure : (db?.failure ?? capture.failure);
-    if (!broken) {
-      try {
-        db?.finishRun(id, status, lost);
-      } catch (error) {
-        if (!(error instanceof StorageError)) throw error;
-        broken = error;
-      }
-    }
-    if (!broken) return keptNotice(swapInRunFolder(options.runsDir, options.name, live), dir);
-    markErrorIfWritable(db, id);
-    throw new StorageError(`${broken.message}; this run stays in ${live}, ${dir} keeps the previous run`, broken.file!);
-  };
+  const finish = (status: RunStatus, end: RunEnd) =>
+    finishCaptureRun({ capture, db, id, dir, live, runsDir: options.runsDir, name: options.name }, status, end);
   const run: CaptureRun = {
     id,
     dir,

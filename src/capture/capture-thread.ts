@@ -13,8 +13,9 @@ import { PROJECT_ROOT } from "../project-root.js";
 import type { WireApi } from "../providers/types.js";
 import { decodedLimit, isEncoded } from "./body-encoding.js";
 import type { FinishedExchange } from "./capture.js";
-import { type CaptureRunOptions, checkRunName, takeFolderLock } from "./capture-run.js";
+import { type CaptureRunOptions, checkRunName, dropRun, takeFolderLock } from "./capture-run.js";
 import type { HandedRequest, HandedResponse } from "./handed-exchange.js";
+import { beforeDeadline, onWorkerEnd, WorkerCalls } from "./lifecycle.js";
 import { swapInRunFolder } from "./run-folder.js";
 import { runDatabasePath } from "./run-format.js";
 import { RunDatabase, type RunStatus } from "./sqlite.js";
@@ -40,7 +41,7 @@ export type ToWorker =
   | { type: "exchange"; id: number; request: HandedRequest; response: HandedResponse; ts: string; durationMs: number }
   | { type: "count"; id: number; api: WireApi; body: string }
   | { type: "event"; event: string; data: Record<string, unknown>; seq: number }
-  | { type: "close"; status: RunStatus };
+  | { type: "close"; status: RunStatus; drop: boolean };
 
 export type FromWorker =
   | { type: "opened"; id: string; dir: string; liveDir: string }
@@ -104,27 +105,34 @@ function queuedSize(bytes: Uint8Array, contentEncoding: string | undefined): num
   return isEncoded(contentEncoding) ? decodedLimit(bytes.byteLength) : bytes.byteLength;
 }
 
-interface Waiting<T> {
-  resolve(value: T): void;
-  reject(error: Error): void;
-  /** An exchange in the queue (with its bytes), or a token count. */
+/** What the queue keeps of each call: an exchange in the queue (with its bytes), or a token count. */
+interface Queued {
   exchange: boolean;
   bytes: number;
 }
 
+/** What the worker sends before it serves: the run it opened, or why it could not. */
+function opening(worker: Worker): Promise<{ id: string; dir: string; liveDir: string }> {
+  return new Promise((resolve, reject) => {
+    onWorkerEnd(worker, "the capture worker", reject);
+    worker.once("message", (message: FromWorker) => {
+      if (message.type === "opened") resolve(message);
+      else if (message.type === "failed") reject(fromWorker(message.error));
+    });
+  });
+}
+
 export class CaptureThread {
   readonly records: RequestRecord[] = [];
-  private readonly waiting = new Map<number, Waiting<never>>();
+  private readonly calls: WorkerCalls<Queued>;
   /** Requests waiting for room, with the size each declared (content-length), if it did. */
   private readonly roomWaiters: { declared: number | undefined; wake: () => void }[] = [];
-  private nextId = 0;
   private queued = 0;
   private queuedBytes = 0;
   private handed = 0;
   private written = 0;
   private toldBehind = false;
   private closing = false;
-  private stopped = false;
   /** Why the worker could not finish the run (its folder was not swapped in), rethrown by `close`. */
   private closeFailure: Error | undefined;
 
@@ -139,8 +147,15 @@ export class CaptureThread {
     /** The close gate (CLOSE_GATE), shared with the worker. */
     private readonly gate: Int32Array,
   ) {
+    this.calls = new WorkerCalls(worker, "the capture worker");
+    // However the worker stops, requests waiting for room go on (and find the capture stopped).
+    void this.calls.ended.then(() => this.wakeRoomWaiters());
     worker.on("message", (message: FromWorker) => this.receive(message));
-    worker.on("error", (error) => this.stop(error));
+  }
+
+  /** Settles once the worker has stopped, however it stopped (Lifecycle's end). */
+  get ended(): Promise<void> {
+    return this.calls.ended.then(() => undefined);
   }
 
   /** Takes the run folder's lock here, then opens the run and loads the tokenizer on a new worker. */
@@ -157,15 +172,9 @@ export class CaptureThread {
         options: { name, runsDir, database, markers, redactBody, keepSecrets, pathAlias, keepRecords: false },
         gate,
       };
+      const opened = opening(worker);
       worker.postMessage(open);
-      const opened = await new Promise<{ id: string; dir: string; liveDir: string }>((resolve, reject) => {
-        worker.once("error", reject);
-        worker.once("message", (message: FromWorker) => {
-          if (message.type === "opened") resolve(message);
-          else if (message.type === "failed") reject(fromWorker(message.error));
-        });
-      });
-      const { id, dir, liveDir } = opened;
+      const { id, dir, liveDir } = await opened;
       return new CaptureThread(worker, options, id, dir, liveDir, releaseLock, new Int32Array(gate));
     } catch (error) {
       await worker.terminate();
@@ -180,22 +189,20 @@ export class CaptureThread {
       this.closeFailure ??= fromWorker(message.error);
       return;
     }
-    const waiting = message.id === null ? undefined : this.waiting.get(message.id);
-    if (!waiting) return;
-    this.waiting.delete(message.id!);
-    // An exchange leaves the queue whether it was written or failed (it will not be written).
-    if (waiting.exchange) this.dequeue(waiting.bytes);
-    if (message.type === "failed") {
-      waiting.reject(fromWorker(message.error));
-    } else if (message.type === "counted") {
-      waiting.resolve(message.total as never);
-    } else {
+    if (message.id === null) return;
+    if (message.type === "finished") {
       this.written++;
       const { exchange } = message;
       if (this.options.keepRecords && exchange.record) this.records.push(exchange.record);
       this.options.onFinished?.(exchange);
-      waiting.resolve(exchange as never);
     }
+    const reply =
+      message.type === "failed"
+        ? { error: fromWorker(message.error) }
+        : { value: message.type === "counted" ? message.total : message.exchange };
+    const settled = this.calls.settle(message.id, reply);
+    // An exchange leaves the queue whether it was written or failed (it will not be written).
+    if (settled?.extra.exchange) this.dequeue(settled.extra.bytes);
   }
 
   private dequeue(bytes: number): void {
@@ -215,7 +222,7 @@ export class CaptureThread {
    */
   private hasRoom(declared?: number): boolean {
     const limit = this.options.queueLimit ?? CAPTURE_QUEUE_LIMIT;
-    if (this.closing) return true;
+    if (this.closing || this.calls.stopped) return true;
     if (this.queued >= limit.exchanges) return false;
     return this.queuedBytes < limit.bytes || (declared !== undefined && declared <= SMALL_REQUEST_BYTES);
   }
@@ -236,35 +243,37 @@ export class CaptureThread {
   /** Hands a finished exchange to the worker, its bytes transferred; resolves with what it became once it is written. */
   hand(request: HandedRequest, response: HandedResponse, ts: string, durationMs: number): Promise<FinishedExchange> {
     this.handed++;
-    if (this.stopped) return Promise.reject(new Error("the capture worker has stopped"));
+    if (this.calls.stopped) return Promise.reject(this.calls.stopped);
     const sent = ownBuffer(request.bytes);
     const received = ownBuffer(response.bytes);
     const size = queuedSize(sent, request.contentEncoding) + queuedSize(received, response.contentEncoding);
     this.queued++;
     this.queuedBytes += size;
-    const message: ToWorker = {
+    const message = (id: number): ToWorker => ({
       type: "exchange",
-      id: ++this.nextId,
+      id,
       request: { ...request, bytes: sent },
       response: { ...response, bytes: received },
       ts,
       durationMs,
-    };
-    return this.ask(message, size, [sent.buffer as ArrayBuffer, received.buffer as ArrayBuffer]);
+    });
+    const transfer = [sent.buffer as ArrayBuffer, received.buffer as ArrayBuffer];
+    return this.calls.call(message, { exchange: true, bytes: size }, transfer);
   }
 
   /** `hand` for a server that does not wait for the record (the proxy): a capture that fails is told with its stack. */
   handLater(request: HandedRequest, response: HandedResponse, ts: string, durationMs: number): void {
     this.hand(request, response, ts, durationMs).catch((error: Error) => {
       // Past the drain time every exchange still held fails at once; the shutdown notice counts them.
-      if (!this.stopped) this.notice(`capture: an exchange could not be written: ${error.stack ?? error.message}`);
+      if (!this.calls.stopped)
+        this.notice(`capture: an exchange could not be written: ${error.stack ?? error.message}`);
     });
   }
 
   /** The request's token total by our count, counted on the worker (the mock's usage estimate). */
   countRequestTokens(api: WireApi, body: string): Promise<number> {
-    if (this.stopped) return Promise.reject(new Error("the capture worker has stopped"));
-    return this.ask({ type: "count", id: ++this.nextId, api, body }, 0);
+    const message = (id: number): ToWorker => ({ type: "count", id, api, body });
+    return this.calls.call(message, { exchange: false, bytes: 0 });
   }
 
   /**
@@ -272,21 +281,11 @@ export class CaptureThread {
    * waits for it. A write that fails fails the run's close, as a failed record's write does.
    */
   addEvent(event: string, data: Record<string, unknown>, seq: number): void {
-    if (!this.stopped) this.worker.postMessage({ type: "event", event, data, seq } satisfies ToWorker);
+    if (!this.calls.stopped) this.worker.postMessage({ type: "event", event, data, seq } satisfies ToWorker);
   }
 
-  private ask<T>(message: ToWorker & { id: number }, bytes: number, transfer: ArrayBuffer[] = []): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.set(message.id, { resolve, reject, exchange: message.type === "exchange", bytes } as Waiting<never>);
-      this.worker.postMessage(message, transfer);
-    });
-  }
-
-  /** The worker is gone (it crashed, or the drain time ran out): whatever it still held fails. */
-  private stop(error: Error): void {
-    this.stopped = true;
-    for (const waiting of this.waiting.values()) waiting.reject(error);
-    this.waiting.clear();
+  private wakeRoomWaiters(): void {
+    for (const waiter of this.roomWaiters.splice(0)) waiter.wake();
   }
 
   private notice(line: string): void {
@@ -295,31 +294,31 @@ export class CaptureThread {
 
   /**
    * Lets waiting requests in, waits for the server to finish its replies (`served`), then gives the
-   * worker until `drainMs` after this call to write the queue and close the run. Past that the worker
-   * is stopped and the run's row is finished here, with what was handed but not written counted as lost.
+   * worker until `drainMs` after this call to write the queue and close the run. Past that (or at
+   * once when the worker has stopped on its own) the worker is stopped and the run's row is finished
+   * here, with what was handed but not written counted as lost; `served` is not waited for past the
+   * drain time either, so neither a slow worker nor a reply that never ends holds the close.
    */
-  async close(served: Promise<void>, status: RunStatus = "captured"): Promise<void> {
+  async close(served: Promise<void>, status: RunStatus = "captured", dropIfEmpty = false): Promise<void> {
+    const deadline = performance.now() + (this.options.drainMs ?? CAPTURE_DRAIN_MS);
     this.closing = true;
-    for (const waiter of this.roomWaiters.splice(0)) waiter.wake();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), this.options.drainMs ?? CAPTURE_DRAIN_MS);
-    });
+    this.wakeRoomWaiters();
     const closed = new Promise<true>((resolve) =>
       this.worker.on("message", (message: FromWorker) => message.type === "closed" && resolve(true)),
     );
+    // Decided once the server has finished: an exchange handed meanwhile keeps the run.
+    const drop = () => dropIfEmpty && this.handed === 0;
     const drained = served.then(() => {
-      this.worker.postMessage({ type: "close", status } satisfies ToWorker);
+      this.worker.postMessage({ type: "close", status, drop: drop() } satisfies ToWorker);
       return closed;
     });
-    const exited = new Promise<false>((resolve) => this.worker.once("exit", () => resolve(false)));
-    let inTime = await Promise.race([drained, late]);
-    clearTimeout(timer);
+    const ended = this.calls.ended.then(() => false as const);
+    let inTime = (await beforeDeadline(Promise.race([drained, ended]), deadline - performance.now())) === true;
     // Too late, unless the worker has begun its close: then it finishes it (a few writes and renames).
-    if (!inTime && !this.claimClose()) inTime = await Promise.race([closed, exited]);
+    if (!inTime && !this.claimClose()) inTime = await Promise.race([closed, ended]);
     await this.worker.terminate();
     try {
-      if (!inTime) await this.finishLate(served, status);
+      if (!inTime) await this.finishLate(beforeDeadline(served, deadline - performance.now()), status, drop);
     } finally {
       this.releaseLock();
     }
@@ -332,9 +331,17 @@ export class CaptureThread {
     return Atomics.compareExchange(this.gate, 0, open, mainCloses) === open;
   }
 
-  private async finishLate(served: Promise<void>, status: RunStatus): Promise<void> {
-    this.stop(new Error("the capture worker was stopped before it had written this exchange"));
+  private async finishLate(served: Promise<unknown>, status: RunStatus, drop: () => boolean): Promise<void> {
+    this.calls.stop(new Error("the capture worker was stopped before it had written this exchange"));
     await served;
+    if (drop()) {
+      const db = this.options.database === false ? null : new RunDatabase(runDatabasePath(this.options.runsDir));
+      try {
+        return dropRun(db, this.id, this.options.runsDir, this.liveDir);
+      } finally {
+        db?.close();
+      }
+    }
     const lost = this.handed - this.written;
     const ms = this.options.drainMs ?? CAPTURE_DRAIN_MS;
     this.notice(`capture: ${lost} exchange(s) not written within ${ms} ms of stopping; the run counts them as lost`);

@@ -43,7 +43,7 @@ async function handle(message: ToWorker): Promise<void> {
   // The main thread's drain time ran out first: it ends the run, and this worker is about to be stopped.
   if (Atomics.compareExchange(gate!, 0, CLOSE_GATE.open, CLOSE_GATE.workerCloses) !== CLOSE_GATE.open) return;
   try {
-    run?.close(message.status, { lost: failedExchanges });
+    run?.close(message.status, { lost: failedExchanges, drop: message.drop });
   } catch (error) {
     // A close that failed (a StorageError: its folder kept where it is) is told before the end of the run.
     post({ type: "failed", id: null, error: workerError(error) });

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createSecureServer } from "node:https";
 import type { Duplex } from "node:stream";
 import { UserError } from "../errors.js";
+import { beforeDeadline, LATE } from "./lifecycle.js";
 
 /**
  * Chunks joined in a buffer of its own: Buffer.concat puts a small result in Node's shared pool, and
@@ -39,10 +40,17 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(JSON.stringify(body));
 }
 
+/** How long a server's close waits for replies and tunnels still open before it cuts them. */
+const SERVER_CLOSE_MS = 10_000;
+
 export interface HttpService {
   port: number;
-  /** Stops accepting, then waits for every handler still running (its capture included). */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, then waits for every handler still running (its capture included); past
+   * `withinMs` (default SERVER_CLOSE_MS) every connection still open is cut, which ends the handlers
+   * that wait on one (lifecycle.ts: a client or an upstream that never finishes cannot hold it).
+   */
+  close(withinMs?: number): Promise<void>;
 }
 
 /** Takes over the connection of an upgrade request (`Upgrade: websocket`); resolves once it has closed. */
@@ -90,15 +98,30 @@ export async function serveHttp(
       });
     });
   const bound = await listen(server, port, host);
+  let closing: Promise<void> | undefined;
   return {
     port: bound,
-    async close() {
-      const closed = closeServer(server);
-      for (const socket of upgraded) socket.end();
-      await closed;
-      await Promise.all(running);
+    close(withinMs = SERVER_CLOSE_MS) {
+      closing ??= closeWithin(server, upgraded, running, withinMs);
+      return closing;
     },
   };
+}
+
+/** serveHttp's close: politely first, then, past `withinMs`, every connection and tunnel cut. */
+async function closeWithin(
+  server: Server,
+  upgraded: Set<Duplex>,
+  running: Set<Promise<void>>,
+  withinMs: number,
+): Promise<void> {
+  const closed = closeServer(server);
+  for (const socket of upgraded) socket.end();
+  const finished = closed.then(() => Promise.all(running));
+  if ((await beforeDeadline(finished, withinMs)) !== LATE) return;
+  server.closeAllConnections();
+  for (const socket of upgraded) socket.destroy();
+  await finished;
 }
 
 /** Listens on host:port (0 → an ephemeral port) and resolves with the port actually bound; a taken port is bad input. */

@@ -10,12 +10,13 @@ import { createScriptedModel, ScriptExhausted, type ScriptStep } from "../provid
 import type { ScriptedReply, Transport, WireApi, WireRequest } from "../providers/types.js";
 import { requestedReply } from "../providers/wire-json.js";
 import type { CaptureOptions } from "./capture.js";
-import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
+import type { CaptureThread, CaptureThreadOptions } from "./capture-thread.js";
 import { jsonObject } from "./chat-request.js";
 import { agentOf } from "./client-agent.js";
 import { sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
 import { MockSockets, socketEvents } from "./mock-socket.js";
+import { serveCapture } from "./served-capture.js";
 import type { RunStatus } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
 import type { MarkerSpec, RequestRecord } from "./types.js";
@@ -70,9 +71,11 @@ export interface MockServer {
   records: RequestRecord[];
   /** An agent event observed beside the mock (the real pi's tool calls), stored with the run (Capture.addEvent). */
   addEvent(type: string, data: Record<string, unknown>, seq: number): void;
+  /** Settles once the capture worker has stopped, however it stopped (lifecycle.ts). */
+  ended: Promise<void>;
   /**
    * Stops serving, waits for open replies, then finishes the run (as `captured` unless told how it
-   * ended); later calls return the same promise.
+   * ended), within the capture's drain time; later calls return the same promise.
    */
   close(status?: RunStatus): Promise<void>;
 }
@@ -346,15 +349,36 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
   // Loaded before listening, so the first request does not wait for it.
   const counter = await loadTokenCounter();
   const host = options.host ?? "127.0.0.1";
-  // Listening comes first: a port in use must fail before the run folder of a mock already on it is replaced.
-  const service = await serveHttp(
-    async (request, response) => answer(await state, request, response),
-    (error) => ({ status: 500, message: `mock: ${error.message}` }),
-    options.port ?? 0,
-    host,
-    async (request, socket, head) => upgrade(await state, request, socket, head),
-  );
-  const thread = CaptureThread.start({
+  const listen = () =>
+    serveHttp(
+      async (request, response) => answer(await state, request, response),
+      (error) => ({ status: 500, message: `mock: ${error.message}` }),
+      options.port ?? 0,
+      host,
+      async (request, socket, head) => upgrade(await state, request, socket, head),
+    );
+  const served = await serveCapture(listen, mockCaptureOptions(model, options)).catch((error: unknown) => {
+    ready.reject(error);
+    throw error;
+  });
+  const { capture } = served;
+  const origin = `http://${host}:${served.port}`;
+  ready.resolve(mockState(model, options, capture, counter, origin));
+  return {
+    baseUrl: `${origin}/v1`,
+    runId: capture.id,
+    dir: capture.dir,
+    liveDir: capture.liveDir,
+    records: capture.records,
+    addEvent: (type, data, seq) => capture.addEvent(type, data, seq),
+    ended: served.ended,
+    close: (status) => served.close(status),
+  };
+}
+
+/** The mock's capture worker, as its options name it. */
+function mockCaptureOptions(model: MockModel, options: MockServerOptions): CaptureThreadOptions {
+  return {
     name: options.runName ?? `${model.name}-mock`,
     runsDir: options.runsDir,
     database: options.database,
@@ -364,22 +388,23 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     folderLock: options.folderLock,
     onFinished: options.onFinished,
     ...options.capture,
-  });
-  let capture: CaptureThread;
-  try {
-    capture = await thread;
-  } catch (error) {
-    ready.reject(error);
-    await service.close();
-    throw error;
-  }
+  };
+}
+
+/** What a serving mock answers with, once its capture worker has opened the run. */
+function mockState(
+  model: MockModel,
+  options: MockServerOptions,
+  capture: CaptureThread,
+  counter: TokenCounter,
+  origin: string,
+): MockState {
   const inputTokens = new WeakMap<WireRequest, number>();
   const transport = createScriptedModel(
     codecFor,
     { loop: model.script },
     { usage: (scripted, reply) => estimateUsage(counter, inputTokens.get(scripted) ?? 0, reply) },
   );
-  const origin = `http://${host}:${service.port}`;
   const serving: MockState = {
     model,
     capture,
@@ -391,18 +416,5 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     onRequest: options.onRequest,
     sockets: new MockSockets(capture, (url, body) => socketAnswer(serving, url, body)),
   };
-  ready.resolve(serving);
-  let closing: Promise<void> | undefined;
-  return {
-    baseUrl: `${origin}/v1`,
-    runId: capture.id,
-    dir: capture.dir,
-    liveDir: capture.liveDir,
-    records: capture.records,
-    addEvent: (type, data, seq) => capture.addEvent(type, data, seq),
-    close(status) {
-      closing ??= capture.close(service.close(), status);
-      return closing;
-    },
-  };
+  return serving;
 }

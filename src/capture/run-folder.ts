@@ -142,6 +142,11 @@ export function prepareRunFolder(runsDir: string, name: string, notice: (message
   return live;
 }
 
+/** Removes the live folder of a run that is dropped: only the run's own files may be in it. */
+export function dropLiveFolder(runsDir: string, live: string): void {
+  asStorageError(live, () => removeOwnFolder(runsDir, live, RUN_FOLDER_FILES, "a run folder"));
+}
+
 /** Undoes prepareRunFolder when the run could not start: the live folder is still empty. */
 export function dropEmptyLiveFolder(live: string): void {
   rmdirSync(live);

@@ -393,6 +393,11 @@ export class RunDatabase extends RunDatabaseReader {
     );
   }
 
+  /** Removes the row of a run that captured nothing and is dropped (a session whose command never ran). */
+  dropRun(id: string): void {
+    this.write(() => this.db.prepare(`DELETE FROM runs WHERE id = ?`).run(id));
+  }
+
   /** `lost`: exchanges the server accepted whose capture could not be written before it stopped (see capture-thread.ts). */
   finishRun(id: string, status: RunStatus, lost = 0): void {
     this.write(() =>

@@ -47,16 +47,78 @@ function responseHead(bytes: Buffer): { status: number; end: number; deflate: bo
   return { status: status ? Number(status[1]) : 0, end: end + 4, deflate };
 }
 
+/**
+ * A tunnel's bounds (lifecycle.ts). `answerMs`: from the upgrade request to the upstream's answer (its
+ * connection and status line): an upstream that accepts and never answers is cut, and the client told
+ * 502. `lingerMs`: once one side has closed, how long the other gets to close too before it is cut, so
+ * a peer that never closes cannot keep the tunnel, and the server's close, waiting. A switched socket
+ * that is merely quiet is left open: an agent's socket idles while its user thinks.
+ */
+const TUNNEL_TIMEOUTS = { answerMs: 30_000, lingerMs: 2_000 };
+
 /** Who reads a tunnel's messages, each direction's whole text messages in order (responses-socket.ts). */
 export interface TunnelReader {
   fromClient: MessageListener;
   fromServer: MessageListener;
 }
 
+/** The upstream's connection: TLS for https (trusting the certificates run.sh held back from start-up, as the relay's HTTP pool does). */
+function connectUpstream(target: URL): Duplex {
+  const secure = target.protocol === "https:";
+  const port = Number(target.port) || (secure ? 443 : 80);
+  const hostname = target.hostname.replace(/^\[|\]$/g, "");
+  const ca = secure ? trustedCas() : undefined;
+  return secure
+    ? connectTls({ host: hostname, port, servername: hostname, ALPNProtocols: ["http/1.1"], ...(ca && { ca }) })
+    : connectTcp({ host: hostname, port });
+}
+
+/** What a tunnel learns as bytes pass: the upstream's status, each direction's frames, the first failure. */
+class TunnelWatch {
+  readonly frames = { client: new FrameCounter(), upstream: new FrameCounter() };
+  status: number | null = null;
+  error: string | undefined;
+  private answer = Buffer.alloc(0);
+
+  constructor(private readonly reader: TunnelReader | undefined) {}
+
+  /** The upstream's bytes: its answer's head until it is whole; after a 101, frames (any other answer is an HTTP body, relayed but not counted). */
+  fromUpstream(chunk: Buffer): void {
+    if (this.status !== null) {
+      if (this.status === 101) this.frames.upstream.push(chunk);
+      return;
+    }
+    this.answer = Buffer.concat([this.answer, chunk]);
+    const read = responseHead(this.answer);
+    if (read === null) return;
+    this.status = read.status;
+    if (this.status !== 101) return;
+    if (this.reader) {
+      this.frames.client.decode(this.reader.fromClient, read.deflate);
+      this.frames.upstream.decode(this.reader.fromServer, read.deflate);
+    }
+    this.frames.upstream.push(this.answer.subarray(read.end));
+  }
+
+  summary(): TunnelSummary {
+    const { status, error, frames } = this;
+    const ending: ResponseEnding = status === null ? "failed" : error === undefined ? "complete" : "truncated";
+    const decodeFailure = frames.client.failure ?? frames.upstream.failure;
+    return {
+      status,
+      ending,
+      ...(error !== undefined && { error }),
+      frames: { client: frames.client.seen, upstream: frames.upstream.seen },
+      ...(decodeFailure && { decodeFailure }),
+    };
+  }
+}
+
 /**
  * Tunnels one upgrade request (a WebSocket) to the upstream: the request head rewritten for the
  * upstream, then every byte both ways as it comes, the upstream's answer included. Resolves once
- * both sides have closed, with what the capture records of it. With a `reader`, once the upstream
+ * both sides have closed, with what the capture records of it; within `timeouts` of an upstream
+ * that does not answer, or of one side closing (TUNNEL_TIMEOUTS). With a `reader`, once the upstream
  * has switched protocols each direction's messages are also decoded from a copy of its bytes and
  * handed to it; what is relayed is never touched.
  */
@@ -64,77 +126,49 @@ export function tunnelUpgrade(
   request: IncomingMessage,
   client: Duplex,
   head: Buffer,
-  target: URL,
-  path: string,
-  authorization: string | undefined,
+  to: { target: URL; path: string; authorization: string | undefined },
   reader?: TunnelReader,
+  timeouts = TUNNEL_TIMEOUTS,
 ): Promise<TunnelSummary> {
-  const secure = target.protocol === "https:";
-  const port = Number(target.port) || (secure ? 443 : 80);
-  const hostname = target.hostname.replace(/^\[|\]$/g, "");
-  // The certificates run.sh held back from start-up are trusted here as on the relay's HTTP pool.
-  const ca = secure ? trustedCas() : undefined;
-  const upstream = secure
-    ? connectTls({ host: hostname, port, servername: hostname, ALPNProtocols: ["http/1.1"], ...(ca && { ca }) })
-    : connectTcp({ host: hostname, port });
-  const frames = { client: new FrameCounter(), upstream: new FrameCounter() };
-  let status: number | null = null;
-  let answer = Buffer.alloc(0);
-  let error: string | undefined;
-
+  const upstream = connectUpstream(to.target);
+  const watch = new TunnelWatch(reader);
   // Written before anything is piped: the socket queues it until it connects.
-  upstream.write(upgradeHead(request, target, path, authorization));
+  upstream.write(upgradeHead(request, to.target, to.path, to.authorization));
   upstream.write(head);
-  frames.client.push(head);
-  client.on("data", (chunk: Buffer) => frames.client.push(chunk));
-  // Only a 101 is followed by frames; any other answer is an HTTP body, relayed but not counted.
-  upstream.on("data", (chunk: Buffer) => {
-    if (status !== null) {
-      if (status === 101) frames.upstream.push(chunk);
-      return;
-    }
-    answer = Buffer.concat([answer, chunk]);
-    const read = responseHead(answer);
-    if (read === null) return;
-    status = read.status;
-    if (status !== 101) return;
-    if (reader) {
-      frames.client.decode(reader.fromClient, read.deflate);
-      frames.upstream.decode(reader.fromServer, read.deflate);
-    }
-    frames.upstream.push(answer.subarray(read.end));
-  });
+  watch.frames.client.push(head);
+  client.on("data", (chunk: Buffer) => watch.frames.client.push(chunk));
+  upstream.on("data", (chunk: Buffer) => watch.fromUpstream(chunk));
   client.pipe(upstream);
   upstream.pipe(client);
+  upstream.once("error", (failure) => {
+    watch.error = `upstream ${to.target.origin} failed: ${failure.message}`;
+    if (watch.status === null && client.writable) client.end(badGateway(watch.error));
+    else client.destroy();
+  });
+  client.once("error", () => upstream.destroy());
+  const unanswered = setTimeout(() => {
+    if (watch.status === null) upstream.destroy(new Error(`no answer to the upgrade within ${timeouts.answerMs} ms`));
+  }, timeouts.answerMs);
+  let linger: NodeJS.Timeout | undefined;
+  /** One side has ended or closed: the other gets `lingerMs` to close before it is cut. */
+  const follow = (other: Duplex) => {
+    linger ??= setTimeout(() => other.destroy(), timeouts.lingerMs);
+  };
+  // A side that ends its sending while the other never does would leave both half-open for good.
+  client.once("end", () => follow(upstream));
+  upstream.once("end", () => follow(client));
   return new Promise((resolve) => {
     let open = 2;
-    const closed = () => {
+    const closed = (other: Duplex) => {
+      other.end();
+      follow(other);
       if (--open > 0) return;
-      const ending: ResponseEnding = status === null ? "failed" : error === undefined ? "complete" : "truncated";
-      const seen = { client: frames.client.seen, upstream: frames.upstream.seen };
-      const decodeFailure = frames.client.failure ?? frames.upstream.failure;
-      resolve({
-        status,
-        ending,
-        ...(error !== undefined && { error }),
-        frames: seen,
-        ...(decodeFailure && { decodeFailure }),
-      });
+      clearTimeout(unanswered);
+      clearTimeout(linger);
+      resolve(watch.summary());
     };
-    upstream.once("error", (failure) => {
-      error = `upstream ${target.origin} failed: ${failure.message}`;
-      if (status === null && client.writable) client.end(badGateway(error));
-      else client.destroy();
-    });
-    client.once("error", () => upstream.destroy());
-    upstream.once("close", () => {
-      client.end();
-      closed();
-    });
-    client.once("close", () => {
-      upstream.end();
-      closed();
-    });
+    upstream.once("close", () => closed(client));
+    client.once("close", () => closed(upstream));
   });
 }
 

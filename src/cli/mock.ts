@@ -1,4 +1,6 @@
-import { type LiveView, viewWhileCapturing } from "../analysis/view/live-view.js";
+import { LiveViewPart } from "../analysis/view/live-view.js";
+import type { FinishedExchange } from "../capture/capture.js";
+import { runCaptureSession } from "../capture/capture-session.js";
 import { startMockServer } from "../capture/mock-server.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile } from "../probes/load.js";
@@ -7,9 +9,9 @@ import { PROJECT_ROOT } from "../project-root.js";
 import { probeFileArg } from "./arg-values.js";
 import { parseCommand } from "./args.js";
 import { KEEP_SECRETS_HELP, keepSecretsFlag } from "./keep-secrets-flag.js";
-import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
+import { OTEL_FLAG_HELP, otelFlag, otelLivePart } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
-import { parsePort, serveUntilSignal } from "./serve.js";
+import { parsePort, untilSignal } from "./serve.js";
 import { VIEW_FLAG_HELP, VIEW_OPTION } from "./view-flag.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
@@ -73,36 +75,32 @@ export async function main(argv: string[]): Promise<number> {
   const { values, positionals, runsDir } = args;
   const probe = await loadProbeFile(probeFileArg("mock", positionals[0]!), PROJECT_ROOT);
   const otel = await otelFlag(values.otel);
-  const live = otel?.live(`${probe.name}-mock`);
-  const log = exchangeLog("mock", live);
-  let view: LiveView | null = null;
-  const server = await startMockServer(
-    { name: probe.name, markers: probe.markers, script: probe.model.script, modelId: probe.model.id },
-    {
-      runsDir,
-      port: parsePort("mock", values.port),
-      host: values.host,
-      database: !values["no-db"],
-      chunkDelayMs: parseDelay(values.delay),
-      keepSecrets: keepSecretsFlag("mock", values["keep-secrets"]),
-      onFinished: (exchange) => {
-        log.onFinished(exchange);
-        view?.changed();
-      },
-    },
-  );
-  // Recorded first, so the run is priced as the probe says wherever the probe file is kept.
-  server.addEvent(PROBE_MODEL_EVENT, { ...probeModelEvent(probe) }, 1);
-  console.log(`LISTENING ${server.baseUrl}`);
-  view = await viewWhileCapturing(values.view === true, server, { name: `${probe.name}-mock`, markers: probe.markers });
-  console.log(
-    `capturing to ${server.liveDir}, moved to ${server.dir} when the mock stops (run ${server.runId}); ${probe.model.script.length} scripted step(s)`,
-  );
-  return serveUntilSignal(async () => {
-    await server.close();
-    await view?.close();
-    log.printSummary();
-    live?.end(server.runId);
-    await otel?.close();
+  const name = `${probe.name}-mock`;
+  const parts = [
+    otelLivePart(otel, name),
+    exchangeLog("mock"),
+    ...(values.view === true ? [new LiveViewPart({ name, markers: probe.markers })] : []),
+  ];
+  const model = { name: probe.name, markers: probe.markers, script: probe.model.script, modelId: probe.model.id };
+  const options = {
+    runsDir,
+    port: parsePort("mock", values.port),
+    host: values.host,
+    database: !values["no-db"],
+    chunkDelayMs: parseDelay(values.delay),
+    keepSecrets: keepSecretsFlag("mock", values["keep-secrets"]),
+  };
+  const start = async (onFinished: (exchange: FinishedExchange) => void) => {
+    const server = await startMockServer(model, { ...options, onFinished });
+    // Recorded first, so the run is priced as the probe says wherever the probe file is kept.
+    server.addEvent(PROBE_MODEL_EVENT, { ...probeModelEvent(probe) }, 1);
+    console.log(`LISTENING ${server.baseUrl}`);
+    return server;
+  };
+  return runCaptureSession(start, parts, (server) => {
+    console.log(
+      `capturing to ${server.liveDir}, moved to ${server.dir} when the mock stops (run ${server.runId}); ${probe.model.script.length} scripted step(s)`,
+    );
+    return untilSignal();
   });
 }

@@ -6,6 +6,7 @@
 import type { OtelExport } from "../analysis/otel/otel-export.js";
 import { resolveOtlpTarget } from "../analysis/otel/otlp-config.js";
 import { CONTENT_MODES, type ContentMode } from "../analysis/otel/span-plan.js";
+import type { SessionPart } from "../capture/capture-session.js";
 import { UserError } from "../errors.js";
 
 /** The flag's text for a command's --help. */
@@ -59,4 +60,20 @@ export function openOtel(options: {
 /** `--otel URL`'s exporter (loading), or undefined when the flag was not given. */
 export function otelFlag(url: string | undefined): Promise<OtelExport> | undefined {
   return url === undefined ? undefined : openOtel({ endpoint: url });
+}
+
+/**
+ * `--otel`'s live export as a part of a capture session (capture/capture-session.ts): the agent's
+ * span starts now, each record is sent as it is written, and once the capture has closed the span
+ * ends with the run's id and what is left is sent (a bounded wait). Nothing when `otel` is undefined.
+ */
+export function otelLivePart(otel: OtelExport | undefined, name: string): SessionPart {
+  const live = otel?.live(name);
+  return {
+    onFinished: (exchange) => exchange.record && live?.record(exchange.record),
+    async close(recording) {
+      live?.end(recording.runId);
+      await otel?.close();
+    },
+  };
 }

@@ -1,7 +1,6 @@
 import { providerSummary } from "../analysis/cache-agreement.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import { requestFailure } from "../capture/request-failure.js";
-import type { RequestRecord } from "../capture/types.js";
 import { printable } from "../text/terminal-text.js";
 
 /**
@@ -101,18 +100,19 @@ class ProxyTally {
 }
 
 /**
- * The live log of a command serving an agent (proxy, mock, record): one stderr line per finished
- * exchange (unless `lines` is false: record's command may own the terminal), each record also handed
- * to `live` (the OTLP live export), and the summary for when it stops.
+ * The live log of a command serving an agent (proxy, mock, record), a part of its capture session
+ * (capture/capture-session.ts): one stderr line per finished exchange (unless `lines` is false:
+ * record's command may own the terminal), and the summary once the capture has closed.
  */
-export function exchangeLog(label: string, live?: { record(record: RequestRecord): void }, lines = true) {
+export function exchangeLog(label: string, lines = true) {
   const tally = new ProxyTally(label);
   return {
     onFinished(exchange: FinishedExchange): void {
       tally.add(exchange);
       if (lines) process.stderr.write(`${exchangeLine(exchange)}\n`);
-      if (live && exchange.record) live.record(exchange.record);
     },
-    printSummary: () => process.stderr.write(`${tally.summary()}\n`),
+    close: () => {
+      process.stderr.write(`${tally.summary()}\n`);
+    },
   };
 }

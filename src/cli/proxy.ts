@@ -1,10 +1,12 @@
-import { type LiveView, viewWhileCapturing } from "../analysis/view/live-view.js";
+import { LiveViewPart } from "../analysis/view/live-view.js";
+import type { FinishedExchange } from "../capture/capture.js";
 import { startCaptureProxy } from "../capture/capture-proxy.js";
+import { runCaptureSession } from "../capture/capture-session.js";
 import { parseCommand } from "./args.js";
 import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings, parseUpstream } from "./capture-flags.js";
-import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
+import { OTEL_FLAG_HELP, otelFlag, otelLivePart } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
-import { serveUntilSignal } from "./serve.js";
+import { untilSignal } from "./serve.js";
 import { VIEW_FLAG_HELP, VIEW_OPTION } from "./view-flag.js";
 
 export const help = `Usage: payload-probe proxy --upstream URL [options]
@@ -51,28 +53,20 @@ export async function main(argv: string[]): Promise<number> {
   const upstream = parseUpstream("proxy", "upstream", values.upstream);
   const settings = captureSettings("proxy", values, "proxy");
   const otel = await otelFlag(values.otel);
-  const live = otel?.live(settings.name);
-  const log = exchangeLog("proxy", live);
-  let view: LiveView | null = null;
-  const proxy = await startCaptureProxy({
-    upstream,
-    runsDir,
-    ...settings,
-    onFinished: (exchange) => {
-      log.onFinished(exchange);
-      view?.changed();
-    },
-  });
-  console.log(`LISTENING ${proxy.url}`);
-  view = await viewWhileCapturing(values.view === true, proxy, { name: settings.name });
-  console.log(
-    `forwarding to ${proxy.upstream}; capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the proxy stops (run ${proxy.runId})`,
-  );
-  return serveUntilSignal(async () => {
-    await proxy.close();
-    await view?.close();
-    log.printSummary();
-    live?.end(proxy.runId);
-    await otel?.close();
+  const parts = [
+    otelLivePart(otel, settings.name),
+    exchangeLog("proxy"),
+    ...(values.view === true ? [new LiveViewPart({ name: settings.name })] : []),
+  ];
+  const start = async (onFinished: (exchange: FinishedExchange) => void) => {
+    const proxy = await startCaptureProxy({ upstream, runsDir, ...settings, onFinished });
+    console.log(`LISTENING ${proxy.url}`);
+    return proxy;
+  };
+  return runCaptureSession(start, parts, (proxy) => {
+    console.log(
+      `forwarding to ${proxy.upstream}; capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the proxy stops (run ${proxy.runId})`,
+    );
+    return untilSignal();
   });
 }

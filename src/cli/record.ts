@@ -1,11 +1,18 @@
 import { tmpdir } from "node:os";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { AGENT_POINTERS, pointerCaveats, recordEnvironment } from "../agents/agent-pointers.js";
+import { AGENT_POINTERS, commandEnvironment, pointerCaveats } from "../agents/agent-pointers.js";
 import { codexChatgptSignIn } from "../agents/codex-pointer.js";
-import { type LiveView, viewWhileCapturing } from "../analysis/view/live-view.js";
+import type { OtelExport } from "../analysis/otel/otel-export.js";
+import { LiveViewPart } from "../analysis/view/live-view.js";
 import type { FinishedExchange } from "../capture/capture.js";
-import { type CaptureProxy, startCaptureProxy } from "../capture/capture-proxy.js";
+import {
+  type CaptureProxy,
+  type CaptureProxyOptions,
+  type ProxyOrigins,
+  startCaptureProxy,
+} from "../capture/capture-proxy.js";
+import { runCaptureSession, type SessionPart } from "../capture/capture-session.js";
 import { type LocalCertificate, localCertificate } from "../capture/local-tls.js";
 import { isSafeName } from "../files/safe-path.js";
 import { type CommandEnd, runCommand } from "../processes/foreground-command.js";
@@ -14,6 +21,7 @@ import {
   endSessionProcesses,
   makeSessionDir,
   SESSION_MARK,
+  type SessionDir,
   watchSession,
 } from "../processes/session-dir.js";
 import { cliName } from "../text/invoked-as.js";
@@ -23,7 +31,7 @@ import { parseCommand, usageError } from "./args.js";
 import { CAPTURE_FLAGS_HELP, CAPTURE_OPTIONS, captureSettings } from "./capture-flags.js";
 import { findProgram } from "./find-program.js";
 import { openPage } from "./open-page.js";
-import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
+import { OTEL_FLAG_HELP, otelFlag, otelLivePart } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
 import { proxyBases, RECORD_ROUTES, recordRoutes, routesHelp, UPSTREAM_OPTIONS } from "./record-routes.js";
 import { runRef, seeItLine } from "./see-it.js";
@@ -55,7 +63,8 @@ The command runs with an environment that points the known agents there:
   Codex: a temporary CODEX_HOME; signed in with ChatGPT, chatgpt_base_url at
     the HTTPS listener and CODEX_CA_CERTIFICATE trusting it (auth.json linked)
 Agents that read only a config file get a temporary one, removed afterwards;
-your own files are left alone. The agents pointed:
+your own files are left alone (one whose config cannot be read is left
+unpointed, and record says so). The agents pointed:
 ${pointedAgents()}
 
 Credentials pass through to the provider in headers and are never stored.
@@ -93,8 +102,9 @@ ${VIEW_SWITCH_HELP}
   -h, --help      show this help
 
 Exit: the command's exit code (128 + N when signal N ended it); 127 when the
-command is not found, 126 when it cannot be run; 2 bad usage or a proxy that
-could not start (port in use, bad --upstream…): the command never starts.`;
+command is not found, 126 when it cannot be run; 2 bad usage, a proxy that
+could not start (port in use, bad --upstream…) or a config of the command's own
+agent that cannot be read (codex, pi, opencode): the command never starts.`;
 
 const OPTIONS = {
   ...UPSTREAM_OPTIONS,
@@ -187,29 +197,126 @@ function watchExchanges(lines: boolean) {
 /** The name of record's session folders in the system's temp folder: `payload-probe-record-XXXXXX`. */
 const SESSION_PREFIX = "payload-probe-record-";
 
-/** Runs the command pointed at the proxy, with a private folder for config files that goes with it. */
-async function runPointed(
-  proxy: CaptureProxy,
-  command: string[],
-  codexHttp: boolean,
-  certificate: LocalCertificate | undefined,
-): Promise<CommandEnd> {
+/** A private folder for the config files the pointers write, and the watch that clears it should record die. */
+function openSessionDir(): SessionDir {
   clearDeadSessions(SESSION_PREFIX);
   const session = makeSessionDir(SESSION_PREFIX);
   watchSession(session.path, tmpdir());
-  try {
-    const bases = proxyBases(proxy.origin, proxy.secureOrigin);
-    const authority = certificate?.authority;
-    const ctx = { bases, tempDir: session.path, env: process.env, cwd: process.cwd(), codexHttp, authority };
-    const env = recordEnvironment(ctx);
-    tellReplaced(process.env, env);
-    for (const caveat of pointerCaveats(ctx)) say(caveat, true);
-    return await runCommand(command, { ...env, [SESSION_MARK]: session.path }, process.cwd());
-  } finally {
-    // What the command left running (a daemon started from the session's config) goes with it.
-    endSessionProcesses(session.path);
-    session.remove();
-  }
+  return session;
+}
+
+/** The session's end: what the command left running (a daemon started from the session's config) goes with it. */
+function closeSessionDir(session: SessionDir): void {
+  endSessionProcesses(session.path);
+  session.remove();
+}
+
+/** The command's environment pointed at the proxy, and what record says of it before the command starts. */
+interface Pointed {
+  env: NodeJS.ProcessEnv;
+  tell(): void;
+}
+
+/**
+ * Points the agents at the proxy at `origin`, before its run is opened: a config the command's own
+ * agent cannot read stops record here (exit 2, no run touched, nothing started); any other agent's is
+ * said as a warning and that agent is left unpointed (agents/agent-pointers.ts, commandEnvironment).
+ */
+function pointAt(
+  origins: ProxyOrigins,
+  session: SessionDir,
+  program: string,
+  codexHttp: boolean,
+  authority: string | undefined,
+): Pointed {
+  const bases = proxyBases(origins.origin, origins.secureOrigin);
+  const ctx = { bases, tempDir: session.path, env: process.env, cwd: process.cwd(), codexHttp, authority };
+  const { env, unpointed } = commandEnvironment(ctx, program);
+  return {
+    env: { ...env, [SESSION_MARK]: session.path },
+    tell() {
+      for (const line of unpointed) say(line, true);
+      tellReplaced(process.env, env);
+      for (const caveat of pointerCaveats(ctx)) say(caveat, true);
+    },
+  };
+}
+
+interface RecordPlan {
+  command: string[];
+  name: string;
+  runsDir: string;
+  values: { open?: boolean; "codex-http"?: boolean };
+  /** What the capture proxy takes besides its listeners. */
+  proxy: Omit<CaptureProxyOptions, "onFinished" | "onUnrouted" | "onListening">;
+  otel: OtelExport | undefined;
+  wantsView: boolean;
+  /** The HTTPS listener's certificate, for Codex signed in with ChatGPT (which reaches its backend over HTTPS only). */
+  certificate: LocalCertificate | undefined;
+}
+
+/**
+ * The capture session of record (capture/capture-session.ts): the proxy, its environment built as
+ * soon as it listens, the live log, the viewer and the OTel export, closed in the session's order
+ * (viewer, summary, spans) whatever fails; then the outcome. Resolves with the command's exit code.
+ */
+async function recordSession(plan: RecordPlan, session: SessionDir): Promise<number> {
+  const lines = !process.stderr.isTTY;
+  const watch = watchExchanges(lines);
+  const view = plan.wantsView ? new LiveViewPart({ name: plan.name }, say) : null;
+  let end: CommandEnd | undefined;
+  const log = recordLog(exchangeLog("record", lines), watch, view, () => end, plan);
+  let pointed: Pointed | undefined;
+  let proxy: CaptureProxy | undefined;
+  const start = async (onFinished: (exchange: FinishedExchange) => void) => {
+    const codexHttp = plan.values["codex-http"] === true;
+    const onListening = (origins: ProxyOrigins) => {
+      pointed = pointAt(origins, session, plan.command[0]!, codexHttp, plan.certificate?.authority);
+    };
+    proxy = await startCaptureProxy({ ...plan.proxy, onFinished, onUnrouted: watch.onUnrouted, onListening });
+    announce(proxy);
+    return proxy;
+  };
+  const parts = [otelLivePart(plan.otel, plan.name), log, ...(view ? [view] : [])];
+  await runCaptureSession(start, parts, async () => {
+    if (view?.view && plan.values.open) openPage(view.view.url, say);
+    pointed!.tell();
+    try {
+      end = await runCommand(plan.command, pointed!.env, process.cwd());
+    } finally {
+      closeSessionDir(session);
+    }
+    // A command that never ran sent nothing: its empty run must not replace the previous one.
+    if (end.failed) proxy!.dropIfEmpty();
+  });
+  tellOutcome(proxy!, plan.runsDir, plan.name, watch.seen);
+  return end!.exitCode;
+}
+
+/** record's live log: the exchange lines and what record learns, and at the end the command's failure, the summary and the viewer's address. */
+function recordLog(
+  log: ReturnType<typeof exchangeLog>,
+  watch: ReturnType<typeof watchExchanges>,
+  view: LiveViewPart | null,
+  end: () => CommandEnd | undefined,
+  plan: RecordPlan,
+): SessionPart<CaptureProxy> {
+  return {
+    onFinished(exchange) {
+      log.onFinished(exchange);
+      watch.onFinished(exchange);
+    },
+    close(proxy) {
+      const failed = end()?.failed;
+      if (failed) say(`${plan.command[0]}: could not be started: ${failed}`);
+      log.close();
+      // Said again after the summary: a full-screen agent (pi) wipes the line printed before it started.
+      if (view?.view)
+        say(
+          `the viewer was at ${view.view.url} (stopped with the recording; 'view ${runRef(plan.name, proxy.dir, plan.runsDir)}' writes the page)`,
+        );
+    },
+  };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -222,47 +329,27 @@ export async function main(argv: string[]): Promise<number> {
   const settings = captureSettings("record", values, defaultRunName(command[0]!));
   const cannotRun = checkProgram(command[0]!);
   if (cannotRun !== undefined) return cannotRun;
-  const otel = await otelFlag(values.otel);
-  const live = otel?.live(settings.name);
-  const lines = !process.stderr.isTTY;
-  const log = exchangeLog("record", live, lines);
-  const watch = watchExchanges(lines);
   const wantsView = values.open === true || liveViewFlag("record", values, process.stdout.isTTY === true);
-  let view: LiveView | null = null;
-  const listeners = [log.onFinished, watch.onFinished, () => view?.changed()];
+  const otel = await otelFlag(values.otel);
   // Codex signed in with ChatGPT reaches its backend over HTTPS only: a listener with a certificate of the session's own.
   const certificate = codexChatgptSignIn(process.env) ? await localCertificate() : undefined;
-  const proxy = await startCaptureProxy({
-    routes,
+  const plan = {
+    command,
+    name: settings.name,
     runsDir,
-    ...(certificate && { secure: certificate }),
-    ...settings,
-    onFinished: (exchange) => {
-      for (const listener of listeners) listener(exchange);
-    },
-    onUnrouted: watch.onUnrouted,
-  });
-  announce(proxy);
-  view = await viewWhileCapturing(wantsView, proxy, { name: settings.name }, say);
-  if (view && values.open) openPage(view.url, say);
-  let end: CommandEnd;
+    values,
+    proxy: { routes, runsDir, ...settings, ...(certificate && { secure: certificate }) },
+    otel,
+    wantsView,
+    certificate,
+  };
+  const session = openSessionDir();
   try {
-    end = await runPointed(proxy, command, values["codex-http"] === true, certificate);
+    return await recordSession(plan, session);
   } finally {
-    await proxy.close();
-    await view?.close();
+    // Already closed once the command has run; this is for a session that stopped before it.
+    closeSessionDir(session);
   }
-  if (end.failed) say(`${command[0]}: could not be started: ${end.failed}`);
-  log.printSummary();
-  // Said again after the summary: a full-screen agent (pi) wipes the line printed before it started.
-  if (view)
-    say(
-      `the viewer was at ${view.url} (stopped with the recording; 'view ${runRef(settings.name, proxy.dir, runsDir)}' writes the page)`,
-    );
-  live?.end(proxy.runId);
-  await otel?.close();
-  tellOutcome(proxy, runsDir, settings.name, watch.seen);
-  return end.exitCode;
 }
 
 /** After the summary: requests that found no route, and where to look further (or why there is nothing). */

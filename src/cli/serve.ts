@@ -9,13 +9,13 @@ export function parsePort(command: string, value: string | undefined): number {
   return port;
 }
 
-/** Serves until SIGINT or SIGTERM, then closes (the run is finished there, so nothing captured is lost). */
-export function serveUntilSignal(close: () => Promise<void>): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Resolves with 0 at the first SIGINT or SIGTERM (the capture session then closes, so nothing captured is lost). */
+export function untilSignal(): Promise<number> {
+  return new Promise((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
-      close().then(() => resolve(0), reject);
+      resolve(0);
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);

@@ -18,7 +18,7 @@ import { closeWorkspace, openWorkspace, removeWorkspace } from "./workspace-list
  * skill files) are recorded under this one fixed path, whichever checkout's root the run used, so the
  * committed baselines hold on every machine and in every checkout.
  */
-export const RECORDED_WORKSPACE_ROOT = "/tmp/payload-probe";
+const RECORDED_WORKSPACE_ROOT = "/tmp/payload-probe";
 
 /**
  * Where a run makes its workspaces: the root it was given, else PAYLOAD_PROBE_WORKSPACE, both stored

@@ -14,9 +14,9 @@ import type { WireDissection } from "./types.js";
  * 1.1 Basics: "works automatically for prompts containing 1024 tokens or more, with cache hits
  * occurring in increments of 128 tokens"). A prompt shorter than this is never cached.
  */
-export const OPENAI_MIN_CACHE_TOKENS = 1024;
+const OPENAI_MIN_CACHE_TOKENS = 1024;
 /** OpenAI: cache hits grow in steps of this many tokens. */
-export const OPENAI_CACHE_STEP = 128;
+const OPENAI_CACHE_STEP = 128;
 /**
  * OpenAI keeps a prefix for 5 to 10 minutes of inactivity (longer off-peak); the model takes the
  * shorter end, so a gap it predicts as cached is one the provider documents as cached.

@@ -211,7 +211,7 @@ function callArguments(text: string): string {
 }
 
 /** The reply as lines to read: how it came, why it stopped, its text, thinking, tool calls and usage. */
-export function replyLines(r: DecodedReply): string[] {
+function replyLines(r: DecodedReply): string[] {
   return [...replyBodyLines(r), ...usageLines(r)];
 }
 
@@ -231,7 +231,7 @@ export function replyBodyLines(r: DecodedReply): string[] {
 }
 
 /** The reply as data. */
-export function replyJson(r: DecodedReply): unknown {
+function replyJson(r: DecodedReply): unknown {
   const { facts, toolCalls, ...rest } = r;
   return { ...rest, ...facts, toolCalls: toolCalls.map((c) => ({ ...c, arguments: callArguments(c.arguments) })) };
 }

@@ -14,6 +14,7 @@ import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import type { Recording, SessionPart } from "../../capture/capture-session.js";
 import { listen } from "../../capture/http.js";
 import type { MarkerSpec } from "../../capture/types.js";
 import { UserError } from "../../errors.js";
@@ -227,24 +228,30 @@ function serve(
 }
 
 /**
- * The viewer of a capture that is already recording, when `wanted`: started, its address printed as
- * `VIEW <url>` (print LISTENING before calling this), or the capture closed again if it cannot start.
- * Hand the result's `changed` to the capture's onFinished, and close it after the capture. `say`
- * prints the line: stdout by default; record's stdout is its command's, so it says it on stderr.
+ * `--view` as a part of a capture session (capture/capture-session.ts): once the capture records,
+ * the viewer starts and its address is said as `VIEW <url>` by `say` (stdout by default; record's
+ * stdout is its command's, so it says it on stderr); each exchange written tells the open pages; it
+ * stops after the capture has closed.
  */
-export async function viewWhileCapturing(
-  wanted: boolean,
-  capture: { liveDir: string; dir: string; close(): Promise<void> },
-  options: Omit<LiveViewOptions, "dir">,
-  say: (line: string) => void = console.log,
-): Promise<LiveView | null> {
-  if (!wanted) return null;
-  try {
-    const view = await startLiveView({ ...options, dir: captureLocation(capture) });
-    say(`VIEW ${view.url}`);
-    return view;
-  } catch (error) {
-    await capture.close();
-    throw error;
+export class LiveViewPart implements SessionPart {
+  /** The viewer, once started. */
+  view: LiveView | null = null;
+
+  constructor(
+    private readonly options: Omit<LiveViewOptions, "dir">,
+    private readonly say: (line: string) => void = console.log,
+  ) {}
+
+  async start(recording: Recording): Promise<void> {
+    this.view = await startLiveView({ ...this.options, dir: captureLocation(recording) });
+    this.say(`VIEW ${this.view.url}`);
+  }
+
+  onFinished(): void {
+    this.view?.changed();
+  }
+
+  async close(): Promise<void> {
+    await this.view?.close();
   }
 }

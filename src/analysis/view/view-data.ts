@@ -286,7 +286,11 @@ function writeRequests(
       const conversation = record.conversation?.id ?? "";
       const from = record.prefix?.from;
       const previousTools =
-        from === undefined ? (previousLoop.get(conversation) ?? null) : from === null ? null : (toolsOf.get(from) ?? null);
+        from === undefined
+          ? (previousLoop.get(conversation) ?? null)
+          : from === null
+            ? null
+            : (toolsOf.get(from) ?? null);
       runs[run]!.probe ||= record.probe;
       runs[run]!.runId ||= record.run;
       runs[run]!.requests++;

@@ -10,7 +10,7 @@ import type { PageContext } from "./page-context.js";
 const changed = (page: PageContext) => (page.pairs ?? []).flatMap((p, i) => (p.same ? [] : [i]));
 
 /** The pair after `from` that differs, wrapping around; null when none differs. */
-export function nextChange(page: PageContext, from: number | null): number | null {
+function nextChange(page: PageContext, from: number | null): number | null {
   const all = changed(page);
   if (all.length === 0) return null;
   return all.find((i) => from === null || i > from) ?? all[0];

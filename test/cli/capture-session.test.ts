@@ -1,0 +1,174 @@
+/**
+ * The capture session record, proxy and mock share (src/capture/capture-session.ts), end to end with
+ * the built CLI: whatever fails, the viewer is stopped and the OTel span sent; and record builds its
+ * command's environment before its run opens (issue 36), so an agent's config it cannot read costs
+ * neither the command nor an earlier run. A real OTLP receiver and the view's event stream on
+ * 127.0.0.1, a scratch HOME, real files; the tests wait for events, not clocks.
+ */
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { get } from "node:http";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { startMockServer } from "../../src/capture/mock-server.js";
+import { loadProbeFile } from "../../src/probes/load.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
+import { type OtlpReceiver, startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
+import { startCli, writeTinyProbe } from "../capture/http-harness.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { startCliIn } from "./scratch-cli.js";
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  removeTempDirs();
+});
+
+for (const name of ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL"])
+  delete process.env[name];
+
+async function receiver(): Promise<OtlpReceiver> {
+  const started = await startOtlpReceiver();
+  closers.push(() => started.close());
+  return started;
+}
+
+/**
+ * Opens the viewer's event stream and resolves once its first event has arrived, with `all`: what the
+ * stream carried by the time the server ended it.
+ */
+async function eventStream(viewUrl: string): Promise<{ all: Promise<string> }> {
+  let text = "";
+  let opened!: () => void;
+  const first = new Promise<void>((resolve) => {
+    opened = resolve;
+  });
+  const all = new Promise<string>((resolve) => {
+    const request = get(`${viewUrl}events`, (response) => {
+      response.on("data", (chunk: Buffer) => {
+        text += chunk.toString("utf8");
+        opened();
+      });
+      response.on("close", () => resolve(text));
+    });
+    request.on("error", () => resolve(text));
+  });
+  await first;
+  return { all };
+}
+
+describe("a capture whose close fails", () => {
+  const commands = {
+    proxy: async () => ({ args: ["proxy", "--upstream", "http://127.0.0.1:9/v1"], name: "proxy" }),
+    mock: async (runs: string) => ({ args: ["mock", (await writeTinyProbe(runs)).file], name: "tiny-mock" }),
+  };
+  for (const [command, setUp] of Object.entries(commands)) {
+    it(`${command}: still stops its viewer and sends its OTel span, then exits 2 naming why`, async () => {
+      const otlp = await receiver();
+      const runs = tempDir(`session-${command}-`);
+      const { args, name } = await setUp(runs);
+      const cli = await startCli([...args, "--runs", runs, "--no-db", "--view", "--otel", otlp.url]);
+      const viewUrl = (await cli.line(/^VIEW /)).slice("VIEW ".length);
+      const events = await eventStream(viewUrl);
+      // A folder of the user's where the run goes: the capture's close cannot swap its run in.
+      mkdirSync(join(runs, name));
+      writeFileSync(join(runs, name, "mine.txt"), "not a run\n");
+      expect(await cli.stop()).toBe(2);
+      expect(cli.stderr()).toContain(`"mine.txt"`);
+      expect(await events.all).toContain("event: end\n");
+      expect(otlp.spans().map((span) => span.name)).toEqual([`invoke_agent ${name}`]);
+    });
+  }
+});
+
+const CLIENT = join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-client.mjs");
+
+/** A scratch HOME whose Codex config is not TOML, a bin folder first on PATH, and the environment naming both. */
+function brokenCodexHome(scratch: string) {
+  // The fake keys the test's SDK clients need to send anything; they go to the mock alone.
+  const keys = { OPENAI_API_KEY: "sk-session-test-OPENAI", ANTHROPIC_API_KEY: "sk-ant-session-test-ANTHROPIC" };
+  const home = join(scratch, "home");
+  mkdirSync(join(home, ".codex"), { recursive: true });
+  const config = join(home, ".codex", "config.toml");
+  writeFileSync(config, 'model = "gpt-5"\nmodel_provider = = broken\n');
+  const bin = join(scratch, "bin");
+  mkdirSync(bin);
+  const env = { ...keys, HOME: home, CODEX_HOME: join(home, ".codex"), PATH: `${bin}:${process.env.PATH}` };
+  return { config, bin, env };
+}
+
+describe("record with an agent's config it cannot read", () => {
+  it("runs a command that is not that agent, saying so once, and captures it with its OTel span", async () => {
+    const scratch = tempDir("session-record-warn-");
+    const { config, env } = brokenCodexHome(scratch);
+    const otlp = await receiver();
+    const marker = join(scratch, "ran");
+    const args = ["record", "--no-db", "--runs", join(scratch, "runs"), "--otel", otlp.url, "--name", "agent"];
+    const result = await startCliIn(scratch, [...args, "--", "node", CLIENT, "touch", marker], scratch, env).done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+    const warnings = result.stderr.split("\n").filter((line) => line.includes("Codex is not pointed"));
+    expect(warnings).toHaveLength(1);
+    expect(result.stderr).toContain(config);
+    expect(otlp.spans().map((span) => span.name)).toEqual(["invoke_agent agent"]);
+  });
+
+  it("stops before anything starts when the command is that agent, and the earlier run of its name stays", async () => {
+    const scratch = tempDir("session-record-keep-");
+    const runs = join(scratch, "runs");
+    const { config, bin, env } = brokenCodexHome(scratch);
+    const probe = await loadProbeFile(join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-probe.yaml"), PROJECT_ROOT);
+    const mock = await startMockServer(
+      { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
+      { runsDir: runs, runName: "upstream" },
+    );
+    closers.push(() => mock.close());
+    const upstream = mock.baseUrl.replace(/\/v1$/, "");
+    const own = ["record", "--runs", runs, "--upstream", upstream, "--name", "agent", "--"];
+    const first = await startCliIn(scratch, [...own, "node", CLIENT, "all"], scratch, env).done;
+    expect(first.code, first.stderr).toBe(0);
+    const earlier = readFileSync(join(runs, "agent", "requests.jsonl"), "utf8");
+
+    const marker = join(scratch, "codex-ran");
+    writeFileSync(join(bin, "codex"), `#!/bin/sh\ntouch "${marker}"\n`, { mode: 0o755 });
+    const second = await startCliIn(scratch, [...own, "codex"], scratch, env).done;
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`${config}: expected TOML as Codex reads it (line 2`);
+    expect(existsSync(marker)).toBe(false);
+    expect(readFileSync(join(runs, "agent", "requests.jsonl"), "utf8")).toBe(earlier);
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    const rows = db.prepare("SELECT status FROM runs WHERE probe = 'agent'").all();
+    db.close();
+    expect(rows).toEqual([{ status: "captured" }]);
+  });
+
+  it("a command that cannot be started (its interpreter is missing) leaves the earlier run of its name in place", async () => {
+    const scratch = tempDir("session-record-unstarted-");
+    const runs = join(scratch, "runs");
+    const { bin, env } = brokenCodexHome(scratch);
+    const probe = await loadProbeFile(join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-probe.yaml"), PROJECT_ROOT);
+    const mock = await startMockServer(
+      { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
+      { runsDir: runs, runName: "upstream" },
+    );
+    closers.push(() => mock.close());
+    const own = ["record", "--runs", runs, "--upstream", mock.baseUrl.replace(/\/v1$/, ""), "--name", "agent", "--"];
+    const first = await startCliIn(scratch, [...own, "node", CLIENT, "all"], scratch, env).done;
+    expect(first.code, first.stderr).toBe(0);
+    const earlier = readFileSync(join(runs, "agent", "requests.jsonl"), "utf8");
+
+    // Found on PATH and executable, so record starts its proxy; only the kernel's exec then fails.
+    writeFileSync(join(bin, "unstartable"), "#!/nonexistent/interpreter\n", { mode: 0o755 });
+    const second = await startCliIn(scratch, [...own, "unstartable"], scratch, env).done;
+    expect(second.code).toBe(127);
+    expect(second.stderr).toContain("record: unstartable: could not be started");
+    expect(readFileSync(join(runs, "agent", "requests.jsonl"), "utf8")).toBe(earlier);
+    // Nothing of the second run is left beside it (no live folder, no previous-run folder).
+    expect(readdirSync(runs).filter((entry) => entry.includes("agent") && !entry.endsWith(".lock"))).toEqual(["agent"]);
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    const rows = db.prepare("SELECT status FROM runs WHERE probe = 'agent'").all();
+    db.close();
+    expect(rows).toEqual([{ status: "captured" }]);
+  });
+});
