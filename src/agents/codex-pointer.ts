@@ -79,7 +79,13 @@ function userConfig(userHome: string): { file: string; text: string | undefined;
  */
 export function codexChatgptSignIn(env: NodeJS.ProcessEnv): boolean {
   const userHome = userConfigDir(env, "CODEX_HOME", ".codex");
-  const { table } = userConfig(userHome);
+  let table: Record<string, unknown>;
+  try {
+    ({ table } = userConfig(userHome));
+  } catch {
+    // A config Codex cannot read is the pointer's to report (an error for codex, a warning otherwise).
+    return false;
+  }
   if ((table.model_provider ?? "openai") !== "openai") return false;
   if ((table.cli_auth_credentials_store ?? "file") !== "file") return false;
   let auth: unknown;

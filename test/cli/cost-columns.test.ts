@@ -74,7 +74,7 @@ beforeAll(async () => {
   await session(join(base, "two-models"), "gemini-2.5-flash", false);
   await session(join(base, "two-models-b"), "gemini-3-flash-preview", false);
   await session(join(base, "estimated"), "claude-haiku-4-5", true);
-}, 120_000);
+});
 afterAll(removeTempDirs);
 
 describe("report --cost at 80 columns", () => {
@@ -143,5 +143,5 @@ describe("diff --cost at 80 columns", () => {
     );
     expect(cost).toContain("each Δ above is A's and B's whole price apart, not what a break re-billed");
     expect(cost).not.toContain("no prefix break");
-  }, 300_000);
+  });
 });

@@ -67,9 +67,7 @@ function cliOf(checkout: string, args: string[]): Promise<CliResult> {
 }
 
 describe("two checkouts in folders of different names", () => {
-  it("run the same probes at once, neither waiting, and write the same baselines", {
-    timeout: 300_000,
-  }, async () => {
+  it("run the same probes at once, neither waiting, and write the same baselines", async () => {
     const marks = join(scratch, "marks");
     mkdirSync(marks);
     const checkouts = [checkoutCopy("payload-probe", marks), checkoutCopy("another-clone-of-it", marks)];

@@ -105,7 +105,7 @@ describe.skipIf(!chromiumPath)("view page layout in headless Chromium", () => {
     page = await browser.newPage();
     page.setDefaultTimeout(0);
     page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
-  }, 120_000);
+  });
   afterAll(async () => {
     await browser?.close();
     rmSync(base, { recursive: true, force: true });
