@@ -3,12 +3,14 @@
  * bundle through dist/processes/bundle-loader.js, writes V8's code cache as it exits, and the next start
  * takes it. Whether V8 took the cache shows in the file: a refused cache is written anew.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { stopAfterTest } from "../fixtures/children.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
@@ -39,6 +41,23 @@ function setUp(variant?: string): { dir: string; start: Start } {
       env: { ...process.env, BUNDLE_EXIT: exitCode === undefined ? "" : String(exitCode) },
     });
   return { dir, start };
+}
+
+/**
+ * Two builds of one bundle, the same length to the character: V8 checks a cache against its source's
+ * length only. Each says which it is from a function V8 compiles lazily, after stdin ends, so the
+ * function is in the cache the process writes as it exits.
+ */
+function build(name: "old" | "new"): string {
+  const body =
+    name === "old"
+      ? `function says(){ return ["old", 1 + 1].join(" "); }`
+      : `function says(){ if (typeof says !== "x") return "new 2"; }`;
+  return `(function (exports, require, module, __filename, __dirname) {"use strict";
+${body.padEnd(64)}
+process.stdout.write("ready\\n");
+process.stdin.resume().on("end", () => console.log(says()));
+})`;
 }
 
 const cacheFiles = (dir: string) =>
@@ -73,7 +92,7 @@ describe("bundle loader", () => {
     expect(readFileSync(cache).equals(bytes)).toBe(true);
   });
 
-  it("writes a cache V8 refuses anew, with the same output, and names a variant that is not a plain word other", () => {
+  it("writes a cache it cannot use anew, with the same output, and names a variant that is not a plain word other", () => {
     const { dir, start } = setUp("--help");
     const first = start();
     const [name] = cacheFiles(dir);
@@ -111,6 +130,58 @@ describe("bundle loader", () => {
     for (const name of bundles) {
       const bytes = readFileSync(join(PROJECT_ROOT, "dist/bundles", name));
       expect({ name, firstPastAscii: bytes.findIndex((byte) => byte > 0x7f) }).toEqual({ name, firstPastAscii: -1 });
+    }
+  });
+
+  it("takes no cache of another build: one written by a process of the old bundle after the rebuild", async () => {
+    expect(build("old").length).toBe(build("new").length);
+    const { dir, start } = setUp();
+    const bundle = join(dir, "bundles", "probe.cjs");
+    writeFileSync(bundle, build("old"));
+    const old = stopAfterTest(spawn(process.execPath, [join(dir, "main.mjs")], { stdio: ["pipe", "pipe", "pipe"] }));
+    let out = "";
+    old.stdout.setEncoding("utf8");
+    await new Promise<void>((resolve) => {
+      old.stdout.on("data", (chunk: string) => {
+        out += chunk;
+        if (out.includes("ready\n")) resolve();
+      });
+    });
+    writeFileSync(bundle, build("new")); // the rebuild, while the old build runs
+    const exited = once(old, "exit");
+    old.stdin.end();
+    expect(await exited).toEqual([0, null]);
+    expect(out).toBe("ready\nold 2\n");
+
+    const next = start();
+    expect(next.stderr).toBe("");
+    expect(next.stdout).toBe("ready\nnew 2\n");
+    expect(next.status).toBe(0);
+    // The new build's own cache is written and then taken.
+    const [name] = cacheFiles(dir);
+    const cache = join(dir, "bundles", ".code-cache", name as string);
+    const written = readFileSync(cache);
+    expect(start().stdout).toBe("ready\nnew 2\n");
+    expect(readFileSync(cache).equals(written)).toBe(true);
+  });
+
+  it("never fails a start on a corrupt cache: cut short, bytes changed, or empty", () => {
+    const { dir, start } = setUp("run");
+    const first = start();
+    const [name] = cacheFiles(dir);
+    const cache = join(dir, "bundles", ".code-cache", name as string);
+    const whole = readFileSync(cache);
+    const flipped = Buffer.from(whole);
+    for (let at = 64; at < flipped.length; at += 5) flipped[at] = (flipped[at] as number) ^ 0x5a;
+    for (const corrupt of [whole.subarray(0, whole.length >> 1), flipped, Buffer.alloc(0)]) {
+      writeFileSync(cache, corrupt);
+      const again = start();
+      expect({ status: again.status, stderr: again.stderr, stdout: again.stdout }).toEqual({
+        status: 0,
+        stderr: "",
+        stdout: first.stdout,
+      });
+      expect(readFileSync(cache).length).toBeGreaterThan(100); // written anew
     }
   });
 });
