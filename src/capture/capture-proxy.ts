@@ -9,6 +9,7 @@ import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
 import { type HandedResponse, sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, joinedBytes, readBody, sendJson, serveHttp } from "./http.js";
+import type { InstructionFile } from "./instruction-files.js";
 import { type ProxyRoute, type ResolvedRoute, resolveRoutes, unroutedMessage } from "./proxy-routes.js";
 import { type ProxyTarget, proxyTargets, type Routed } from "./proxy-targets.js";
 import { credentialQueryName } from "./redact.js";
@@ -42,6 +43,8 @@ export interface CaptureProxyOptions {
   redactBody?: RegExp[];
   /** Store the secrets found in bodies as sent instead of markers (`--keep-secrets`). */
   keepSecrets?: boolean;
+  /** The instruction files of the recorded command's folder, attributed in each record's sources. */
+  instructionFiles?: InstructionFile[];
   /** Ask the provider for its cache diagnostics on Messages and Responses requests (`--cache-diagnostics`, diagnostics-chain.ts). */
   cacheDiagnostics?: boolean;
   /** Told once each exchange is written (the CLI's live line). */
@@ -332,6 +335,7 @@ function startCaptureThread(options: CaptureProxyOptions): Promise<CaptureThread
     database: options.database,
     redactBody: options.redactBody,
     keepSecrets: options.keepSecrets,
+    instructionFiles: options.instructionFiles,
     onFinished: options.onFinished,
     ...options.capture,
   });

@@ -37,6 +37,7 @@ export interface CaptureRunOptions {
   /** See CaptureOptions: store the secrets found in bodies instead of markers (`--keep-secrets`). */
   keepSecrets?: boolean;
   onFinished?: CaptureOptions["onFinished"];
+  instructionFiles?: CaptureOptions["instructionFiles"];
 }
 
 export interface CaptureRun {
@@ -159,6 +160,7 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     redactBody: options.redactBody,
     keepSecrets: options.keepSecrets,
     onFinished: options.onFinished,
+    instructionFiles: options.instructionFiles,
   });
   /** Ends the run: the row finished and the folder swapped in, or (a write failed) both left as they are. */
   const finish = (status: RunStatus, { lost = 0, failure }: RunEnd) => {

@@ -3,6 +3,9 @@
  * belongs to, so that the sources of a request add up to its total exactly.
  *
  *   system[i]        each system part (the agent's own prompt, as the body splits it)
+ *   instructions:<f> an instruction file the agent inlined (CLAUDE.md, AGENTS.md, GEMINI.md; named by
+ *                    its path from the working folder), wherever its text appears: in a system part
+ *                    or a message (instruction-files.ts)
  *   tools:builtin    tool definitions of the agent itself
  *   tools:<ns>       a Responses namespace's tools (Codex: `functions.exec` → `tools:functions`)
  *   mcp:<server>     an MCP server's tools: `mcp__<server>__<tool>` (Claude Code), the adapter's
@@ -20,6 +23,7 @@
  */
 import type { WireDissection } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
+import type { InstructionFile } from "./instruction-files.js";
 import type { RequestTokenCounts, TokenMeasure } from "./tokens.js";
 
 export interface ContextSources {
@@ -39,6 +43,7 @@ export function contextSources(
   d: WireDissection,
   counts: RequestTokenCounts,
   measure: Pick<TokenMeasure, "countText">,
+  instructions: readonly InstructionFile[] = [],
 ): ContextSources {
   const sources: Record<string, number> = {};
   const add = (source: string, tokens: number) => {
@@ -48,14 +53,18 @@ export function contextSources(
   d.tools.forEach((tool, i) => {
     add(toolSource(tool.name, servers), counts.perTool[i]!);
   });
+  const inlines = (text: string) => instructions.some((file) => text.includes(file.text));
   counts.perSystemPart.forEach((tokens, i) => {
-    add(`system[${i}]`, tokens);
+    const part: Piece[] = [{ source: `system[${i}]`, value: d.systemParts[i] }];
+    const pieces = inlines(d.systemParts[i]!) ? withInstructions(part, instructions) : part;
+    for (const [source, share] of shareOut(pieces, tokens, measure)) add(source, share);
   });
   const calls = new Map<string, string>();
   d.messages.forEach((message, i) => {
     const item = asObject(JSON.parse(message.json));
     noteCalls(item, calls);
-    const pieces = messagePieces(item, calls);
+    let pieces = messagePieces(item, calls);
+    if (inlines(message.text)) pieces = withInstructions(pieces, instructions);
     for (const [source, tokens] of shareOut(pieces, counts.perMessage[i]!, measure)) add(source, tokens);
   });
   add("overhead", counts.overhead);
@@ -137,6 +146,36 @@ function messagePieces(item: Record<string, unknown>, calls: Map<string, string>
     ];
   }
   return [{ source: "history", value: item }];
+}
+
+/** The text a history or system piece holds, and how to put another text in its place. */
+function pieceText(value: unknown): { text: string; with(text: string): unknown } | undefined {
+  if (typeof value === "string") return { text: value, with: (text) => text };
+  const item = asObject(value);
+  for (const field of ["text", "content"]) {
+    const text = item[field];
+    if (typeof text === "string") return { text, with: (next) => ({ ...item, [field]: next }) };
+  }
+  return undefined;
+}
+
+/**
+ * The pieces with each instruction file's text taken out of the piece that holds it, as a piece of
+ * its own (`instructions:<file>`); what is left of the piece keeps its source.
+ */
+function withInstructions(pieces: Piece[], files: readonly InstructionFile[]): Piece[] {
+  let split = pieces;
+  for (const file of files) {
+    split = split.flatMap((piece) => {
+      const held = piece.source.startsWith("instructions:") ? undefined : pieceText(piece.value);
+      if (!held?.text.includes(file.text)) return [piece];
+      return [
+        { source: `instructions:${file.name}`, value: file.text },
+        { source: piece.source, value: held.with(held.text.replace(file.text, "")) },
+      ];
+    });
+  }
+  return split;
 }
 
 /** Anthropic content blocks (and Responses message content parts, which are all history). */

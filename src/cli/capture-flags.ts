@@ -2,7 +2,9 @@
  * The flags `proxy` and `record` share: where the proxy listens, what its run is called and where it
  * goes, what is redacted (and whether secrets are kept), and the upstream URLs it forwards to.
  */
+
 import type { CaptureProxyOptions } from "../capture/capture-proxy.js";
+import { readInstructionFiles } from "../capture/instruction-files.js";
 import { UserError } from "../errors.js";
 import { folderNameArg } from "./arg-values.js";
 import { usageError } from "./args.js";
@@ -85,5 +87,7 @@ export function captureSettings(command: string, values: CaptureValues, defaultN
     redactBody: (values["redact-body"] ?? []).map((source) => parseBodyPattern(command, source)),
     keepSecrets: keepSecretsFlag(command, values["keep-secrets"]),
     cacheDiagnostics: values["cache-diagnostics"] === true,
+    // The recorded command runs here: the instruction files it may inline are this folder's and its parents'.
+    instructionFiles: readInstructionFiles(process.cwd()),
   } satisfies Partial<CaptureProxyOptions>;
 }

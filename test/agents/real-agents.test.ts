@@ -6,7 +6,7 @@
  * one the mock received, and the fake key it was given reaches no file. Without an install the
  * tests skip with one line.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +25,13 @@ import { removeTempDirs, tempDir } from "../runtime/harness.js";
 afterEach(removeTempDirs);
 
 const FIXTURES = join(PROJECT_ROOT, "test/fixtures");
+
+/** What `report --context --json` prints, as far as these tests read it. */
+interface ContextJson {
+  requests: { seq: number; sources: Record<string, number> }[];
+  sources: { source: string; last: number; session: number }[];
+  unused: { tool: string; source: string }[];
+}
 
 interface Payload {
   type: "request" | "response";
@@ -76,6 +83,8 @@ async function agentThroughCapture(
   printedUpstream = false,
   /** A server of the test's in front of the mock, and the record flags that route to it. */
   before?: (mockOrigin: string) => Promise<{ flags: string[]; close(): Promise<void> }>,
+  /** The folder the agent runs in (a fresh one by default). */
+  work = tempDir(`${name}-work-`),
 ): Promise<Session> {
   const runs = tempDir(`real-${name}-`);
   const mock = await startCli(["mock", join(FIXTURES, `${script}.yaml`), "--runs", runs]);
@@ -95,7 +104,7 @@ async function agentThroughCapture(
     ...(front?.flags ?? []),
     "--",
   ];
-  const agent = await runAgent(process.execPath, [...record, program, ...args], env, tempDir(`${name}-work-`));
+  const agent = await runAgent(process.execPath, [...record, program, ...args], env, work);
   await front?.close();
   expect(await mock.stop()).toBe(0);
   return { agent, captured: join(runs, name), upstream: join(runs, `${script}-mock`), runs };
@@ -320,6 +329,69 @@ describe("real agents against the mock through the capture", () => {
         DISABLE_AUTOUPDATER: "1",
       });
       expectFaithfulCapture(session, "anthropic-messages", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!claude)(
+    "Claude Code with an MCP server and a project CLAUDE.md: report --context names both, each request's sources add up to its total",
+    async () => {
+      const key = fakeKey("sk-ant");
+      const work = tempDir("claude-context-work-");
+      const claudeMd = "# House rules\n\nAlways run `npm test` before you commit, and keep each change small.\n";
+      writeFileSync(join(work, "CLAUDE.md"), claudeMd);
+      const mcpConfig = join(work, "mcp.json");
+      const stub = join(PROJECT_ROOT, "dist/stub-mcp/probe-stub.js");
+      writeFileSync(
+        mcpConfig,
+        JSON.stringify({ mcpServers: { "probe-stub": { command: process.execPath, args: [stub] } } }),
+      );
+      const env = {
+        ...isolatedEnv(tempDir("claude-home-")),
+        ANTHROPIC_API_KEY: key,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
+        // Every tool definition sent up front, the MCP server's with them, rather than found by a tool search.
+        ENABLE_TOOL_SEARCH: "false",
+      };
+      const args = ["-p", "Say hello.", "--mcp-config", mcpConfig, "--strict-mcp-config"];
+      const session = await agentThroughCapture(
+        "claude-code",
+        claude!.program,
+        args,
+        env,
+        undefined,
+        [],
+        false,
+        undefined,
+        work,
+      );
+      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      const report = spawnSync(process.execPath, [MAIN, "report", session.captured, "--context", "--json"], {
+        encoding: "utf8",
+      });
+      expect(report.status, report.stderr).toBe(0);
+      const context = JSON.parse(report.stdout) as ContextJson;
+      const records = jsonl<RequestRecord>(join(session.captured, "requests.jsonl"));
+      expect(context.requests.map((r) => r.seq)).toEqual(records.map((r) => r.seq));
+      for (const request of context.requests) {
+        const record = records.find((r) => r.seq === request.seq)!;
+        expect(Object.values(request.sources).reduce((a, b) => a + b, 0)).toBe(record.tokens!.total);
+      }
+      const main = records.filter((r) => r.tools.some((t) => t.startsWith("mcp__probe-stub__")));
+      expect(main.length).toBeGreaterThan(0);
+      for (const record of main) {
+        // The server's tools, as Claude Code names them, are its source and nothing else's.
+        const own = record.tools.flatMap((t, i) => (t.startsWith("mcp__probe-stub__") ? [record.toolTokens![i]!] : []));
+        expect(record.sources!["mcp:probe-stub"]).toBe(own.reduce((a, b) => a + b, 0));
+        expect(record.sources!["instructions:CLAUDE.md"]).toBeGreaterThan(10);
+      }
+      const server = context.sources.find((s) => s.source === "mcp:probe-stub")!;
+      expect(server.last).toBe(main.at(-1)!.sources!["mcp:probe-stub"]);
+      expect(server.session).toBe(records.reduce((t, r) => t + (r.sources?.["mcp:probe-stub"] ?? 0), 0));
+      expect(context.unused.filter((u) => u.source === "mcp:probe-stub").length).toBeGreaterThan(0);
+      expect(filesContaining(session.runs, key)).toEqual([]);
     },
     180_000,
   );

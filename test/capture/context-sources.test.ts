@@ -3,10 +3,12 @@
  * probes p2-direct and p2-proxy (the same MCP server sent two ways), on bodies real agents sent, and on
  * an Anthropic body whose turns mix thinking, calls and results of two tools.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { contextSources, toolSource } from "../../src/capture/context-sources.js";
+import { type InstructionFile, readInstructionFiles } from "../../src/capture/instruction-files.js";
 import { loadTokenCounter } from "../../src/capture/tokens.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -63,11 +65,11 @@ interface RealFixture {
 const realFixture = (name: string) =>
   JSON.parse(readFileSync(join(PROJECT_ROOT, "test/fixtures/real-agents", name), "utf8")) as RealFixture;
 
-async function measured(api: WireApi, body: string, url?: string) {
+async function measured(api: WireApi, body: string, url?: string, instructions: InstructionFile[] = []) {
   const counter = await loadTokenCounter();
   const d = codecFor(api).dissect(body, url);
   const counts = counter.countRequestTokens(d);
-  return { counts, ...contextSources(d, counts, counter) };
+  return { counts, ...contextSources(d, counts, counter, instructions) };
 }
 
 describe("bodies real agents sent", () => {
@@ -133,6 +135,77 @@ describe("a turn of several sources is shared out by each part's own count", () 
     expect(m.sources.reasoning).toBeGreaterThan(0);
     expect(m.sources.history! + m.sources.reasoning!).toBe(m.counts.perMessage[0]! + m.counts.perMessage[1]!);
     expect(m.sources["result:Read"]! + m.sources["result:mcp__github__get_issue"]!).toBe(m.counts.perMessage[2]);
+  });
+});
+
+describe("instruction files the agent inlined", () => {
+  const claudeMd = "# Project rules\n\nRun the tests with `npm test`. Never edit generated files.\n".repeat(6).trim();
+  const agentsMd = "Keep functions short; name things for what they are. ".repeat(8).trim();
+  const files: InstructionFile[] = [
+    { name: "CLAUDE.md", text: claudeMd },
+    { name: "../AGENTS.md", text: agentsMd },
+  ];
+  // Claude Code puts CLAUDE.md in a reminder block of the first user turn; here AGENTS.md rides in the system prompt.
+  const body = JSON.stringify({
+    model: "claude-sonnet-4-5",
+    max_tokens: 100,
+    system: [
+      { type: "text", text: "You are a coding agent." },
+      { type: "text", text: `Follow these.\n\n${agentsMd}\n\nBe brief.` },
+    ],
+    messages: [
+      {
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text: `<system-reminder>\nContents of /w/CLAUDE.md (project instructions):\n\n${claudeMd}\n</system-reminder>`,
+          },
+          { type: "text", text: "Fix the failing test." },
+        ],
+      },
+    ],
+  });
+
+  it("each file is a source of its own, taken out of the system part and the turn that held it", async () => {
+    const plain = await measured("anthropic-messages", body);
+    const m = await measured("anthropic-messages", body, undefined, files);
+    expect(sum(m.sources)).toBe(m.counts.total);
+    expect(m.sources["instructions:CLAUDE.md"]).toBeGreaterThan(100);
+    expect(m.sources["instructions:../AGENTS.md"]).toBeGreaterThan(50);
+    // What the files took came out of the part and the turn that held them, nothing else.
+    expect(m.sources["instructions:../AGENTS.md"]! + m.sources["system[1]"]!).toBe(plain.sources["system[1]"]);
+    expect(m.sources["instructions:CLAUDE.md"]! + m.sources.history!).toBe(plain.sources.history);
+    expect(m.sources["system[0]"]).toBe(plain.sources["system[0]"]);
+    expect(m.sources["instructions:CLAUDE.md"]).toBeGreaterThan(m.sources.history!);
+  });
+
+  it("a file the request does not hold is no source", async () => {
+    const m = await measured("anthropic-messages", body, undefined, [
+      { name: "GEMINI.md", text: "Not in this body at all, anywhere." },
+    ]);
+    expect(Object.keys(m.sources).some((s) => s.startsWith("instructions:"))).toBe(false);
+  });
+
+  it("read from the working folder and its parents, nearest first, named from the working folder", () => {
+    const root = mkdtempSync(join(tmpdir(), "pp-instructions-"));
+    try {
+      const work = join(root, "repo", "pkg");
+      mkdirSync(join(work, ".claude"), { recursive: true });
+      writeFileSync(join(work, "CLAUDE.md"), `\n${claudeMd}\n\n`);
+      writeFileSync(join(work, ".claude", "CLAUDE.md"), agentsMd);
+      writeFileSync(join(root, "repo", "AGENTS.md"), agentsMd);
+      writeFileSync(join(root, "repo", "GEMINI.md"), "short");
+      mkdirSync(join(root, "repo", "CLAUDE.local.md"));
+      const found = readInstructionFiles(work).filter((f) => !f.name.startsWith("../../.."));
+      expect(found).toEqual([
+        { name: "CLAUDE.md", text: claudeMd },
+        { name: join(".claude", "CLAUDE.md"), text: agentsMd },
+        { name: join("..", "AGENTS.md"), text: agentsMd },
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
