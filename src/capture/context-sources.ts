@@ -193,31 +193,36 @@ function geminiPiece(part: Record<string, unknown>): Piece {
   return { source: "history", value: part };
 }
 
-/**
- * A message's tokens shared among its pieces' sources: whole to a message of one source, else in
- * proportion to each piece's own count, by largest remainder so the shares add up to the message.
- */
+/** A message's tokens shared among its pieces' sources: whole to a message of one source, else by each piece's own count. */
 function shareOut(pieces: Piece[], tokens: number, measure: Pick<TokenMeasure, "countText">): Map<string, number> {
-  const shares = new Map<string, number>();
   const sources = new Set(pieces.map((piece) => piece.source));
-  if (sources.size === 1) return shares.set(pieces[0]!.source, tokens);
+  if (sources.size === 1) return new Map([[pieces[0]!.source, tokens]]);
   const weights = new Map<string, number>();
   for (const piece of pieces) {
     const text = typeof piece.value === "string" ? piece.value : JSON.stringify(piece.value);
     weights.set(piece.source, (weights.get(piece.source) ?? 0) + measure.countText(text));
   }
+  return apportion(weights, tokens);
+}
+
+/**
+ * `total` shared out in whole numbers in proportion to the weights, by largest remainder, so the
+ * shares add up to `total` exactly (in turn when every weight is 0).
+ */
+export function apportion<K>(weights: ReadonlyMap<K, number>, total: number): Map<K, number> {
   let all = 0;
   for (const weight of weights.values()) all += weight;
-  const exact = [...weights].map(([source, weight]) => ({ source, share: all === 0 ? 0 : (tokens * weight) / all }));
-  let left = tokens;
-  for (const { source, share } of exact) {
-    shares.set(source, Math.floor(share));
+  const exact = [...weights].map(([key, weight]) => ({ key, share: all === 0 ? 0 : (total * weight) / all }));
+  const shares = new Map<K, number>();
+  let left = total;
+  for (const { key, share } of exact) {
+    shares.set(key, Math.floor(share));
     left -= Math.floor(share);
   }
   const byRemainder = [...exact].sort((a, b) => (b.share % 1) - (a.share % 1));
-  for (let i = 0; left > 0; i = (i + 1) % byRemainder.length, left--) {
-    const source = byRemainder[i]!.source;
-    shares.set(source, shares.get(source)! + 1);
+  for (let i = 0; left > 0 && byRemainder.length > 0; i = (i + 1) % byRemainder.length, left--) {
+    const key = byRemainder[i]!.key;
+    shares.set(key, shares.get(key)! + 1);
   }
   return shares;
 }

@@ -88,3 +88,51 @@ describe("report --context on records without sources", () => {
     expect(readFileSync(join(copy, "requests.jsonl"), "utf8")).not.toContain('"sources"');
   });
 });
+
+describe("report --context where the provider reported input tokens", () => {
+  let copy: string;
+  // The provider's counts as a real one gives them: another tokenizer's, a third above ours, one request without.
+  const provider = (r: RequestRecord) => Math.round(r.tokens!.total * 1.3) + r.seq;
+  beforeAll(() => {
+    copy = mkdtempSync(join(tmpdir(), "pp-context-scaled-"));
+    cpSync(dir, copy, { recursive: true });
+    const reported = records.map((r, i) =>
+      JSON.stringify(
+        i === 0 ? { ...r, usage: null } : { ...r, usage: { source: "provider", inputTokens: provider(r), raw: {} } },
+      ),
+    );
+    writeFileSync(join(copy, "requests.jsonl"), `${reported.join("\n")}\n`);
+    rmSync(join(copy, "requests.index.jsonl"), { force: true });
+  });
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it("--json: each such request's sources scaled add up to the provider's count, beside ours", () => {
+    const { code, out } = cli(["report", copy, "--context", "--json"]);
+    expect(code).toBe(0);
+    const summary = JSON.parse(out) as ContextSummary;
+    expect(summary.scaledRequests).toBe(records.length - 1);
+    expect(summary.requests[0]).toMatchObject({ provider: null, scaled: null });
+    for (const [i, request] of summary.requests.entries()) {
+      expect(Object.values(request.sources).reduce((a, b) => a + b, 0)).toBe(request.total);
+      if (i === 0) continue;
+      expect(request.provider).toBe(provider(records[i]!));
+      expect(Object.values(request.scaled!).reduce((a, b) => a + b, 0)).toBe(request.provider);
+      expect(Object.keys(request.scaled!).sort()).toEqual(Object.keys(request.sources).sort());
+      // In proportion to ours: each source within a token of its exact share.
+      for (const [source, tokens] of Object.entries(request.sources))
+        expect(Math.abs(request.scaled![source]! - (tokens * request.provider!) / request.total)).toBeLessThan(1);
+    }
+    const server = summary.sources.find((s) => s.source === "mcp:probe-stub")!;
+    expect(server.sessionScaled).toBe(summary.requests.slice(1).reduce((t, r) => t + r.scaled!["mcp:probe-stub"]!, 0));
+    expect(server.lastScaled).toBe(summary.requests.at(-1)!.scaled!["mcp:probe-stub"]);
+  });
+
+  it("the table adds a provider column and says what it is, in 80 columns", () => {
+    const { code, out } = cli(["report", copy, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
+    expect(code).toBe(0);
+    for (const line of out.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+    expect(out).toMatch(/\bprovider\b/);
+    // The legend is folded to the width: read it as one line.
+    expect(out.replace(/\s+/g, " ")).toContain(`${records.length - 1} of ${records.length} request(s) reported them`);
+  });
+});

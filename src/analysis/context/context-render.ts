@@ -8,12 +8,22 @@ import { legendLines, PLAIN_LOOK, type TableLook } from "../table/table-style.js
 import type { ContextSummary } from "./context-summary.js";
 
 const SOURCE_HEAD = ["source", "last", "session", "share"];
+/** With the provider's counts: the session's figure scaled to them. */
+const SCALED_HEAD = [...SOURCE_HEAD, "provider"];
+
+const scaledShown = (summary: ContextSummary) => summary.scaledRequests > 0;
 const UNUSED_HEAD = ["never called", "source", "requests", "tokens"];
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 
 function sourceRows(summary: ContextSummary): (string | number)[][] {
-  return summary.sources.map((s) => [s.source, s.last, s.session, percent(s.share)]);
+  return summary.sources.map((s) => [
+    s.source,
+    s.last,
+    s.session,
+    percent(s.share),
+    ...(scaledShown(summary) ? [s.sessionScaled ?? 0] : []),
+  ]);
 }
 
 function unusedRows(summary: ContextSummary): (string | number)[][] {
@@ -26,12 +36,18 @@ function legend(summary: ContextSummary): string[] {
     summary.lastSeq === null ? "last: no request" : `last: request ${summary.lastSeq}, the main conversation's last`,
     `session: over ${summary.requests.length} request(s)`,
     "share: of the session's tokens",
+    ...(scaledShown(summary)
+      ? [
+          `provider: session scaled to the input tokens the provider reported (${summary.scaledRequests} of ${summary.requests.length} request(s) reported them; each request's sources in proportion to ours)`,
+        ]
+      : []),
   ];
 }
 
 async function writeTables(summary: ContextSummary, out: LineWriter, look: TableLook): Promise<void> {
   for (const line of legendLines(legend(summary), look)) await out.line(line);
-  const sources = new TableOutput(SOURCE_HEAD, { align: ["left", "right", "right", "right"], look });
+  const head = scaledShown(summary) ? SCALED_HEAD : SOURCE_HEAD;
+  const sources = new TableOutput(head, { align: ["left", ...head.slice(1).map(() => "right" as const)], look });
   for (const row of sourceRows(summary)) sources.push(row);
   await sources.write(out);
   if (summary.unused.length === 0) return;
@@ -43,14 +59,16 @@ async function writeTables(summary: ContextSummary, out: LineWriter, look: Table
 }
 
 async function writePlain(summary: ContextSummary, out: LineWriter): Promise<void> {
-  for (const s of summary.sources)
-    await out.line(`source=${s.source} last=${s.last} session=${s.session} share=${percent(s.share)}`);
+  for (const s of summary.sources) {
+    const scaled = s.sessionScaled === null ? "" : ` provider=${s.sessionScaled}`;
+    await out.line(`source=${s.source} last=${s.last} session=${s.session} share=${percent(s.share)}${scaled}`);
+  }
   for (const u of summary.unused)
     await out.line(`neverCalled=${u.tool} source=${u.source} requests=${u.requests} tokens=${u.tokens}`);
 }
 
 async function writeMarkdown(summary: ContextSummary, out: LineWriter): Promise<void> {
-  await out.line(mdHeader(SOURCE_HEAD));
+  await out.line(mdHeader(scaledShown(summary) ? SCALED_HEAD : SOURCE_HEAD));
   for (const row of sourceRows(summary)) await out.line(mdRow(row));
   if (summary.unused.length === 0) return;
   await out.line("");
@@ -65,8 +83,9 @@ export async function writeContextReport(
   look: TableLook = PLAIN_LOOK,
 ): Promise<void> {
   if (format === "json") {
-    const { requests, lastSeq, sources, unused } = summary;
-    await out.line(JSON.stringify({ encoding: TOKEN_ENCODING, requests, lastSeq, sources, unused }, null, 2));
+    const { requests, lastSeq, sources, unused, scaledRequests } = summary;
+    const json = { encoding: TOKEN_ENCODING, requests, lastSeq, sources, unused, scaledRequests };
+    await out.line(JSON.stringify(json, null, 2));
   } else if (format === "plain") await writePlain(summary, out);
   else if (format === "markdown") await writeMarkdown(summary, out);
   else await writeTables(summary, out, look);

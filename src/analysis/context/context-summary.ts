@@ -4,8 +4,9 @@
  * tokens on the last request and over the session, and the tools sent but never called (by name,
  * in any response of the run; a namespaced tool also by the name within its namespace).
  */
-import { toolSource } from "../../capture/context-sources.js";
+import { apportion, toolSource } from "../../capture/context-sources.js";
 import type { RequestRecord } from "../../capture/types.js";
+import { tokenGap } from "../token-gap.js";
 
 export interface ContextRequest {
   seq: number;
@@ -13,6 +14,10 @@ export interface ContextRequest {
   total: number;
   /** Tokens by source, adding up to `total`. */
   sources: Record<string, number>;
+  /** The input tokens the provider reported for it (cached ones included), null when it reported none. */
+  provider: number | null;
+  /** `sources` scaled to `provider` by each source's share, adding up to it; null with `provider`. */
+  scaled: Record<string, number> | null;
 }
 
 export interface SourceTally {
@@ -23,6 +28,9 @@ export interface SourceTally {
   session: number;
   /** `session` as a fraction of all requests' tokens. */
   share: number;
+  /** `last` and `session` scaled to the provider's counts, over the requests it reported one for; null when none. */
+  lastScaled: number | null;
+  sessionScaled: number | null;
 }
 
 export interface UnusedTool {
@@ -41,6 +49,16 @@ export interface ContextSummary {
   unused: UnusedTool[];
   /** Requests without sources: recorded before sources were counted, or with token counting off. */
   uncounted: number[];
+  /** How many of `requests` the provider reported input tokens for (their sources are scaled to it). */
+  scaledRequests: number;
+}
+
+/** A request's sources scaled to the provider's input tokens, by each source's share of ours. */
+function scaledSources(record: RequestRecord): Pick<ContextRequest, "provider" | "scaled"> {
+  const gap = tokenGap(record);
+  if (gap === null || record.sources === undefined) return { provider: null, scaled: null };
+  const scaled = apportion(new Map(Object.entries(record.sources)), gap.provider);
+  return { provider: gap.provider, scaled: Object.fromEntries(scaled) };
 }
 
 const isCalled = (tool: string, called: Set<string>) =>
@@ -67,6 +85,8 @@ class ContextTally {
   readonly session = new Map<string, number>();
   readonly toolCosts = new Map<string, UnusedTool>();
   readonly called = new Set<string>();
+  readonly sessionScaled = new Map<string, number>();
+  scaledRequests = 0;
   /** The last request of the main conversation (a side call's or a subagent's ends nothing), else the last. */
   last: ContextRequest | undefined;
   lastAny: ContextRequest | undefined;
@@ -77,12 +97,23 @@ class ContextTally {
       this.uncounted.push(record.seq);
       return;
     }
-    const request = { seq: record.seq, kind: record.kind, total: record.tokens.total, sources: record.sources };
+    const request = {
+      seq: record.seq,
+      kind: record.kind,
+      total: record.tokens.total,
+      sources: record.sources,
+      ...scaledSources(record),
+    };
     this.requests.push(request);
     this.lastAny = request;
     if ((record.conversation?.role ?? "main") === "main") this.last = request;
     for (const [source, tokens] of Object.entries(record.sources))
       this.session.set(source, (this.session.get(source) ?? 0) + tokens);
+    if (request.scaled) {
+      this.scaledRequests++;
+      for (const [source, tokens] of Object.entries(request.scaled))
+        this.sessionScaled.set(source, (this.sessionScaled.get(source) ?? 0) + tokens);
+    }
     record.tools.forEach((tool, i) => {
       const cost = this.toolCosts.get(tool) ?? {
         tool,
@@ -106,12 +137,15 @@ class ContextTally {
         last: last?.sources[source] ?? 0,
         session: tokens,
         share: grand === 0 ? 0 : tokens / grand,
+        lastScaled: last?.scaled ? (last.scaled[source] ?? 0) : null,
+        sessionScaled: this.scaledRequests === 0 ? null : (this.sessionScaled.get(source) ?? 0),
       }))
       .sort((a, b) => b.session - a.session || a.source.localeCompare(b.source));
     const unused = [...this.toolCosts.values()]
       .filter((cost) => !isCalled(cost.tool, this.called))
       .sort((a, b) => b.tokens - a.tokens || a.tool.localeCompare(b.tool));
-    return { requests: this.requests, lastSeq: last?.seq ?? null, sources, unused, uncounted: this.uncounted };
+    const { requests, uncounted, scaledRequests } = this;
+    return { requests, lastSeq: last?.seq ?? null, sources, unused, uncounted, scaledRequests };
   }
 }
 
