@@ -30,6 +30,7 @@ import {
   type Tolerances,
   writeBaseline,
 } from "./check.js";
+import { type SourceLimits, sourceGate } from "./source-gate.js";
 
 export interface CapturedCheckOptions {
   /** The check's name (default: the run's probe name as its records give it). */
@@ -52,6 +53,8 @@ export interface CapturedCheckOptions {
   cacheLimits?: CacheLimits;
   /** `--update --force`: write the baseline even when the run breaks the budget or limits it keeps. */
   force?: boolean;
+  /** The most tokens a source may take in one request (`--max-source`); given on the command line only. */
+  sourceLimits?: SourceLimits;
 }
 
 export async function checkCapturedRun(source: RunSource, options: CapturedCheckOptions): Promise<ProbeCheck> {
@@ -105,8 +108,13 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
   const cacheLimits = { ...baseline.cacheLimits, ...options.cacheLimits };
   const overBudget = budgetFindings(probe, records, cost.total.predicted, budget);
   const cacheFailures = cacheGateFindings(probe, rates, cacheLimits);
-  check.figures = limitFigures(records, cost.total.predicted, rates, budget, cacheLimits);
-  check.regressions.push(...[...overBudget, ...cacheFailures].map((b) => b.finding));
+  const sources = sourceGate(probe, records, options.sourceLimits ?? {});
+  const figures = [
+    limitFigures(records, cost.total.predicted, rates, budget, cacheLimits) ?? [],
+    sources.figures,
+  ].flat();
+  if (figures.length > 0) check.figures = figures.join(" · ");
+  check.regressions.push(...[...overBudget, ...cacheFailures, ...sources.failures].map((b) => b.finding));
   if (check.regressions.length > 0) {
     check.status = "regression";
     const changed = whatChanged(
@@ -120,6 +128,7 @@ export async function checkCapturedRun(source: RunSource, options: CapturedCheck
     const leads = [
       ...(overBudget.length > 0 ? [`over budget: ${overBudget.map((b) => b.sentence).join("; ")}`] : []),
       ...cacheFailures.map((c) => c.sentence),
+      ...sources.failures.map((s) => s.sentence),
     ];
     check.summary = leads.length > 0 ? `${probe}: ${leads.join("; ")}\n${changed}` : changed;
   }
