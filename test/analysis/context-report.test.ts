@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ContextDiff } from "../../src/analysis/context/context-diff.js";
 import type { ContextSummary } from "../../src/analysis/context/context-summary.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -135,4 +136,43 @@ describe("report --context where the provider reported input tokens", () => {
     // The legend is folded to the width: read it as one line.
     expect(out.replace(/\s+/g, " ")).toContain(`${records.length - 1} of ${records.length} request(s) reported them`);
   });
+});
+
+describe("diff --context: which sources grew or shrank between two runs", () => {
+  it("p1 vs p2-direct: adding the server costs its tools' tokens on every request, in one sentence", async () => {
+    const [p1, direct] = [await sharedRun("p1"), await sharedRun("p2-direct")];
+    const before = jsonl<RequestRecord>(join(p1.dir, "requests.jsonl"));
+    expect(before.some((r) => r.sources!["mcp:probe-stub"] !== undefined)).toBe(false);
+    const { code, out } = cli(["diff", p1.dir, direct.dir, "--context", "--json"]);
+    expect(code).toBe(0);
+    const diff = JSON.parse(out) as ContextDiff;
+    // The server's two tools are the same definitions on every request of p2-direct.
+    const each = records.map((r) => r.sources!["mcp:probe-stub"]!);
+    expect(new Set(each).size).toBe(1);
+    const server = diff.changes.find((c) => c.source === "mcp:probe-stub")!;
+    expect(server).toMatchObject({ a: null, change: each[0] });
+    expect(diff.sentences).toContain(`adding mcp:probe-stub costs ${each[0]} tokens on every request`);
+    // Every side's figures add up: per-request figures of all sources are its tokens over its requests.
+    const total = (rs: RequestRecord[]) => rs.reduce((t, r) => t + r.tokens!.total, 0);
+    expect(diff.changes.reduce((t, c) => t + (c.b?.session ?? 0), 0)).toBe(total(records));
+    expect(diff.changes.reduce((t, c) => t + (c.a?.session ?? 0), 0)).toBe(total(before));
+  }, 120_000);
+
+  it("p2-direct vs p2-proxy: the same server sent two ways, its change a request; the table in 80 columns", async () => {
+    const proxy = await sharedRun("p2-proxy");
+    const proxied = jsonl<RequestRecord>(join(proxy.dir, "requests.jsonl"));
+    const { code, out } = cli(["diff", dir, proxy.dir, "--context", "--json"]);
+    expect(code).toBe(0);
+    const server = (JSON.parse(out) as ContextDiff).changes.find((c) => c.source === "mcp:probe-stub")!;
+    const perRequest = (rs: RequestRecord[]) =>
+      Math.round(rs.reduce((t, r) => t + r.sources!["mcp:probe-stub"]!, 0) / rs.length);
+    expect(server.change).toBe(perRequest(proxied) - perRequest(records));
+    const table = cli(["diff", dir, proxy.dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
+    expect(table.code).toBe(0);
+    for (const line of table.out.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+    expect(table.out.replace(/\s+/g, " ")).toContain(
+      `mcp:probe-stub ${server.change > 0 ? "grew" : "shrank"} by ${Math.abs(server.change)} tokens on every request`,
+    );
+    expect(cli(["diff", dir, proxy.dir, "--context", "--cost"]).code).toBe(2);
+  }, 120_000);
 });
