@@ -47,6 +47,22 @@ describe("report --context on p2-direct", () => {
     expect(summary.sources.reduce((t, s) => t + s.share, 0)).toBeCloseTo(1, 9);
   });
 
+  it("over the session: each source's first and last figure, the history growing, and what dominates at the end", () => {
+    const summary = JSON.parse(cli(["report", dir, "--context", "--json"]).out) as ContextSummary;
+    expect(summary.firstSeq).toBe(records[0]!.seq);
+    const history = summary.sources.find((s) => s.source === "history")!;
+    expect(history.first).toBe(records[0]!.sources!.history);
+    expect(history.last).toBeGreaterThan(history.first);
+    // Turn by turn: each request's figure is in --json, in order.
+    const growth = summary.requests.map((r) => r.sources.history);
+    expect(growth).toEqual(records.map((r) => r.sources!.history));
+    const last = records.at(-1)!;
+    const top = Object.entries(last.sources!).sort((a, b) => b[1] - a[1])[0]!;
+    expect(summary.dominant).toEqual({ source: top[0], tokens: top[1], total: last.tokens!.total });
+    const table = cli(["report", dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" }).out.replace(/\s+/g, " ");
+    expect(table).toContain(`at the end ${top[0]} takes the most: ${top[1]} of ${last.tokens!.total} tokens`);
+  });
+
   it("the direct tools, called only through the gateway, are never called, with their cost over the run", () => {
     const summary = JSON.parse(cli(["report", dir, "--context", "--json"]).out) as ContextSummary;
     const echo = summary.unused.find((u) => u.tool === "probe-stub_stub_echo")!;

@@ -7,7 +7,7 @@ import { TableOutput } from "../table/table-output.js";
 import { legendLines, PLAIN_LOOK, type TableLook } from "../table/table-style.js";
 import type { ContextSummary } from "./context-summary.js";
 
-const SOURCE_HEAD = ["source", "last", "session", "share"];
+const SOURCE_HEAD = ["source", "first", "last", "session", "share"];
 /** With the provider's counts: the session's figure scaled to them. */
 const SCALED_HEAD = [...SOURCE_HEAD, "provider"];
 
@@ -19,6 +19,7 @@ const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 function sourceRows(summary: ContextSummary): (string | number)[][] {
   return summary.sources.map((s) => [
     s.source,
+    s.first,
     s.last,
     s.session,
     percent(s.share),
@@ -30,10 +31,17 @@ function unusedRows(summary: ContextSummary): (string | number)[][] {
   return summary.unused.map((u) => [u.tool, u.source, u.requests, u.tokens]);
 }
 
+function dominantLine({ source, tokens, total }: NonNullable<ContextSummary["dominant"]>): string {
+  return `at the end ${source} takes the most: ${tokens} of ${total} tokens (${percent(total === 0 ? 0 : tokens / total)})`;
+}
+
 function legend(summary: ContextSummary): string[] {
   return [
     `tokens ${TOKEN_ENCODING}`,
-    summary.lastSeq === null ? "last: no request" : `last: request ${summary.lastSeq}, the main conversation's last`,
+    summary.lastSeq === null
+      ? "last: no request"
+      : `first, last: requests ${summary.firstSeq} and ${summary.lastSeq}, the main conversation's first and last`,
+    ...(summary.dominant ? [dominantLine(summary.dominant)] : []),
     `session: over ${summary.requests.length} request(s)`,
     "share: of the session's tokens",
     ...(scaledShown(summary)
@@ -61,7 +69,9 @@ async function writeTables(summary: ContextSummary, out: LineWriter, look: Table
 async function writePlain(summary: ContextSummary, out: LineWriter): Promise<void> {
   for (const s of summary.sources) {
     const scaled = s.sessionScaled === null ? "" : ` provider=${s.sessionScaled}`;
-    await out.line(`source=${s.source} last=${s.last} session=${s.session} share=${percent(s.share)}${scaled}`);
+    await out.line(
+      `source=${s.source} first=${s.first} last=${s.last} session=${s.session} share=${percent(s.share)}${scaled}`,
+    );
   }
   for (const u of summary.unused)
     await out.line(`neverCalled=${u.tool} source=${u.source} requests=${u.requests} tokens=${u.tokens}`);
@@ -83,8 +93,8 @@ export async function writeContextReport(
   look: TableLook = PLAIN_LOOK,
 ): Promise<void> {
   if (format === "json") {
-    const { requests, lastSeq, sources, unused, scaledRequests } = summary;
-    const json = { encoding: TOKEN_ENCODING, requests, lastSeq, sources, unused, scaledRequests };
+    const { requests, firstSeq, lastSeq, dominant, sources, unused, scaledRequests } = summary;
+    const json = { encoding: TOKEN_ENCODING, requests, firstSeq, lastSeq, dominant, sources, unused, scaledRequests };
     await out.line(JSON.stringify(json, null, 2));
   } else if (format === "plain") await writePlain(summary, out);
   else if (format === "markdown") await writeMarkdown(summary, out);

@@ -22,6 +22,8 @@ export interface ContextRequest {
 
 export interface SourceTally {
   source: string;
+  /** Its tokens on the first request of the main conversation: beside `last`, how it grew. */
+  first: number;
   /** Its tokens on the last request of the main conversation (0 when that request had none). */
   last: number;
   /** Its tokens summed over every request of the session. */
@@ -45,6 +47,10 @@ export interface ContextSummary {
   requests: ContextRequest[];
   /** The seq of the request `last` describes, or null when none carried sources. */
   lastSeq: number | null;
+  /** The seq of the request `first` describes, or null when none carried sources. */
+  firstSeq: number | null;
+  /** The source that takes the most of the last request, and its tokens there; null without one. */
+  dominant: { source: string; tokens: number; total: number } | null;
   sources: SourceTally[];
   unused: UnusedTool[];
   /** Requests without sources: recorded before sources were counted, or with token counting off. */
@@ -78,6 +84,12 @@ function sourceOfTool(tool: string, sources: Record<string, number>): string {
   );
 }
 
+/** The source that takes the most of a request (the first by name on a tie). */
+function dominantSource(request: ContextRequest): ContextSummary["dominant"] {
+  const [top] = Object.entries(request.sources).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return top ? { source: top[0], tokens: top[1], total: request.total } : null;
+}
+
 /** Read in one pass, keeping of each record only what the summary needs. */
 class ContextTally {
   readonly requests: ContextRequest[] = [];
@@ -90,6 +102,8 @@ class ContextTally {
   /** The last request of the main conversation (a side call's or a subagent's ends nothing), else the last. */
   last: ContextRequest | undefined;
   lastAny: ContextRequest | undefined;
+  first: ContextRequest | undefined;
+  firstAny: ContextRequest | undefined;
 
   add(record: RequestRecord): void {
     for (const name of record.response?.calls ?? []) this.called.add(name);
@@ -106,7 +120,11 @@ class ContextTally {
     };
     this.requests.push(request);
     this.lastAny = request;
-    if ((record.conversation?.role ?? "main") === "main") this.last = request;
+    this.firstAny ??= request;
+    if ((record.conversation?.role ?? "main") === "main") {
+      this.last = request;
+      this.first ??= request;
+    }
     for (const [source, tokens] of Object.entries(record.sources))
       this.session.set(source, (this.session.get(source) ?? 0) + tokens);
     if (request.scaled) {
@@ -129,11 +147,13 @@ class ContextTally {
 
   summary(): ContextSummary {
     const last = this.last ?? this.lastAny;
+    const first = this.first ?? this.firstAny;
     let grand = 0;
     for (const tokens of this.session.values()) grand += tokens;
     const sources = [...this.session]
       .map(([source, tokens]) => ({
         source,
+        first: first?.sources[source] ?? 0,
         last: last?.sources[source] ?? 0,
         session: tokens,
         share: grand === 0 ? 0 : tokens / grand,
@@ -145,7 +165,16 @@ class ContextTally {
       .filter((cost) => !isCalled(cost.tool, this.called))
       .sort((a, b) => b.tokens - a.tokens || a.tool.localeCompare(b.tool));
     const { requests, uncounted, scaledRequests } = this;
-    return { requests, lastSeq: last?.seq ?? null, sources, unused, uncounted, scaledRequests };
+    return {
+      requests,
+      lastSeq: last?.seq ?? null,
+      firstSeq: first?.seq ?? null,
+      dominant: last ? dominantSource(last) : null,
+      sources,
+      unused,
+      uncounted,
+      scaledRequests,
+    };
   }
 }
 
