@@ -142,6 +142,19 @@ function expectFaithfulCapture(session: Session, api: string, secret: string): v
   expect(filesContaining(runs, secret)).toEqual([]);
 }
 
+/** A project's instruction file, as a user writes one. */
+const INSTRUCTIONS = "# House rules\n\nAlways run `npm test` before you commit, and keep each change small.\n";
+
+/** Every main request inlined the file: its source is there, and each request's sources add up to its total. */
+function expectInstructionsAttributed(session: Session, file: string): void {
+  const records = jsonl<RequestRecord>(join(session.captured, "requests.jsonl"));
+  const main = records.filter((r) => r.conversation?.role === "main");
+  expect(main.length).toBeGreaterThan(0);
+  for (const record of records)
+    expect(Object.values(record.sources!).reduce((a, b) => a + b, 0)).toBe(record.tokens!.total);
+  for (const record of main) expect(record.sources![`instructions:${file}`]).toBeGreaterThan(10);
+}
+
 const fakeKey = (prefix: string) => `${prefix}-payload-probe-test-${randomBytes(12).toString("hex")}`;
 
 /** The cached install of an agent, or a one-line skip reason. */
@@ -159,7 +172,7 @@ const pi = findPi();
 if (!pi) console.log(`real pi pointer test skipped: pi is not installed; install it with './run.sh agents install pi'`);
 
 /** `gemini -p` with a fresh fake key in `home`, trusting the folder it runs in (a headless run asks for that). */
-async function geminiCliThroughCapture(home: string, printedUpstream = false) {
+async function geminiCliThroughCapture(home: string, printedUpstream = false, work?: string) {
   const key = fakeKey("AIza");
   const env = { ...isolatedEnv(home), GEMINI_API_KEY: key };
   const args = ["--skip-trust", "-p", "Say hello."];
@@ -172,6 +185,8 @@ async function geminiCliThroughCapture(home: string, printedUpstream = false) {
     "gemini-cli-session",
     [],
     printedUpstream,
+    undefined,
+    work,
   );
   return { key, session };
 }
@@ -458,6 +473,28 @@ describe("real agents against the mock through the capture", () => {
   );
 
   it.skipIf(!codex)(
+    "Codex with an AGENTS.md in its folder: the file is a source of its own in every request, sums exact",
+    async () => {
+      const work = tempDir("codex-context-work-");
+      writeFileSync(join(work, "AGENTS.md"), INSTRUCTIONS);
+      const session = await agentThroughCapture(
+        "codex",
+        codex!.program,
+        ["exec", "--skip-git-repo-check", "Say hello."],
+        { ...isolatedEnv(tempDir("codex-home-")), OPENAI_API_KEY: fakeKey("sk") },
+        "agent-session",
+        ["--codex-http"],
+        false,
+        undefined,
+        work,
+      );
+      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      expectInstructionsAttributed(session, "AGENTS.md");
+    },
+    180_000,
+  );
+
+  it.skipIf(!codex)(
     "Codex on its default WebSocket, a session with a tool call: each turn a full record rebuilt from its chain, equal in tools, system and message sizes to the same session over HTTP, no key in any file",
     async () => {
       const withKey = (name: string) => {
@@ -547,6 +584,18 @@ describe("real agents against the mock through the capture", () => {
     async () => {
       const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome());
       expectFaithfulCapture(session, "google-generative-ai", key);
+    },
+    180_000,
+  );
+
+  it.skipIf(!geminiCli)(
+    "Gemini CLI with a GEMINI.md in its folder: the file is a source of its own in every request that inlines it, sums exact",
+    async () => {
+      const work = tempDir("gemini-context-work-");
+      writeFileSync(join(work, "GEMINI.md"), INSTRUCTIONS);
+      const { session } = await geminiCliThroughCapture(geminiApiKeyHome(), false, work);
+      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      expectInstructionsAttributed(session, "GEMINI.md");
     },
     180_000,
   );
