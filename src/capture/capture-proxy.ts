@@ -9,7 +9,7 @@ import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
 import { type HandedResponse, sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, joinedBytes, readBody, sendJson, serveHttp } from "./http.js";
-import type { InstructionFile } from "./instruction-files.js";
+import type { KnownText } from "./known-texts.js";
 import { type ProxyRoute, type ResolvedRoute, resolveRoutes, unroutedMessage } from "./proxy-routes.js";
 import { type ProxyTarget, proxyTargets, type Routed } from "./proxy-targets.js";
 import { credentialQueryName } from "./redact.js";
@@ -43,8 +43,8 @@ export interface CaptureProxyOptions {
   redactBody?: RegExp[];
   /** Store the secrets found in bodies as sent instead of markers (`--keep-secrets`). */
   keepSecrets?: boolean;
-  /** The instruction files of the recorded command's folder, attributed in each record's sources. */
-  instructionFiles?: InstructionFile[];
+  /** Texts of the user's to attribute in each record's sources: instruction files, skills (known-texts.ts). */
+  knownTexts?: KnownText[];
   /** Ask the provider for its cache diagnostics on Messages and Responses requests (`--cache-diagnostics`, diagnostics-chain.ts). */
   cacheDiagnostics?: boolean;
   /** Told once each exchange is written (the CLI's live line). */
@@ -335,7 +335,7 @@ function startCaptureThread(options: CaptureProxyOptions): Promise<CaptureThread
     database: options.database,
     redactBody: options.redactBody,
     keepSecrets: options.keepSecrets,
-    instructionFiles: options.instructionFiles,
+    knownTexts: options.knownTexts,
     onFinished: options.onFinished,
     ...options.capture,
   });

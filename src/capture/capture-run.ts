@@ -37,7 +37,7 @@ export interface CaptureRunOptions {
   /** See CaptureOptions: store the secrets found in bodies instead of markers (`--keep-secrets`). */
   keepSecrets?: boolean;
   onFinished?: CaptureOptions["onFinished"];
-  instructionFiles?: CaptureOptions["instructionFiles"];
+  knownTexts?: CaptureOptions["knownTexts"];
 }
 
 export interface CaptureRun {
@@ -160,7 +160,7 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     redactBody: options.redactBody,
     keepSecrets: options.keepSecrets,
     onFinished: options.onFinished,
-    instructionFiles: options.instructionFiles,
+    knownTexts: options.knownTexts,
   });
   /** Ends the run: the row finished and the folder swapped in, or (a write failed) both left as they are. */
   const finish = (status: RunStatus, { lost = 0, failure }: RunEnd) => {

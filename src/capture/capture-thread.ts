@@ -22,7 +22,7 @@ import type { RequestRecord } from "./types.js";
 
 /** The run as the worker opens it: CaptureRunOptions that can cross threads. */
 export interface WorkerRunOptions
-  extends Pick<CaptureRunOptions, "name" | "runsDir" | "database" | "markers" | "keepSecrets" | "instructionFiles"> {
+  extends Pick<CaptureRunOptions, "name" | "runsDir" | "database" | "markers" | "keepSecrets" | "knownTexts"> {
   keepRecords: false;
   redactBody: RegExp[];
 }
@@ -151,10 +151,10 @@ export class CaptureThread {
     const worker = new Worker(WORKER_ENTRY);
     const gate = new SharedArrayBuffer(4);
     try {
-      const { name, runsDir, database, markers, redactBody = [], keepSecrets, instructionFiles } = options;
+      const { name, runsDir, database, markers, redactBody = [], keepSecrets, knownTexts } = options;
       const open: ToWorker = {
         type: "open",
-        options: { name, runsDir, database, markers, redactBody, keepSecrets, instructionFiles, keepRecords: false },
+        options: { name, runsDir, database, markers, redactBody, keepSecrets, knownTexts, keepRecords: false },
         gate,
       };
       worker.postMessage(open);

@@ -6,7 +6,7 @@ import { readCacheDiagnostics } from "./cache-diagnostics.js";
 import { CacheReader } from "./cache-reader.js";
 import { contextSources } from "./context-sources.js";
 import { ConversationTracker } from "./conversations.js";
-import type { InstructionFile } from "./instruction-files.js";
+import type { KnownText } from "./known-texts.js";
 import { buildRecord } from "./record.js";
 import { RequestsWriter } from "./requests-writer.js";
 import { runFiles } from "./run-format.js";
@@ -24,8 +24,8 @@ export interface CaptureOptions {
   db: RunDatabase | null;
   markers: Record<string, MarkerSpec>;
   codecFor(api: WireRequest["api"]): Codec;
-  /** The instruction files of the recorded command's folder (instruction-files.ts), attributed in each record's sources. */
-  instructionFiles?: InstructionFile[];
+  /** Texts of the user's to attribute in each record's sources: instruction files, skills (known-texts.ts). */
+  knownTexts?: KnownText[];
   /** Count tokens offline (on by default): from the token cache, else the tokenizer. */
   tokens?: boolean;
   /** The token cache file (default `defaultTokenCachePath()`); null keeps facts in memory only. */
@@ -334,7 +334,7 @@ export class Capture {
       ? await this.tokens.measure((counter) => {
           // Counted first: a fact the token cache lacks throws before the reader has changed anything.
           const tokens = counter.countRequestTokens(dissection);
-          const context = contextSources(dissection, tokens, counter, this.options.instructionFiles);
+          const context = contextSources(dissection, tokens, counter, this.options.knownTexts);
           return { tokens, context, prefix: this.cache.read(read, counter) };
         })
       : { prefix: this.cache.read(read), tokens: null, context: null };

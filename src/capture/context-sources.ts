@@ -5,7 +5,9 @@
  *   system[i]        each system part (the agent's own prompt, as the body splits it)
  *   instructions:<f> an instruction file the agent inlined (CLAUDE.md, AGENTS.md, GEMINI.md; named by
  *                    its path from the working folder), wherever its text appears: in a system part
- *                    or a message (instruction-files.ts)
+ *                    or a message (known-texts.ts)
+ *   skill:<name>     a skill's body the agent loaded; skill-index:<name> its entry (description) in
+ *                    the skills index, wherever that sits in a system part or a message
  *   tools:builtin    tool definitions of the agent itself
  *   tools:<ns>       a Responses namespace's tools (Codex: `functions.exec` → `tools:functions`)
  *   mcp:<server>     an MCP server's tools: `mcp__<server>__<tool>` (Claude Code), the adapter's
@@ -23,7 +25,7 @@
  */
 import type { WireDissection } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
-import type { InstructionFile } from "./instruction-files.js";
+import type { KnownText } from "./known-texts.js";
 import type { RequestTokenCounts, TokenMeasure } from "./tokens.js";
 
 export interface ContextSources {
@@ -43,7 +45,7 @@ export function contextSources(
   d: WireDissection,
   counts: RequestTokenCounts,
   measure: Pick<TokenMeasure, "countText">,
-  instructions: readonly InstructionFile[] = [],
+  known: readonly KnownText[] = [],
 ): ContextSources {
   const sources: Record<string, number> = {};
   const add = (source: string, tokens: number) => {
@@ -53,10 +55,10 @@ export function contextSources(
   d.tools.forEach((tool, i) => {
     add(toolSource(tool.name, servers), counts.perTool[i]!);
   });
-  const inlines = (text: string) => instructions.some((file) => text.includes(file.text));
+  const inlines = (text: string) => known.some((k) => text.includes(k.text));
   counts.perSystemPart.forEach((tokens, i) => {
     const part: Piece[] = [{ source: `system[${i}]`, value: d.systemParts[i] }];
-    const pieces = inlines(d.systemParts[i]!) ? withInstructions(part, instructions) : part;
+    const pieces = inlines(d.systemParts[i]!) ? withKnownTexts(part, known) : part;
     for (const [source, share] of shareOut(pieces, tokens, measure)) add(source, share);
   });
   const calls = new Map<string, string>();
@@ -64,7 +66,7 @@ export function contextSources(
     const item = asObject(JSON.parse(message.json));
     noteCalls(item, calls);
     let pieces = messagePieces(item, calls);
-    if (inlines(message.text)) pieces = withInstructions(pieces, instructions);
+    if (inlines(message.text)) pieces = withKnownTexts(pieces, known);
     for (const [source, tokens] of shareOut(pieces, counts.perMessage[i]!, measure)) add(source, tokens);
   });
   add("overhead", counts.overhead);
@@ -160,19 +162,19 @@ function pieceText(value: unknown): { text: string; with(text: string): unknown 
 }
 
 /**
- * The pieces with each instruction file's text taken out of the piece that holds it, as a piece of
- * its own (`instructions:<file>`); what is left of the piece keeps its source.
+ * The pieces with each known text (an instruction file, a skill's body or index entry) taken out of
+ * the piece that holds it, as a piece of its own; what is left of the piece keeps its source.
  */
-function withInstructions(pieces: Piece[], files: readonly InstructionFile[]): Piece[] {
+function withKnownTexts(pieces: Piece[], known: readonly KnownText[]): Piece[] {
+  const taken = new WeakSet<Piece>();
   let split = pieces;
-  for (const file of files) {
+  for (const { source, text } of known) {
     split = split.flatMap((piece) => {
-      const held = piece.source.startsWith("instructions:") ? undefined : pieceText(piece.value);
-      if (!held?.text.includes(file.text)) return [piece];
-      return [
-        { source: `instructions:${file.name}`, value: file.text },
-        { source: piece.source, value: held.with(held.text.replace(file.text, "")) },
-      ];
+      const held = taken.has(piece) ? undefined : pieceText(piece.value);
+      if (!held?.text.includes(text)) return [piece];
+      const own = { source, value: text };
+      taken.add(own);
+      return [own, { source: piece.source, value: held.with(held.text.replace(text, "")) }];
     });
   }
   return split;

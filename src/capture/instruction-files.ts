@@ -7,6 +7,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { MIN_KNOWN_CHARS } from "./known-texts.js";
 
 /** The names the agents read in each folder, their local and override variants with them. */
 const INSTRUCTION_NAMES = [
@@ -21,9 +22,6 @@ const INSTRUCTION_NAMES = [
 /** A file larger than this is not instructions an agent inlines whole; it is left out. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
-/** Shorter texts could appear in a request by chance, so they are not looked for. */
-const MIN_TEXT_CHARS = 16;
-
 export interface InstructionFile {
   /** Its path from the working folder (`CLAUDE.md`, `../AGENTS.md`), which names its source. */
   name: string;
@@ -37,7 +35,7 @@ export function readInstructionFiles(cwd: string): InstructionFile[] {
   for (let folder = cwd; ; folder = dirname(folder)) {
     for (const name of INSTRUCTION_NAMES) {
       const text = readSmallFile(join(folder, name))?.trim();
-      if (text !== undefined && text.length >= MIN_TEXT_CHARS)
+      if (text !== undefined && text.length >= MIN_KNOWN_CHARS)
         files.push({ name: relative(cwd, join(folder, name)), text });
     }
     if (dirname(folder) === folder) return files;

@@ -31,6 +31,7 @@ interface ContextJson {
   requests: { seq: number; sources: Record<string, number> }[];
   sources: { source: string; last: number; session: number }[];
   unused: { tool: string; source: string }[];
+  unusedSkills: { skill: string; requests: number; tokens: number }[];
 }
 
 interface Payload {
@@ -349,12 +350,18 @@ describe("real agents against the mock through the capture", () => {
   );
 
   it.skipIf(!claude)(
-    "Claude Code with an MCP server and a project CLAUDE.md: report --context names both, each request's sources add up to its total",
+    "Claude Code with an MCP server, a project CLAUDE.md and a skill: report --context names each, each request's sources add up to its total",
     async () => {
       const key = fakeKey("sk-ant");
       const work = tempDir("claude-context-work-");
       const claudeMd = "# House rules\n\nAlways run `npm test` before you commit, and keep each change small.\n";
       writeFileSync(join(work, "CLAUDE.md"), claudeMd);
+      const skillDir = join(work, ".claude", "skills", "release-notes");
+      mkdirSync(skillDir, { recursive: true });
+      writeFileSync(
+        join(skillDir, "SKILL.md"),
+        "---\nname: release-notes\ndescription: Write release notes from the merged pull requests since the last tag.\n---\n\n# Release notes\n\nGroup the pull requests by label.\n",
+      );
       const mcpConfig = join(work, "mcp.json");
       const stub = join(PROJECT_ROOT, "dist/stub-mcp/probe-stub.js");
       writeFileSync(
@@ -401,7 +408,11 @@ describe("real agents against the mock through the capture", () => {
         const own = record.tools.flatMap((t, i) => (t.startsWith("mcp__probe-stub__") ? [record.toolTokens![i]!] : []));
         expect(record.sources!["mcp:probe-stub"]).toBe(own.reduce((a, b) => a + b, 0));
         expect(record.sources!["instructions:CLAUDE.md"]).toBeGreaterThan(10);
+        // The skill is listed (its description in the skills index) and never loaded.
+        expect(record.sources!["skill-index:release-notes"]).toBeGreaterThan(5);
+        expect(record.sources!["skill:release-notes"]).toBeUndefined();
       }
+      expect(context.unusedSkills.map((u) => u.skill)).toContain("release-notes");
       const server = context.sources.find((s) => s.source === "mcp:probe-stub")!;
       expect(server.last).toBe(main.at(-1)!.sources!["mcp:probe-stub"]);
       expect(server.session).toBe(records.reduce((t, r) => t + (r.sources?.["mcp:probe-stub"] ?? 0), 0));

@@ -13,6 +13,7 @@ const SCALED_HEAD = [...SOURCE_HEAD, "provider"];
 
 const scaledShown = (summary: ContextSummary) => summary.scaledRequests > 0;
 const UNUSED_HEAD = ["never called", "source", "requests", "tokens"];
+const UNUSED_SKILL_HEAD = ["skill never loaded", "requests", "tokens"];
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 
@@ -29,6 +30,10 @@ function sourceRows(summary: ContextSummary): (string | number)[][] {
 
 function unusedRows(summary: ContextSummary): (string | number)[][] {
   return summary.unused.map((u) => [u.tool, u.source, u.requests, u.tokens]);
+}
+
+function unusedSkillRows(summary: ContextSummary): (string | number)[][] {
+  return summary.unusedSkills.map((u) => [u.skill, u.requests, u.tokens]);
 }
 
 function dominantLine({ source, tokens, total }: NonNullable<ContextSummary["dominant"]>): string {
@@ -58,12 +63,19 @@ async function writeTables(summary: ContextSummary, out: LineWriter, look: Table
   const sources = new TableOutput(head, { align: ["left", ...head.slice(1).map(() => "right" as const)], look });
   for (const row of sourceRows(summary)) sources.push(row);
   await sources.write(out);
-  if (summary.unused.length === 0) return;
-  for (const line of legendLines(["tools sent and never called: what their definitions cost over the run"], look))
+  if (summary.unused.length > 0) {
+    for (const line of legendLines(["tools sent and never called: what their definitions cost over the run"], look))
+      await out.line(line);
+    const unused = new TableOutput(UNUSED_HEAD, { align: ["left", "left", "right", "right"], look });
+    for (const row of unusedRows(summary)) unused.push(row);
+    await unused.write(out);
+  }
+  if (summary.unusedSkills.length === 0) return;
+  for (const line of legendLines(["skills listed and never loaded: what their index entries cost over the run"], look))
     await out.line(line);
-  const unused = new TableOutput(UNUSED_HEAD, { align: ["left", "left", "right", "right"], look });
-  for (const row of unusedRows(summary)) unused.push(row);
-  await unused.write(out);
+  const skills = new TableOutput(UNUSED_SKILL_HEAD, { align: ["left", "right", "right"], look });
+  for (const row of unusedSkillRows(summary)) skills.push(row);
+  await skills.write(out);
 }
 
 async function writePlain(summary: ContextSummary, out: LineWriter): Promise<void> {
@@ -75,15 +87,22 @@ async function writePlain(summary: ContextSummary, out: LineWriter): Promise<voi
   }
   for (const u of summary.unused)
     await out.line(`neverCalled=${u.tool} source=${u.source} requests=${u.requests} tokens=${u.tokens}`);
+  for (const u of summary.unusedSkills)
+    await out.line(`neverLoaded=${u.skill} requests=${u.requests} tokens=${u.tokens}`);
 }
 
 async function writeMarkdown(summary: ContextSummary, out: LineWriter): Promise<void> {
   await out.line(mdHeader(scaledShown(summary) ? SCALED_HEAD : SOURCE_HEAD));
   for (const row of sourceRows(summary)) await out.line(mdRow(row));
-  if (summary.unused.length === 0) return;
-  await out.line("");
-  await out.line(mdHeader(UNUSED_HEAD));
-  for (const row of unusedRows(summary)) await out.line(mdRow(row));
+  for (const [head, rows] of [
+    [UNUSED_HEAD, unusedRows(summary)],
+    [UNUSED_SKILL_HEAD, unusedSkillRows(summary)],
+  ] as const) {
+    if (rows.length === 0) continue;
+    await out.line("");
+    await out.line(mdHeader(head));
+    for (const row of rows) await out.line(mdRow(row));
+  }
 }
 
 export async function writeContextReport(
@@ -93,8 +112,11 @@ export async function writeContextReport(
   look: TableLook = PLAIN_LOOK,
 ): Promise<void> {
   if (format === "json") {
-    const { requests, firstSeq, lastSeq, dominant, sources, unused, scaledRequests } = summary;
-    const json = { encoding: TOKEN_ENCODING, requests, firstSeq, lastSeq, dominant, sources, unused, scaledRequests };
+    const { requests, firstSeq, lastSeq, dominant, sources, unused, unusedSkills, scaledRequests } = summary;
+    const json = {
+      encoding: TOKEN_ENCODING,
+      ...{ requests, firstSeq, lastSeq, dominant, sources, unused, unusedSkills, scaledRequests },
+    };
     await out.line(JSON.stringify(json, null, 2));
   } else if (format === "plain") await writePlain(summary, out);
   else if (format === "markdown") await writeMarkdown(summary, out);

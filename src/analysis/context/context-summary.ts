@@ -43,6 +43,13 @@ export interface UnusedTool {
   tokens: number;
 }
 
+/** A skill listed in the skills index and never loaded: what its entry cost over the run. */
+export interface UnusedSkill {
+  skill: string;
+  requests: number;
+  tokens: number;
+}
+
 export interface ContextSummary {
   requests: ContextRequest[];
   /** The seq of the request `last` describes, or null when none carried sources. */
@@ -53,6 +60,8 @@ export interface ContextSummary {
   dominant: { source: string; tokens: number; total: number } | null;
   sources: SourceTally[];
   unused: UnusedTool[];
+  /** Skills whose index entry was sent (`skill-index:<name>`) and whose body never was (`skill:<name>`). */
+  unusedSkills: UnusedSkill[];
   /** Requests without sources: recorded before sources were counted, or with token counting off. */
   uncounted: number[];
   /** How many of `requests` the provider reported input tokens for (their sources are scaled to it). */
@@ -84,6 +93,8 @@ function sourceOfTool(tool: string, sources: Record<string, number>): string {
   );
 }
 
+const SKILL_INDEX = "skill-index:";
+
 /** The source that takes the most of a request (the first by name on a tie). */
 function dominantSource(request: ContextRequest): ContextSummary["dominant"] {
   const [top] = Object.entries(request.sources).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
@@ -98,6 +109,8 @@ class ContextTally {
   readonly toolCosts = new Map<string, UnusedTool>();
   readonly called = new Set<string>();
   readonly sessionScaled = new Map<string, number>();
+  /** How many requests carried each source. */
+  readonly carried = new Map<string, number>();
   scaledRequests = 0;
   /** The last request of the main conversation (a side call's or a subagent's ends nothing), else the last. */
   last: ContextRequest | undefined;
@@ -125,8 +138,10 @@ class ContextTally {
       this.last = request;
       this.first ??= request;
     }
-    for (const [source, tokens] of Object.entries(record.sources))
+    for (const [source, tokens] of Object.entries(record.sources)) {
       this.session.set(source, (this.session.get(source) ?? 0) + tokens);
+      this.carried.set(source, (this.carried.get(source) ?? 0) + 1);
+    }
     if (request.scaled) {
       this.scaledRequests++;
       for (const [source, tokens] of Object.entries(request.scaled))
@@ -165,6 +180,16 @@ class ContextTally {
       .filter((cost) => !isCalled(cost.tool, this.called))
       .sort((a, b) => b.tokens - a.tokens || a.tool.localeCompare(b.tool));
     const { requests, uncounted, scaledRequests } = this;
+    const unusedSkills = [...this.session]
+      .filter(
+        ([source]) => source.startsWith(SKILL_INDEX) && !this.session.has(`skill:${source.slice(SKILL_INDEX.length)}`),
+      )
+      .map(([source, tokens]) => ({
+        skill: source.slice(SKILL_INDEX.length),
+        requests: this.carried.get(source)!,
+        tokens,
+      }))
+      .sort((a, b) => b.tokens - a.tokens || a.skill.localeCompare(b.skill));
     return {
       requests,
       lastSeq: last?.seq ?? null,
@@ -172,6 +197,7 @@ class ContextTally {
       dominant: last ? dominantSource(last) : null,
       sources,
       unused,
+      unusedSkills,
       uncounted,
       scaledRequests,
     };
