@@ -10,6 +10,7 @@ import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
 import { type HandedResponse, sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, type HttpService, joinedBytes, readBody, sendJson, serveHttp } from "./http.js";
+import type { KnownText } from "./known-texts.js";
 import { type ProxyRoute, type ResolvedRoute, resolveRoutes, unroutedMessage } from "./proxy-routes.js";
 import { type ProxyTarget, proxyTargets, type Routed } from "./proxy-targets.js";
 import { credentialQueryName } from "./redact.js";
@@ -55,6 +56,8 @@ export interface CaptureProxyOptions {
   redactBody?: RegExp[];
   /** Store the secrets found in bodies as sent instead of markers (`--keep-secrets`). */
   keepSecrets?: boolean;
+  /** Texts of the user's to attribute in each record's sources: instruction files, skills (known-texts.ts). */
+  knownTexts?: KnownText[];
   /** Ask the provider for its cache diagnostics on Messages and Responses requests (`--cache-diagnostics`, diagnostics-chain.ts). */
   cacheDiagnostics?: boolean;
   /** Told once each exchange is written (the CLI's live line). */
@@ -354,6 +357,7 @@ function captureThreadOptions(options: CaptureProxyOptions): CaptureThreadOption
     database: options.database,
     redactBody: options.redactBody,
     keepSecrets: options.keepSecrets,
+    knownTexts: options.knownTexts,
     onFinished: options.onFinished,
     ...options.capture,
   };

@@ -45,6 +45,7 @@ export interface CaptureRunOptions {
   /** See CaptureOptions: a folder (a probe's workspace) stored under another name. */
   pathAlias?: CaptureOptions["pathAlias"];
   onFinished?: CaptureOptions["onFinished"];
+  knownTexts?: CaptureOptions["knownTexts"];
 }
 
 export interface CaptureRun {
@@ -207,6 +208,7 @@ export function openCaptureRun(options: CaptureRunOptions): CaptureRun {
     keepSecrets: options.keepSecrets,
     pathAlias: options.pathAlias,
     onFinished: options.onFinished,
+    knownTexts: options.knownTexts,
   });
   const finish = (status: RunStatus, end: RunEnd) =>
     finishCaptureRun({ capture, db, id, dir, live, runsDir: options.runsDir, name: options.name }, status, end);

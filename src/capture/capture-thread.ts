@@ -23,7 +23,10 @@ import type { RequestRecord } from "./types.js";
 
 /** The run as the worker opens it: CaptureRunOptions that can cross threads. */
 export interface WorkerRunOptions
-  extends Pick<CaptureRunOptions, "name" | "runsDir" | "database" | "markers" | "keepSecrets" | "pathAlias"> {
+  extends Pick<
+    CaptureRunOptions,
+    "name" | "runsDir" | "database" | "markers" | "keepSecrets" | "pathAlias" | "knownTexts"
+  > {
   keepRecords: false;
   redactBody: RegExp[];
 }
@@ -166,10 +169,20 @@ export class CaptureThread {
     const worker = new Worker(WORKER_ENTRY);
     const gate = new SharedArrayBuffer(4);
     try {
-      const { name, runsDir, database, markers, redactBody = [], keepSecrets, pathAlias } = options;
+      const { name, runsDir, database, markers, redactBody = [], keepSecrets, pathAlias, knownTexts } = options;
       const open: ToWorker = {
         type: "open",
-        options: { name, runsDir, database, markers, redactBody, keepSecrets, pathAlias, keepRecords: false },
+        options: {
+          name,
+          runsDir,
+          database,
+          markers,
+          redactBody,
+          keepSecrets,
+          pathAlias,
+          knownTexts,
+          keepRecords: false,
+        },
         gate,
       };
       const opened = opening(worker);

@@ -6,6 +6,7 @@ import { readCacheDiagnostics } from "./cache-diagnostics.js";
 import { CacheReader, type CacheReadInput } from "./cache-reader.js";
 import { contextSources } from "./context-sources.js";
 import { ConversationTracker } from "./conversations.js";
+import type { KnownText } from "./known-texts.js";
 import { aliasPaths, type PathAlias } from "./path-alias.js";
 import { PartedBodies, partLine } from "./payload-rows.js";
 import type { PrefixBreak } from "./prefix.js";
@@ -26,6 +27,8 @@ export interface CaptureOptions {
   db: RunDatabase | null;
   markers: Record<string, MarkerSpec>;
   codecFor(api: WireRequest["api"]): Codec;
+  /** Texts of the user's to attribute in each record's sources: instruction files, skills (known-texts.ts). */
+  knownTexts?: KnownText[];
   /** Count tokens offline (on by default): from the token cache, else the tokenizer. */
   tokens?: boolean;
   /** The token cache file (default `defaultTokenCachePath()`); null keeps facts in memory only. */
@@ -395,7 +398,7 @@ export class Capture {
     return this.tokens.measure((counter) => {
       // Counted first: a fact the token cache lacks throws before the reader has changed anything.
       const tokens = counter.countRequestTokens(read.dissection);
-      const context = contextSources(read.dissection, tokens, counter);
+      const context = contextSources(read.dissection, tokens, counter, this.options.knownTexts);
       return { tokens, context, prefix: this.cache.read(read, counter) };
     });
   }

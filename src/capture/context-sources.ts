@@ -3,6 +3,11 @@
  * belongs to, so that the sources of a request add up to its total exactly.
  *
  *   system[i]        each system part (the agent's own prompt, as the body splits it)
+ *   instructions:<f> an instruction file the agent inlined (CLAUDE.md, AGENTS.md, GEMINI.md; named by
+ *                    its path from the working folder), wherever its text appears: in a system part
+ *                    or a message (known-texts.ts)
+ *   skill:<name>     a skill's body the agent loaded; skill-index:<name> its entry (description) in
+ *                    the skills index, wherever that sits in a system part or a message
  *   tools:builtin    tool definitions of the agent itself
  *   tools:<ns>       a Responses namespace's tools (Codex: `functions.exec` → `tools:functions`)
  *   mcp:<server>     an MCP server's tools: `mcp__<server>__<tool>` (Claude Code), the adapter's
@@ -20,6 +25,7 @@
  */
 import type { WireDissection } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
+import type { KnownText } from "./known-texts.js";
 import type { RequestTokenCounts, TokenMeasure } from "./tokens.js";
 
 export interface ContextSources {
@@ -39,6 +45,7 @@ export function contextSources(
   d: WireDissection,
   counts: RequestTokenCounts,
   measure: Pick<TokenMeasure, "countText">,
+  known: readonly KnownText[] = [],
 ): ContextSources {
   const sources: Record<string, number> = {};
   const add = (source: string, tokens: number) => {
@@ -48,14 +55,18 @@ export function contextSources(
   d.tools.forEach((tool, i) => {
     add(toolSource(tool.name, servers), counts.perTool[i]!);
   });
+  const inlines = (text: string) => known.some((k) => text.includes(k.text));
   counts.perSystemPart.forEach((tokens, i) => {
-    add(`system[${i}]`, tokens);
+    const part: Piece[] = [{ source: `system[${i}]`, value: d.systemParts[i] }];
+    const pieces = inlines(d.systemParts[i]!) ? withKnownTexts(part, known) : part;
+    for (const [source, share] of shareOut(pieces, tokens, measure)) add(source, share);
   });
   const calls = new Map<string, string>();
   d.messages.forEach((message, i) => {
     const item = asObject(JSON.parse(message.json));
     noteCalls(item, calls);
-    const pieces = messagePieces(item, calls);
+    let pieces = messagePieces(item, calls);
+    if (inlines(message.text)) pieces = withKnownTexts(pieces, known);
     for (const [source, tokens] of shareOut(pieces, counts.perMessage[i]!, measure)) add(source, tokens);
   });
   add("overhead", counts.overhead);
@@ -139,6 +150,36 @@ function messagePieces(item: Record<string, unknown>, calls: Map<string, string>
   return [{ source: "history", value: item }];
 }
 
+/** The text a history or system piece holds, and how to put another text in its place. */
+function pieceText(value: unknown): { text: string; with(text: string): unknown } | undefined {
+  if (typeof value === "string") return { text: value, with: (text) => text };
+  const item = asObject(value);
+  for (const field of ["text", "content"]) {
+    const text = item[field];
+    if (typeof text === "string") return { text, with: (next) => ({ ...item, [field]: next }) };
+  }
+  return undefined;
+}
+
+/**
+ * The pieces with each known text (an instruction file, a skill's body or index entry) taken out of
+ * the piece that holds it, as a piece of its own; what is left of the piece keeps its source.
+ */
+function withKnownTexts(pieces: Piece[], known: readonly KnownText[]): Piece[] {
+  const taken = new WeakSet<Piece>();
+  let split = pieces;
+  for (const { source, text } of known) {
+    split = split.flatMap((piece) => {
+      const held = taken.has(piece) ? undefined : pieceText(piece.value);
+      if (!held?.text.includes(text)) return [piece];
+      const own = { source, value: text };
+      taken.add(own);
+      return [own, { source: piece.source, value: held.with(held.text.replace(text, "")) }];
+    });
+  }
+  return split;
+}
+
 /** Anthropic content blocks (and Responses message content parts, which are all history). */
 function anthropicPiece(block: Record<string, unknown>, calls: Map<string, string>): Piece {
   if (block.type === "tool_result") return { source: result(calls, block.tool_use_id), value: block };
@@ -154,31 +195,36 @@ function geminiPiece(part: Record<string, unknown>): Piece {
   return { source: "history", value: part };
 }
 
-/**
- * A message's tokens shared among its pieces' sources: whole to a message of one source, else in
- * proportion to each piece's own count, by largest remainder so the shares add up to the message.
- */
+/** A message's tokens shared among its pieces' sources: whole to a message of one source, else by each piece's own count. */
 function shareOut(pieces: Piece[], tokens: number, measure: Pick<TokenMeasure, "countText">): Map<string, number> {
-  const shares = new Map<string, number>();
   const sources = new Set(pieces.map((piece) => piece.source));
-  if (sources.size === 1) return shares.set(pieces[0]!.source, tokens);
+  if (sources.size === 1) return new Map([[pieces[0]!.source, tokens]]);
   const weights = new Map<string, number>();
   for (const piece of pieces) {
     const text = typeof piece.value === "string" ? piece.value : JSON.stringify(piece.value);
     weights.set(piece.source, (weights.get(piece.source) ?? 0) + measure.countText(text));
   }
+  return apportion(weights, tokens);
+}
+
+/**
+ * `total` shared out in whole numbers in proportion to the weights, by largest remainder, so the
+ * shares add up to `total` exactly (in turn when every weight is 0).
+ */
+export function apportion<K>(weights: ReadonlyMap<K, number>, total: number): Map<K, number> {
   let all = 0;
   for (const weight of weights.values()) all += weight;
-  const exact = [...weights].map(([source, weight]) => ({ source, share: all === 0 ? 0 : (tokens * weight) / all }));
-  let left = tokens;
-  for (const { source, share } of exact) {
-    shares.set(source, Math.floor(share));
+  const exact = [...weights].map(([key, weight]) => ({ key, share: all === 0 ? 0 : (total * weight) / all }));
+  const shares = new Map<K, number>();
+  let left = total;
+  for (const { key, share } of exact) {
+    shares.set(key, Math.floor(share));
     left -= Math.floor(share);
   }
   const byRemainder = [...exact].sort((a, b) => (b.share % 1) - (a.share % 1));
-  for (let i = 0; left > 0; i = (i + 1) % byRemainder.length, left--) {
-    const source = byRemainder[i]!.source;
-    shares.set(source, shares.get(source)! + 1);
+  for (let i = 0; left > 0 && byRemainder.length > 0; i = (i + 1) % byRemainder.length, left--) {
+    const key = byRemainder[i]!.key;
+    shares.set(key, shares.get(key)! + 1);
   }
   return shares;
 }

@@ -2,8 +2,12 @@
  * The flags `proxy` and `record` share: where the proxy listens, what its run is called and where it
  * goes, what is redacted (and whether secrets are kept), and the upstream URLs it forwards to.
  */
+
 import type { CaptureProxyOptions } from "../capture/capture-proxy.js";
+import { readInstructionFiles } from "../capture/instruction-files.js";
+import { knownTexts } from "../capture/known-texts.js";
 import { UserError } from "../errors.js";
+import { readAgentSkills } from "../skills/agent-skills.js";
 import { folderNameArg } from "./arg-values.js";
 import { usageError } from "./args.js";
 import { KEEP_SECRETS_HELP, keepSecretsFlag } from "./keep-secrets-flag.js";
@@ -85,5 +89,8 @@ export function captureSettings(command: string, values: CaptureValues, defaultN
     redactBody: (values["redact-body"] ?? []).map((source) => parseBodyPattern(command, source)),
     keepSecrets: keepSecretsFlag(command, values["keep-secrets"]),
     cacheDiagnostics: values["cache-diagnostics"] === true,
+    // The recorded command runs here: the instruction files and skills it may inline are this folder's,
+    // its parents' (and for skills, the user's).
+    knownTexts: knownTexts(readInstructionFiles(process.cwd()), readAgentSkills(process.cwd())),
   } satisfies Partial<CaptureProxyOptions>;
 }

@@ -4,6 +4,7 @@ import type { CacheLimits } from "../analysis/check/cache-gate.js";
 import { type Budget, checkExitCode, loadTolerances, type ProbeCheck } from "../analysis/check/check.js";
 import { checkCapturedRun } from "../analysis/check/check-captured.js";
 import { renderCheckJunit, renderCheckMarkdown, writeCheckText } from "../analysis/check/check-render.js";
+import { parseSourceLimit, type SourceLimits } from "../analysis/check/source-gate.js";
 import { type FidelityRow, writeFidelityTable } from "../analysis/fidelity.js";
 import { resolveRun, warnOnStderr } from "../analysis/load-run.js";
 import { ConversationCounts } from "../analysis/report.js";
@@ -47,6 +48,10 @@ its model.priceAs).
                       fail when more than R (0 to 1) of the tokens written to the cache were never
                       read by a later request (docs/cost.md); both are kept in the baseline as
                       {"cacheLimits": {minHitRate, maxWriteAmplification}} by --update
+  --max-source SOURCE=N
+                      with --run: fail when a source takes more than N tokens in any one
+                      request (a source as 'report --context' names it: mcp:github=2000,
+                      tools:builtin=12000, instructions:CLAUDE.md=500); repeat for several
   --model ID          with --run: price the run as model ID
   --pricing FILE      with --run: a pricing file that adds or overrides models (--model and
                       --pricing without --run are a usage error, exit 2)
@@ -95,6 +100,7 @@ export async function main(argv: string[]): Promise<number> {
       "budget-dollars": { type: "string" },
       "min-cache-hit": { type: "string" },
       "max-write-amplification": { type: "string" },
+      "max-source": { type: "string", multiple: true },
       agent: { type: "string" },
       force: { type: "boolean" },
     } as const,
@@ -102,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const agents = agentsArg("check", values.agent);
-  const runOnly = (["model", "pricing"] as const).filter((f) => values[f] !== undefined);
+  const runOnly = (["model", "pricing", "max-source"] as const).filter((f) => values[f] !== undefined);
   if (values.run === undefined && runOnly.length > 0)
     throw usageError("check", `--${runOnly[0]} applies to a captured run only; give it with --run RUN --baseline FILE`);
   if (values.run !== undefined) {
@@ -137,13 +143,14 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 interface CheckValues {
+  "max-source"?: string[];
   baseline?: string;
   tolerances?: string;
   update?: boolean;
   force?: boolean;
   pricing?: string;
   model?: string;
-  [flag: string]: string | boolean | undefined;
+  [flag: string]: string | string[] | boolean | undefined;
 }
 
 /** `check --run RUN --baseline FILE`: one captured run against its baseline file. */
@@ -170,6 +177,7 @@ async function checkCaptured(run: string, values: CheckValues, runsDir: string):
     model: values.model,
     priceAs: await priceAsOfRun(source),
     ...limitFlags(values),
+    sourceLimits: sourceLimitFlags(values["max-source"], values.update === true),
   });
   sayConversations(source);
   return check;
@@ -211,6 +219,13 @@ function limitFlags(values: Partial<Record<string, unknown>>): { budget: Budget;
       ...entry("maxWriteAmplification", shareArg("max-write-amplification", given("max-write-amplification"))),
     },
   };
+}
+
+/** `--max-source SOURCE=N`, repeated: each source's ceiling in one request. */
+function sourceLimitFlags(given: string[] | undefined, update: boolean): SourceLimits {
+  if (given === undefined) return {};
+  if (update) throw usageError("check", "--max-source is not kept in the baseline; give it without --update");
+  return given.reduce((limits, value) => parseSourceLimit("max-source", value, limits), {} as SourceLimits);
 }
 
 /** The options that chose the gate's files, as given, for a hint that must reach the same files. */

@@ -1,9 +1,12 @@
 import { runOrBaseline } from "../analysis/check/baseline-run.js";
+import type { ContextSummary } from "../analysis/context/context-summary.js";
 import type { RunCost } from "../analysis/cost/run-cost.js";
 import { diffSources } from "../analysis/diff/diff.js";
 import { writeDiff } from "../analysis/diff/diff-render.js";
 import { type RunSource, warnOnStderr } from "../analysis/load-run.js";
+import type { ReportFormat } from "../analysis/report.js";
 import { LineWriter } from "../analysis/table/output.js";
+import type { TableLook } from "../analysis/table/table-style.js";
 import { readInputFile } from "../files/input-file.js";
 import { wrapLines } from "../text/text-wrap.js";
 import { parseCommand, usageError } from "./args.js";
@@ -37,6 +40,9 @@ divergence.
                 change: metadata.user_id, or with * for any key or index (metadata.*); a path
                 covers the fields under it. Repeat it, or separate paths with commas
   --ignore-file FILE  the same, one path a line (# starts a comment)
+  --context     where the context goes, compared: each source's tokens a request on both sides
+                and the change, a sentence per source that changed ("adding mcp:github costs
+                1,840 tokens on every request"); with --json {a, b, requests, changes, sentences}
   --json        JSON: {a, b, requests: [...], summary}
   --markdown    a markdown table and summary
   --wide        the summary table's cells whole (otherwise fitted to the terminal or COLUMNS)
@@ -82,6 +88,7 @@ export async function main(argv: string[]): Promise<number> {
       pricing: { type: "string" },
       ignore: { type: "string", multiple: true },
       "ignore-file": { type: "string" },
+      context: { type: "boolean" },
     } as const,
     positionals: ["<runA>", "<runB>"],
   });
@@ -94,6 +101,12 @@ export async function main(argv: string[]): Promise<number> {
   const labels = { a: a.label, b: b.label };
   const as = format === "plain" ? "text" : format;
   const look = tableLook(values.wide ?? false);
+  if (values.context) {
+    if (values.cost || values.ignore || values["ignore-file"])
+      throw usageError("diff", "--context compares sources alone; give --cost and --ignore without it");
+    await diffContext([a, b], out, format === "text" ? "table" : format, look);
+    return 0;
+  }
   if (!values.cost && (values["model-a"] ?? values["model-b"] ?? values.model ?? values.pricing) !== undefined)
     throw usageError("diff", "--model, --model-a, --model-b and --pricing price runs; give them with --cost");
   // --cost prices both runs whole; otherwise text's cache rates are tallied in the diff's own pass.
@@ -109,6 +122,20 @@ export async function main(argv: string[]): Promise<number> {
     await writeCostDiff(costDiff(...costs), labels, out, as, look.maxWidth);
   }
   return 0;
+}
+
+/** `diff --context`: both runs' sources compared, and on stderr the requests either side could not attribute. */
+async function diffContext(sides: [RunSource, RunSource], out: LineWriter, format: ReportFormat, look: TableLook) {
+  const { contextSummary } = await import("../analysis/context/context-summary.js");
+  const { contextDiff } = await import("../analysis/context/context-diff.js");
+  const { writeContextDiff } = await import("../analysis/context/context-diff-render.js");
+  const [a, b] = sides.map((side) => contextSummary(side.records())) as [ContextSummary, ContextSummary];
+  await writeContextDiff(contextDiff(a, b), { a: sides[0].label, b: sides[1].label }, out, format, look);
+  for (const [i, summary] of [a, b].entries())
+    if (summary.uncounted.length > 0)
+      process.stderr.write(
+        `${"AB"[i]}: ${summary.uncounted.length} request(s) carry no sources (recorded before sources were counted, with token counting off, or a baseline file): left out\n`,
+      );
 }
 
 /** The paths of --ignore (comma-separated, repeated) and of --ignore-file (one a line, # comments). */

@@ -30,11 +30,12 @@ not read) are counted on stderr with the reason, by seq.
   --chars       string lengths (UTF-16 units) instead of UTF-8 bytes
   --segments    the token ledger: tokens each tool definition, system part and message adds
                 (reads the wire bodies in payloads.jsonl)
-  --context     where the context goes: the run's tokens by source (each system part, built-in
-                tools, each MCP server's tools, history, tool results by tool, reasoning) on the
-                last request and over the session, with each source's share; then the tools sent
-                and never called, with what they cost over the run (docs/analysis.md); with --json,
-                each request's sources, adding up to its total
+  --context     where the context goes: the run's tokens by source (each system part, instruction
+                files, skills, built-in tools, each MCP server's tools, history, tool results by
+                tool, reasoning) on the first and last request and over the session, with each
+                source's share, and scaled to the provider's input tokens where it reported them;
+                then the tools never called and skills never loaded, with what they cost over the
+                run (docs/analysis.md); with --json, each request's sources, adding up to its total
   --cost        money: per request the prompt tokens a provider's cache would read, write and
                 bill in full (OpenAI: automatic from 1,024 tokens in steps of 128; Anthropic: at
                 cache_control breakpoints), the predicted dollars beside the reported usage, and

@@ -6,7 +6,7 @@
  * one the mock received, and the fake key it was given reaches no file. Without an install the
  * tests skip with one line.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +26,14 @@ import { removeTempDirs, tempDir } from "../runtime/harness.js";
 afterEach(removeTempDirs);
 
 const FIXTURES = join(PROJECT_ROOT, "test/fixtures");
+
+/** What `report --context --json` prints, as far as these tests read it. */
+interface ContextJson {
+  requests: { seq: number; sources: Record<string, number> }[];
+  sources: { source: string; last: number; session: number }[];
+  unused: { tool: string; source: string }[];
+  unusedSkills: { skill: string; requests: number; tokens: number }[];
+}
 
 interface Payload {
   seq: number;
@@ -81,6 +89,8 @@ async function agentThroughCapture(
   printedUpstream = false,
   /** A server of the test's in front of the mock, and the record flags that route to it. */
   before?: (mockOrigin: string) => Promise<{ flags: string[]; close(): Promise<void> }>,
+  /** The folder the agent runs in (a fresh one by default). */
+  work = tempDir(`${name}-work-`),
 ): Promise<Session> {
   const runs = tempDir(`real-${name}-`);
   const mock = await startCli(["mock", join(FIXTURES, `${script}.yaml`), "--runs", runs]);
@@ -100,7 +110,7 @@ async function agentThroughCapture(
     ...(front?.flags ?? []),
     "--",
   ];
-  const agent = await runAgent(process.execPath, [...record, program, ...args], env, tempDir(`${name}-work-`));
+  const agent = await runAgent(process.execPath, [...record, program, ...args], env, work);
   await front?.close();
   expect(await mock.stop()).toBe(0);
   return { agent, captured: join(runs, name), upstream: join(runs, `${script}-mock`), runs };
@@ -140,6 +150,19 @@ function expectFaithfulCapture(session: Session, api: string, secret: string, by
   expect(filesContaining(runs, secret)).toEqual([]);
 }
 
+/** A project's instruction file, as a user writes one. */
+const INSTRUCTIONS = "# House rules\n\nAlways run `npm test` before you commit, and keep each change small.\n";
+
+/** Every main request inlined the file: its source is there, and each request's sources add up to its total. */
+function expectInstructionsAttributed(session: Session, file: string): void {
+  const records = jsonl<RequestRecord>(join(session.captured, "requests.jsonl"));
+  const main = records.filter((r) => r.conversation?.role === "main");
+  expect(main.length).toBeGreaterThan(0);
+  for (const record of records)
+    expect(Object.values(record.sources!).reduce((a, b) => a + b, 0)).toBe(record.tokens!.total);
+  for (const record of main) expect(record.sources![`instructions:${file}`]).toBeGreaterThan(10);
+}
+
 const fakeKey = (prefix: string) => `${prefix}-payload-probe-test-${randomBytes(12).toString("hex")}`;
 
 /** The cached install of an agent, or a one-line skip reason. */
@@ -157,7 +180,7 @@ const pi = findPi();
 if (!pi) console.log(`real pi pointer test skipped: pi is not installed; install it with './run.sh agents install pi'`);
 
 /** `gemini -p` with a fresh fake key in `home`, trusting the folder it runs in (a headless run asks for that). */
-async function geminiCliThroughCapture(home: string, printedUpstream = false) {
+async function geminiCliThroughCapture(home: string, printedUpstream = false, work?: string) {
   const key = fakeKey("AIza");
   const env = { ...isolatedEnv(home), GEMINI_API_KEY: key };
   const args = ["--skip-trust", "-p", "Say hello."];
@@ -170,6 +193,8 @@ async function geminiCliThroughCapture(home: string, printedUpstream = false) {
     "gemini-cli-session",
     [],
     printedUpstream,
+    undefined,
+    work,
   );
   return { key, session };
 }
@@ -328,6 +353,79 @@ describe("real agents against the mock through the capture", () => {
   );
 
   it.skipIf(!claude)(
+    "Claude Code with an MCP server, a project CLAUDE.md and a skill: report --context names each, each request's sources add up to its total",
+    async () => {
+      const key = fakeKey("sk-ant");
+      const work = tempDir("claude-context-work-");
+      const claudeMd = "# House rules\n\nAlways run `npm test` before you commit, and keep each change small.\n";
+      writeFileSync(join(work, "CLAUDE.md"), claudeMd);
+      const skillDir = join(work, ".claude", "skills", "release-notes");
+      mkdirSync(skillDir, { recursive: true });
+      writeFileSync(
+        join(skillDir, "SKILL.md"),
+        "---\nname: release-notes\ndescription: Write release notes from the merged pull requests since the last tag.\n---\n\n# Release notes\n\nGroup the pull requests by label.\n",
+      );
+      const mcpConfig = join(work, "mcp.json");
+      const stub = join(PROJECT_ROOT, "dist/stub-mcp/probe-stub.js");
+      writeFileSync(
+        mcpConfig,
+        JSON.stringify({ mcpServers: { "probe-stub": { command: process.execPath, args: [stub] } } }),
+      );
+      const env = {
+        ...isolatedEnv(tempDir("claude-home-")),
+        ANTHROPIC_API_KEY: key,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
+        // Every tool definition sent up front, the MCP server's with them, rather than found by a tool search.
+        ENABLE_TOOL_SEARCH: "false",
+      };
+      const args = ["-p", "Say hello.", "--mcp-config", mcpConfig, "--strict-mcp-config"];
+      const session = await agentThroughCapture(
+        "claude-code",
+        claude!.program,
+        args,
+        env,
+        undefined,
+        [],
+        false,
+        undefined,
+        work,
+      );
+      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      const report = spawnSync(process.execPath, [MAIN, "report", session.captured, "--context", "--json"], {
+        encoding: "utf8",
+      });
+      expect(report.status, report.stderr).toBe(0);
+      const context = JSON.parse(report.stdout) as ContextJson;
+      const records = jsonl<RequestRecord>(join(session.captured, "requests.jsonl"));
+      expect(context.requests.map((r) => r.seq)).toEqual(records.map((r) => r.seq));
+      for (const request of context.requests) {
+        const record = records.find((r) => r.seq === request.seq)!;
+        expect(Object.values(request.sources).reduce((a, b) => a + b, 0)).toBe(record.tokens!.total);
+      }
+      const main = records.filter((r) => r.tools.some((t) => t.startsWith("mcp__probe-stub__")));
+      expect(main.length).toBeGreaterThan(0);
+      for (const record of main) {
+        // The server's tools, as Claude Code names them, are its source and nothing else's.
+        const own = record.tools.flatMap((t, i) => (t.startsWith("mcp__probe-stub__") ? [record.toolTokens![i]!] : []));
+        expect(record.sources!["mcp:probe-stub"]).toBe(own.reduce((a, b) => a + b, 0));
+        expect(record.sources!["instructions:CLAUDE.md"]).toBeGreaterThan(10);
+        // The skill is listed (its description in the skills index) and never loaded.
+        expect(record.sources!["skill-index:release-notes"]).toBeGreaterThan(5);
+        expect(record.sources!["skill:release-notes"]).toBeUndefined();
+      }
+      expect(context.unusedSkills.map((u) => u.skill)).toContain("release-notes");
+      const server = context.sources.find((s) => s.source === "mcp:probe-stub")!;
+      expect(server.last).toBe(main.at(-1)!.sources!["mcp:probe-stub"]);
+      expect(server.session).toBe(records.reduce((t, r) => t + (r.sources?.["mcp:probe-stub"] ?? 0), 0));
+      expect(context.unused.filter((u) => u.source === "mcp:probe-stub").length).toBeGreaterThan(0);
+      expect(filesContaining(session.runs, key)).toEqual([]);
+    },
+    180_000,
+  );
+
+  it.skipIf(!claude)(
     "Claude Code with a subagent (the Agent tool): no break in its main conversation, the subagent's first request a new conversation",
     async () => {
       const key = fakeKey("sk-ant");
@@ -384,6 +482,28 @@ describe("real agents against the mock through the capture", () => {
           expect.arrayContaining(["functions.exec", "clock.sleep", "collaboration.spawn_agent"]),
         );
       }
+    },
+    180_000,
+  );
+
+  it.skipIf(!codex)(
+    "Codex with an AGENTS.md in its folder: the file is a source of its own in every request, sums exact",
+    async () => {
+      const work = tempDir("codex-context-work-");
+      writeFileSync(join(work, "AGENTS.md"), INSTRUCTIONS);
+      const session = await agentThroughCapture(
+        "codex",
+        codex!.program,
+        ["exec", "--skip-git-repo-check", "Say hello."],
+        { ...isolatedEnv(tempDir("codex-home-")), OPENAI_API_KEY: fakeKey("sk") },
+        "agent-session",
+        ["--codex-http"],
+        false,
+        undefined,
+        work,
+      );
+      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      expectInstructionsAttributed(session, "AGENTS.md");
     },
     180_000,
   );
@@ -476,6 +596,18 @@ describe("real agents against the mock through the capture", () => {
     async () => {
       const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome());
       expectFaithfulCapture(session, "google-generative-ai", key, "gemini-cli");
+    },
+    180_000,
+  );
+
+  it.skipIf(!geminiCli)(
+    "Gemini CLI with a GEMINI.md in its folder: the file is a source of its own in every request that inlines it, sums exact",
+    async () => {
+      const work = tempDir("gemini-context-work-");
+      writeFileSync(join(work, "GEMINI.md"), INSTRUCTIONS);
+      const { session } = await geminiCliThroughCapture(geminiApiKeyHome(), false, work);
+      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      expectInstructionsAttributed(session, "GEMINI.md");
     },
     180_000,
   );

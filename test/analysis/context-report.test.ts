@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ContextDiff } from "../../src/analysis/context/context-diff.js";
 import type { ContextSummary } from "../../src/analysis/context/context-summary.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
@@ -44,6 +45,22 @@ describe("report --context on p2-direct", () => {
     expect(server.last).toBe(records.at(-1)!.sources!["mcp:probe-stub"]);
     expect(server.session).toBe(records.reduce((t, r) => t + r.sources!["mcp:probe-stub"]!, 0));
     expect(summary.sources.reduce((t, s) => t + s.share, 0)).toBeCloseTo(1, 9);
+  });
+
+  it("over the session: each source's first and last figure, the history growing, and what dominates at the end", () => {
+    const summary = JSON.parse(cli(["report", dir, "--context", "--json"]).out) as ContextSummary;
+    expect(summary.firstSeq).toBe(records[0]!.seq);
+    const history = summary.sources.find((s) => s.source === "history")!;
+    expect(history.first).toBe(records[0]!.sources!.history);
+    expect(history.last).toBeGreaterThan(history.first);
+    // Turn by turn: each request's figure is in --json, in order.
+    const growth = summary.requests.map((r) => r.sources.history);
+    expect(growth).toEqual(records.map((r) => r.sources!.history));
+    const last = records.at(-1)!;
+    const top = Object.entries(last.sources!).sort((a, b) => b[1] - a[1])[0]!;
+    expect(summary.dominant).toEqual({ source: top[0], tokens: top[1], total: last.tokens!.total });
+    const table = cli(["report", dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" }).out.replace(/\s+/g, " ");
+    expect(table).toContain(`at the end ${top[0]} takes the most: ${top[1]} of ${last.tokens!.total} tokens`);
   });
 
   it("the direct tools, called only through the gateway, are never called, with their cost over the run", () => {
@@ -87,4 +104,91 @@ describe("report --context on records without sources", () => {
     expect(err).toContain(`${records.length} request(s) carry no sources`);
     expect(readFileSync(join(copy, "requests.jsonl"), "utf8")).not.toContain('"sources"');
   });
+});
+
+describe("report --context where the provider reported input tokens", () => {
+  let copy: string;
+  // The provider's counts as a real one gives them: another tokenizer's, a third above ours, one request without.
+  const provider = (r: RequestRecord) => Math.round(r.tokens!.total * 1.3) + r.seq;
+  beforeAll(() => {
+    copy = mkdtempSync(join(tmpdir(), "pp-context-scaled-"));
+    cpSync(dir, copy, { recursive: true });
+    const reported = records.map((r, i) =>
+      JSON.stringify(
+        i === 0 ? { ...r, usage: null } : { ...r, usage: { source: "provider", inputTokens: provider(r), raw: {} } },
+      ),
+    );
+    writeFileSync(join(copy, "requests.jsonl"), `${reported.join("\n")}\n`);
+    rmSync(join(copy, "requests.index.jsonl"), { force: true });
+  });
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it("--json: each such request's sources scaled add up to the provider's count, beside ours", () => {
+    const { code, out } = cli(["report", copy, "--context", "--json"]);
+    expect(code).toBe(0);
+    const summary = JSON.parse(out) as ContextSummary;
+    expect(summary.scaledRequests).toBe(records.length - 1);
+    expect(summary.requests[0]).toMatchObject({ provider: null, scaled: null });
+    for (const [i, request] of summary.requests.entries()) {
+      expect(Object.values(request.sources).reduce((a, b) => a + b, 0)).toBe(request.total);
+      if (i === 0) continue;
+      expect(request.provider).toBe(provider(records[i]!));
+      expect(Object.values(request.scaled!).reduce((a, b) => a + b, 0)).toBe(request.provider);
+      expect(Object.keys(request.scaled!).sort()).toEqual(Object.keys(request.sources).sort());
+      // In proportion to ours: each source within a token of its exact share.
+      for (const [source, tokens] of Object.entries(request.sources))
+        expect(Math.abs(request.scaled![source]! - (tokens * request.provider!) / request.total)).toBeLessThan(1);
+    }
+    const server = summary.sources.find((s) => s.source === "mcp:probe-stub")!;
+    expect(server.sessionScaled).toBe(summary.requests.slice(1).reduce((t, r) => t + r.scaled!["mcp:probe-stub"]!, 0));
+    expect(server.lastScaled).toBe(summary.requests.at(-1)!.scaled!["mcp:probe-stub"]);
+  });
+
+  it("the table adds a provider column and says what it is, in 80 columns", () => {
+    const { code, out } = cli(["report", copy, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
+    expect(code).toBe(0);
+    for (const line of out.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+    expect(out).toMatch(/\bprovider\b/);
+    // The legend is folded to the width: read it as one line.
+    expect(out.replace(/\s+/g, " ")).toContain(`${records.length - 1} of ${records.length} request(s) reported them`);
+  });
+});
+
+describe("diff --context: which sources grew or shrank between two runs", () => {
+  it("p1 vs p2-direct: adding the server costs its tools' tokens on every request, in one sentence", async () => {
+    const [p1, direct] = [await sharedRun("p1"), await sharedRun("p2-direct")];
+    const before = jsonl<RequestRecord>(join(p1.dir, "requests.jsonl"));
+    expect(before.some((r) => r.sources!["mcp:probe-stub"] !== undefined)).toBe(false);
+    const { code, out } = cli(["diff", p1.dir, direct.dir, "--context", "--json"]);
+    expect(code).toBe(0);
+    const diff = JSON.parse(out) as ContextDiff;
+    // The server's two tools are the same definitions on every request of p2-direct.
+    const each = records.map((r) => r.sources!["mcp:probe-stub"]!);
+    expect(new Set(each).size).toBe(1);
+    const server = diff.changes.find((c) => c.source === "mcp:probe-stub")!;
+    expect(server).toMatchObject({ a: null, change: each[0] });
+    expect(diff.sentences).toContain(`adding mcp:probe-stub costs ${each[0]} tokens on every request`);
+    // Every side's figures add up: per-request figures of all sources are its tokens over its requests.
+    const total = (rs: RequestRecord[]) => rs.reduce((t, r) => t + r.tokens!.total, 0);
+    expect(diff.changes.reduce((t, c) => t + (c.b?.session ?? 0), 0)).toBe(total(records));
+    expect(diff.changes.reduce((t, c) => t + (c.a?.session ?? 0), 0)).toBe(total(before));
+  }, 120_000);
+
+  it("p2-direct vs p2-proxy: the same server sent two ways, its change a request; the table in 80 columns", async () => {
+    const proxy = await sharedRun("p2-proxy");
+    const proxied = jsonl<RequestRecord>(join(proxy.dir, "requests.jsonl"));
+    const { code, out } = cli(["diff", dir, proxy.dir, "--context", "--json"]);
+    expect(code).toBe(0);
+    const server = (JSON.parse(out) as ContextDiff).changes.find((c) => c.source === "mcp:probe-stub")!;
+    const perRequest = (rs: RequestRecord[]) =>
+      Math.round(rs.reduce((t, r) => t + r.sources!["mcp:probe-stub"]!, 0) / rs.length);
+    expect(server.change).toBe(perRequest(proxied) - perRequest(records));
+    const table = cli(["diff", dir, proxy.dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
+    expect(table.code).toBe(0);
+    for (const line of table.out.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+    expect(table.out.replace(/\s+/g, " ")).toContain(
+      `mcp:probe-stub ${server.change > 0 ? "grew" : "shrank"} by ${Math.abs(server.change)} tokens on every request`,
+    );
+    expect(cli(["diff", dir, proxy.dir, "--context", "--cost"]).code).toBe(2);
+  }, 120_000);
 });

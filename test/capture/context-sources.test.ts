@@ -3,15 +3,19 @@
  * probes p2-direct and p2-proxy (the same MCP server sent two ways), on bodies real agents sent, and on
  * an Anthropic body whose turns mix thinking, calls and results of two tools.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { contextSources, toolSource } from "../../src/capture/context-sources.js";
+import { type InstructionFile, readInstructionFiles } from "../../src/capture/instruction-files.js";
+import { type KnownText, knownTexts } from "../../src/capture/known-texts.js";
 import { loadTokenCounter } from "../../src/capture/tokens.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { codecFor } from "../../src/providers/codecs.js";
 import type { WireApi } from "../../src/providers/types.js";
+import { readAgentSkills } from "../../src/skills/agent-skills.js";
 import { sharedRun } from "../fixtures/shared-runs.js";
 import { jsonl } from "./http-harness.js";
 
@@ -63,11 +67,11 @@ interface RealFixture {
 const realFixture = (name: string) =>
   JSON.parse(readFileSync(join(PROJECT_ROOT, "test/fixtures/real-agents", name), "utf8")) as RealFixture;
 
-async function measured(api: WireApi, body: string, url?: string) {
+async function measured(api: WireApi, body: string, url?: string, known: KnownText[] = []) {
   const counter = await loadTokenCounter();
   const d = codecFor(api).dissect(body, url);
   const counts = counter.countRequestTokens(d);
-  return { counts, ...contextSources(d, counts, counter) };
+  return { counts, ...contextSources(d, counts, counter, known) };
 }
 
 describe("bodies real agents sent", () => {
@@ -133,6 +137,162 @@ describe("a turn of several sources is shared out by each part's own count", () 
     expect(m.sources.reasoning).toBeGreaterThan(0);
     expect(m.sources.history! + m.sources.reasoning!).toBe(m.counts.perMessage[0]! + m.counts.perMessage[1]!);
     expect(m.sources["result:Read"]! + m.sources["result:mcp__github__get_issue"]!).toBe(m.counts.perMessage[2]);
+  });
+});
+
+describe("instruction files the agent inlined", () => {
+  const claudeMd = "# Project rules\n\nRun the tests with `npm test`. Never edit generated files.\n".repeat(6).trim();
+  const agentsMd = "Keep functions short; name things for what they are. ".repeat(8).trim();
+  const files: InstructionFile[] = [
+    { name: "CLAUDE.md", text: claudeMd },
+    { name: "../AGENTS.md", text: agentsMd },
+  ];
+  // Claude Code puts CLAUDE.md in a reminder block of the first user turn; here AGENTS.md rides in the system prompt.
+  const body = JSON.stringify({
+    model: "claude-sonnet-4-5",
+    max_tokens: 100,
+    system: [
+      { type: "text", text: "You are a coding agent." },
+      { type: "text", text: `Follow these.\n\n${agentsMd}\n\nBe brief.` },
+    ],
+    messages: [
+      {
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text: `<system-reminder>\nContents of /w/CLAUDE.md (project instructions):\n\n${claudeMd}\n</system-reminder>`,
+          },
+          { type: "text", text: "Fix the failing test." },
+        ],
+      },
+    ],
+  });
+
+  it("each file is a source of its own, taken out of the system part and the turn that held it", async () => {
+    const plain = await measured("anthropic-messages", body);
+    const m = await measured("anthropic-messages", body, undefined, knownTexts(files, []));
+    expect(sum(m.sources)).toBe(m.counts.total);
+    expect(m.sources["instructions:CLAUDE.md"]).toBeGreaterThan(100);
+    expect(m.sources["instructions:../AGENTS.md"]).toBeGreaterThan(50);
+    // What the files took came out of the part and the turn that held them, nothing else.
+    expect(m.sources["instructions:../AGENTS.md"]! + m.sources["system[1]"]!).toBe(plain.sources["system[1]"]);
+    expect(m.sources["instructions:CLAUDE.md"]! + m.sources.history!).toBe(plain.sources.history);
+    expect(m.sources["system[0]"]).toBe(plain.sources["system[0]"]);
+    expect(m.sources["instructions:CLAUDE.md"]).toBeGreaterThan(m.sources.history!);
+  });
+
+  it("a file the request does not hold is no source", async () => {
+    const m = await measured("anthropic-messages", body, undefined, [
+      { source: "instructions:GEMINI.md", text: "Not in this body at all, anywhere." },
+    ]);
+    expect(Object.keys(m.sources).some((s) => s.startsWith("instructions:"))).toBe(false);
+  });
+
+  it("read from the working folder and its parents, nearest first, named from the working folder", () => {
+    const root = mkdtempSync(join(tmpdir(), "pp-instructions-"));
+    try {
+      const work = join(root, "repo", "pkg");
+      mkdirSync(join(work, ".claude"), { recursive: true });
+      writeFileSync(join(work, "CLAUDE.md"), `\n${claudeMd}\n\n`);
+      writeFileSync(join(work, ".claude", "CLAUDE.md"), agentsMd);
+      writeFileSync(join(root, "repo", "AGENTS.md"), agentsMd);
+      writeFileSync(join(root, "repo", "GEMINI.md"), "short");
+      mkdirSync(join(root, "repo", "CLAUDE.local.md"));
+      const found = readInstructionFiles(work).filter((f) => !f.name.startsWith("../../.."));
+      expect(found).toEqual([
+        { name: "CLAUDE.md", text: claudeMd },
+        { name: join(".claude", "CLAUDE.md"), text: agentsMd },
+        { name: join("..", "AGENTS.md"), text: agentsMd },
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("skills: their index entries and their loaded bodies", () => {
+  const skill = {
+    name: "release-notes",
+    description: "Write release notes from the merged pull requests of a tag.",
+    body: "# Release notes\n\nList every merged pull request since the last tag, grouped by label.\n".repeat(8).trim(),
+  };
+  const other = {
+    name: "unused-skill",
+    description: "A skill this session never loads at all.",
+    body: "x".repeat(400),
+  };
+  // As Claude Code sends them: the index in a reminder of the first turn, the body in the Skill tool's turn.
+  const body = JSON.stringify({
+    model: "claude-sonnet-4-5",
+    max_tokens: 100,
+    tools: [{ name: "Skill", description: "Load a skill.", input_schema: { type: "object" } }],
+    messages: [
+      {
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text: `<system-reminder>Skills:\n- ${skill.name}: ${skill.description}\n- ${other.name}: ${other.description}\n</system-reminder>`,
+          },
+          { type: "text", text: "Write the notes for v2." },
+        ],
+      },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_1", name: "Skill", input: { skill: skill.name } }],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_1", content: `Launching skill: ${skill.name}` },
+          { type: "text", text: `Base directory for this skill: /w/.claude/skills/release-notes\n\n${skill.body}` },
+        ],
+      },
+    ],
+  });
+
+  it("each skill's index entry and its loaded body are sources of their own, the sum exact", async () => {
+    const plain = await measured("anthropic-messages", body);
+    const m = await measured("anthropic-messages", body, undefined, knownTexts([], [skill, other]));
+    expect(sum(m.sources)).toBe(m.counts.total);
+    expect(m.sources[`skill:${skill.name}`]).toBeGreaterThan(100);
+    expect(m.sources[`skill-index:${skill.name}`]).toBeGreaterThan(5);
+    expect(m.sources[`skill-index:${other.name}`]).toBeGreaterThan(5);
+    expect(m.sources[`skill:${other.name}`]).toBeUndefined();
+    // Taken from the turns that held them: history and the Skill tool's result, nothing else.
+    const taken = ["skill:", "skill-index:"].flatMap((p) => Object.keys(m.sources).filter((s) => s.startsWith(p)));
+    const moved = taken.reduce((t, s) => t + m.sources[s]!, 0);
+    expect(m.sources.history! + m.sources["result:Skill"]! + moved).toBe(
+      plain.sources.history! + plain.sources["result:Skill"]!,
+    );
+  });
+
+  it("read from .claude/skills (and the other agents' folders) of the working folder, its parents and home", () => {
+    const root = mkdtempSync(join(tmpdir(), "pp-skills-"));
+    try {
+      const work = join(root, "repo");
+      const home = join(root, "home");
+      const write = (dir: string, name: string, description: string) => {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(
+          join(dir, "SKILL.md"),
+          `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nDo it well.\n`,
+        );
+      };
+      write(join(work, ".claude", "skills", "one"), "one", "The first skill, in the project.");
+      write(join(root, ".agents", "skills", "two"), "two", "The second skill, a folder above.");
+      write(join(home, ".claude", "skills", "one"), "one", "The user's skill of the same name loses.");
+      write(join(home, ".gemini", "skills", "three"), "three", "The third skill, the user's.");
+      const found = readAgentSkills(work, home).filter((s) => ["one", "two", "three"].includes(s.name));
+      expect(found).toEqual([
+        { name: "one", description: "The first skill, in the project.", body: "# one\n\nDo it well." },
+        { name: "two", description: "The second skill, a folder above.", body: "# two\n\nDo it well." },
+        { name: "three", description: "The third skill, the user's.", body: "# three\n\nDo it well." },
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

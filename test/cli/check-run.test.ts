@@ -192,6 +192,29 @@ describe("check --run: a real agent's run captured by the proxy in front of the 
     }
   });
 
+  it("--max-source: a source over its ceiling in any one request fails with exit 1 and one line naming the request", async () => {
+    expect((await check("--update")).code).toBe(0);
+    const rs = records();
+    // The history grows turn by turn: its peak is the last request's.
+    const peak = Math.max(...rs.map((r) => r.sources!.history!));
+    const at = rs.find((r) => r.sources!.history === peak)!.seq;
+    const tools = rs[0]!.sources!["tools:builtin"]!;
+    const within = await check("--max-source", `history=${peak}`, "--max-source", `tools:builtin=${tools}`);
+    expect(within.code).toBe(0);
+    const over = await check("--max-source", `history=${peak - 5}`, "--max-source", `tools:builtin=${tools}`);
+    expect(over.code).toBe(1);
+    expect(over.stdout.split("\n")[0]).toBe(
+      `agent: history takes ${peak.toLocaleString("en-US")} tokens in request ${at}, limit ${(peak - 5).toLocaleString("en-US")} a request, 5 over`,
+    );
+    for (const bad of ["history", "history=lots", "=5", "history=-1"]) {
+      const wrong = await check("--max-source", bad);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain("check: --max-source expected SOURCE=TOKENS");
+    }
+    expect((await check("--max-source", "history=1", "--update")).code).toBe(2);
+    expect((await cliInScratch(scratch, "check", "--max-source", "history=1")).code).toBe(2);
+  });
+
   it("--run without --baseline, or with probe names, is a usage error (exit 2)", async () => {
     expect((await cliInScratch(scratch, "check", "--run", join(runs, "agent"))).code).toBe(2);
     expect(

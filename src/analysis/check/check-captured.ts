@@ -31,6 +31,7 @@ import {
   type Tolerances,
   writeBaseline,
 } from "./check.js";
+import { type SourceLimits, sourceGate } from "./source-gate.js";
 
 export interface CapturedCheckOptions {
   /** The check's name (default: the run's probe name as its records give it). */
@@ -53,6 +54,8 @@ export interface CapturedCheckOptions {
   cacheLimits?: CacheLimits;
   /** `--update --force`: write the baseline even when the run breaks the budget or limits it keeps. */
   force?: boolean;
+  /** The most tokens a source may take in one request (`--max-source`); given on the command line only. */
+  sourceLimits?: SourceLimits;
 }
 
 /** A captured run as the check reads it: its records, their cost, and the baseline it would write. */
@@ -131,8 +134,13 @@ function compareCaptured(run: CheckedRun, options: CapturedCheckOptions): ProbeC
   const cacheLimits = { ...baseline.cacheLimits, ...options.cacheLimits };
   const overBudget = budgetFindings(probe, records, cost.total.predicted, budget);
   const cacheFailures = cacheGateFindings(probe, rates, cacheLimits);
-  check.figures = limitFigures(records, cost.total.predicted, rates, budget, cacheLimits);
-  check.regressions.push(...[...overBudget, ...cacheFailures].map((b) => b.finding));
+  const sources = sourceGate(probe, records, options.sourceLimits ?? {});
+  const figures = [
+    limitFigures(records, cost.total.predicted, rates, budget, cacheLimits) ?? [],
+    sources.figures,
+  ].flat();
+  if (figures.length > 0) check.figures = figures.join(" · ");
+  check.regressions.push(...[...overBudget, ...cacheFailures, ...sources.failures].map((b) => b.finding));
   if (check.regressions.length > 0) {
     check.status = "regression";
     const changed = whatChanged(
@@ -146,6 +154,7 @@ function compareCaptured(run: CheckedRun, options: CapturedCheckOptions): ProbeC
     const leads = [
       ...(overBudget.length > 0 ? [`over budget: ${overBudget.map((b) => b.sentence).join("; ")}`] : []),
       ...cacheFailures.map((c) => c.sentence),
+      ...sources.failures.map((s) => s.sentence),
     ];
     check.summary = leads.length > 0 ? `${probe}: ${leads.join("; ")}\n${changed}` : changed;
   }

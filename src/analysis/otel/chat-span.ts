@@ -88,6 +88,10 @@ function measureAttributes(record: RequestRecord, options: PlanOptions): Attribu
     attributes["payload_probe.hash.tools"] = record.hashes.tools;
     attributes["payload_probe.hash.system"] = record.hashes.system;
     attributes["payload_probe.hash.body"] = record.hashes.body;
+    // Where the context goes, one attribute per source (capture/context-sources.ts). Source names
+    // name the user's tools, servers and instruction files, so `--content none` leaves them out.
+    for (const [source, tokens] of Object.entries(record.sources ?? {}))
+      attributes[`payload_probe.context.${source}`] = tokens;
   }
   const cost = options.price?.(record);
   if (cost !== undefined) attributes["payload_probe.cost.predicted_usd"] = cost;

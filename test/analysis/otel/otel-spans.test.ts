@@ -111,7 +111,14 @@ const hashes = (r: RequestRecord) => ({
   "payload_probe.hash.tools": r.hashes.tools,
   "payload_probe.hash.system": r.hashes.system,
   "payload_probe.hash.body": r.hashes.body,
+  ...sourceAttributes(r),
 });
+
+/** Each source's tokens (they come with the hashes: `--content none` sends neither). */
+const sourceAttributes = (r: RequestRecord) =>
+  Object.fromEntries(
+    Object.entries(r.sources ?? {}).map(([source, tokens]) => [`payload_probe.context.${source}`, tokens]),
+  );
 
 /** The record's own measurements, as the span must carry them under payload_probe.*. */
 const measures = (r: RequestRecord) => ({
@@ -227,6 +234,13 @@ describe("a chat span per request (GenAI conventions, in-memory exporter)", asyn
       chatSpan({ ...r, seq: 99 }, null, { content: "full" }, bodies.get("anthropic-messages")),
     ]);
     expect(Object.keys(none!.attributes).filter((k) => k.startsWith("payload_probe.hash."))).toEqual([]);
+    expect(Object.keys(none!.attributes).filter((k) => k.startsWith("payload_probe.context."))).toEqual([]);
+    // Each source of the request, adding up to its total.
+    const sources = Object.entries(full!.attributes).filter(([k]) => k.startsWith("payload_probe.context."));
+    expect(sources.map(([k]) => k.slice("payload_probe.context.".length)).sort()).toEqual(
+      Object.keys(r.sources!).sort(),
+    );
+    expect(sources.reduce((t, [, v]) => t + (v as number), 0)).toBe(r.tokens!.total);
     expect(Object.keys(none!.attributes).some((k) => k.startsWith("gen_ai.input"))).toBe(false);
     const texts = full!.attributes;
     expect(JSON.parse(texts["gen_ai.system_instructions"] as string)).toEqual([{ type: "text", content: "You help." }]);
