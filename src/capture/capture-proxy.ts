@@ -7,6 +7,7 @@ import type { FinishedExchange } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
+import { ForwardInterception, type ForwardOptions } from "./forward-proxy.js";
 import { type HandedResponse, sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, joinedBytes, readBody, sendJson, serveHttp } from "./http.js";
 import { type ProxyRoute, type ResolvedRoute, resolveRoutes, unroutedMessage } from "./proxy-routes.js";
@@ -35,6 +36,8 @@ export interface CaptureProxyOptions {
    * refuses a plain-HTTP base URL (Codex and its ChatGPT backend). Its port is always ephemeral.
    */
   secure?: { key: string; cert: string };
+  /** Serve as an HTTPS proxy too (CONNECT), standing in for the model APIs' hosts (forward-proxy.ts). */
+  forward?: ForwardOptions;
   database?: boolean;
   /** Query parameter names stored as `[redacted]` besides the built-in list (`--redact`). */
   redactQuery?: string[];
@@ -354,10 +357,14 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   const diagnostics = options.cacheDiagnostics ? new DiagnosticsChain() : null;
   const responseChain = new ResponseChain();
 
-  const routed = (request: IncomingMessage) => routedRequest(targetOfUrl, request, options.onUnrouted);
+  const interception = options.forward && new ForwardInterception(options.forward, isCredential);
+  // An intercepted host's request first (forward-proxy.ts), else the proxy's own routes.
+  const routed = (request: IncomingMessage) =>
+    interception?.target(request) ?? routedRequest(targetOfUrl, request, options.onUnrouted);
   async function forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const capture = opened ?? (await thread!);
     const to = routed(request);
+    if (to === "pass") return interception!.passThrough(request, response);
     if ("unrouted" in to) return refuseUnrouted(routes, request.method ?? "GET", to.unrouted, response);
     await relayRequest(to, request, response, capture, diagnostics);
   }
@@ -365,7 +372,7 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   async function tunnel(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const capture = opened ?? (await thread!);
     const to = routed(request);
-    if ("unrouted" in to) {
+    if (to === "pass" || "unrouted" in to) {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
@@ -382,7 +389,11 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
       await service.close();
       throw error;
     }));
-  const stopServing = () => Promise.all([service.close(), secure?.close()]).then(() => undefined);
+  interception?.attach(service.server);
+  const stopServing = () => {
+    interception?.close();
+    return Promise.all([service.close(), secure?.close()]).then(() => undefined);
+  };
   // A request that reaches `forward` before the capture worker has opened the run (and loaded the
   // tokenizer) waits for it: the proxy is announced only after that.
   thread = startCaptureThread(options);

@@ -41,6 +41,8 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 
 export interface HttpService {
   port: number;
+  /** The server itself, for a caller that serves more of HTTP on it (CONNECT: forward-proxy.ts). */
+  server: Server;
   /** Stops accepting, then waits for every handler still running (its capture included). */
   close(): Promise<void>;
 }
@@ -92,6 +94,7 @@ export async function serveHttp(
   const bound = await listen(server, port, host);
   return {
     port: bound,
+    server,
     async close() {
       const closed = closeServer(server);
       for (const socket of upgraded) socket.end();

@@ -6,6 +6,7 @@ import { codexChatgptSignIn } from "../agents/codex-pointer.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import { type CaptureProxy, startCaptureProxy } from "../capture/capture-proxy.js";
 import { type LocalCertificate, localCertificate } from "../capture/local-tls.js";
+import { type UserAuthority, userAuthority } from "../capture/user-ca.js";
 import { findProgram } from "../find-program.js";
 import { cliName } from "../invoked-as.js";
 import { isSafeName } from "../safe-path.js";
@@ -18,6 +19,7 @@ import { openPage } from "./open-page.js";
 import { OTEL_FLAG_HELP, otelFlag } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
 import { type CommandEnd, runCommand, watchSession } from "./record-child.js";
+import { FORWARD_HELP, FORWARD_OPTIONS, forwardEnvironment, forwardTargets } from "./record-forward.js";
 import { proxyBases, RECORD_ROUTES, recordRoutes, UPSTREAM_OPTIONS } from "./record-routes.js";
 import { runRef, seeItLine } from "./see-it.js";
 import { clearDeadSessions, endSessionProcesses, makeSessionDir, SESSION_MARK } from "./session-dir.js";
@@ -78,6 +80,7 @@ running.
   --upstream-anthropic URL, --upstream-openai URL, --upstream-gemini URL,
   --upstream-code-assist URL, --upstream-chatgpt URL
                   forward that route to URL (wins over --upstream)
+${FORWARD_HELP}
   --codex-http    Codex sends its Responses requests as HTTP POSTs instead of
                   over its default WebSocket (each turn is a full record
                   either way); not with a ChatGPT sign-in, whose provider
@@ -100,6 +103,7 @@ const OPTIONS = {
   ...UPSTREAM_OPTIONS,
   ...CAPTURE_OPTIONS,
   ...VIEW_SWITCH_OPTIONS,
+  ...FORWARD_OPTIONS,
   "codex-http": { type: "boolean" },
   open: { type: "boolean" },
 } as const;
@@ -143,10 +147,13 @@ function checkProgram(word: string): number | undefined {
 }
 
 /** Before the command starts: where the proxy listens, what each route forwards to, where the run goes. */
-function announce(proxy: CaptureProxy): void {
+function announce(proxy: CaptureProxy, forwardTo: Map<string, string> | undefined): void {
   const secure = proxy.secureOrigin ? ` and ${proxy.secureOrigin} (for Codex's ChatGPT sign-in)` : "";
   say(`proxy ${proxy.origin}${secure}, run ${proxy.runId}`);
-  for (const route of proxy.routes) say(`  ${route.prefix} → ${route.upstream}`);
+  if (forwardTo) {
+    say("  the command's HTTPS proxy: the model APIs' hosts recorded, others tunnelled");
+    for (const [host, upstream] of forwardTo) say(`  ${host} → ${upstream}`);
+  } else for (const route of proxy.routes) say(`  ${route.prefix} → ${route.upstream}`);
   say(`capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the command ends`);
 }
 
@@ -187,23 +194,28 @@ function watchExchanges(lines: boolean) {
 /** The name of record's session folders in the system's temp folder: `payload-probe-record-XXXXXX`. */
 const SESSION_PREFIX = "payload-probe-record-";
 
+/** How the command reaches the proxy: base URLs (and the session's certificate), or the proxy variables. */
+type Reach = { codexHttp: boolean; certificate: LocalCertificate | undefined } | { authority: UserAuthority };
+
+/** The command's environment pointing each agent's base URL at the proxy, with what may keep one from it. */
+function pointedEnvironment(proxy: CaptureProxy, reach: Reach, tempDir: string): NodeJS.ProcessEnv {
+  if ("authority" in reach)
+    return { ...process.env, ...forwardEnvironment(proxy.origin, reach.authority.certPem, tempDir, process.env) };
+  const bases = proxyBases(proxy.origin, proxy.secureOrigin);
+  const { codexHttp, certificate } = reach;
+  const ctx = { bases, tempDir, env: process.env, cwd: process.cwd(), codexHttp, authority: certificate?.authority };
+  for (const caveat of pointerCaveats(ctx)) say(caveat, true);
+  return recordEnvironment(ctx);
+}
+
 /** Runs the command pointed at the proxy, with a private folder for config files that goes with it. */
-async function runPointed(
-  proxy: CaptureProxy,
-  command: string[],
-  codexHttp: boolean,
-  certificate: LocalCertificate | undefined,
-): Promise<CommandEnd> {
+async function runPointed(proxy: CaptureProxy, command: string[], reach: Reach): Promise<CommandEnd> {
   clearDeadSessions(SESSION_PREFIX);
   const session = makeSessionDir(SESSION_PREFIX);
   watchSession(session.path, tmpdir());
   try {
-    const bases = proxyBases(proxy.origin, proxy.secureOrigin);
-    const authority = certificate?.authority;
-    const ctx = { bases, tempDir: session.path, env: process.env, cwd: process.cwd(), codexHttp, authority };
-    const env = recordEnvironment(ctx);
+    const env = pointedEnvironment(proxy, reach, session.path);
     tellReplaced(process.env, env);
-    for (const caveat of pointerCaveats(ctx)) say(caveat, true);
     return await runCommand(command, { ...env, [SESSION_MARK]: session.path }, process.cwd());
   } finally {
     // What the command left running (a daemon started from the session's config) goes with it.
@@ -230,24 +242,29 @@ export async function main(argv: string[]): Promise<number> {
   const wantsView = values.open === true || liveViewFlag("record", values, process.stdout.isTTY === true);
   let view: LiveView | null = null;
   const listeners = [log.onFinished, watch.onFinished, () => view?.changed()];
+  const forwardTo = values.forward ? forwardTargets(values["forward-to"]) : undefined;
+  if (!forwardTo && values["forward-to"]) throw usageError("record", "--forward-to is for --forward");
+  const authority = forwardTo && (await userAuthority());
   // Codex signed in with ChatGPT reaches its backend over HTTPS only: a listener with a certificate of the session's own.
-  const certificate = codexChatgptSignIn(process.env) ? await localCertificate() : undefined;
+  const certificate = !forwardTo && codexChatgptSignIn(process.env) ? await localCertificate() : undefined;
   const proxy = await startCaptureProxy({
     routes,
     runsDir,
     ...(certificate && { secure: certificate }),
+    ...(authority && { forward: { authority, forwardTo } }),
     ...settings,
     onFinished: (exchange) => {
       for (const listener of listeners) listener(exchange);
     },
     onUnrouted: watch.onUnrouted,
   });
-  announce(proxy);
+  announce(proxy, forwardTo);
   view = await viewWhileCapturing(wantsView, proxy, { name: settings.name }, say);
   if (view && values.open) openPage(view.url, say);
   let end: CommandEnd;
   try {
-    end = await runPointed(proxy, command, values["codex-http"] === true, certificate);
+    const reach = authority ? { authority } : { codexHttp: values["codex-http"] === true, certificate };
+    end = await runPointed(proxy, command, reach);
   } finally {
     await proxy.close();
     await view?.close();
