@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { Agent, type Dispatcher } from "undici";
 import { trustedCas } from "../extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
+import { AWS_EVENT_STREAM } from "./aws-event-stream.js";
 import type { FinishedExchange } from "./capture.js";
 import { CaptureThread, type CaptureThreadOptions } from "./capture-thread.js";
 import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
@@ -137,7 +138,9 @@ class ClientRelay implements Dispatcher.DispatchHandler {
     this.handed.status = status;
     if (headers[USAGE_ESTIMATE_HEADER] === "estimate") this.handed.usageEstimated = true;
     this.handed.contentEncoding = headerText(headers["content-encoding"]);
-    this.handed.eventStream = String(headers["content-type"] ?? "").includes("text/event-stream");
+    const contentType = String(headers["content-type"] ?? "");
+    this.handed.eventStream = contentType.includes("text/event-stream");
+    if (contentType.includes(AWS_EVENT_STREAM)) this.handed.awsEventStream = true;
     this.headers = headers;
     if (this.rewrite) return;
     this.response.writeHead(status, endToEnd(headers));
@@ -212,6 +215,7 @@ function relay(
   if (to.rewriteReply) delete headers["accept-encoding"];
   // The length of the bytes sent: the client's, unless --cache-diagnostics added a field (diagnostics-chain.ts).
   if (headers["content-length"] !== undefined) headers["content-length"] = String(bytes.length);
+  if (to.route.hostHeader !== undefined) headers.host = to.route.hostHeader;
   return new Promise((resolve) => {
     const options: Dispatcher.DispatchOptions = {
       origin,

@@ -59,8 +59,8 @@ function connectAuthority(target: string): { host: string; port: number } | null
 }
 
 export class ForwardInterception {
-  /** The upstream origin each intercepted TLS socket's requests go to. */
-  private readonly upstreamOf = new WeakMap<object, string>();
+  /** Where each intercepted TLS socket's requests go, and the Host they were sent for. */
+  private readonly upstreamOf = new WeakMap<object, { upstream: string; host: string }>();
   private readonly resolvers = new Map<string, (url: string) => Routed>();
   private readonly open = new Set<Duplex>();
 
@@ -118,7 +118,8 @@ export class ForwardInterception {
     const secure = new TLSSocket(socket as Socket, { isServer: true, secureContext: context });
     secure.on("error", () => secure.destroy());
     this.track(secure);
-    this.upstreamOf.set(secure, this.upstreamFor(to.host, to.port, "https"));
+    const host = to.port === 443 ? to.host : `${to.host}:${to.port}`;
+    this.upstreamOf.set(secure, { upstream: this.upstreamFor(to.host, to.port, "https"), host });
     server.emit("connection", secure);
     socket.resume();
   }
@@ -143,11 +144,17 @@ export class ForwardInterception {
     upstream.once("close", () => socket.destroy());
   }
 
-  private resolve(upstream: string, url: string): Routed {
-    let resolver = this.resolvers.get(upstream);
+  /**
+   * A request's target at `upstream`, sent with the Host the client asked for (a mapped host's
+   * request reaches its stand-in as signed for the real one).
+   */
+  private resolve(to: { upstream: string; host: string }, url: string): Routed {
+    const key = `${to.upstream} ${to.host}`;
+    let resolver = this.resolvers.get(key);
     if (!resolver) {
-      resolver = proxyTargets(resolveRoutes([{ prefix: "", upstream }], this.isCredential), this.isCredential);
-      this.resolvers.set(upstream, resolver);
+      const route = { prefix: "", upstream: to.upstream, hostHeader: to.host };
+      resolver = proxyTargets(resolveRoutes([route], this.isCredential), this.isCredential);
+      this.resolvers.set(key, resolver);
     }
     return resolver(url);
   }
@@ -159,13 +166,13 @@ export class ForwardInterception {
    */
   target(request: IncomingMessage): Intercepted | undefined {
     const url = request.url ?? "/";
-    const upstream = this.upstreamOf.get(request.socket);
-    if (upstream !== undefined) return this.resolve(upstream, url);
+    const intercepted = this.upstreamOf.get(request.socket);
+    if (intercepted !== undefined) return this.resolve(intercepted, url);
     if (!/^http:\/\//i.test(url)) return undefined;
     const asked = new URL(url);
     const host = asked.hostname.replace(/^\[|\]$/g, "").toLowerCase();
     if (!this.intercepts(host)) return "pass";
-    return this.resolve(this.upstreamFor(host, Number(asked.port || 80), "http"), url);
+    return this.resolve({ upstream: this.upstreamFor(host, Number(asked.port || 80), "http"), host: asked.host }, url);
   }
 
   /** A plain HTTP proxy's request for another host: sent on as it came, its reply relayed, nothing recorded. */
