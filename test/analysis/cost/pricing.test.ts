@@ -124,6 +124,13 @@ describe("prices from @pydantic/genai-prices", () => {
     expect(priceOf(table, "claude-sonnet-4-5-20250929", "anthropic")).toMatchObject({ provider: "anthropic" });
   });
 
+  it("a Vertex AI id of Claude (`claude-sonnet-4-5@20250929`) is priced as the model it names", () => {
+    const table = loadPricing(undefined);
+    const vertex = priceOf(table, "claude-sonnet-4-5@20250929", "anthropic")!;
+    const anthropic = priceOf(table, "claude-sonnet-4-5", "anthropic")!;
+    expect([vertex.model, vertex.input, vertex.output]).toEqual([anthropic.model, anthropic.input, anthropic.output]);
+  });
+
   it("never a guessed price: an unknown id has none, and says which priced names are nearest", () => {
     const table = loadPricing(undefined);
     expect(priceOf(table, "token-plan/qwen3.8-flash", "openai")).toBeNull();
