@@ -47,8 +47,12 @@ capture proxy starts first, on one port, with one route per provider:
   /backend-api → https://chatgpt.com/backend-api   OpenAI Responses and the
                  backend's other calls (Codex signed in with ChatGPT; served
                  over HTTPS too, with a certificate made for the session)
+  /vertex    → https://<CLOUD_ML_REGION>-aiplatform.googleapis.com (the global
+               endpoint without a region)   Vertex AI: Claude's rawPredict
+               and streamRawPredict, Gemini under publishers/google
 The command runs with an environment that points the known agents there:
   ANTHROPIC_BASE_URL=<proxy>/anthropic
+  ANTHROPIC_VERTEX_BASE_URL=<proxy>/vertex/v1 (Claude Code on Vertex AI)
   ENABLE_TOOL_SEARCH=true, unless set (Claude Code turns its tool search off
     behind a proxy; this keeps the requests it sends to Anthropic)
   OPENAI_BASE_URL=<proxy>/openai/v1
@@ -78,7 +82,7 @@ running.
 
   --upstream URL  forward every route to URL (our mock: http://127.0.0.1:PORT)
   --upstream-anthropic URL, --upstream-openai URL, --upstream-gemini URL,
-  --upstream-code-assist URL, --upstream-chatgpt URL
+  --upstream-code-assist URL, --upstream-chatgpt URL, --upstream-vertex URL
                   forward that route to URL (wins over --upstream)
 ${FORWARD_HELP}
   --codex-http    Codex sends its Responses requests as HTTP POSTs instead of

@@ -111,4 +111,38 @@ describe("record --forward: Claude Code on the clouds", () => {
     },
     240_000,
   );
+
+  it.skipIf(!claude)(
+    "on Vertex AI through a base URL: record points ANTHROPIC_VERTEX_BASE_URL at its /vertex route, no proxy variables needed",
+    async () => {
+      const scratch = tempDir("record-vertex-base-");
+      const runs = join(scratch, "runs");
+      const mock = await startVertexMock(TOKEN, "Hello from Vertex.");
+      closers.push(() => mock.close());
+      const args = ["--upstream-vertex", mock.origin, "--runs", runs, "--name", "claude"];
+      const { done } = startCliIn(scratch, ["record", ...args, "--", claude!.program, "-p", "Say hello."], scratch, {
+        HOME: join(scratch, "home"),
+        CLAUDE_CODE_USE_VERTEX: "1",
+        ANTHROPIC_VERTEX_PROJECT_ID: "made-up-project",
+        CLOUD_ML_REGION: "us-east5",
+        GCE_METADATA_HOST: mock.metadataHost,
+        ...QUIET,
+      });
+      const result = await done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain("Hello from Vertex.");
+      expect(mock.seen.length).toBeGreaterThan(0);
+      // The SDK's own path under the base: /v1/projects/…/publishers/anthropic/models/<model>:…
+      for (const request of mock.seen) {
+        expect(request.tokenValid).toBe(true);
+        expect(request.path).toMatch(/^\/v1\/projects\/made-up-project\/locations\/us-east5\/publishers\/anthropic\//);
+      }
+      const records = jsonl<RequestRecord>(join(runs, "claude", "requests.jsonl"));
+      expect(records.map((r) => [r.api, r.status, r.ending])).toEqual(
+        mock.seen.map(() => ["anthropic-messages", 200, "complete"]),
+      );
+      expect(filesContaining(scratch, TOKEN)).toEqual([]);
+    },
+    240_000,
+  );
 });
