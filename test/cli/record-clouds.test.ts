@@ -77,37 +77,17 @@ describe("record --forward: Claude Code on the clouds", () => {
   it.skipIf(!claude)(
     "on Vertex AI: records rawPredict and streamRawPredict in full with the model from the path; the token reached the mock and no file",
     async () => {
-      const scratch = tempDir("record-vertex-");
-      const runs = join(scratch, "runs");
-      const mock = await startVertexMock(TOKEN, "Hello from Vertex.");
-      closers.push(() => mock.close());
-      const args = ["--forward", "--forward-to", `${VERTEX_HOST}=${mock.origin}`, "--runs", runs, "--name", "claude"];
-      const { done } = startCliIn(scratch, ["record", ...args, "--", claude!.program, "-p", "Say hello."], scratch, {
-        HOME: join(scratch, "home"),
-        XDG_CACHE_HOME: join(scratch, "cache"),
-        CLAUDE_CODE_USE_VERTEX: "1",
-        ANTHROPIC_VERTEX_PROJECT_ID: "made-up-project",
-        CLOUD_ML_REGION: "us-east5",
-        // google-auth-library asks this metadata server for a token, as on a Google machine; the
-        // address is local, so it goes around the proxy (NO_PROXY) and is never recorded.
-        GCE_METADATA_HOST: mock.metadataHost,
-        ...QUIET,
-      });
-      const result = await done;
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toContain("Hello from Vertex.");
-      expect(mock.seen.length).toBeGreaterThan(0);
-      expect(mock.seen.filter((request) => !request.tokenValid)).toEqual([]);
-
-      const records = jsonl<RequestRecord>(join(runs, "claude", "requests.jsonl"));
-      expect(records).toHaveLength(mock.seen.length);
+      const { mock, records } = await claudeOnVertex((mockOrigin) => [
+        "--forward",
+        "--forward-to",
+        `${VERTEX_HOST}=${mockOrigin}`,
+      ]);
       for (const record of records) {
         expect(record).toMatchObject({ kind: "loop", api: "anthropic-messages", status: 200, ending: "complete" });
         expect(record.model).toMatch(/^claude-/);
         expect(record.response?.kind).toBe("text");
       }
       expect(mock.seen.some((request) => request.path.endsWith(":streamRawPredict"))).toBe(true);
-      expect(filesContaining(scratch, TOKEN)).toEqual([]);
     },
     240_000,
   );
@@ -115,34 +95,47 @@ describe("record --forward: Claude Code on the clouds", () => {
   it.skipIf(!claude)(
     "on Vertex AI through a base URL: record points ANTHROPIC_VERTEX_BASE_URL at its /vertex route, no proxy variables needed",
     async () => {
-      const scratch = tempDir("record-vertex-base-");
-      const runs = join(scratch, "runs");
-      const mock = await startVertexMock(TOKEN, "Hello from Vertex.");
-      closers.push(() => mock.close());
-      const args = ["--upstream-vertex", mock.origin, "--runs", runs, "--name", "claude"];
-      const { done } = startCliIn(scratch, ["record", ...args, "--", claude!.program, "-p", "Say hello."], scratch, {
-        HOME: join(scratch, "home"),
-        CLAUDE_CODE_USE_VERTEX: "1",
-        ANTHROPIC_VERTEX_PROJECT_ID: "made-up-project",
-        CLOUD_ML_REGION: "us-east5",
-        GCE_METADATA_HOST: mock.metadataHost,
-        ...QUIET,
-      });
-      const result = await done;
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toContain("Hello from Vertex.");
-      expect(mock.seen.length).toBeGreaterThan(0);
+      const { mock, records } = await claudeOnVertex((mockOrigin) => ["--upstream-vertex", mockOrigin]);
       // The SDK's own path under the base: /v1/projects/…/publishers/anthropic/models/<model>:…
-      for (const request of mock.seen) {
-        expect(request.tokenValid).toBe(true);
+      for (const request of mock.seen)
         expect(request.path).toMatch(/^\/v1\/projects\/made-up-project\/locations\/us-east5\/publishers\/anthropic\//);
-      }
-      const records = jsonl<RequestRecord>(join(runs, "claude", "requests.jsonl"));
       expect(records.map((r) => [r.api, r.status, r.ending])).toEqual(
         mock.seen.map(() => ["anthropic-messages", 200, "complete"]),
       );
-      expect(filesContaining(scratch, TOKEN)).toEqual([]);
     },
     240_000,
   );
 });
+
+/**
+ * The real Claude Code on Vertex AI for one prompt under `record <flags>` against the Vertex mock: it
+ * exits 0 with the mock's answer, every request carried the token, there is a record per request, and
+ * the token is in no file.
+ */
+async function claudeOnVertex(flags: (mockOrigin: string) => string[]) {
+  const scratch = tempDir("record-vertex-");
+  const runs = join(scratch, "runs");
+  const mock = await startVertexMock(TOKEN, "Hello from Vertex.");
+  closers.push(() => mock.close());
+  const args = [...flags(mock.origin), "--runs", runs, "--name", "claude"];
+  const { done } = startCliIn(scratch, ["record", ...args, "--", claude!.program, "-p", "Say hello."], scratch, {
+    HOME: join(scratch, "home"),
+    XDG_CACHE_HOME: join(scratch, "cache"),
+    CLAUDE_CODE_USE_VERTEX: "1",
+    ANTHROPIC_VERTEX_PROJECT_ID: "made-up-project",
+    CLOUD_ML_REGION: "us-east5",
+    // google-auth-library asks this metadata server for a token, as on a Google machine; the
+    // address is local, so it goes around the proxy (NO_PROXY) and is never recorded.
+    GCE_METADATA_HOST: mock.metadataHost,
+    ...QUIET,
+  });
+  const result = await done;
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout).toContain("Hello from Vertex.");
+  expect(mock.seen.length).toBeGreaterThan(0);
+  expect(mock.seen.filter((request) => !request.tokenValid)).toEqual([]);
+  const records = jsonl<RequestRecord>(join(runs, "claude", "requests.jsonl"));
+  expect(records).toHaveLength(mock.seen.length);
+  expect(filesContaining(scratch, TOKEN)).toEqual([]);
+  return { mock, records };
+}
