@@ -17,7 +17,7 @@ import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl } from "../capture/http-harness.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { MAIN, scratchEnv, startCliIn } from "./scratch-cli.js";
+import { cliIn, MAIN, scratchEnv, startCliIn } from "./scratch-cli.js";
 
 const FIXTURES = join(PROJECT_ROOT, "test", "fixtures", "record");
 const CLIENT = join(FIXTURES, "forward-client.mjs");
@@ -110,4 +110,18 @@ describe("record --forward", () => {
     expect(JSON.parse(ca("--remove", "--json").stdout)).toMatchObject({ removed: true });
     expect(ca("--remove").stdout).toMatch(/^no authority at .*: nothing to remove\n$/);
   }, 120_000);
+
+  it("a bad --forward-to is bad input naming the flag, before anything starts", () => {
+    const scratch = tempDir("record-forward-bad-");
+    const record = (...args: string[]) => cliIn(scratch, "record", ...args, "--", "node", "-e", "0");
+    const notPair = record("--forward", "--forward-to", "api.anthropic.com");
+    expect([notPair.code, notPair.stderr]).toEqual([
+      2,
+      'payload-probe: record: --forward-to expected HOST=URL (api.anthropic.com=http://127.0.0.1:8080), got "api.anthropic.com"\n',
+    ]);
+    const notUrl = record("--forward", "--forward-to", "api.anthropic.com=ftp://x");
+    expect(notUrl.stderr).toContain('--forward-to expected an http or https URL, got "ftp://x"');
+    const alone = record("--forward-to", "api.anthropic.com=http://127.0.0.1:9");
+    expect([alone.code, alone.stderr]).toMatchObject([2, expect.stringContaining("--forward-to is for --forward")]);
+  });
 });
