@@ -16,7 +16,7 @@ export interface LocalCertificate {
 }
 
 /** How long the certificates hold: a week, longer than any recording, from an hour back (a clock a little off). */
-const VALID_MS = 7 * 24 * 3600 * 1000;
+export const VALID_MS = 7 * 24 * 3600 * 1000;
 const CLOCK_SLACK_MS = 3600 * 1000;
 
 export type Forge = typeof import("node-forge");
@@ -46,14 +46,14 @@ export async function rsaKeys(forge: Forge) {
   };
 }
 
-export function certificate(forge: Forge, publicKey: PublicKey, commonName: string): Certificate {
+export function certificate(forge: Forge, publicKey: PublicKey, commonName: string, validMs = VALID_MS): Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   // A positive serial number of 16 random bytes (RFC 5280 asks for at most 20 octets).
   cert.serialNumber = `01${randomBytes(15).toString("hex")}`;
   const now = Date.now();
   cert.validity.notBefore = new Date(now - CLOCK_SLACK_MS);
-  cert.validity.notAfter = new Date(now + VALID_MS);
+  cert.validity.notAfter = new Date(now + validMs);
   cert.setSubject([{ name: "commonName", value: commonName }]);
   return cert;
 }
@@ -63,8 +63,9 @@ export function authorityCertificate(
   forge: Forge,
   keys: { privateKey: PrivateKey; publicKey: PublicKey },
   name: string,
+  validMs = VALID_MS,
 ) {
-  const authority = certificate(forge, keys.publicKey, name);
+  const authority = certificate(forge, keys.publicKey, name, validMs);
   authority.setIssuer(authority.subject.attributes);
   authority.setExtensions([
     { name: "basicConstraints", cA: true, pathLenConstraint: 0, critical: true },

@@ -17,11 +17,17 @@ import {
   type PrivateKey,
   rsaKeys,
   serverCertificate,
+  VALID_MS,
 } from "./local-tls.js";
 
 const KEY_FILE = "key.pem";
 const CERT_FILE = "cert.pem";
 const AUTHORITY_NAME = "payload-probe record --forward (this user only)";
+/**
+ * The authority holds a year, and one with less than a host certificate's week left is made anew: a
+ * certificate signed today must not outlive its authority.
+ */
+const AUTHORITY_VALID_MS = 365 * 24 * 3600 * 1000;
 
 /** The authority's folder in the user's cache. */
 export const authorityDir = (env: NodeJS.ProcessEnv = process.env) => join(userCacheDir(env), "ca");
@@ -52,7 +58,7 @@ function readPair(dir: string): { key: string; cert: string } | null {
  */
 async function makeAuthority(forge: Forge, dir: string): Promise<{ key: string; cert: string }> {
   const keys = await rsaKeys(forge);
-  const cert = forge.pki.certificateToPem(authorityCertificate(forge, keys, AUTHORITY_NAME));
+  const cert = forge.pki.certificateToPem(authorityCertificate(forge, keys, AUTHORITY_NAME, AUTHORITY_VALID_MS));
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const stamp = `${process.pid}-${Date.now()}`;
@@ -69,7 +75,9 @@ async function makeAuthority(forge: Forge, dir: string): Promise<{ key: string; 
 export async function userAuthority(env: NodeJS.ProcessEnv = process.env): Promise<UserAuthority> {
   const forge = await loadForge();
   const dir = authorityDir(env);
-  const pair = readPair(dir) ?? (await makeAuthority(forge, dir));
+  const found = readPair(dir);
+  const lasts = (pem: string) => forge.pki.certificateFromPem(pem).validity.notAfter.getTime() > Date.now() + VALID_MS;
+  const pair = found && lasts(found.cert) ? found : await makeAuthority(forge, dir);
   const authority = forge.pki.certificateFromPem(pair.cert);
   const authorityKey = forge.pki.privateKeyFromPem(pair.key) as PrivateKey;
   // One key serves every host of the session: a key pair per host would cost a key generation each.
