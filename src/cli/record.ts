@@ -161,14 +161,22 @@ function announce(proxy: CaptureProxy, forwardTo: Map<string, string> | undefine
   say(`capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the command ends`);
 }
 
+/** What a replaced variable still gives the command (`--forward` keeps the user's certificates). */
+const REPLACED_HINTS: Record<string, string> = {
+  NODE_EXTRA_CA_CERTS: " (its certificates are kept beside record's authority)",
+  SSL_CERT_FILE: " (its roots are in record's bundle)",
+  HTTPS_PROXY: " (record reaches the hosts directly, not through yours)",
+};
+
 /** Says which of the user's variables the command sees replaced (a gateway of theirs is not used then). */
 function tellReplaced(user: NodeJS.ProcessEnv, env: NodeJS.ProcessEnv): void {
   for (const [name, value] of Object.entries(env)) {
     const theirs = user[name];
     // Their value is not shown: a URL may carry credentials.
     if (theirs === undefined || theirs === "" || theirs === value) continue;
-    const hint = name.endsWith("_BASE_URL") ? " (to forward to yours, give it to --upstream-…)" : "";
-    say(`${name} is replaced for the command${hint}`);
+    const hint =
+      REPLACED_HINTS[name] ?? (name.endsWith("_BASE_URL") ? " (to forward to yours, give it to --upstream-…)" : "");
+    say(`${name} is replaced for the command${hint}`, true);
   }
 }
 
