@@ -1,5 +1,5 @@
 /**
- * Claude Code reads ANTHROPIC_BASE_URL, and turns MCP tool search off by default when it names a host
+ * Claude Code reads ANTHROPIC_BASE_URL (ANTHROPIC_VERTEX_BASE_URL on Vertex AI), and turns MCP tool search off by default when it names a host
  * that is not Anthropic's (its env-vars page): the proxy forwards every block untouched, so tool
  * search is left on, as the agent would send it to Anthropic, unless the user chose otherwise.
  * An `env` block in one of its settings files wins over the environment it is started with, so a
@@ -35,6 +35,8 @@ export const claudeCodePointer: AgentPointer = {
   api: "Anthropic Messages",
   point: ({ bases, env }) => ({
     ANTHROPIC_BASE_URL: bases.anthropic,
+    // Read only on Vertex AI (CLAUDE_CODE_USE_VERTEX): its requests go to `<base>/projects/…`.
+    ANTHROPIC_VERTEX_BASE_URL: bases.vertex,
     ...(env.ENABLE_TOOL_SEARCH === undefined && { ENABLE_TOOL_SEARCH: "true" }),
   }),
   caveat(ctx) {

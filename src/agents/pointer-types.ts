@@ -12,6 +12,8 @@ export interface ProxyBases {
   "code-assist": string;
   /** ChatGPT's backend (Codex signed in with ChatGPT), on the HTTPS listener when there is one. */
   chatgpt: string;
+  /** Google Vertex AI, with its `/v1` (Claude Code's ANTHROPIC_VERTEX_BASE_URL takes it so). */
+  vertex: string;
 }
 
 export interface PointerContext {

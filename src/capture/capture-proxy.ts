@@ -3,11 +3,13 @@ import type { Duplex } from "node:stream";
 import { Agent, type Dispatcher } from "undici";
 import { trustedCas } from "../processes/extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
+import { AWS_EVENT_STREAM } from "./aws-event-stream.js";
 import type { FinishedExchange } from "./capture.js";
 import type { CaptureThread, CaptureThreadOptions } from "./capture-thread.js";
 import { agentOf } from "./client-agent.js";
 import { DiagnosticsChain, relayChained } from "./diagnostics-chain.js";
 import { endToEnd, headerText } from "./forward-headers.js";
+import { ForwardInterception, type ForwardOptions } from "./forward-proxy.js";
 import { type HandedResponse, sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, type HttpService, joinedBytes, readBody, sendJson, serveHttp } from "./http.js";
 import type { KnownText } from "./known-texts.js";
@@ -49,6 +51,8 @@ export interface CaptureProxyOptions {
    * refuses a plain-HTTP base URL (Codex and its ChatGPT backend). Its port is always ephemeral.
    */
   secure?: { key: string; cert: string };
+  /** Serve as an HTTPS proxy too (CONNECT), standing in for the model APIs' hosts (forward-proxy.ts). */
+  forward?: ForwardOptions;
   database?: boolean;
   /** Query parameter names stored as `[redacted]` besides the built-in list (`--redact`). */
   redactQuery?: string[];
@@ -157,7 +161,9 @@ class ClientRelay implements Dispatcher.DispatchHandler {
     this.handed.status = status;
     if (headers[USAGE_ESTIMATE_HEADER] === "estimate") this.handed.usageEstimated = true;
     this.handed.contentEncoding = headerText(headers["content-encoding"]);
-    this.handed.eventStream = String(headers["content-type"] ?? "").includes("text/event-stream");
+    const contentType = String(headers["content-type"] ?? "");
+    this.handed.eventStream = contentType.includes("text/event-stream");
+    if (contentType.includes(AWS_EVENT_STREAM)) this.handed.awsEventStream = true;
     this.headers = headers;
     if (this.rewrite) return;
     this.response.writeHead(status, endToEnd(headers));
@@ -232,6 +238,7 @@ function relay(
   if (to.rewriteReply) delete headers["accept-encoding"];
   // The length of the bytes sent: the client's, unless --cache-diagnostics added a field (diagnostics-chain.ts).
   if (headers["content-length"] !== undefined) headers["content-length"] = String(bytes.length);
+  if (to.route.hostHeader !== undefined) headers.host = to.route.hostHeader;
   return new Promise((resolve) => {
     const options: Dispatcher.DispatchOptions = {
       origin,
@@ -378,6 +385,8 @@ class ProxyRequests {
     private readonly routes: ResolvedRoute[],
     private readonly targetOfUrl: (url: string) => Routed,
     private readonly opened: Promise<CaptureThread>,
+    /** `--forward`: the model APIs' hosts the proxy stands in for over CONNECT (forward-proxy.ts). */
+    readonly interception: ForwardInterception | undefined,
   ) {
     this.diagnostics = options.cacheDiagnostics ? new DiagnosticsChain() : null;
     // A worker that cannot open the run fails the start; the requests waiting on it are told there.
@@ -389,13 +398,15 @@ class ProxyRequests {
     );
   }
 
-  private routed(request: IncomingMessage): Routed {
-    return routedRequest(this.targetOfUrl, request, this.options.onUnrouted);
+  /** An intercepted host's request first (forward-proxy.ts), else the proxy's own routes. */
+  private routed(request: IncomingMessage): Routed | "pass" {
+    return this.interception?.target(request) ?? routedRequest(this.targetOfUrl, request, this.options.onUnrouted);
   }
 
   readonly forward = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const capture = this.capture ?? (await this.opened);
     const to = this.routed(request);
+    if (to === "pass") return this.interception!.passThrough(request, response);
     if ("unrouted" in to) return refuseUnrouted(this.routes, request.method ?? "GET", to.unrouted, response);
     await relayRequest(to, request, response, capture, this.diagnostics);
   };
@@ -403,7 +414,7 @@ class ProxyRequests {
   readonly tunnel = async (request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     const capture = this.capture ?? (await this.opened);
     const to = this.routed(request);
-    if ("unrouted" in to) {
+    if (to === "pass" || "unrouted" in to) {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
@@ -421,7 +432,19 @@ async function listenOnBoth(
   host: string,
   options: CaptureProxyOptions,
 ): Promise<HttpService & { secureOrigin?: string }> {
-  const service = await serveHttp(requests.forward, failure, options.port ?? 0, host, requests.tunnel);
+  const plain = await serveHttp(requests.forward, failure, options.port ?? 0, host, requests.tunnel);
+  // `--forward`: CONNECT reaches the plain listener, which stops intercepting before it closes.
+  const { interception } = requests;
+  interception?.attach(plain.server);
+  const service: HttpService = interception
+    ? {
+        ...plain,
+        close(withinMs) {
+          interception.close();
+          return plain.close(withinMs);
+        },
+      }
+    : plain;
   if (!options.secure) return service;
   const secure = await serveHttp(requests.forward, failure, 0, host, requests.tunnel, options.secure).catch(
     async (error: Error) => {
@@ -431,6 +454,7 @@ async function listenOnBoth(
   );
   return {
     port: service.port,
+    server: service.server,
     secureOrigin: `https://${host}:${secure.port}`,
     close: (withinMs) => Promise.all([service.close(withinMs), secure.close(withinMs)]).then(() => undefined),
   };
@@ -450,7 +474,8 @@ export async function startCaptureProxy(options: CaptureProxyOptions): Promise<C
   const failure = (error: Error) => ({ status: 502, message: `proxy: ${error.message}` });
   let secureOrigin: string | undefined;
   const served = await serveCapture(async (opened) => {
-    const requests = new ProxyRequests(options, routes, proxyTargets(routes, isCredential), opened);
+    const interception = options.forward && new ForwardInterception(options.forward, isCredential);
+    const requests = new ProxyRequests(options, routes, proxyTargets(routes, isCredential), opened, interception);
     const service = await listenOnBoth(requests, failure, host, options);
     secureOrigin = service.secureOrigin;
     try {

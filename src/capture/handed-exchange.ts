@@ -4,6 +4,7 @@
  * work, done off the thread that relays.
  */
 import type { WireApi } from "../providers/types.js";
+import { eventStreamAsSse } from "./aws-event-stream.js";
 import { decodeBody } from "./body-encoding.js";
 import type { LoggedRequest, ResponseOutcome } from "./capture.js";
 import type { AddedDiagnostics, SocketSent } from "./types.js";
@@ -54,6 +55,8 @@ export interface HandedResponse extends Omit<ResponseOutcome, "body" | "encoding
   contentEncoding?: string;
   /** The response's content-type was `text/event-stream`: its API's closing event is checked for. */
   eventStream?: boolean;
+  /** Bedrock's AWS EventStream framing (aws-event-stream.ts): read as the events it carries. */
+  awsEventStream?: boolean;
 }
 
 /**
@@ -99,7 +102,8 @@ export async function loggedRequest(handed: HandedRequest): Promise<LoggedReques
  * HTTP's measure but lacks its API's closing event marked as cut short upstream.
  */
 export async function responseOutcome(api: WireApi | null, handed: HandedResponse): Promise<ResponseOutcome> {
-  const { bytes, contentEncoding, eventStream, ...how } = handed;
+  const { bytes, contentEncoding, eventStream, awsEventStream, ...how } = handed;
+  if (awsEventStream && contentEncoding === undefined) return awsStreamOutcome(api, how, bytes);
   const { text, encoding } = await decodeBody(bytes, contentEncoding, { cutShort: how.ending !== "complete" });
   const outcome: ResponseOutcome = { ...how, body: text, ...(encoding && { encoding }) };
   if (encoding?.undecodable)
@@ -110,5 +114,32 @@ export async function responseOutcome(api: WireApi | null, handed: HandedRespons
   if (api === null || how.ending !== "complete" || how.status === null || how.status >= 300) return outcome;
   if (!isCheckedStream(api, eventStream === true, text)) return outcome;
   const { ended, expected } = streamReachedEnd(api, text);
+  return ended ? outcome : { ...outcome, ending: "truncated", error: `the event stream ended without ${expected}` };
+}
+
+/**
+ * A Bedrock stream's outcome: its frames read as the Messages events they carry, checked for the
+ * closing event like any event stream; frames that do not decode are the outcome's error.
+ */
+function awsStreamOutcome(
+  api: WireApi | null,
+  how: Omit<HandedResponse, "bytes" | "contentEncoding" | "eventStream" | "awsEventStream">,
+  bytes: Uint8Array,
+): ResponseOutcome {
+  let decoded: { text: string; cut: number };
+  try {
+    decoded = eventStreamAsSse(bytes);
+  } catch (error) {
+    return {
+      ...how,
+      body: "",
+      error: how.error ?? `the event stream could not be decoded: ${(error as Error).message}`,
+    };
+  }
+  const outcome: ResponseOutcome = { ...how, body: decoded.text };
+  if (api === null || how.ending !== "complete" || how.status === null || how.status >= 300) return outcome;
+  if (decoded.cut > 0)
+    return { ...outcome, ending: "truncated", error: `the event stream ended ${decoded.cut} byte(s) into a frame` };
+  const { ended, expected } = streamReachedEnd(api, decoded.text);
   return ended ? outcome : { ...outcome, ending: "truncated", error: `the event stream ended without ${expected}` };
 }

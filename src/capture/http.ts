@@ -45,6 +45,8 @@ const SERVER_CLOSE_MS = 10_000;
 
 export interface HttpService {
   port: number;
+  /** The server itself, for a caller that serves more of HTTP on it (CONNECT: forward-proxy.ts). */
+  server: Server;
   /**
    * Stops accepting, then waits for every handler still running (its capture included); past
    * `withinMs` (default SERVER_CLOSE_MS) every connection still open is cut, which ends the handlers
@@ -101,6 +103,7 @@ export async function serveHttp(
   let closing: Promise<void> | undefined;
   return {
     port: bound,
+    server,
     close(withinMs = SERVER_CLOSE_MS) {
       closing ??= closeWithin(server, upgraded, running, withinMs);
       return closing;

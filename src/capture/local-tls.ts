@@ -16,16 +16,24 @@ export interface LocalCertificate {
 }
 
 /** How long the certificates hold: a week, longer than any recording, from an hour back (a clock a little off). */
-const VALID_MS = 7 * 24 * 3600 * 1000;
+export const VALID_MS = 7 * 24 * 3600 * 1000;
 const CLOCK_SLACK_MS = 3600 * 1000;
 
-type Forge = typeof import("node-forge");
+export type Forge = typeof import("node-forge");
+type PublicKey = import("node-forge").pki.PublicKey;
+type Certificate = import("node-forge").pki.Certificate;
+export type PrivateKey = import("node-forge").pki.rsa.PrivateKey;
+
+/** node-forge, loaded only when a certificate is made: the CLI's other commands never pay for it. */
+export async function loadForge(): Promise<Forge> {
+  return (await import("node-forge")).default;
+}
 
 /**
  * An RSA key pair (node-forge signs with RSA only) from node:crypto, off the main thread: forge's own
  * key generation is JavaScript, and even OpenSSL's takes most of a second on a busy core.
  */
-async function rsaKeys(forge: Forge) {
+export async function rsaKeys(forge: Forge) {
   const pair = await promisify(generateKeyPair)("rsa", {
     modulusLength: 2048,
     publicKeyEncoding: { type: "spki", format: "pem" },
@@ -38,35 +46,48 @@ async function rsaKeys(forge: Forge) {
   };
 }
 
-function certificate(forge: Forge, publicKey: import("node-forge").pki.PublicKey, commonName: string) {
+function certificate(forge: Forge, publicKey: PublicKey, commonName: string, validMs = VALID_MS): Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   // A positive serial number of 16 random bytes (RFC 5280 asks for at most 20 octets).
   cert.serialNumber = `01${randomBytes(15).toString("hex")}`;
   const now = Date.now();
   cert.validity.notBefore = new Date(now - CLOCK_SLACK_MS);
-  cert.validity.notAfter = new Date(now + VALID_MS);
+  cert.validity.notAfter = new Date(now + validMs);
   cert.setSubject([{ name: "commonName", value: commonName }]);
   return cert;
 }
 
-/**
- * A new authority and a server certificate it signed for 127.0.0.1 and localhost. node-forge is
- * loaded only here: the CLI's other commands never pay for it.
- */
-export async function localCertificate(): Promise<LocalCertificate> {
-  const { default: forge } = await import("node-forge");
-  // Both pairs at once, on the thread pool.
-  const [authorityKeys, serverKeys] = await Promise.all([rsaKeys(forge), rsaKeys(forge)]);
-  const authority = certificate(forge, authorityKeys.publicKey, "payload-probe record (this session only)");
+/** An authority's self-signed certificate (it signs server certificates only: no path below it). */
+export function authorityCertificate(
+  forge: Forge,
+  keys: { privateKey: PrivateKey; publicKey: PublicKey },
+  name: string,
+  validMs = VALID_MS,
+) {
+  const authority = certificate(forge, keys.publicKey, name, validMs);
   authority.setIssuer(authority.subject.attributes);
   authority.setExtensions([
     { name: "basicConstraints", cA: true, pathLenConstraint: 0, critical: true },
     { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
   ]);
-  authority.sign(authorityKeys.privateKey, forge.md.sha256.create());
+  authority.sign(keys.privateKey, forge.md.sha256.create());
+  return authority;
+}
 
-  const server = certificate(forge, serverKeys.publicKey, "127.0.0.1");
+/** Where a server certificate holds: IP addresses and DNS names. */
+export type AltName = { ip: string } | { dns: string };
+
+/** A server certificate for `names` (the first its common name), signed by `authority` with `authorityKey`. */
+export function serverCertificate(
+  forge: Forge,
+  publicKey: PublicKey,
+  names: AltName[],
+  authority: Certificate,
+  authorityKey: PrivateKey,
+): string {
+  const first = names[0]!;
+  const server = certificate(forge, publicKey, "ip" in first ? first.ip : first.dns);
   server.setIssuer(authority.subject.attributes);
   server.setExtensions([
     { name: "basicConstraints", cA: false, critical: true },
@@ -74,16 +95,23 @@ export async function localCertificate(): Promise<LocalCertificate> {
     { name: "extKeyUsage", serverAuth: true },
     {
       name: "subjectAltName",
-      altNames: [
-        { type: 7, ip: "127.0.0.1" },
-        { type: 2, value: "localhost" },
-      ],
+      altNames: names.map((name) => ("ip" in name ? { type: 7, ip: name.ip } : { type: 2, value: name.dns })),
     },
   ]);
-  server.sign(authorityKeys.privateKey, forge.md.sha256.create());
+  server.sign(authorityKey, forge.md.sha256.create());
+  return forge.pki.certificateToPem(server);
+}
+
+/** A new authority and a server certificate it signed for 127.0.0.1 and localhost. */
+export async function localCertificate(): Promise<LocalCertificate> {
+  const forge = await loadForge();
+  // Both pairs at once, on the thread pool.
+  const [authorityKeys, serverKeys] = await Promise.all([rsaKeys(forge), rsaKeys(forge)]);
+  const authority = authorityCertificate(forge, authorityKeys, "payload-probe record (this session only)");
+  const names = [{ ip: "127.0.0.1" }, { dns: "localhost" }];
   return {
     key: serverKeys.pem,
-    cert: forge.pki.certificateToPem(server),
+    cert: serverCertificate(forge, serverKeys.publicKey, names, authority, authorityKeys.privateKey),
     authority: forge.pki.certificateToPem(authority),
   };
 }

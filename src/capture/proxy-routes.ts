@@ -13,6 +13,8 @@ export interface ProxyRoute {
   prefix: string;
   /** The upstream's base URL (http or https); its userinfo becomes Basic credentials. */
   upstream: string;
+  /** The Host header sent upstream instead of the upstream's own: an intercepted host's, which a signature covers. */
+  hostHeader?: string;
 }
 
 /** A route ready to forward: its upstream without userinfo, and the credentials that came in it. */
@@ -25,6 +27,7 @@ export interface ResolvedRoute {
   authorization: string | undefined;
   /** The upstream as it may be shown: userinfo and credential query values redacted. */
   shown: string;
+  hostHeader?: string;
 }
 
 const PREFIX = /^(\/[A-Za-z0-9._~-]+)?$/;
@@ -33,7 +36,7 @@ const PREFIX = /^(\/[A-Za-z0-9._~-]+)?$/;
 export function resolveRoutes(routes: ProxyRoute[], isCredential: (name: string) => boolean): ResolvedRoute[] {
   if (routes.length === 0) throw new Error("a proxy needs at least one route");
   const seen = new Set<string>();
-  return routes.map(({ prefix, upstream }) => {
+  return routes.map(({ prefix, upstream, hostHeader }) => {
     if (!PREFIX.test(prefix) || seen.has(prefix)) throw new Error(`bad or repeated route prefix "${prefix}"`);
     seen.add(prefix);
     const url = new URL(upstream);
@@ -44,6 +47,7 @@ export function resolveRoutes(routes: ProxyRoute[], isCredential: (name: string)
       basePath: url.pathname.replace(/\/$/, ""),
       authorization,
       shown: redactUrl(new URL(upstream), isCredential),
+      ...(hostHeader !== undefined && { hostHeader }),
     };
   });
 }

@@ -2,6 +2,8 @@
  * Which wire API an HTTP request speaks (by its path), whether the capture can take its body apart,
  * and how that API's provider words an error, so the mock answers each client in the shape its SDK reads.
  */
+
+import { cloudMessagesEndpoint } from "../providers/cloud-endpoints.js";
 import { codeAssistInner, geminiEndpoint } from "../providers/google-generative-ai.js";
 import type { WireApi } from "../providers/types.js";
 import { type ChatRequestProblem, chatRequestProblem, invalid, isObject, jsonObject } from "./chat-request.js";
@@ -24,6 +26,7 @@ export const API_PATHS: Record<FixedPathApi, string> = {
 export function apiForPath(path: string): WireApi | null {
   const gemini = geminiEndpoint(path);
   if (gemini) return gemini.method === "countTokens" ? null : "google-generative-ai";
+  if (cloudMessagesEndpoint(path)) return "anthropic-messages";
   for (const [api, suffix] of Object.entries(API_PATHS) as [WireApi, string][]) if (path.endsWith(suffix)) return api;
   return null;
 }

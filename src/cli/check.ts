@@ -80,31 +80,30 @@ Exit: 0 every request within its baseline, 1 a regression (probe, request, metri
 and tolerance are printed) or, with --agent both, an unexplained difference, 2 could not evaluate (a probe, config or skill file that cannot be used, a baseline missing or
 corrupt), 3 internal error (a bug; its stack is printed).`;
 
+/** check's options, as parseCommand takes them. */
+const CHECK_OPTIONS = {
+  baseline: { type: "string" },
+  tolerances: { type: "string" },
+  update: { type: "boolean" },
+  markdown: { type: "string" },
+  junit: { type: "string" },
+  json: { type: "boolean" },
+  wide: { type: "boolean" },
+  run: { type: "string" },
+  verbose: { type: "boolean" },
+  model: { type: "string" },
+  pricing: { type: "string" },
+  "budget-tokens": { type: "string" },
+  "budget-dollars": { type: "string" },
+  "min-cache-hit": { type: "string" },
+  "max-write-amplification": { type: "string" },
+  "max-source": { type: "string", multiple: true },
+  agent: { type: "string" },
+  force: { type: "boolean" },
+} as const;
+
 export async function main(argv: string[]): Promise<number> {
-  const args = parseCommand(argv, {
-    name: "check",
-    help,
-    options: {
-      baseline: { type: "string" },
-      tolerances: { type: "string" },
-      update: { type: "boolean" },
-      markdown: { type: "string" },
-      junit: { type: "string" },
-      json: { type: "boolean" },
-      wide: { type: "boolean" },
-      run: { type: "string" },
-      verbose: { type: "boolean" },
-      model: { type: "string" },
-      pricing: { type: "string" },
-      "budget-tokens": { type: "string" },
-      "budget-dollars": { type: "string" },
-      "min-cache-hit": { type: "string" },
-      "max-write-amplification": { type: "string" },
-      "max-source": { type: "string", multiple: true },
-      agent: { type: "string" },
-      force: { type: "boolean" },
-    } as const,
-  });
+  const args = parseCommand(argv, { name: "check", help, options: CHECK_OPTIONS });
   if (typeof args === "number") return args;
   const { values, positionals, runsDir } = args;
   const agents = agentsArg("check", values.agent);

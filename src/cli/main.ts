@@ -68,6 +68,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "run an agent (or any command) with its model requests captured through a proxy",
     load: () => import("./record.js"),
   },
+  ca: {
+    summary: "show or remove the certificate authority record --forward makes for you",
+    load: () => import("./ca.js"),
+  },
   export: {
     summary: "send captured runs to an OpenTelemetry collector as GenAI spans (OTLP/HTTP)",
     load: () => import("./export.js"),

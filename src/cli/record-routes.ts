@@ -59,6 +59,15 @@ export const RECORD_ROUTES: RecordRoute[] = [
     apis: "OpenAI Responses and the backend's other calls (Codex signed in with ChatGPT; served over HTTPS too, with a certificate made for the session)",
     secure: true,
   },
+  // Claude Code on Vertex AI (ANTHROPIC_VERTEX_BASE_URL): the regional endpoint of CLOUD_ML_REGION
+  // when it names one (vertexUpstream), else the global one.
+  {
+    provider: "vertex",
+    prefix: "/vertex",
+    upstream: "https://aiplatform.googleapis.com",
+    sdkPath: "/v1",
+    apis: "Vertex AI: Claude's rawPredict and streamRawPredict, Gemini under publishers/google (at <CLOUD_ML_REGION>-aiplatform.googleapis.com when the region is set)",
+  },
 ];
 
 /** record's --help lines for its routes, one per route (wrapped to 80 columns): prefix, upstream, APIs. */
@@ -69,6 +78,12 @@ export function routesHelp(): string {
   ).join("\n");
 }
 
+/** Vertex AI's endpoint for a region: `https://<region>-aiplatform.googleapis.com`, the global one for `global`. */
+function vertexUpstream(region: string | undefined): string | undefined {
+  if (!region || region === "global" || !/^[a-z0-9-]+$/.test(region)) return undefined;
+  return `https://${region}-aiplatform.googleapis.com`;
+}
+
 /** The `--upstream-<provider>` flags, each a string option. */
 export const UPSTREAM_OPTIONS = {
   upstream: { type: "string" },
@@ -77,17 +92,22 @@ export const UPSTREAM_OPTIONS = {
   "upstream-gemini": { type: "string" },
   "upstream-code-assist": { type: "string" },
   "upstream-chatgpt": { type: "string" },
+  "upstream-vertex": { type: "string" },
 } as const;
 
 type UpstreamValues = { upstream?: string } & { [K in `upstream-${keyof ProxyBases}`]?: string };
 
-/** Each route with its upstream: `--upstream-<provider>`, else `--upstream`, else the provider. */
-export function recordRoutes(values: UpstreamValues): ProxyRoute[] {
+/**
+ * Each route with its upstream: `--upstream-<provider>`, else `--upstream`, else the provider (for
+ * Vertex AI, the endpoint of the user's CLOUD_ML_REGION).
+ */
+export function recordRoutes(values: UpstreamValues, env: NodeJS.ProcessEnv = process.env): ProxyRoute[] {
   const all = values.upstream === undefined ? undefined : parseUpstream("record", "upstream", values.upstream);
   return RECORD_ROUTES.map(({ provider, prefix, upstream }) => {
     const flag = `upstream-${provider}` as const;
     const own = values[flag] === undefined ? undefined : parseUpstream("record", flag, values[flag]);
-    return { prefix, upstream: own ?? all ?? upstream };
+    const regional = provider === "vertex" ? vertexUpstream(env.CLOUD_ML_REGION) : undefined;
+    return { prefix, upstream: own ?? all ?? regional ?? upstream };
   });
 }
 

@@ -14,6 +14,7 @@ import {
 } from "../capture/capture-proxy.js";
 import { runCaptureSession, type SessionPart } from "../capture/capture-session.js";
 import { type LocalCertificate, localCertificate } from "../capture/local-tls.js";
+import { type UserAuthority, userAuthority } from "../capture/user-ca.js";
 import { isSafeName } from "../files/safe-path.js";
 import { type CommandEnd, runCommand } from "../processes/foreground-command.js";
 import {
@@ -33,6 +34,7 @@ import { findProgram } from "./find-program.js";
 import { openPage } from "./open-page.js";
 import { OTEL_FLAG_HELP, otelFlag, otelLivePart } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
+import { FORWARD_HELP, FORWARD_OPTIONS, forwardEnvironment, forwardTargets } from "./record-forward.js";
 import { proxyBases, RECORD_ROUTES, recordRoutes, routesHelp, UPSTREAM_OPTIONS } from "./record-routes.js";
 import { runRef, seeItLine } from "./see-it.js";
 import { liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS } from "./view-flag.js";
@@ -55,6 +57,7 @@ capture proxy starts first, on one port, with one route per provider:
 ${routesHelp()}
 The command runs with an environment that points the known agents there:
   ANTHROPIC_BASE_URL=<proxy>/anthropic
+  ANTHROPIC_VERTEX_BASE_URL=<proxy>/vertex/v1 (Claude Code on Vertex AI)
   ENABLE_TOOL_SEARCH=true, unless set (Claude Code turns its tool search off
     behind a proxy; this keeps the requests it sends to Anthropic)
   OPENAI_BASE_URL=<proxy>/openai/v1
@@ -85,8 +88,9 @@ running.
 
   --upstream URL  forward every route to URL (our mock: http://127.0.0.1:PORT)
   --upstream-anthropic URL, --upstream-openai URL, --upstream-gemini URL,
-  --upstream-code-assist URL, --upstream-chatgpt URL
+  --upstream-code-assist URL, --upstream-chatgpt URL, --upstream-vertex URL
                   forward that route to URL (wins over --upstream)
+${FORWARD_HELP}
   --codex-http    Codex sends its Responses requests as HTTP POSTs instead of
                   over its default WebSocket (each turn is a full record
                   either way); not with a ChatGPT sign-in, whose provider
@@ -110,6 +114,7 @@ const OPTIONS = {
   ...UPSTREAM_OPTIONS,
   ...CAPTURE_OPTIONS,
   ...VIEW_SWITCH_OPTIONS,
+  ...FORWARD_OPTIONS,
   "codex-http": { type: "boolean" },
   open: { type: "boolean" },
 } as const;
@@ -153,12 +158,22 @@ function checkProgram(word: string): number | undefined {
 }
 
 /** Before the command starts: where the proxy listens, what each route forwards to, where the run goes. */
-function announce(proxy: CaptureProxy): void {
+function announce(proxy: CaptureProxy, forwardTo: Map<string, string> | undefined): void {
   const secure = proxy.secureOrigin ? ` and ${proxy.secureOrigin} (for Codex's ChatGPT sign-in)` : "";
   say(`proxy ${proxy.origin}${secure}, run ${proxy.runId}`);
-  for (const route of proxy.routes) say(`  ${route.prefix} → ${route.upstream}`);
+  if (forwardTo) {
+    say("  the command's HTTPS proxy: the model APIs' hosts recorded, others tunnelled");
+    for (const [host, upstream] of forwardTo) say(`  ${host} → ${upstream}`);
+  } else for (const route of proxy.routes) say(`  ${route.prefix} → ${route.upstream}`);
   say(`capturing to ${proxy.liveDir}, moved to ${proxy.dir} when the command ends`);
 }
+
+/** What a replaced variable still gives the command (`--forward` keeps the user's certificates). */
+const REPLACED_HINTS: Record<string, string> = {
+  NODE_EXTRA_CA_CERTS: " (its certificates are kept beside record's authority)",
+  SSL_CERT_FILE: " (its roots are in record's bundle)",
+  HTTPS_PROXY: " (record reaches the hosts directly, not through yours)",
+};
 
 /** Says which of the user's variables the command sees replaced (a gateway of theirs is not used then). */
 function tellReplaced(user: NodeJS.ProcessEnv, env: NodeJS.ProcessEnv): void {
@@ -166,8 +181,9 @@ function tellReplaced(user: NodeJS.ProcessEnv, env: NodeJS.ProcessEnv): void {
     const theirs = user[name];
     // Their value is not shown: a URL may carry credentials.
     if (theirs === undefined || theirs === "" || theirs === value) continue;
-    const hint = name.endsWith("_BASE_URL") ? " (to forward to yours, give it to --upstream-…)" : "";
-    say(`${name} is replaced for the command${hint}`);
+    const hint =
+      REPLACED_HINTS[name] ?? (name.endsWith("_BASE_URL") ? " (to forward to yours, give it to --upstream-…)" : "");
+    say(`${name} is replaced for the command${hint}`, true);
   }
 }
 
@@ -222,14 +238,11 @@ interface Pointed {
  * agent cannot read stops record here (exit 2, no run touched, nothing started); any other agent's is
  * said as a warning and that agent is left unpointed (agents/agent-pointers.ts, commandEnvironment).
  */
-function pointAt(
-  origins: ProxyOrigins,
-  session: SessionDir,
-  program: string,
-  codexHttp: boolean,
-  authority: string | undefined,
-): Pointed {
+function pointAt(origins: ProxyOrigins, session: SessionDir, program: string, reach: Reach): Pointed {
+  if ("authority" in reach) return forwardedAt(origins.origin, session, reach.authority);
   const bases = proxyBases(origins.origin, origins.secureOrigin);
+  const { codexHttp, certificate } = reach;
+  const authority = certificate?.authority;
   const ctx = { bases, tempDir: session.path, env: process.env, cwd: process.cwd(), codexHttp, authority };
   const { env, unpointed } = commandEnvironment(ctx, program);
   return {
@@ -242,6 +255,21 @@ function pointAt(
   };
 }
 
+/**
+ * `--forward`: the command's HTTPS proxy variables and certificate bundles name the proxy and the
+ * user's authority; no base URL changes, so the agent talks to its real host (a signed request stays valid).
+ */
+function forwardedAt(origin: string, session: SessionDir, authority: UserAuthority): Pointed {
+  const env = { ...process.env, ...forwardEnvironment(origin, authority.certPem, session.path, process.env) };
+  return {
+    env: { ...env, [SESSION_MARK]: session.path },
+    tell: () => tellReplaced(process.env, env),
+  };
+}
+
+/** How the command reaches the proxy: base URLs (and the session's certificate), or the proxy variables. */
+type Reach = { codexHttp: boolean; certificate: LocalCertificate | undefined } | { authority: UserAuthority };
+
 interface RecordPlan {
   command: string[];
   name: string;
@@ -251,8 +279,9 @@ interface RecordPlan {
   proxy: Omit<CaptureProxyOptions, "onFinished" | "onUnrouted" | "onListening">;
   otel: OtelExport | undefined;
   wantsView: boolean;
-  /** The HTTPS listener's certificate, for Codex signed in with ChatGPT (which reaches its backend over HTTPS only). */
-  certificate: LocalCertificate | undefined;
+  reach: Reach;
+  /** `--forward-to`: the hosts intercepted and where each goes (said before the command starts). */
+  forwardTo: Map<string, string> | undefined;
 }
 
 /**
@@ -269,12 +298,11 @@ async function recordSession(plan: RecordPlan, session: SessionDir): Promise<num
   let pointed: Pointed | undefined;
   let proxy: CaptureProxy | undefined;
   const start = async (onFinished: (exchange: FinishedExchange) => void) => {
-    const codexHttp = plan.values["codex-http"] === true;
     const onListening = (origins: ProxyOrigins) => {
-      pointed = pointAt(origins, session, plan.command[0]!, codexHttp, plan.certificate?.authority);
+      pointed = pointAt(origins, session, plan.command[0]!, plan.reach);
     };
     proxy = await startCaptureProxy({ ...plan.proxy, onFinished, onUnrouted: watch.onUnrouted, onListening });
-    announce(proxy);
+    announce(proxy, plan.forwardTo);
     return proxy;
   };
   const parts = [otelLivePart(plan.otel, plan.name), log, ...(view ? [view] : [])];
@@ -331,17 +359,27 @@ export async function main(argv: string[]): Promise<number> {
   if (cannotRun !== undefined) return cannotRun;
   const wantsView = values.open === true || liveViewFlag("record", values, process.stdout.isTTY === true);
   const otel = await otelFlag(values.otel);
+  const forwardTo = values.forward ? forwardTargets(values["forward-to"]) : undefined;
+  if (!forwardTo && values["forward-to"]) throw usageError("record", "--forward-to is for --forward");
+  const authority = forwardTo && (await userAuthority());
   // Codex signed in with ChatGPT reaches its backend over HTTPS only: a listener with a certificate of the session's own.
-  const certificate = codexChatgptSignIn(process.env) ? await localCertificate() : undefined;
+  const certificate = !forwardTo && codexChatgptSignIn(process.env) ? await localCertificate() : undefined;
   const plan = {
     command,
     name: settings.name,
     runsDir,
     values,
-    proxy: { routes, runsDir, ...settings, ...(certificate && { secure: certificate }) },
+    proxy: {
+      routes,
+      runsDir,
+      ...settings,
+      ...(certificate && { secure: certificate }),
+      ...(authority && { forward: { authority, forwardTo } }),
+    },
     otel,
     wantsView,
-    certificate,
+    reach: authority ? { authority } : { codexHttp: values["codex-http"] === true, certificate },
+    forwardTo,
   };
   const session = openSessionDir();
   try {

@@ -1,3 +1,4 @@
+import { cloudMessagesEndpoint } from "./cloud-endpoints.js";
 import { eventPayloads, readResponse, sseEvent } from "./response-body.js";
 import type {
   AssistantMessage,
@@ -301,7 +302,7 @@ function dissectMessages(wire: unknown[], breakpoints: CacheBreakpoint[]): WireD
   });
 }
 
-function dissect(body: string): WireDissection {
+function dissect(body: string, url?: string): WireDissection {
   const parsed = JSON.parse(body) as Record<string, unknown>;
   const breakpoints: CacheBreakpoint[] = [];
   const tools = asArray(parsed.tools).map((value, index) => {
@@ -337,7 +338,8 @@ function dissect(body: string): WireDissection {
     });
   }
   return {
-    model: typeof parsed.model === "string" ? parsed.model : "",
+    // Bedrock and Vertex AI name the model in the path, not the body.
+    model: typeof parsed.model === "string" ? parsed.model : ((url && cloudMessagesEndpoint(url)?.model) ?? ""),
     tools,
     toolsJson: parsed.tools === undefined ? null : JSON.stringify(parsed.tools),
     systemParts,

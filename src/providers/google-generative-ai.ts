@@ -44,9 +44,13 @@ export interface GeminiEndpoint {
   sse: boolean;
 }
 
-/** `/{version}/models/{model}:{method}`, a tuned model (`tunedModels/…`) too, under any prefix a proxy adds. */
+/**
+ * `/{version}/models/{model}:{method}`, a tuned model (`tunedModels/…`) too, under any prefix a proxy
+ * adds; Vertex AI's `/{version}/projects/{p}/locations/{l}/publishers/google/models/{model}:{method}`
+ * takes the same bodies and answers the same way.
+ */
 const ENDPOINT =
-  /\/(v1[a-z0-9]*)\/(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+  /\/(v1[a-z0-9]*)\/(?:projects\/[^/]+\/locations\/[^/]+\/publishers\/google\/)?(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
 /**
  * The Code Assist API a Gemini CLI signed in with Google talks to (`CODE_ASSIST_ENDPOINT`, default
  * https://cloudcode-pa.googleapis.com; packages/core code_assist/server.ts and converter.ts of the CLI

@@ -20,6 +20,7 @@ const bases = {
   gemini: "http://127.0.0.1:9/gemini",
   "code-assist": "http://127.0.0.1:9/code-assist",
   chatgpt: "https://127.0.0.1:10/backend-api",
+  vertex: "http://127.0.0.1:9/vertex/v1",
 };
 const context = (env: NodeJS.ProcessEnv = {}, cwd = "/nonexistent"): PointerContext => ({
   bases,
@@ -37,6 +38,7 @@ describe("agent pointers", () => {
       PATH: "/bin",
       HOME: "/home/u",
       ANTHROPIC_BASE_URL: bases.anthropic,
+      ANTHROPIC_VERTEX_BASE_URL: bases.vertex,
       ENABLE_TOOL_SEARCH: "true",
       OPENAI_BASE_URL: bases.openai,
       GOOGLE_GEMINI_BASE_URL: bases.gemini,

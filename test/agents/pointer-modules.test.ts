@@ -22,6 +22,7 @@ const bases = {
   gemini: "http://127.0.0.1:9/gemini",
   "code-assist": "http://127.0.0.1:9/code-assist",
   chatgpt: "https://127.0.0.1:10/backend-api",
+  vertex: "http://127.0.0.1:9/vertex/v1",
 };
 
 /** Every path under `dir` with its kind, size and mtime: a write anywhere in it shows. */

@@ -6,13 +6,27 @@ import { userErrorOf } from "../fixtures/user-error.js";
 
 describe("record's routes", () => {
   it("go to the real providers by default", () => {
-    expect(recordRoutes({})).toEqual([
+    expect(recordRoutes({}, {})).toEqual([
       { prefix: "/anthropic", upstream: "https://api.anthropic.com" },
       { prefix: "/openai", upstream: "https://api.openai.com" },
       { prefix: "/gemini", upstream: "https://generativelanguage.googleapis.com" },
       { prefix: "/code-assist", upstream: "https://cloudcode-pa.googleapis.com" },
       { prefix: "/backend-api", upstream: "https://chatgpt.com/backend-api" },
+      { prefix: "/vertex", upstream: "https://aiplatform.googleapis.com" },
     ]);
+  });
+
+  it("Vertex AI's route goes to the endpoint of CLOUD_ML_REGION, the global one for global", () => {
+    const vertex = (env: NodeJS.ProcessEnv) => recordRoutes({}, env).at(-1)!.upstream;
+    expect(vertex({ CLOUD_ML_REGION: "us-east5" })).toBe("https://us-east5-aiplatform.googleapis.com");
+    expect(vertex({ CLOUD_ML_REGION: "global" })).toBe("https://aiplatform.googleapis.com");
+    expect(vertex({ CLOUD_ML_REGION: "us-east5/../x" })).toBe("https://aiplatform.googleapis.com");
+    expect(
+      recordRoutes({ "upstream-vertex": "http://127.0.0.1:7000" }, { CLOUD_ML_REGION: "us-east5" }).at(-1),
+    ).toEqual({
+      prefix: "/vertex",
+      upstream: "http://127.0.0.1:7000",
+    });
   });
 
   it("--upstream sends every route to one URL; a route's own flag wins over it", () => {
@@ -20,6 +34,7 @@ describe("record's routes", () => {
     expect(routes.map((route) => route.upstream)).toEqual([
       "http://127.0.0.1:8000",
       "http://127.0.0.1:9000/v1",
+      "http://127.0.0.1:8000",
       "http://127.0.0.1:8000",
       "http://127.0.0.1:8000",
       "http://127.0.0.1:8000",
@@ -39,6 +54,7 @@ describe("record's routes", () => {
       gemini: "http://127.0.0.1:4000/gemini",
       "code-assist": "http://127.0.0.1:4000/code-assist",
       chatgpt: "http://127.0.0.1:4000/backend-api",
+      vertex: "http://127.0.0.1:4000/vertex/v1",
     });
     expect(proxyBases("http://127.0.0.1:4000", "https://127.0.0.1:4001")).toMatchObject({
       openai: "http://127.0.0.1:4000/openai/v1",

@@ -124,6 +124,17 @@ describe("the Gemini request", () => {
     expect(apiForPath("/v1/models/gemini-2.5-flash:generateContent")).toBe("google-generative-ai");
     expect(apiForPath("/v1beta/models/gemini-2.5-flash:countTokens")).toBeNull();
     expect(apiForPath("/v1beta/models")).toBeNull();
+    // Vertex AI (issue 42): Gemini under publishers/google, and Anthropic's models under publishers/anthropic.
+    const vertex = "/v1/projects/p-1/locations/us-central1/publishers";
+    expect(apiForPath(`${vertex}/google/models/gemini-2.5-pro:streamGenerateContent`)).toBe("google-generative-ai");
+    expect(geminiEndpoint(`http://h${vertex}/google/models/gemini-2.5-pro:generateContent`)?.model).toBe(
+      "gemini-2.5-pro",
+    );
+    expect(apiForPath(`${vertex}/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict`)).toBe(
+      "anthropic-messages",
+    );
+    expect(apiForPath("/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke")).toBe("anthropic-messages");
+    expect(apiForPath("/model/x/converse")).toBeNull();
     expect(geminiEndpoint("http://h/v1beta/models/m:streamGenerateContent?alt=sse")).toEqual({
       version: "v1beta",
       model: "m",

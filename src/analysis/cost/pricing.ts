@@ -157,9 +157,17 @@ export function priceOf(table: PricingTable, modelId: string, hint?: ProviderHin
   return table.user ? fromLibrary() : priceWithFact(PRICE_TABLE, modelId, hint, fromLibrary);
 }
 
+/**
+ * A model id of Amazon Bedrock (`anthropic.claude-sonnet-4-5-20250929-v1:0`, behind an inference
+ * profile's region `us.` or `global.`): the model's publisher, a dot, the model. Bedrock bills its
+ * own prices (the library's `aws` provider), not the publisher's.
+ */
+const BEDROCK_ID = /^(?:[a-z-]+\.)?(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|openai|qwen|writer)\.[^/]+$/;
+
 function libraryPriceOf(modelId: string, slash: number, bare: string, hint?: ProviderHint): ModelPrice | null {
   const router = slash >= 0 ? modelId.slice(0, slash) : undefined;
   const tries: [string, string | undefined][] = [
+    ...(BEDROCK_ID.test(modelId) ? ([[modelId, "aws"]] as [string, string][]) : []),
     [modelId, hint],
     ...(router ? ([[bare, router]] as [string, string][]) : []),
     [bare, hint],

@@ -116,6 +116,21 @@ describe("prices from @pydantic/genai-prices", () => {
     expect(requestDollars(price, split, 1_000, AT)).toBeCloseTo(1.5225, 12);
   });
 
+  it("a Bedrock model id (issue 42) is priced at Bedrock's own prices, the library's aws provider", () => {
+    const table = loadPricing(undefined);
+    for (const id of ["anthropic.claude-sonnet-4-5-20250929-v1:0", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"])
+      expect(priceOf(table, id, "anthropic"), id).toMatchObject({ provider: "aws" });
+    // Its Anthropic id is still Anthropic's.
+    expect(priceOf(table, "claude-sonnet-4-5-20250929", "anthropic")).toMatchObject({ provider: "anthropic" });
+  });
+
+  it("a Vertex AI id of Claude (`claude-sonnet-4-5@20250929`) is priced as the model it names", () => {
+    const table = loadPricing(undefined);
+    const vertex = priceOf(table, "claude-sonnet-4-5@20250929", "anthropic")!;
+    const anthropic = priceOf(table, "claude-sonnet-4-5", "anthropic")!;
+    expect([vertex.model, vertex.input, vertex.output]).toEqual([anthropic.model, anthropic.input, anthropic.output]);
+  });
+
   it("never a guessed price: an unknown id has none, and says which priced names are nearest", () => {
     const table = loadPricing(undefined);
     expect(priceOf(table, "token-plan/qwen3.8-flash", "openai")).toBeNull();
