@@ -3,7 +3,9 @@
  * front of the mock (each session with its own `metadata.user_id`, as agents send one), the runs
  * listed, the second one opened, what the model answered its request 3 read, and the one body field
  * that differs between two runs of the same command found — in the terminal, then on the view pages in
- * headless Chromium (test/fixtures/chromium.ts), by the "next change" control.
+ * headless Chromium (test/fixtures/chromium.ts), by the "next change" control. Each record and the
+ * 80-column table run the built CLI as a child; the commands whose output is read run in this process
+ * (test/fixtures/cli-in-process.ts).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -13,8 +15,9 @@ import { type MockServer, startMockServer } from "../../src/capture/mock-server.
 import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { chromiumPath, launchChromium } from "../fixtures/chromium.js";
+import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { cliIn, startCliIn } from "./scratch-cli.js";
+import { startCliIn } from "./scratch-cli.js";
 
 const FIXTURES = join(PROJECT_ROOT, "test", "fixtures", "record");
 const CLIENT = join(FIXTURES, "sdk-client.mjs");
@@ -58,14 +61,14 @@ describe("the first hour", () => {
     const scratch = tempDir("first-hour-");
     const runs = join(scratch, "runs");
     for (const session of ["session-1", "session-2", "session-3"]) await recordSession(scratch, runs, session);
-    const cli = (...args: string[]) => {
-      const result = cliIn(scratch, ...args, "--runs", runs);
+    const cli = async (...args: string[]) => {
+      const result = await cliInScratch(scratch, ...args, "--runs", runs);
       expect(result.code, result.stderr).toBe(0);
       return result.stdout;
     };
 
     // Listed: three runs of `node`, newest first, each with its three requests, made by the SDK script.
-    const listed = JSON.parse(cli("runs", "--json")) as { name: string; what: string; requests: number }[];
+    const listed = JSON.parse(await cli("runs", "--json")) as { name: string; what: string; requests: number }[];
     const nodeRuns = listed.filter((r) => r.name.startsWith("node"));
     expect(nodeRuns.map((r) => [r.name, r.what, r.requests])).toEqual([
       ["node", "sdk/node", 3],
@@ -82,12 +85,12 @@ describe("the first hour", () => {
     expect(table.stdout).toMatch(/^│ node@2 +│ [^│]+│ sdk\/node +│ +3 │/m);
 
     // The second session, opened: what the model answered its request 3 (the Messages call).
-    const reply = cli("show", "node@2", "3", "--part", "reply");
+    const reply = await cli("show", "node@2", "3", "--part", "reply");
     expect(reply).toContain("stop reason: end_turn");
     expect(reply).toContain("── text · 17 chars\nmessages answered\n");
 
     // Two runs of the same command: the one field that differs, with both values.
-    const diff = cli("diff", "node@2", "node");
+    const diff = await cli("diff", "node@2", "node");
     expect(diff).toContain('  body     metadata.user_id: A "session-2" B "session-3"');
     expect(diff).toContain("Aligned by seq; 1 request(s) differ; first divergence: request #3, in body.");
 
@@ -100,7 +103,7 @@ describe("the first hour", () => {
 
     // The second session's page: request 3 under its conversation, its answer in the detail.
     const second = join(scratch, "second.html");
-    cli("view", "node@2", "--out", second);
+    await cli("view", "node@2", "--out", second);
     await page.goto(`file://${second}`);
     await page.waitForSelector("body[data-ready]");
     await page.locator(".row.req", { hasText: "#3" }).click();
@@ -108,7 +111,7 @@ describe("the first hour", () => {
 
     // The two runs side by side: "next change" goes straight to the pair that differs and its field.
     const both = join(scratch, "diff.html");
-    cli("view", "node@2", "--diff", "node", "--out", both);
+    await cli("view", "node@2", "--diff", "node", "--out", both);
     await page.goto(`file://${both}`);
     await page.waitForSelector("body[data-ready]");
     await page.locator("#next-change").click();
@@ -139,9 +142,9 @@ describe("the first hour", () => {
     const dir = join(runs, "node");
     expect(hint).toMatch(/^see it: .+ report (\S+) · show (\S+) 2 · view (\S+)$/);
     expect(hint).toContain(` · show ${dir} 2 · `);
-    const shown = cliIn(scratch, "show", "node", "2", "--runs", runs);
+    const shown = await cliInScratch(scratch, "show", "node", "2", "--runs", runs);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout.split("\n")[0]).toMatch(/ · request 2 · loop · anthropic-messages mock-model$/);
-    expect(cliIn(scratch, "show", "node", "1", "--runs", runs).code).toBe(2);
+    expect((await cliInScratch(scratch, "show", "node", "1", "--runs", runs)).code).toBe(2);
   });
 });

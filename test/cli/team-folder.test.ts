@@ -2,13 +2,16 @@
  * A team's own folder: a probe, its MCP server, a skill and baselines, none of them in the checkout,
  * run by the built CLI from that folder and through run.sh from elsewhere. Paths inside the probe
  * are taken from its folder, paths on the command line from the cwd, and nothing recorded depends
- * on what the folder is called.
+ * on what the folder is called. What depends on the cwd runs as a child; report, diff and check
+ * --run of a run already recorded, whose output is what is checked, run in this process
+ * (test/fixtures/cli-in-process.ts) with every path absolute.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { teamFolder } from "../fixtures/team-folder.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, MAIN, scratchEnv } from "./scratch-cli.js";
@@ -29,7 +32,7 @@ const node = [process.execPath, MAIN];
 const baseline = (team: string) => join(team, "probes", "baselines", "team-probe.json");
 
 describe("a probe kept in a team's own folder", () => {
-  it("gives the same baseline in two folders of different names, each checked from its own root", () => {
+  it("gives the same baseline in two folders of different names, each checked from its own root", async () => {
     const scratch = tempDir("team-");
     const alpha = teamFolder(scratch, "alpha-team");
     const other = join(scratch, "a-much-longer-folder-name");
@@ -47,7 +50,7 @@ describe("a probe kept in a team's own folder", () => {
     const checked = cli(other, scratch, node, "check", "--runs", join(scratch, "runs"));
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     // Priced as the probe's priceAs default though the probe is not among the shipped ones.
-    const cost = cli(other, scratch, node, "report", "team-probe", "--cost", "--runs", join(scratch, "runs"));
+    const cost = await cliInScratch(scratch, "report", "team-probe", "--cost", "--runs", join(scratch, "runs"));
     expect(cost.code, cost.stderr).toBe(0);
     expect(cost.stdout).toContain("gpt-4.1");
     expect(cost.stdout + cost.stderr).not.toContain("price unknown");
@@ -90,7 +93,7 @@ describe("a probe kept in a team's own folder", () => {
     expect(cli(scratch, scratch, node, ...args).code).toBe(0);
   });
 
-  it("a probe kept outside probes/ is priced as its priceAs by report --cost, diff and check --run, from the run alone", () => {
+  it("a probe kept outside probes/ is priced as its priceAs by report --cost, diff and check --run, from the run alone", async () => {
     const scratch = tempDir("team-price-");
     const team = teamFolder(scratch, "team");
     const checks = join(team, "checks");
@@ -104,24 +107,25 @@ describe("a probe kept in a team's own folder", () => {
     const elsewhere = join(scratch, "elsewhere");
     mkdirSync(elsewhere);
     const runs = ["--runs", "../runs"];
+    const absoluteRuns = ["--runs", join(scratch, "runs")];
     for (let i = 0; i < 2; i++) {
       const ran = cli(elsewhere, scratch, node, "run", "../team/checks/team-probe.yaml", ...runs);
       expect(ran.code, ran.stderr).toBe(0);
     }
-    const priced = (result: CliResult) => {
+    const priced = (result: { code: number | null; stdout: string; stderr: string }) => {
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(result.stdout + result.stderr).not.toContain("price unknown");
       return result.stdout;
     };
-    const report = priced(cli(elsewhere, scratch, node, "report", "team-probe", "--cost", ...runs));
+    const report = priced(await cliInScratch(scratch, "report", "team-probe", "--cost", ...absoluteRuns));
     expect(report).toContain("priced: qwen3.8-flash as gpt-4.1-mini");
     const total = /total: predicted (\$[\d.]+)/.exec(report)![1];
-    const diff = priced(cli(elsewhere, scratch, node, "diff", "team-probe@2", "team-probe", "--cost", ...runs));
+    const diff = priced(await cliInScratch(scratch, "diff", "team-probe@2", "team-probe", "--cost", ...absoluteRuns));
     expect(diff).toContain("A priced as gpt-4.1-mini; B as gpt-4.1-mini");
     expect(diff).toMatch(new RegExp(`total {2}A \\${total} {2}B \\${total}`));
-    const gate = ["check", "--run", "team-probe", "--baseline", "../team/agent.json", ...runs];
-    priced(cli(elsewhere, scratch, node, ...gate, "--update"));
-    priced(cli(elsewhere, scratch, node, ...gate, "--budget-dollars", "1", "--markdown", "../check.md"));
+    const gate = ["check", "--run", "team-probe", "--baseline", join(team, "agent.json"), ...absoluteRuns];
+    priced(await cliInScratch(scratch, ...gate, "--update"));
+    priced(await cliInScratch(scratch, ...gate, "--budget-dollars", "1", "--markdown", join(scratch, "check.md")));
     expect(readFileSync(join(scratch, "check.md"), "utf8")).toContain(`- team-probe: ${total} of $1.00`);
   });
 });
