@@ -32,12 +32,17 @@ let receiver: OtlpReceiver;
 
 /** The CLI in a scratch folder with cwd at the checkout (the probes' MCP configs name their stubs relatively). */
 async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const saved = { ...process.env };
+  const saved = Object.keys(env).map((name) => [name, process.env[name]] as const);
   Object.assign(process.env, env);
   try {
     return await startCliIn(scratch, args, PROJECT_ROOT).done;
   } finally {
-    process.env = saved;
+    // Restored name by name: a new object in process.env's place would no longer be the process's
+    // environment, and a worker thread started later in this fork would not see what a test sets.
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
 }
 
