@@ -172,7 +172,7 @@ describe("diff --context: which sources grew or shrank between two runs", () => 
     const total = (rs: RequestRecord[]) => rs.reduce((t, r) => t + r.tokens!.total, 0);
     expect(diff.changes.reduce((t, c) => t + (c.b?.session ?? 0), 0)).toBe(total(records));
     expect(diff.changes.reduce((t, c) => t + (c.a?.session ?? 0), 0)).toBe(total(before));
-  }, 120_000);
+  });
 
   it("p2-direct vs p2-proxy: the same server sent two ways, its change a request; the table in 80 columns", async () => {
     const proxy = await sharedRun("p2-proxy");
@@ -190,5 +190,5 @@ describe("diff --context: which sources grew or shrank between two runs", () => 
       `mcp:probe-stub ${server.change > 0 ? "grew" : "shrank"} by ${Math.abs(server.change)} tokens on every request`,
     );
     expect(cli(["diff", dir, proxy.dir, "--context", "--cost"]).code).toBe(2);
-  }, 120_000);
+  });
 });

@@ -69,7 +69,13 @@ describe("the secrets scan on adversarial inputs", () => {
   const rules = [...new Set(ADVERSARIES.map((adversary) => adversary.rule))];
   it.each(rules)("%s: no input slower than ten times ordinary text", (rule) => {
     for (const { unit } of ADVERSARIES.filter((adversary) => adversary.rule === rule)) {
-      const { ordinary: base, adversary } = bestTimes(repeated(unit, SIZE));
+      const text = repeated(unit, SIZE);
+      // Noise only adds time (a collection of the heap earlier tests of this fork left, another
+      // thread of the process): a ratio over the limit is measured again, at most twice, and the
+      // lowest counts. A quadratic rule stays hundreds of times over in every attempt.
+      let { ordinary: base, adversary } = bestTimes(text);
+      for (let attempt = 1; attempt < 3 && adversary / base >= LIMIT; attempt++)
+        ({ ordinary: base, adversary } = bestTimes(text));
       const ratio = adversary / base;
       expect(
         ratio,

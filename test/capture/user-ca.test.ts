@@ -32,7 +32,7 @@ describe("the user's authority", () => {
 
     expect(removeUserAuthority(env)).toBe(true);
     expect(removeUserAuthority(env)).toBe(false);
-  }, 60_000);
+  });
 
   it("is made anew when it would expire within a host certificate's week", async () => {
     const env = { XDG_CACHE_HOME: tempDir("user-ca-") };
@@ -48,5 +48,5 @@ describe("the user's authority", () => {
     const renewed = await userAuthority(env);
     expect(renewed.certPem).not.toBe(shortPem);
     expect(Date.parse(new X509Certificate(renewed.certPem).validTo) - Date.now()).toBeGreaterThan(300 * DAY);
-  }, 60_000);
+  });
 });

@@ -109,7 +109,7 @@ describe("record --forward", () => {
     expect(JSON.parse(ca("--json").stdout)).toMatchObject({ exists: true });
     expect(JSON.parse(ca("--remove", "--json").stdout)).toMatchObject({ removed: true });
     expect(ca("--remove").stdout).toMatch(/^no authority at .*: nothing to remove\n$/);
-  }, 120_000);
+  });
 
   it("a bad --forward-to is bad input naming the flag, before anything starts", () => {
     const scratch = tempDir("record-forward-bad-");
