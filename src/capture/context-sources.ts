@@ -20,6 +20,7 @@
  */
 import type { WireDissection } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
+import { TextMemo } from "./text-memo.js";
 import type { RequestTokenCounts, TokenMeasure } from "./tokens.js";
 
 export interface ContextSources {
@@ -34,6 +35,14 @@ const ADAPTER_TOOLS: ReadonlySet<string> = new Set(["mcp", "mcpScript"]);
 
 /** The adapter gateway's description names its servers on one line (`\n\nServers: a, b`). */
 const SERVERS_LINE = /\n\nServers: ([^\n]*)/;
+
+/**
+ * An agent sends its conversation again with every request, so each distinct message's shape is
+ * worked out once (per process, up to this many characters of messages) rather than once per
+ * request that repeats it: a long session's request 600 would otherwise parse 1,200 messages again.
+ */
+const SHAPES_MAX_CHARS = 64 * 1024 * 1024;
+const shapes = new TextMemo<MessageShape>(SHAPES_MAX_CHARS);
 
 export function contextSources(
   d: WireDissection,
@@ -53,9 +62,12 @@ export function contextSources(
   });
   const calls = new Map<string, string>();
   d.messages.forEach((message, i) => {
-    const item = asObject(JSON.parse(message.json));
-    noteCalls(item, calls);
-    const pieces = messagePieces(item, calls);
+    const shape = shapes.get(message.json, messageShape);
+    for (const [id, tool] of shape.calls) calls.set(id, tool);
+    const pieces = shape.pieces.map((piece) => ({
+      source: "answers" in piece ? result(calls, piece.answers) : piece.source,
+      text: piece.text,
+    }));
     for (const [source, tokens] of shareOut(pieces, counts.perMessage[i]!, measure)) add(source, tokens);
   });
   add("overhead", counts.overhead);
@@ -110,24 +122,47 @@ function noteCalls(item: Record<string, unknown>, calls: Map<string, string>): v
   }
 }
 
-type Piece = { source: string; value: unknown };
+/** A part of a message by its source, or by the call it answers (a tool result: its tool's source). */
+type Piece = { value: unknown } & ({ source: string } | { answers: unknown });
+
+/** What the sources need of a message: the calls it makes and its pieces (a piece's text only when it has several). */
+interface MessageShape {
+  calls: [string, string][];
+  pieces: (({ source: string } | { answers: unknown }) & { text?: string })[];
+}
+
+function messageShape(json: string): MessageShape {
+  const item = asObject(JSON.parse(json));
+  const calls = new Map<string, string>();
+  noteCalls(item, calls);
+  const pieces = messagePieces(item);
+  // Shares are weighed by each piece's text, needed only where a message has several pieces.
+  const weighed = pieces.length > 1;
+  return {
+    calls: [...calls],
+    pieces: pieces.map(({ value, ...source }) => ({
+      ...source,
+      ...(weighed && { text: typeof value === "string" ? value : JSON.stringify(value) }),
+    })),
+  };
+}
 
 const result = (calls: Map<string, string>, id: unknown) =>
   `result:${(typeof id === "string" && calls.get(id)) || "unknown"}`;
 
 /** A message's parts by source; a message of one source is one piece. */
-function messagePieces(item: Record<string, unknown>, calls: Map<string, string>): Piece[] {
+function messagePieces(item: Record<string, unknown>): Piece[] {
   // Responses items: each is of one source.
   if (item.type === "reasoning") return [{ source: "reasoning", value: item }];
   if (typeof item.type === "string" && item.type.endsWith("_output") && "call_id" in item)
-    return [{ source: result(calls, item.call_id), value: item }];
+    return [{ answers: item.call_id, value: item }];
   // Chat completions: a tool message answers one call; reasoning may ride on an assistant message.
-  if (item.role === "tool") return [{ source: result(calls, item.tool_call_id), value: item }];
+  if (item.role === "tool") return [{ answers: item.tool_call_id, value: item }];
   if (Array.isArray(item.parts) && item.parts.length > 0)
     return asArray(item.parts).map((part) => geminiPiece(asObject(part)));
   // Content blocks: the message's frame goes with its blocks, in proportion.
   if (Array.isArray(item.content) && item.content.length > 0)
-    return asArray(item.content).map((block) => anthropicPiece(asObject(block), calls));
+    return asArray(item.content).map((block) => anthropicPiece(asObject(block)));
   const reasoning = item.reasoning_content ?? item.reasoning;
   if (typeof reasoning === "string" && reasoning !== "") {
     const { reasoning_content: _a, reasoning: _b, ...rest } = item;
@@ -140,8 +175,8 @@ function messagePieces(item: Record<string, unknown>, calls: Map<string, string>
 }
 
 /** Anthropic content blocks (and Responses message content parts, which are all history). */
-function anthropicPiece(block: Record<string, unknown>, calls: Map<string, string>): Piece {
-  if (block.type === "tool_result") return { source: result(calls, block.tool_use_id), value: block };
+function anthropicPiece(block: Record<string, unknown>): Piece {
+  if (block.type === "tool_result") return { answers: block.tool_use_id, value: block };
   if (block.type === "thinking" || block.type === "redacted_thinking") return { source: "reasoning", value: block };
   return { source: "history", value: block };
 }
@@ -158,15 +193,17 @@ function geminiPiece(part: Record<string, unknown>): Piece {
  * A message's tokens shared among its pieces' sources: whole to a message of one source, else in
  * proportion to each piece's own count, by largest remainder so the shares add up to the message.
  */
-function shareOut(pieces: Piece[], tokens: number, measure: Pick<TokenMeasure, "countText">): Map<string, number> {
+function shareOut(
+  pieces: { source: string; text?: string }[],
+  tokens: number,
+  measure: Pick<TokenMeasure, "countText">,
+): Map<string, number> {
   const shares = new Map<string, number>();
   const sources = new Set(pieces.map((piece) => piece.source));
   if (sources.size === 1) return shares.set(pieces[0]!.source, tokens);
   const weights = new Map<string, number>();
-  for (const piece of pieces) {
-    const text = typeof piece.value === "string" ? piece.value : JSON.stringify(piece.value);
-    weights.set(piece.source, (weights.get(piece.source) ?? 0) + measure.countText(text));
-  }
+  for (const piece of pieces)
+    weights.set(piece.source, (weights.get(piece.source) ?? 0) + measure.countText(piece.text!));
   let all = 0;
   for (const weight of weights.values()) all += weight;
   const exact = [...weights].map(([source, weight]) => ({ source, share: all === 0 ? 0 : (tokens * weight) / all }));
