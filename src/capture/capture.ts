@@ -14,6 +14,7 @@ import { buildRecord } from "./record.js";
 import { RequestsWriter } from "./requests-writer.js";
 import { runFiles } from "./run-format.js";
 import { SecretScanner, type SecretTally } from "./secrets.js";
+import { SharedTexts } from "./shared-texts.js";
 import type { RunDatabase } from "./sqlite.js";
 import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
 import { loadTokenCounter, type RequestTokenCounts, TOKEN_ENCODING, type TokenMeasure } from "./tokens.js";
@@ -128,6 +129,8 @@ export class Capture {
   private readonly requests: RequestsWriter;
   private readonly payloads: JsonlWriter;
   private readonly partedBodies = new PartedBodies();
+  /** Each distinct segment text of the run as one string object, so repeats compare and hash at once. */
+  private readonly sharedTexts = new SharedTexts();
   /** Opened with the first event, so a run without agent events (the proxy's) has no events.jsonl. */
   private events: JsonlWriter | null = null;
   private eventCount = 0;
@@ -265,7 +268,9 @@ export class Capture {
     let record: RequestRecord | null = null;
     if (request.api !== null) {
       const wire = { ...request, api: request.api, body: stored.text };
-      const dissection = this.options.codecFor(request.api).dissect(stored.text, request.url);
+      const dissection = this.sharedTexts.dissection(
+        this.options.codecFor(request.api).dissect(stored.text, request.url),
+      );
       record = await this.record(wire, dissection, seq, ts, durationMs, { ...outcome, body: response.text });
       // The sizes are the wire's: a number says nothing of what was replaced.
       record.bodyBytes = Buffer.byteLength(request.body);

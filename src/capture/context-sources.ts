@@ -26,6 +26,7 @@
 import type { WireDissection } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
 import type { KnownText } from "./known-texts.js";
+import { TextMemo } from "./text-memo.js";
 import type { RequestTokenCounts, TokenMeasure } from "./tokens.js";
 
 export interface ContextSources {
@@ -40,6 +41,23 @@ const ADAPTER_TOOLS: ReadonlySet<string> = new Set(["mcp", "mcpScript"]);
 
 /** The adapter gateway's description names its servers on one line (`\n\nServers: a, b`). */
 const SERVERS_LINE = /\n\nServers: ([^\n]*)/;
+
+/**
+ * An agent sends its conversation again with every request, so each distinct message is parsed once
+ * (per process, up to this many characters of messages) rather than once per request that repeats
+ * it: a long session's request 600 would otherwise parse 1,200 messages again. What is kept is the
+ * parsed message and the calls it makes; its pieces are drawn anew, as a result's source depends on
+ * the calls of the request it is in.
+ */
+const PARSED_MAX_CHARS = 64 * 1024 * 1024;
+const parsedMessages = new TextMemo<{ item: Record<string, unknown>; calls: [string, string][] }>(PARSED_MAX_CHARS);
+
+function parseMessage(json: string): { item: Record<string, unknown>; calls: [string, string][] } {
+  const item = asObject(JSON.parse(json));
+  const calls = new Map<string, string>();
+  noteCalls(item, calls);
+  return { item, calls: [...calls] };
+}
 
 export function contextSources(
   d: WireDissection,
@@ -63,9 +81,9 @@ export function contextSources(
   });
   const calls = new Map<string, string>();
   d.messages.forEach((message, i) => {
-    const item = asObject(JSON.parse(message.json));
-    noteCalls(item, calls);
-    let pieces = messagePieces(item, calls);
+    const parsed = parsedMessages.get(message.json, parseMessage);
+    for (const [id, tool] of parsed.calls) calls.set(id, tool);
+    let pieces = messagePieces(parsed.item, calls);
     if (inlines(message.text)) pieces = withKnownTexts(pieces, known);
     for (const [source, tokens] of shareOut(pieces, counts.perMessage[i]!, measure)) add(source, tokens);
   });

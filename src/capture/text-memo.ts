@@ -4,19 +4,19 @@ import { hash } from "node:crypto";
 const V8_FULLY_HASHED_CHARS = 16_383;
 
 /**
- * A number worked out once per distinct text, for texts that come back again and again (every request
+ * A value worked out once per distinct text, for texts that come back again and again (every request
  * of a run sends the history again), holding at most `maxChars` characters of texts: past that it
  * starts afresh. As Map keys, long texts of one length would each be compared with all the others, so
  * they are keyed by their digest instead.
  */
-export class TextMemo {
-  private readonly short = new Map<string, number>();
-  private readonly long = new Map<string, number>();
+export class TextMemo<T = number> {
+  private readonly short = new Map<string, T>();
+  private readonly long = new Map<string, T>();
   private chars = 0;
 
   constructor(private readonly maxChars: number) {}
 
-  get(text: string, work: (text: string) => number): number {
+  get(text: string, work: (text: string) => T): T {
     const [map, key] =
       text.length <= V8_FULLY_HASHED_CHARS ? [this.short, text] : [this.long, hash("sha256", text, "hex")];
     const known = map.get(key);

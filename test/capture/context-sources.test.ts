@@ -296,6 +296,39 @@ describe("skills: their index entries and their loaded bodies", () => {
   });
 });
 
+describe("a message sent again is worked out once, its results resolved in each request", () => {
+  const results = {
+    role: "user",
+    content: [
+      { type: "tool_result", tool_use_id: "toolu_9", content: "line\n".repeat(40) },
+      { type: "text", text: "Go on." },
+    ],
+  };
+  const call = (name: string) => ({
+    role: "assistant",
+    content: [{ type: "tool_use", id: "toolu_9", name, input: {} }],
+  });
+  const bodyCalling = (name: string) =>
+    JSON.stringify({
+      model: "claude-sonnet-4-5",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "Hi." }, call(name), results],
+    });
+
+  it("the same result message is the tool's its request called, as when it was first seen", async () => {
+    const [read, bash, readAgain] = [
+      await measured("anthropic-messages", bodyCalling("Read")),
+      await measured("anthropic-messages", bodyCalling("Bash")),
+      await measured("anthropic-messages", bodyCalling("Read")),
+    ];
+    expect(read.sources["result:Read"]).toBeGreaterThan(0);
+    expect(bash.sources["result:Bash"]).toBe(read.sources["result:Read"]);
+    expect(bash.sources["result:Read"]).toBeUndefined();
+    expect(readAgain.sources).toEqual(read.sources);
+    expect(sum(bash.sources)).toBe(bash.counts.total);
+  });
+});
+
 describe("toolSource", () => {
   it.each([
     ["mcp__github__get_issue", [], "mcp:github"],
