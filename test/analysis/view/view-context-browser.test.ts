@@ -2,9 +2,11 @@
  * The view page's context by source (issue 41) in headless Chromium (test/fixtures/chromium.ts), on
  * the shipped probe p2-direct, whose requests carry an MCP server's tools: a column per request
  * stacked by source group with a legend, fitting the page at 800 and 1280 px; and, in a request's
- * detail, its tokens by source, largest first, adding up to the request's total.
+ * detail, its tokens by source, largest first, adding up to the request's total. A long synthetic run
+ * given sources of twelve groups checks the chart's bounds: columns that stand for neighbours, "other".
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,6 +111,41 @@ describe.skipIf(!chromiumPath)("view page: context by source, in headless Chromi
     });
     expect(fit.scroll).toBeLessThanOrEqual(fit.client);
     await page.screenshot({ path: join(SHOTS, "context-detail.png") });
+    expect(problems).toEqual([]);
+  });
+
+  it("600 requests of twelve groups: 400 columns at most, each a mean of neighbours, the smallest groups as 'other'", async () => {
+    const dir = join(base, "long");
+    const made = spawnSync(process.execPath, [join(PROJECT_ROOT, "scripts/gen-synthetic-run.mjs"), dir, "600"]);
+    expect(made.status).toBe(0);
+    // The synthetic records carry no sources: each gets twelve, one per group, adding up to its total.
+    const names = ["system[0]", "instructions:CLAUDE.md", "skill:a", "tools:builtin", "mcp:one", "mcp:two"];
+    names.push("mcp:three", "mcp-adapter", "history", "result:read", "reasoning", "overhead");
+    const file = join(dir, "requests.jsonl");
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    const withSources = lines.map((line) => {
+      const record = JSON.parse(line) as RequestRecord;
+      const each = Math.floor(record.tokens!.total / names.length);
+      const sources = Object.fromEntries(names.map((n) => [n, each]));
+      sources["system[0]"] = record.tokens!.total - each * (names.length - 1);
+      return JSON.stringify({ ...record, sources });
+    });
+    writeFileSync(file, `${withSources.join("\n")}\n`);
+    await viewCli("view", dir, "--out", join(dir, "view.html"));
+    await page.setViewportSize({ width: 800, height: 800 });
+    await page.goto(`file://${join(dir, "view.html")}`);
+    await page.waitForSelector("body[data-ready]");
+    const titles = await page
+      .locator("#context-chart .ctx-col")
+      .evaluateAll((c) => c.map((x) => (x as HTMLElement).title));
+    expect(titles).toHaveLength(300);
+    expect(titles[0]).toMatch(/^#1–#2 \(mean\) · \d+ tok$/);
+    const legend = await page.locator("#context-chart .ctx-key").allTextContents();
+    expect(legend).toHaveLength(10);
+    expect(legend.at(-1)).toBe("other");
+    expect(legend[0]).toBe("system");
+    const fit = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(fit).toBeLessThanOrEqual(800);
     expect(problems).toEqual([]);
   });
 });
