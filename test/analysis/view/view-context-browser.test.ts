@@ -97,6 +97,10 @@ describe.skipIf(!chromiumPath)("view page: context by source, in headless Chromi
     const last = records.filter((r) => r.sources).at(-1)!;
     await page.locator("#context-chart .ctx-col").last().click();
     await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(new RegExp(`^Request #${last.seq} `));
+    // The column of the open request is marked; a row clicked in the list moves the mark to its column.
+    expect(await page.locator("#context-chart .ctx-col.sel").getAttribute("title")).toMatch(
+      new RegExp(`^#${last.seq} `),
+    );
     const rows = await sourceRows();
     const [total, ...reversed] = rows.reverse();
     const sources = reversed.reverse();
@@ -111,6 +115,10 @@ describe.skipIf(!chromiumPath)("view page: context by source, in headless Chromi
     });
     expect(fit.scroll).toBeLessThanOrEqual(fit.client);
     await page.screenshot({ path: join(SHOTS, "context-detail.png") });
+    await page.locator(".row.req", { hasText: "#1 " }).first().click();
+    await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(/^Request #1 /);
+    expect(await page.locator("#context-chart .ctx-col.sel").count()).toBe(1);
+    expect(await page.locator("#context-chart .ctx-col.sel").getAttribute("title")).toMatch(/^#1 /);
     expect(problems).toEqual([]);
   });
 

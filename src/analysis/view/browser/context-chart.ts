@@ -17,7 +17,9 @@ const COLOURS = ["#76b7b2", "#e15759", "#b07aa1", "#edc948", "#9c755f", "#ff9da7
 const OTHER = "#bab0ac";
 
 interface Column {
+  /** The places in `page.requests` of its first and last request. */
   first: number;
+  last: number;
   label: string;
   tokens: number[];
 }
@@ -36,7 +38,7 @@ function columns(page: PageContext, order: number[]): Column[] {
         tokens[Math.min(k, shown)]! += (r.g![group] ?? 0) / run.length;
       });
     const seqs = run.length === 1 ? `#${run[0]!.r.s}` : `#${run[0]!.r.s}–#${run.at(-1)!.r.s} (mean)`;
-    out.push({ first: run[0]!.i, label: seqs, tokens });
+    out.push({ first: run[0]!.i, last: run.at(-1)!.i, label: seqs, tokens });
   }
   return out;
 }
@@ -65,12 +67,17 @@ function legend(page: PageContext, order: number[]): HTMLElement {
   return box;
 }
 
-export function drawContextChart(page: PageContext, open: (i: number) => void): void {
+/** The drawn chart: `select` marks the column that holds request `i` (the open detail's). */
+export interface ContextChart {
+  select(i: number): void;
+}
+
+export function drawContextChart(page: PageContext, open: (i: number) => void): ContextChart {
   const box = pageElement("#context-chart");
   box.replaceChildren();
   if (page.pairs || !page.requests.some((r) => r.g)) {
     box.hidden = true;
-    return;
+    return { select: () => {} };
   }
   box.hidden = false;
   const order = groupOrder(page);
@@ -93,6 +100,12 @@ export function drawContextChart(page: PageContext, open: (i: number) => void): 
     column.onclick = () => open(c.first);
     chart.append(column);
   }
+  const select = (i: number) => {
+    chart.querySelector(".ctx-col.sel")?.classList.remove("sel");
+    const held = cols.findIndex((c) => c.first <= i && i <= c.last);
+    if (held >= 0) chart.children[held]!.classList.add("sel");
+  };
+  if (page.selected !== null) select(page.selected);
   box.append(
     el(
       "div",
@@ -102,4 +115,5 @@ export function drawContextChart(page: PageContext, open: (i: number) => void): 
     chart,
     legend(page, order),
   );
+  return { select };
 }

@@ -57,6 +57,7 @@ export function drawPage(live?: LiveData): DrawnPage {
     }
     if (reveal) timeline.reveal(i);
     timeline.select(i);
+    chart.select(i);
     changes?.update();
     detail.replaceChildren(page.pairs ? pairDetail(page, page.pairs[i]) : requestDetail(page, page.requests[i]));
     detail.scrollTop = 0;
@@ -73,7 +74,7 @@ export function drawPage(live?: LiveData): DrawnPage {
   const changes = page.pairs ? nextChangeControl(page, (i) => openDetail(i, true)) : null;
   if (changes) pageElement("#unit").after(changes.box);
   const timeline = new Timeline(page, pageElement("#timeline"), openDetail);
-  drawContextChart(page, (i) => openDetail(i, true));
+  const chart = drawContextChart(page, (i) => openDetail(i, true));
   if (page.pairs) document.body.classList.add("diff");
   // Live: a view scrolled to its end follows new requests; the open detail stays (requests only grow).
   if (before) timeline.restore(before);
