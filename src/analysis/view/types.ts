@@ -38,6 +38,11 @@ export interface ViewRequest {
   tc?: string[];
   /** Its conversation: id (`c1`…), role, the parent conversation's id ("" for a main one); absent when the record has none. */
   c?: [string, ConversationRef["role"], string];
+  /**
+   * Tokens by source group (analysis/context/source-groups.ts), by the group's place in `meta.groups`;
+   * a group first seen after the request is left off the end. Absent when the record has no sources.
+   */
+  g?: number[];
   /** Item ids: tool set, system set, last message-history node, wire-body frame (-1: none or no body kept), facts. */
   T: number;
   S: number;
@@ -55,10 +60,11 @@ export type ViewItem =
   | ["node", number, number]
   | ["frame", string]
   /**
-   * A request's own facts: model, sha256 of its wire body, its cost lines (`view --cost`), and the
-   * model's reply with the usage as reported (null: none was read).
+   * A request's own facts: model, sha256 of its wire body, its cost lines (`view --cost`), the
+   * model's reply with the usage as reported (null: none was read), and its tokens by source as the
+   * capture stored them (null: the record has none).
    */
-  | ["req", string, string, string[] | null, ViewReply | null];
+  | ["req", string, string, string[] | null, ViewReply | null, Record<string, number> | null];
 
 /** The model's reply as the detail shows it: `show`'s lines up to the usage, then the usage as a table. */
 export interface ViewReply {
@@ -90,6 +96,8 @@ export interface ViewMeta {
   encoding: string;
   /** Marker patterns from the probe file, for highlighting: a literal, or a regular expression's source and flags. */
   markers: Record<string, { in: MarkerSpec["in"]; text?: string; re?: string; flags?: string }>;
+  /** The source groups of the requests' `g`, in the order first seen. */
+  groups: string[];
   /** Bytes of the run files the page was made from (requests.jsonl + payloads.jsonl). */
   rawBytes: number;
 }

@@ -34,6 +34,7 @@ import type { MarkerSpec, RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { WireDissection } from "../../providers/types.js";
 import { providerSummary } from "../cache-agreement.js";
+import { sourceGroup } from "../context/source-groups.js";
 import { fieldValue } from "../diff/body-fields.js";
 import type { RequestDiff } from "../diff/diff.js";
 import { kindLabel, sharedTokensOf } from "../format.js";
@@ -124,7 +125,7 @@ class ItemTable {
 
   /** Facts of one request: never shared, so not addressed. */
   request(r: RequestRecord, cost: string[] | null, reply: ViewReply | null): number {
-    return this.write(["req", r.model, r.hashes.body, cost, reply]);
+    return this.write(["req", r.model, r.hashes.body, cost, reply, r.sources ?? null]);
   }
 
   tool(name: string, json: string): number {
@@ -234,6 +235,29 @@ function requestEntry(
   };
 }
 
+/** The source groups met so far, each with its place in the page's `meta.groups`. */
+class GroupTable {
+  readonly names: string[] = [];
+  private readonly places = new Map<string, number>();
+
+  /** A record's tokens by group, by each group's place; nothing when the record has no sources. */
+  tokensOf(record: RequestRecord): Pick<ViewRequest, "g"> {
+    if (!record.sources) return {};
+    const tokens: number[] = [];
+    for (const [source, n] of Object.entries(record.sources)) {
+      const group = sourceGroup(source);
+      let place = this.places.get(group);
+      if (place === undefined) {
+        place = this.names.push(group) - 1;
+        this.places.set(group, place);
+      }
+      while (tokens.length <= place) tokens.push(0);
+      tokens[place]! += n;
+    }
+    return { g: tokens };
+  }
+}
+
 /** Records joined with their wire bodies by seq; a record without a body gets null. */
 function* withPayloads(source: RunSource): Generator<[RequestRecord, RequestPayload | null]> {
   const payloads = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
@@ -266,7 +290,7 @@ function writeRequests(
   items: ItemTable,
   lines: FileSink,
   options: ViewDataOptions,
-): { runs: ViewRun[]; index: Map<number, number>[] } {
+): { runs: ViewRun[]; index: Map<number, number>[]; groups: string[] } {
   const runs: ViewRun[] = sources.map((s) => ({
     label: s.label,
     probe: "",
@@ -276,6 +300,7 @@ function writeRequests(
     secrets: 0,
   }));
   const index: Map<number, number>[] = sources.map(() => new Map());
+  const groups = new GroupTable();
   let n = 0;
   sources.forEach((source, run) => {
     // A tool-set change is against the request the prefix was read from; a record without `from`
@@ -297,6 +322,7 @@ function writeRequests(
       runs[run]!.secrets += record.secrets?.replaced ?? 0;
       const entry: ViewRequest = {
         ...requestEntry(run, record, previousTools),
+        ...groups.tokensOf(record),
         ...itemRefs(items, record, payload),
         D: items.request(
           record,
@@ -311,7 +337,7 @@ function writeRequests(
       n++;
     }
   });
-  return { runs, index };
+  return { runs, index, groups: groups.names };
 }
 
 /** The `pairs` array of a two-run page: each aligned pair by its two entries' places. */
@@ -341,7 +367,7 @@ export function writeViewData(
   const itemsPath = `${path}.items`;
   const items = new ItemTable(new FileSink(itemsPath), options.counter);
   const requestLines = new FileSink(`${path}.requests`);
-  const { runs, index } = writeRequests(sources, items, requestLines, options);
+  const { runs, index, groups } = writeRequests(sources, items, requestLines, options);
   requestLines.close();
   items.close();
   const meta: ViewMeta = {
@@ -349,6 +375,7 @@ export function writeViewData(
     runs,
     encoding: options.counter.encoding,
     markers: markerPatterns(options.markers),
+    groups,
     rawBytes: options.rawBytes,
   };
   out.write(`{"v":1,"meta":${scriptSafeJson(meta)}\n,"requests":[\n`);

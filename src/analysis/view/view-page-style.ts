@@ -10,6 +10,12 @@ header h1 { font-size: 15px; margin: 0; }
 .sw { display: inline-block; width: 12px; height: 12px; border-radius: 2px; vertical-align: -2px; margin-right: 3px; }
 .sw.tools { background: var(--tools); } .sw.system { background: var(--system); } .sw.messages { background: var(--messages); }
 .sw.hatched { background: repeating-linear-gradient(45deg, #999 0 2px, #fff 2px 5px); }
+#context-chart { padding: 4px 12px 6px; border-bottom: 1px solid #ddd; background: #fff; }
+.ctx-title { font-size: 12px; color: #555; }
+.ctx-chart { display: flex; align-items: flex-end; gap: 1px; height: 48px; }
+.ctx-col { flex: 1 1 0; min-width: 0; max-width: 24px; display: flex; flex-direction: column-reverse; cursor: pointer; }
+.ctx-col:hover { outline: 1px solid #333; } .ctx-col.sel { outline: 2px solid #1f5fa8; }
+.ctx-legend { flex-wrap: wrap; font-size: 12px; gap: 2px 10px; }
 main { flex: 1; display: flex; min-height: 0; }
 #timeline { flex: 0 0 clamp(240px, 30%, 420px); overflow-y: auto; overflow-x: hidden; position: relative; border-right: 1px solid #ddd; }
 #detail { flex: 1; min-width: 0; overflow-y: auto; overflow-x: hidden; padding: 10px 14px; background: #fff; }

@@ -54,7 +54,7 @@ function pageTop(title: string, script: string, connect = ""): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${PAGE_STYLE}</style>
-</head><body><header></header><main><div id="timeline"></div><div id="detail"></div></main>
+</head><body><header></header><section id="context-chart"></section><main><div id="timeline"></div><div id="detail"></div></main>
 `;
 }
 

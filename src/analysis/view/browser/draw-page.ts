@@ -4,6 +4,7 @@
  * again with each fresh copy of the data, handing over the state the previous drawing returned, so
  * the unit, the selected request and the scroll position survive new requests.
  */
+import { drawContextChart } from "./context-chart.js";
 import { el, pageElement } from "./dom.js";
 import { drawHeader } from "./header.js";
 import { markerPatterns } from "./marked-lines.js";
@@ -56,6 +57,7 @@ export function drawPage(live?: LiveData): DrawnPage {
     }
     if (reveal) timeline.reveal(i);
     timeline.select(i);
+    chart.select(i);
     changes?.update();
     detail.replaceChildren(page.pairs ? pairDetail(page, page.pairs[i]) : requestDetail(page, page.requests[i]));
     detail.scrollTop = 0;
@@ -72,6 +74,7 @@ export function drawPage(live?: LiveData): DrawnPage {
   const changes = page.pairs ? nextChangeControl(page, (i) => openDetail(i, true)) : null;
   if (changes) pageElement("#unit").after(changes.box);
   const timeline = new Timeline(page, pageElement("#timeline"), openDetail);
+  const chart = drawContextChart(page, (i) => openDetail(i, true));
   if (page.pairs) document.body.classList.add("diff");
   // Live: a view scrolled to its end follows new requests; the open detail stays (requests only grow).
   if (before) timeline.restore(before);

@@ -59,16 +59,32 @@ function usageBlock(usage: ViewReply["usage"]): HTMLElement {
   return box;
 }
 
+/** The request's tokens by source, largest first, with each one's share of the total and the total beneath. */
+function sourcesBlock(sources: Record<string, number>): HTMLElement {
+  const total = Object.values(sources).reduce((a, n) => a + n, 0);
+  const rows = Object.entries(sources)
+    .sort((a, b) => b[1] - a[1])
+    .map(([source, n]) => [source, String(n), `${total === 0 ? "0.0" : ((100 * n) / total).toFixed(1)}%`]);
+  const table = smallTable(
+    ["context by source", "tokens", "share"],
+    [...rows, ["total", String(total), "100%"]],
+    ["", "n", "n"],
+  );
+  table.classList.add("sources");
+  return table;
+}
+
 /** The heading and the facts above the segments, then the reply; returns the wire body's sha256. */
 function requestFacts(page: PageContext, r: PageRequest, box: HTMLElement): string {
   const run = page.meta.runs[r.r];
-  const [, model, hash, cost, reply] = page.items.of(r.D, "req");
+  const [, model, hash, cost, reply, sources] = page.items.of(r.D, "req");
   box.append(el("h2", "", `Request #${r.s} · ${r.k}${page.meta.mode === "diff" ? ` · ${run.label}` : ""}`));
   box.append(el("p", "facts", `${model}${conversationFact(r)}`));
   const ours = r.t
     ? `${r.t[3]} tokens (tools ${r.t[0]} · system ${r.t[1]} · messages ${r.t[2]})`
     : "tokens not counted";
   box.append(el("p", "facts", `our estimate (${page.meta.encoding}): ${ours} · body ${r.b[3]} B`));
+  if (sources) box.append(sourcesBlock(sources));
   for (const line of cost ?? []) box.append(el("p", "facts cost", line));
   box.append(el("p", "facts", prefixFact(r)));
   if (r.cd) box.append(el("p", "facts", r.cd));
