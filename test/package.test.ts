@@ -5,13 +5,14 @@
  * without a lockfile needs each package's registry document, which `npm ci` never caches: see
  * docs/decisions.md, "--offline cannot work for a first install"; better-sqlite3's own
  * install compiles its addon when no prebuilt one downloads), then `npx payload-probe` from there: a
- * probe, `check`, and `record -- node script.mjs`.
+ * probe, `check`, and `record -- node script.mjs`. Then a second checkout of that folder, its lockfile
+ * as a team commits it, installs with `npm ci --offline` (npm reaches no registry) and passes `check`.
  *
  * Slow (the addon compiles: about 80 s of CPU), so it runs when PAYLOAD_PROBE_PACKAGE_TEST=1 (.ci/run
  * sets it) and otherwise says it was skipped.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { PROJECT_ROOT } from "../src/project-root.js";
@@ -43,7 +44,8 @@ describe.skipIf(!enabled)("the packed package installed in a team's folder", () 
     const tarball = join(scratch, readdirSync(scratch).find((name) => name.endsWith(".tgz"))!);
     const team = teamFolder(scratch, "team");
     // The team's runs folder gets its own workspace root, removed with the test's folders.
-    const roots = defaultWorkspaceRootsOf([join(team, "runs")]);
+    const clone = join(scratch, "team-clone");
+    const roots = defaultWorkspaceRootsOf([join(team, "runs"), join(clone, "runs")]);
     onTestFinished(roots.remove);
     writeFileSync(join(team, "package.json"), JSON.stringify({ name: "team", private: true }));
     // node-gyp builds against the running Node's headers where Node ships them, as run.sh does.
@@ -72,5 +74,12 @@ describe.skipIf(!enabled)("the packed package installed in a team's folder", () 
     expect(recorded.code, recorded.out).toBe(0);
     expect(recorded.out).toContain("an agent that sends nothing");
     expect(recorded.out).toContain("no request reached the proxy");
+    // A second checkout of the team's repository (its lockfile committed) installs with npm reaching
+    // no registry: `npm ci --offline`, from the cache the first install filled, then the same gate.
+    cpSync(team, clone, { recursive: true, filter: (path) => !/[/\\](node_modules|runs)$/.test(path) });
+    const offline = sh(clone, "npm", ["ci", "--offline", "--no-audit", "--no-fund"], nodedir);
+    expect(offline.code, offline.out).toBe(0);
+    const gate = sh(clone, "npx", ["--no-install", "payload-probe", "check"]);
+    expect(gate.code, gate.out).toBe(0);
   }, 1_500_000);
 });
