@@ -20,6 +20,7 @@ import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
 import { stopAfterTest } from "../fixtures/children.js";
+import { CLAUDE_QUIET } from "../fixtures/claude-quiet.js";
 import { type FakeChatgptBackend, startFakeChatgptBackend } from "../fixtures/fake-chatgpt-backend.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -342,10 +343,7 @@ describe("real agents against the mock through the capture", () => {
       const session = await agentThroughCapture("claude-code", claude!.program, ["-p", "Say hello."], {
         ...isolatedEnv(tempDir("claude-home-")),
         ANTHROPIC_API_KEY: key,
-        // Keeps it to the model's API: no telemetry, error reports, update checks or feedback surveys.
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_TELEMETRY: "1",
-        DISABLE_AUTOUPDATER: "1",
+        ...CLAUDE_QUIET,
       });
       expectFaithfulCapture(session, "anthropic-messages", key, "claude-code");
     },
@@ -374,9 +372,7 @@ describe("real agents against the mock through the capture", () => {
       const env = {
         ...isolatedEnv(tempDir("claude-home-")),
         ANTHROPIC_API_KEY: key,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_TELEMETRY: "1",
-        DISABLE_AUTOUPDATER: "1",
+        ...CLAUDE_QUIET,
         // Every tool definition sent up front, the MCP server's with them, rather than found by a tool search.
         ENABLE_TOOL_SEARCH: "false",
       };
@@ -436,9 +432,7 @@ describe("real agents against the mock through the capture", () => {
         {
           ...isolatedEnv(tempDir("claude-home-")),
           ANTHROPIC_API_KEY: key,
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          DISABLE_TELEMETRY: "1",
-          DISABLE_AUTOUPDATER: "1",
+          ...CLAUDE_QUIET,
         },
         "subagent-session",
       );

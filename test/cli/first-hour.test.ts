@@ -14,7 +14,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { chromiumPath, launchChromium } from "../fixtures/chromium.js";
+import { chromiumPath, launchChromium, pageCollecting } from "../fixtures/chromium.js";
 import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { startCliIn } from "./scratch-cli.js";
@@ -96,10 +96,8 @@ describe("the first hour", () => {
 
     if (!chromiumPath) return;
     browser ??= await launchChromium();
-    const page = await browser.newPage({ viewport: { width: 800, height: 800 } });
-    page.setDefaultTimeout(0);
     const problems: string[] = [];
-    page.on("pageerror", (e) => problems.push(e.message));
+    const page = await pageCollecting(browser, problems, { width: 800, height: 800 });
 
     // The second session's page: request 3 under its conversation, its answer in the detail.
     const second = join(scratch, "second.html");

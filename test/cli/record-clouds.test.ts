@@ -12,6 +12,7 @@ import { findNpmAgent } from "../../src/agents/npm-agents.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { filesContaining, jsonl } from "../capture/http-harness.js";
 import { type BedrockMock, startBedrockMock } from "../fixtures/bedrock-mock.js";
+import { CLAUDE_QUIET } from "../fixtures/claude-quiet.js";
 import { startVertexMock } from "../fixtures/vertex-mock.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { startCliIn } from "./scratch-cli.js";
@@ -21,8 +22,6 @@ const KEYS = { accessKeyId: "AKIAPAYLOADPROBE7TST", secretAccessKey: "pp/made-up
 const HOST = "bedrock-runtime.us-east-1.amazonaws.com";
 const VERTEX_HOST = "us-east5-aiplatform.googleapis.com";
 const TOKEN = "ya29.made-up-vertex-token-5c2e91";
-/** Keeps Claude Code to the model's API: no telemetry, error reports, update checks or surveys. */
-const QUIET = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1" };
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -47,7 +46,7 @@ describe("record --forward: Claude Code on the clouds", () => {
         AWS_REGION: "us-east-1",
         AWS_ACCESS_KEY_ID: KEYS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: KEYS.secretAccessKey,
-        ...QUIET,
+        ...CLAUDE_QUIET,
       });
       const result = await done;
       expect(result.code, result.stderr).toBe(0);
@@ -127,7 +126,7 @@ async function claudeOnVertex(flags: (mockOrigin: string) => string[]) {
     // google-auth-library asks this metadata server for a token, as on a Google machine; the
     // address is local, so it goes around the proxy (NO_PROXY) and is never recorded.
     GCE_METADATA_HOST: mock.metadataHost,
-    ...QUIET,
+    ...CLAUDE_QUIET,
   });
   const result = await done;
   expect(result.code, result.stderr).toBe(0);

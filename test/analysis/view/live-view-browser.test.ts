@@ -16,7 +16,7 @@ import {
   startCli,
   writeTinyProbe,
 } from "../../capture/http-harness.js";
-import { chromiumPath, launchChromium, warnWithoutChromium } from "../../fixtures/chromium.js";
+import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
 import { leftoverProcesses, SUITE_MARKER_ENV } from "../../fixtures/suite-processes.js";
 import { removeTempDirs, tempDir } from "../../runtime/harness.js";
 
@@ -54,11 +54,9 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
     const viewUrl = (await cli.line(/^VIEW /)).slice("VIEW ".length);
     expect(viewUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
 
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.setDefaultTimeout(0);
-    const step = trail(context, page, cli);
     const problems: string[] = [];
-    page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
+    const page = await pageCollecting(browser, problems, { width: 1400, height: 900 });
+    const step = trail(context, page, cli);
     page.on("request", (r) => {
       if (!r.url().startsWith(viewUrl)) problems.push(`request: ${r.url()}`);
     });
@@ -113,11 +111,9 @@ describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
     const { file } = await writeTinyProbe(runs);
     const cli = await startCli(["mock", file, "--runs", runs, "--view"]);
     const viewUrl = (await cli.line(/^VIEW /)).slice("VIEW ".length);
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.setDefaultTimeout(0);
-    const step = trail(context, page, cli);
     const problems: string[] = [];
-    page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
+    const page = await pageCollecting(browser, problems, { width: 1400, height: 900 });
+    const step = trail(context, page, cli);
     step("open the page");
     await page.goto(viewUrl);
     step("first request");

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
-import { chromiumPath, launchChromium, warnWithoutChromium } from "../../fixtures/chromium.js";
+import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
 import { runProbesInto, viewCli } from "./view-runs.js";
 
 warnWithoutChromium("view browser tests");
@@ -35,9 +35,7 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     ({ base, runs } = await runProbesInto(["p1", "seq-search", "seq-namespace", "p7", "p4"]));
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.setDefaultTimeout(0);
-    page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
+    page = await pageCollecting(browser, problems, { width: 1400, height: 900 });
     page.on("request", (r) => {
       if (!r.url().startsWith("file:")) problems.push(`request: ${r.url()}`);
     });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sourceGroup } from "../../../src/analysis/context/source-groups.js";
 import type { RequestRecord } from "../../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
-import { chromiumPath, launchChromium, warnWithoutChromium } from "../../fixtures/chromium.js";
+import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
 import { sharedRecords } from "../../fixtures/shared-runs.js";
 import { runProbesInto, viewCli } from "./view-runs.js";
 
@@ -52,9 +52,7 @@ describe.skipIf(!chromiumPath)("view page: context by source, in headless Chromi
     await viewCli("view", "p2-direct", "--out", file, "--runs", runs);
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
-    page = await browser.newPage();
-    page.setDefaultTimeout(0);
-    page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
+    page = await pageCollecting(browser, problems);
   });
   afterAll(async () => {
     await browser?.close();

@@ -13,7 +13,7 @@ import { Capture } from "../../../src/capture/capture.js";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
 import { codecFor } from "../../../src/providers/codecs.js";
 import type { WireApi } from "../../../src/providers/types.js";
-import { chromiumPath, launchChromium, warnWithoutChromium } from "../../fixtures/chromium.js";
+import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
 import { runProbesInto, viewCli } from "./view-runs.js";
 
 warnWithoutChromium("view layout browser tests");
@@ -102,9 +102,7 @@ describe.skipIf(!chromiumPath)("view page layout in headless Chromium", () => {
     await conversationRun(join(base, "conv"));
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
-    page = await browser.newPage();
-    page.setDefaultTimeout(0);
-    page.on("pageerror", (e) => problems.push(`error: ${e.message}`));
+    page = await pageCollecting(browser, problems);
   });
   afterAll(async () => {
     await browser?.close();
