@@ -29,6 +29,8 @@ const MODEL_API_HOSTS: RegExp[] = [
   /^([a-z0-9-]+-)?aiplatform\.googleapis\.com$/,
   // Amazon Bedrock's runtime in each region, FIPS endpoints too.
   /^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/,
+  // Bedrock's Mantle, its OpenAI-compatible endpoint in each region (Codex's `amazon-bedrock` provider).
+  /^bedrock-mantle\.[a-z0-9-]+\.api\.aws$/,
   /^api\.mistral\.ai$/,
   /^api\.deepseek\.com$/,
   /^api\.x\.ai$/,
