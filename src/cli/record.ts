@@ -376,7 +376,7 @@ export async function main(argv: string[]): Promise<number> {
       runsDir,
       ...settings,
       ...(certificate && { secure: certificate }),
-      ...(authority && { forward: { authority, forwardTo } }),
+      ...(authority && { forward: { authority, forwardTo, onRefused: (line: string) => say(line, true) } }),
     },
     otel,
     wantsView,
