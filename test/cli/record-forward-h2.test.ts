@@ -3,7 +3,8 @@
  * whenever the client offers it beside h2, and refuses, clearly and at once, a client that can speak
  * only HTTP/2: by TLS's no_application_protocol alert when it offered h2 alone, by HTTP/2's own
  * GOAWAY with HTTP_1_1_REQUIRED when it spoke HTTP/2 without asking (prior knowledge). Each refusal is
- * one line of record's stderr naming the host and why. The clients are real: node:tls, node:http2
+ * one line of record's stderr naming the host and why. A WebSocket upgrade on an intercepted
+ * connection still reaches the proxy's socket relay. The clients are real: node:tls, node:http2
  * and, when the machine has it, curl (test/fixtures/record/h2-client.mjs) under the built CLI.
  */
 import { spawnSync } from "node:child_process";
@@ -27,6 +28,8 @@ afterEach(async () => {
   removeTempDirs();
 });
 
+type Payload = { type: string; kind?: string; body: string };
+
 interface ClientLine {
   client: string;
   agreed?: string | false;
@@ -41,7 +44,7 @@ describe("record --forward and HTTP/2", () => {
   it("h2 beside http/1.1 gets HTTP/1.1 and is recorded; h2 alone and h2 prior knowledge fail at once, each said once on stderr", async () => {
     const scratch = tempDir("record-forward-h2-");
     const runs = join(scratch, "runs");
-    const probe = await loadProbeFile(join(FIXTURES, "sdk-probe.yaml"), PROJECT_ROOT);
+    const probe = await loadProbeFile(join(FIXTURES, "h2-probe.yaml"), PROJECT_ROOT);
     const mock = await startMockServer(
       { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
       { runsDir: runs, runName: "upstream" },
@@ -62,6 +65,7 @@ describe("record --forward and HTTP/2", () => {
     const of = (client: string) => lines.find((line) => line.client === client);
 
     expect(of("both")).toMatchObject({ agreed: "http/1.1", status: 200 });
+    expect(of("websocket")).toMatchObject({ ended: "response.completed" });
     // Refused in the handshake: the client's own error names the alert, no request was sent.
     expect(of("h2-only")).toMatchObject({ error: "ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL" });
     expect(of("h2-only")!.status).toBeUndefined();
@@ -82,13 +86,18 @@ describe("record --forward and HTTP/2", () => {
 
     // Every request that was made over HTTP/1.1 is a full record, as the mock got it; nothing else.
     const records = jsonl<RequestRecord>(join(runs, "node", "requests.jsonl"));
-    expect(records.map((r) => [r.kind, r.api, r.status, r.ending])).toEqual(
-      Array.from({ length: curl ? 3 : 1 }, () => ["loop", "openai-completions", 200, "complete"]),
-    );
-    const sent = jsonl<{ type: string; body: string }>(join(runs, "node", "payloads.jsonl"));
-    const atMock = jsonl<{ type: string; body: string }>(join(mock.liveDir, "payloads.jsonl"));
-    const bodies = (rows: { type: string; body: string }[]) =>
-      rows.filter((p) => p.type === "request").map((p) => p.body);
+    const loop = (api: string) => ["loop", api, 200, "complete"];
+    expect(records.filter((r) => r.kind === "loop").map((r) => [r.kind, r.api, r.status, r.ending])).toEqual([
+      loop("openai-completions"),
+      loop("openai-responses"),
+      ...(curl ? [loop("openai-completions"), loop("openai-completions")] : []),
+    ]);
+    expect(records.find((r) => r.api === "openai-responses")?.transport).toBe("websocket");
+    const sent = jsonl<Payload>(join(runs, "node", "payloads.jsonl"));
+    const atMock = jsonl<Payload>(join(mock.liveDir, "payloads.jsonl"));
+    // The socket's summary of its frames is a side payload of the capture's own, not a request.
+    const bodies = (rows: Payload[]) =>
+      rows.filter((p) => p.type === "request" && p.kind !== "side").map((p) => p.body);
     expect(bodies(sent)).toEqual(bodies(atMock));
   });
 });
