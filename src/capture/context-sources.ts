@@ -17,6 +17,9 @@
  *   history          the conversation: prompts, replies, the model's tool calls
  *   result:<tool>    tool results, by the tool whose call they answer
  *   reasoning        reasoning carried back (thinking blocks, reasoning items, thought parts)
+ *   image, document  images and PDFs sent inline, wherever they sit (a tool result's screenshot too),
+ *                    at the tokens their provider's documented rule gives (providers/media-rules.ts);
+ *                    the JSON around their data (type, media type) goes with the part that holds it
  *   overhead         the reply opener no segment owns
  *
  * A message holding parts of several sources (a user turn with two tool results, an assistant turn
@@ -26,6 +29,7 @@
 import type { WireDissection } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
 import type { KnownText } from "./known-texts.js";
+import { mediaOf } from "./message-media.js";
 import { TextMemo } from "./text-memo.js";
 import type { RequestTokenCounts, TokenMeasure } from "./tokens.js";
 
@@ -81,11 +85,15 @@ export function contextSources(
   });
   const calls = new Map<string, string>();
   d.messages.forEach((message, i) => {
-    const parsed = parsedMessages.get(message.json, parseMessage);
+    // A medium's tokens are its rule's; the rest of the message, its data taken out, is shared out.
+    const media = mediaOf(message.json, d.model);
+    for (const part of media?.parts ?? []) add(part.source, part.tokens);
+    const parsed = parsedMessages.get(media?.json ?? message.json, parseMessage);
     for (const [id, tool] of parsed.calls) calls.set(id, tool);
     let pieces = messagePieces(parsed.item, calls);
     if (inlines(message.text)) pieces = withKnownTexts(pieces, known);
-    for (const [source, tokens] of shareOut(pieces, counts.perMessage[i]!, measure)) add(source, tokens);
+    const text = counts.perMessage[i]! - (media?.tokens ?? 0);
+    for (const [source, tokens] of shareOut(pieces, text, measure)) add(source, tokens);
   });
   add("overhead", counts.overhead);
   return { sources, toolTokens: counts.perTool };

@@ -47,9 +47,11 @@ function segmentKind(d: WireDissection, i: number): Part {
   return i < d.tools.length + d.systemParts.length ? "system" : "messages";
 }
 
-/** The i-th segment, or null past the last one. */
+/** The i-th segment, or null past the last one; a message names the model that prices its images. */
 function segmentAt(d: WireDissection, i: number): CacheSegment | null {
-  return i < segmentCount(d) ? { kind: segmentKind(d, i), text: segmentText(d, i) } : null;
+  if (i >= segmentCount(d)) return null;
+  const kind = segmentKind(d, i);
+  return kind === "messages" ? { kind, text: segmentText(d, i), model: d.model } : { kind, text: segmentText(d, i) };
 }
 
 function segmentTextsFrom(d: WireDissection, from: number): string[] {
@@ -228,8 +230,12 @@ function sharedSegmentTokens(a: WireDissection, b: WireDissection, k: number, co
   let tokens = 0;
   for (let i = 0; i < k; i++) tokens += counter.segmentTokens(segmentAt(a, i)!);
   // Past the last shared segment the two token sequences part inside one framed segment (or the
-  // reply opener that ends a request), so comparing those two token runs finishes the count.
-  return tokens + counter.sharedFramedTokens(segmentAt(a, k), segmentAt(b, k));
+  // reply opener that ends a request), so comparing those two token runs finishes the count. Those
+  // runs hold a medium's base64 as text; a message counts its media by their rule, so the share
+  // read of it is no more than the message itself.
+  const [x, y] = [segmentAt(a, k), segmentAt(b, k)];
+  const partial = counter.sharedFramedTokens(x, y);
+  return tokens + (x === null ? partial : Math.min(partial, counter.segmentTokens(x)));
 }
 
 interface Break {

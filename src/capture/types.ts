@@ -20,6 +20,8 @@ export type Part = "tools" | "system" | "messages";
 export interface CacheSegment {
   kind: Part;
   text: string;
+  /** The request's model, which prices an OpenAI image in a message (providers/media-rules.ts). */
+  model?: string;
 }
 
 /**

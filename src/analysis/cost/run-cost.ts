@@ -389,7 +389,7 @@ const percent = (share: number) => `${Math.round(share * 100)}%`;
  * to the newest message does not change what the provider matches.
  */
 export function breakpointTokens(d: WireDissection, counter: TokenCounter): CacheBreakpointAt[] {
-  const count = (kind: Part, text: string) => counter.segmentTokens({ kind, text });
+  const count = (kind: Part, text: string) => counter.segmentTokens({ kind, text, model: d.model });
   const tools = d.tools.map((t) => count("tools", t.prefixJson ?? t.json));
   const system = d.systemParts.map((text) => count("system", text));
   const messages = d.messages.map((m) => count("messages", m.prefixJson ?? m.json));
