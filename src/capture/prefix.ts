@@ -10,6 +10,7 @@
  */
 import type { WireDissection } from "../providers/types.js";
 import { isObject, parseObject } from "./chat-request.js";
+import { unloadedTools } from "./deferred-tools.js";
 import type { TokenMeasure } from "./tokens.js";
 import type { CacheSegment, Part, PrefixInfo } from "./types.js";
 
@@ -47,11 +48,16 @@ function segmentKind(d: WireDissection, i: number): Part {
   return i < d.tools.length + d.systemParts.length ? "system" : "messages";
 }
 
-/** The i-th segment, or null past the last one; a message names the model that prices its images. */
+/**
+ * The i-th segment, or null past the last one; a message names the model that prices its images, a
+ * deferred tool no message has loaded says so (it counts no tokens).
+ */
 function segmentAt(d: WireDissection, i: number): CacheSegment | null {
   if (i >= segmentCount(d)) return null;
   const kind = segmentKind(d, i);
-  return kind === "messages" ? { kind, text: segmentText(d, i), model: d.model } : { kind, text: segmentText(d, i) };
+  const text = segmentText(d, i);
+  if (kind === "messages") return { kind, text, model: d.model };
+  return kind === "tools" && unloadedTools(d).has(i) ? { kind, text, unloaded: true } : { kind, text };
 }
 
 function segmentTextsFrom(d: WireDissection, from: number): string[] {

@@ -16,7 +16,8 @@
  *
  * An image or a document a message carries inline is not counted as its base64 text: the message is
  * counted without that data, and each medium adds the tokens its provider's documented rule gives
- * (providers/media-rules.ts, through message-media.ts).
+ * (providers/media-rules.ts, through message-media.ts). A tool sent for a tool search to load counts
+ * nothing until a message loads it (deferred-tools.ts).
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -25,6 +26,7 @@ import { deserialize } from "node:v8";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { WireDissection } from "../providers/types.js";
 import { type BytePairCore, mergeLongPiecesFast } from "./bpe-merge.js";
+import { unloadedTools } from "./deferred-tools.js";
 import { leadingMatch } from "./leading-match.js";
 import { mediaOf } from "./message-media.js";
 import { TextMemo } from "./text-memo.js";
@@ -170,13 +172,15 @@ function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
 export function measureTokens(facts: TokenFacts): TokenMeasure {
   const { countText } = facts;
   const segmentTokens = (segment: CacheSegment): number => {
+    if (segment.unloaded) return 0;
     const media = segment.kind === "messages" ? mediaOf(segment.text, segment.model ?? "") : undefined;
     const text = media ? countText(media.json) + media.tokens : countText(segment.text);
     return FRAME_SPECIAL_TOKENS + countText(segment.kind) + text;
   };
 
   const countRequestTokens = (d: WireDissection): RequestTokenCounts => {
-    const perTool = d.tools.map((tool) => segmentTokens({ kind: "tools", text: tool.json }));
+    const unloaded = unloadedTools(d);
+    const perTool = d.tools.map((tool, i) => (unloaded.has(i) ? 0 : segmentTokens({ kind: "tools", text: tool.json })));
     const perSystemPart = d.systemParts.map((part) => segmentTokens({ kind: "system", text: part }));
     const perMessage = d.messages.map((message) =>
       segmentTokens({ kind: "messages", text: message.json, model: d.model }),

@@ -22,6 +22,8 @@ export interface CacheSegment {
   text: string;
   /** The request's model, which prices an OpenAI image in a message (providers/media-rules.ts). */
   model?: string;
+  /** A deferred tool no message has loaded: sent, but not in the model's context (deferred-tools.ts). */
+  unloaded?: true;
 }
 
 /**
