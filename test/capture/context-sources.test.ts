@@ -1,7 +1,8 @@
 /**
  * Where the context goes: each request's tokens by source, counted at capture. Checked on the shipped
- * probes p2-direct and p2-proxy (the same MCP server sent two ways), on bodies real agents sent, and on
- * an Anthropic body whose turns mix thinking, calls and results of two tools.
+ * probes p2-direct and p2-proxy (the same MCP server sent two ways), on bodies real agents sent (Claude
+ * Code's with its tool search on among them), and on an Anthropic body whose turns mix thinking, calls
+ * and results of two tools. Images and documents: context-media.test.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
