@@ -4,6 +4,7 @@
  */
 
 import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 
 /** A /proc file's text, or null when it cannot be read (the process is gone, or there is no /proc). */
 function readProc(path: string): string | null {
@@ -37,19 +38,23 @@ export function processStart(pid: number): string | null {
 }
 
 const COMMAND_LINE_CHARS = 160;
+/** Of a line cut short, the characters kept from its start; the rest of the room goes to its end. */
+const COMMAND_HEAD_CHARS = 60;
 
 /**
- * The process's command line for a message: arguments joined by spaces, control characters escaped
- * so a hostile one cannot rewrite the terminal, cut short; null when it cannot be read.
+ * The process's command line for a message: the program by its file name (an interpreter's path can
+ * take the whole room: Node under pi's folder is 100 characters), arguments joined by spaces, control
+ * characters escaped so a hostile one cannot rewrite the terminal, cut short in the middle, since the
+ * end names what the process is doing (`main.js proxy --run x`); null when it cannot be read.
  */
 export function processCommandLine(pid: number): string | null {
   const raw = readProc(`/proc/${pid}/cmdline`);
   if (raw === null) return null;
-  const line = raw
-    .replace(/\0+$/, "")
-    .split("\0")
+  const [program = "", ...args] = raw.replace(/\0+$/, "").split("\0");
+  const line = [basename(program), ...args]
     .join(" ")
     .replace(/[\p{Cc}\p{Cf}]/gu, (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, "0")}`);
   if (line === "") return null;
-  return line.length > COMMAND_LINE_CHARS ? `${line.slice(0, COMMAND_LINE_CHARS)}…` : line;
+  if (line.length <= COMMAND_LINE_CHARS) return line;
+  return `${line.slice(0, COMMAND_HEAD_CHARS)}…${line.slice(line.length - (COMMAND_LINE_CHARS - COMMAND_HEAD_CHARS))}`;
 }

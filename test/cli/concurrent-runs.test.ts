@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
@@ -147,7 +147,7 @@ describe("two runs of one probe at once (issue 8)", () => {
       started.push(run.child);
       const result = await run.done;
       expect(result.code).toBe(2);
-      const holderLine = `process ${holder.pid} (${process.execPath} --input-type=module -e`;
+      const holderLine = `process ${holder.pid} (${basename(process.execPath)} --input-type=module -e`;
       const waiting = result.stderr.split("\n").filter((line) => line.includes("waiting for p1"));
       expect(waiting).toHaveLength(1);
       expect(waiting[0]).toContain(holderLine);
