@@ -111,9 +111,25 @@ export async function responseOutcome(api: WireApi | null, handed: HandedRespons
   // The client got the whole body (its ending stays as it was); the capture keeps its beginning.
   if (encoding?.truncated)
     return { ...outcome, error: how.error ?? `the response body was cut: ${encoding.truncated}` };
-  if (api === null || how.ending !== "complete" || how.status === null || how.status >= 300) return outcome;
+  if (api === null || how.status === null || how.status >= 300) return outcome;
   if (!isCheckedStream(api, eventStream === true, text)) return outcome;
-  const { ended, expected } = streamReachedEnd(api, text);
+  return streamEnding(api, outcome);
+}
+
+/**
+ * An event stream's ending by its API's closing event. A whole stream stays complete; one that
+ * arrived whole by HTTP's measure without the event was cut short upstream. A client that left after
+ * the event had the whole reply (Codex hangs up at `response.completed`, before the stream's last
+ * bytes), so its turn is complete, not cancelled; one that left before it stays cancelled.
+ */
+function streamEnding(api: WireApi, outcome: ResponseOutcome): ResponseOutcome {
+  if (outcome.ending !== "complete" && outcome.ending !== "cancelled") return outcome;
+  const { ended, expected } = streamReachedEnd(api, outcome.body);
+  if (outcome.ending === "cancelled") {
+    if (!ended) return outcome;
+    const { error: _left, ...whole } = outcome;
+    return { ...whole, ending: "complete" };
+  }
   return ended ? outcome : { ...outcome, ending: "truncated", error: `the event stream ended without ${expected}` };
 }
 
@@ -137,9 +153,8 @@ function awsStreamOutcome(
     };
   }
   const outcome: ResponseOutcome = { ...how, body: decoded.text };
-  if (api === null || how.ending !== "complete" || how.status === null || how.status >= 300) return outcome;
-  if (decoded.cut > 0)
+  if (api === null || how.status === null || how.status >= 300) return outcome;
+  if (decoded.cut > 0 && how.ending === "complete")
     return { ...outcome, ending: "truncated", error: `the event stream ended ${decoded.cut} byte(s) into a frame` };
-  const { ended, expected } = streamReachedEnd(api, decoded.text);
-  return ended ? outcome : { ...outcome, ending: "truncated", error: `the event stream ended without ${expected}` };
+  return streamEnding(api, outcome);
 }

@@ -129,6 +129,35 @@ describe("capture proxy on bad traffic", () => {
     expect(record!.error).toMatch(/client disconnected/);
   });
 
+  it("a client that leaves after the stream's closing event, before the upstream ends it, had the whole reply: complete", async () => {
+    // As Codex does: it stops reading at response.completed and hangs up before the stream's last bytes.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    closers.push(async () => release());
+    const upstream = await upstreamWith(async (response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(WHOLE);
+      await held;
+      response.end();
+    });
+    const { proxy, dir } = await proxyTo(upstream.url);
+    const client = new AbortController();
+    const response = await fetch(`${proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      body: chatBody("hi"),
+      signal: client.signal,
+    });
+    const reader = response.body!.getReader();
+    let read = "";
+    while (!read.endsWith("data: [DONE]\n\n")) read += new TextDecoder().decode((await reader.read()).value);
+    client.abort();
+    await upstream.seen[0]!.abandoned;
+    await proxy.close();
+    const [record] = jsonl<RequestRecord>(join(dir, "requests.jsonl"));
+    expect(record).toMatchObject({ status: 200, ending: "complete", response: { kind: "text", text: "first second" } });
+    expect(record!.error).toBeNull();
+  });
+
   it("an upstream error status is recorded with its status and body, not as an empty text reply", async () => {
     const error = '{"error":{"message":"model overloaded","type":"server_error"}}';
     const upstream = await upstreamWith((response) => {
