@@ -3,12 +3,14 @@ import type { Duplex } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PidLock } from "../processes/pid-lock.js";
 import { CacheDiagnoser, type DiagnosedReply } from "../providers/cache-diagnoser.js";
+import { bedrockConverseEndpoint } from "../providers/cloud-endpoints.js";
 import { codecFor } from "../providers/codecs.js";
 import { geminiEndpoint, geminiReplyForm } from "../providers/google-generative-ai.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import { createScriptedModel, ScriptExhausted, type ScriptStep } from "../providers/scripted-model.js";
 import type { ScriptedReply, Transport, WireApi, WireRequest } from "../providers/types.js";
 import { requestedReply } from "../providers/wire-json.js";
+import { AWS_EVENT_STREAM, converseFrames } from "./aws-event-stream.js";
 import type { CaptureOptions } from "./capture.js";
 import type { CaptureThread, CaptureThreadOptions } from "./capture-thread.js";
 import { jsonObject } from "./chat-request.js";
@@ -85,6 +87,7 @@ const ENDPOINTS = [
   "GET /v1/models",
   "POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens (also under /v1)",
   "GET /v1beta/models",
+  "POST /model/{modelId}/converse, /converse-stream",
 ].join(", ");
 
 /**
@@ -122,16 +125,28 @@ const GEMINI_MODELS = /^\/v1(beta)?\/models(\/[^/:]+)?$/;
 /** Code Assist's methods (the Gemini CLI signed in with Google): `/v1internal:<method>`. */
 const CODE_ASSIST_PATH = /^\/v1internal:([A-Za-z]+)$/;
 
-/** Which API a request asks for: a POST to one of the fixed paths under `/v1` or a Gemini model method, or null. */
+/** Bedrock's Converse paths the mock serves, at its root as at Bedrock's: `/model/{modelId}/converse[-stream]`. */
+const CONVERSE_PATH = /^\/model\/[^/]+\/converse(-stream)?$/;
+
+/**
+ * Which API a request asks for: a POST to one of the fixed paths under `/v1`, a Gemini model method
+ * or a Converse path, or null.
+ */
 function requestedApi(request: IncomingMessage, path: string): WireApi | null {
   const api = request.method === "POST" ? apiForPath(path) : null;
   if (api === "google-generative-ai") return GEMINI_PATH.test(path) || CODE_ASSIST_PATH.test(path) ? api : null;
+  if (api === "bedrock-converse") return CONVERSE_PATH.test(path) ? api : null;
   return api !== null && path === `/v1${API_PATHS[api]}` ? api : null;
 }
 
-/** Whether the mock answers a request as an event stream, else as JSON (one body, or Gemini's array sent in pieces). */
+/**
+ * Whether the mock answers a request as an event stream, else as JSON (one body, or Gemini's array
+ * sent in pieces). Gemini and Converse say so in the path, the others in the body.
+ */
 function repliesWithEvents(api: WireApi, url: string, body: string): boolean {
-  return api === "google-generative-ai" ? geminiReplyForm(url) === "sse" : requestedReply(body).stream;
+  if (api === "google-generative-ai") return geminiReplyForm(url) === "sse";
+  if (api === "bedrock-converse") return bedrockConverseEndpoint(url)?.stream === true;
+  return requestedReply(body).stream;
 }
 
 /**
@@ -207,21 +222,27 @@ interface MockState {
   sockets: MockSockets;
 }
 
-/** Sends a scripted reply as its API's provider would: SSE when the request asked for it, else JSON. */
+/**
+ * Sends a scripted reply as its API's provider would: an event stream when the request asked for it
+ * (SSE; Bedrock's ConverseStream the same events in AWS EventStream frames), else JSON.
+ */
 async function sendReply(
   response: ServerResponse,
-  eventStream: boolean,
+  form: { eventStream: boolean; api: WireApi },
   chunks: string[],
   delayMs: number,
 ): Promise<void> {
+  const framed = form.eventStream && form.api === "bedrock-converse";
+  const eventType = framed ? AWS_EVENT_STREAM : "text/event-stream";
   response.writeHead(200, {
-    "content-type": eventStream ? "text/event-stream" : "application/json",
-    ...(eventStream && { "cache-control": "no-cache" }),
+    "content-type": form.eventStream ? eventType : "application/json",
+    ...(form.eventStream && { "cache-control": "no-cache" }),
     [USAGE_ESTIMATE_HEADER]: "estimate",
   });
   for (const [index, chunk] of chunks.entries()) {
     if (index > 0 && delayMs > 0) await sleep(delayMs);
-    response.write(chunk);
+    if (framed) for (const frame of converseFrames(chunk)) response.write(frame);
+    else response.write(chunk);
   }
   response.end();
 }
@@ -328,7 +349,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
   } as const;
   const handed = { api, url, bytes, ...sessionHeaderOf(request.headers), ...agentOf(request.headers) };
   await capture.hand(handed, reply, ts, performance.now() - started);
-  await sendReply(response, repliesWithEvents(api, url, body), chunks, state.delayMs);
+  await sendReply(response, { eventStream: repliesWithEvents(api, url, body), api }, chunks, state.delayMs);
   sent();
 }
 
