@@ -16,12 +16,14 @@ import { VIEW_FLAG_HELP, VIEW_OPTION } from "./view-flag.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
 
-Serves a probe's scripted model as a provider of all four wire APIs at once, for an agent running
+Serves a probe's scripted model as a provider of all five wire APIs at once, for an agent running
 outside payload-probe: POST /v1/chat/completions (OpenAI chat completions), POST /v1/messages
 (Anthropic Messages), POST /v1/responses (OpenAI Responses; also its WebSocket mode, GET
 /v1/responses upgraded, one response.create per turn, a generate: false warm-up answered empty), POST
-/v1beta/models/<model>:generateContent and :streamGenerateContent (Gemini, also under /v1/) and GET
-/v1/models. Each request is answered with the next step of the probe's model.script (sampling
+/v1beta/models/<model>:generateContent and :streamGenerateContent (Gemini, also under /v1/), POST
+/model/<model>/converse and /converse-stream (Amazon Bedrock's Converse, at the root: an AWS SDK's
+endpoint is the address without /v1; the stream in AWS EventStream frames; no signature is checked)
+and GET /v1/models. Each request is answered with the next step of the probe's model.script (sampling
 requests too) in its API's format: SSE when the body says "stream": true (Gemini: ?alt=sse; without
 it a JSON array sent piece by piece), one JSON body otherwise (chat completions streams carry usage
 only with stream_options.include_usage). Gemini's :countTokens and GET /v1beta/models are answered

@@ -120,7 +120,7 @@ describe("mock server", () => {
     const unknown = await fetch(`${server.baseUrl}/embeddings`, { method: "POST", body: "{}" });
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(
-      /no such endpoint: POST \/v1\/embeddings \(the mock serves POST \/v1\/chat\/completions, POST \/v1\/messages, POST \/v1\/responses, GET \/v1\/models, POST \/v1beta\/models\/\{model\}:generateContent, :streamGenerateContent, :countTokens \(also under \/v1\), GET \/v1beta\/models\)/,
+      /no such endpoint: POST \/v1\/embeddings \(the mock serves POST \/v1\/chat\/completions, POST \/v1\/messages, POST \/v1\/responses, GET \/v1\/models, POST \/v1beta\/models\/\{model\}:generateContent, :streamGenerateContent, :countTokens \(also under \/v1\), GET \/v1beta\/models, POST \/model\/\{modelId\}\/converse, \/converse-stream\)/,
     );
     expect((await fetch(`${server.baseUrl}/messages`)).status).toBe(404);
     expect((await postChat(`${server.baseUrl.replace(/\/v1$/, "")}/chat/completions`, chatBody("x"))).status).toBe(404);
