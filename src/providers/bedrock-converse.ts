@@ -15,7 +15,7 @@ import type {
   WireDissection,
   WireRequest,
 } from "./types.js";
-import { argumentsObject, asArray, asObject, contentText, count } from "./wire-json.js";
+import { argumentsObject, asArray, asObject, contentText, count, separateCacheUsage } from "./wire-json.js";
 
 /**
  * Amazon Bedrock's Converse API (Bedrock API reference, "Converse" and "ConverseStream";
@@ -98,22 +98,17 @@ function buildRequest(model: ModelSpec, context: Context, kind: WireRequest["kin
  * `cacheDetails` splits the writes by lifetime (`{ttl: "5m"|"1h", inputTokens}`).
  */
 function converseUsage(raw: Record<string, unknown>): Usage {
-  const uncached = count(raw.inputTokens);
-  const read = count(raw.cacheReadInputTokens);
-  const written = count(raw.cacheWriteInputTokens);
   const details = asArray(raw.cacheDetails).map(asObject);
   const writtenFor = (ttl: string) => count(details.find((d) => d.ttl === ttl)?.inputTokens);
-  const anyInput = uncached !== undefined || read !== undefined || written !== undefined;
-  return {
-    source: "provider",
-    inputTokens: anyInput ? (uncached ?? 0) + (read ?? 0) + (written ?? 0) : undefined,
-    outputTokens: count(raw.outputTokens),
-    cachedInputTokens: read,
-    cacheWriteTokens: written,
-    cacheWrite5mTokens: writtenFor("5m"),
-    cacheWrite1hTokens: writtenFor("1h"),
-    raw,
+  const counts = {
+    uncached: count(raw.inputTokens),
+    read: count(raw.cacheReadInputTokens),
+    written: count(raw.cacheWriteInputTokens),
+    written5m: writtenFor("5m"),
+    written1h: writtenFor("1h"),
+    output: count(raw.outputTokens),
   };
+  return separateCacheUsage(counts, raw);
 }
 
 /** Reply blocks as the runtime's message: texts joined, each `toolUse` a call with its input as JSON text. */
