@@ -2,16 +2,26 @@
  * The Converse codec on its own: a client's body taken apart (tool specs, system blocks, roles,
  * content blocks, `cachePoint` blocks as breakpoints with their lifetime, the model from the path
  * whatever form its id takes), the body the runtime sends, both response forms read back with
- * Bedrock's usage in our vocabulary, the reply facts, and where a stream counts as ended.
+ * Bedrock's usage in our vocabulary, the reply facts, where a stream counts as ended, and p1's
+ * conversation run on Converse by the runtime.
  */
-import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { RequestRecord } from "../../src/capture/types.js";
 import { apiForPath, requestProblem, streamReachedEnd } from "../../src/capture/wire-request.js";
+import { loadProbeFile, resolveProbePath } from "../../src/probes/load.js";
+import { runProbe } from "../../src/probes/runner.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 import { bedrockConverse as codec } from "../../src/providers/bedrock-converse.js";
 import { automaticCacheMinimum, breakpointCache, breakpointMinCacheTokens } from "../../src/providers/cache-rules.js";
 import { bedrockConverseEndpoint } from "../../src/providers/cloud-endpoints.js";
 import { baseUrlFor, resolveModel } from "../../src/providers/models.js";
 import { replyFacts } from "../../src/providers/reply-facts.js";
+import { jsonl } from "../capture/http-harness.js";
+import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { streamOf } from "./wire-streams.js";
+
+afterAll(removeTempDirs);
 
 const PROFILE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
 const URL = `https://bedrock-runtime.us-east-1.amazonaws.com/model/${encodeURIComponent(PROFILE)}/converse-stream`;
@@ -223,4 +233,25 @@ describe("Converse's cache rules", () => {
     expect(breakpointMinCacheTokens("anthropic.claude-3-5-haiku-20241022-v1:0")).toBe(2048);
     expect(breakpointMinCacheTokens("us.amazon.nova-pro-v1:0")).toBe(1000);
   });
+});
+
+describe("p1 on Converse", () => {
+  it("the runtime holds p1's expectations speaking Converse: every request a Converse record, each keeping the one before as its prefix", async () => {
+    const probe = await loadProbeFile(resolveProbePath("p1-anthropic", PROJECT_ROOT), PROJECT_ROOT);
+    const onConverse = {
+      ...probe,
+      model: { ...probe.model, api: "bedrock-converse" as const, cacheDiagnostics: false },
+    };
+    const base = tempDir("p1-converse-");
+    const result = await runProbe(onConverse, {
+      runsDir: join(base, "runs"),
+      workspaceRoot: join(base, "ws"),
+      database: false,
+    });
+    expect(result.failures).toEqual([]);
+    const records = jsonl<RequestRecord>(join(result.dir, "requests.jsonl"));
+    expect(records.length).toBeGreaterThan(1);
+    for (const record of records) expect(record.api).toBe("bedrock-converse");
+    for (const record of records.slice(1)) expect(record.prefix).toMatchObject({ from: record.seq - 1, breakAt: null });
+  }, 120_000);
 });
