@@ -19,6 +19,7 @@ import { sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
 import { MockSockets, socketEvents } from "./mock-socket.js";
 import { serveCapture } from "./served-capture.js";
+import type { AwsKeys } from "./sigv4-check.js";
 import type { RunStatus } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
 import type { MarkerSpec, RequestRecord } from "./types.js";
@@ -50,6 +51,11 @@ export interface MockServerOptions {
   keepSecrets?: boolean;
   /** Keep the records in memory for the caller (default false: a long-lived mock keeps none). */
   keepRecords?: boolean;
+  /**
+   * Check each Converse request's AWS SigV4 signature against these keys (`mock --sigv4`), as Bedrock
+   * does: one that does not match is answered 403 and neither takes a step nor is captured.
+   */
+  awsKeys?: AwsKeys;
   /** Told of each valid request's body when it arrives, before it is answered or captured. */
   onRequest?: (body: string) => void;
   /** Told once each exchange is written (`--otel` sends its record on as a span). */
@@ -220,6 +226,27 @@ interface MockState {
   onRequest?: (body: string) => void;
   /** The Responses API's WebSocket endpoint. */
   sockets: MockSockets;
+  awsKeys?: AwsKeys;
+}
+
+/**
+ * With keys to check against, a Converse request whose SigV4 signature does not match is answered
+ * 403 as Bedrock answers it (`x-amzn-errortype`, `{"message"}`); true when it was.
+ */
+async function signatureRefused(
+  state: MockState,
+  api: WireApi,
+  request: IncomingMessage,
+  bytes: Buffer,
+  response: ServerResponse,
+): Promise<boolean> {
+  if (api !== "bedrock-converse" || !state.awsKeys) return false;
+  // AWS's signer is loaded by a mock that checks signatures, not by every mock (pi's runs start one).
+  const { sigV4Valid } = await import("./sigv4-check.js");
+  if (await sigV4Valid(request, bytes, state.awsKeys)) return false;
+  response.writeHead(403, { "content-type": "application/json", "x-amzn-errortype": "InvalidSignatureException" });
+  response.end(JSON.stringify({ message: "The request signature does not match the mock's keys (mock --sigv4)." }));
+  return true;
 }
 
 /**
@@ -320,6 +347,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
   const ts = new Date().toISOString();
   const started = performance.now();
   const bytes = await readBody(request);
+  if (await signatureRefused(state, api, request, bytes, response)) return;
   const body = bytes.toString("utf8");
   const url = `${state.origin}${path}${geminiStreamQuery(api, request)}`;
   const problem = requestProblem(api, body);
@@ -435,6 +463,7 @@ function mockState(
     origin,
     delayMs: options.chunkDelayMs ?? 0,
     onRequest: options.onRequest,
+    awsKeys: options.awsKeys,
     sockets: new MockSockets(capture, (url, body) => socketAnswer(serving, url, body)),
   };
   return serving;

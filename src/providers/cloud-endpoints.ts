@@ -31,7 +31,8 @@ export function bedrockConverseEndpoint(path: string): { model: string; stream: 
   return converse ? { model: safeDecode(converse[1]!), stream: converse[2] === "converse-stream" } : null;
 }
 
-function safeDecode(segment: string): string {
+/** A path or segment percent-decoded; as it is when it holds a stray `%`. */
+export function safeDecode(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -213,9 +213,17 @@ describe("mock server", () => {
     db.close();
   });
 
-  it("--help exits 0; a missing probe exits 2 naming the file; a bad port exits 2", () => {
+  it("--help exits 0; a missing probe exits 2 naming the file; a bad port exits 2; --sigv4 without keys exits 2", () => {
+    const env = { ...process.env };
+    delete env.AWS_ACCESS_KEY_ID;
+    delete env.AWS_SECRET_ACCESS_KEY;
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, [MAIN, "mock", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 120_000 });
+      spawnSync(process.execPath, [MAIN, "mock", ...args], {
+        cwd: PROJECT_ROOT,
+        encoding: "utf8",
+        timeout: 120_000,
+        env,
+      });
     const help = run("--help");
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: payload-probe mock <probe>/);
@@ -223,5 +231,10 @@ describe("mock server", () => {
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/mock: no probe "no-such-probe" in probes\/\n/);
     expect(run("p1", "--port", "http").status).toBe(2);
+    const keyless = run("p1", "--sigv4");
+    expect([keyless.status, keyless.stderr]).toEqual([
+      2,
+      "payload-probe: mock: --sigv4 expected AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment\n",
+    ]);
   });
 });

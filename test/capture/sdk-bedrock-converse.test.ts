@@ -2,8 +2,9 @@
  * The mock answers Bedrock's Converse API as Bedrock does, proved with the official client
  * (@aws-sdk/client-bedrock-runtime, with the SDK's HTTP/1.1 handler) pointed at it: `Converse` gets one JSON response, and
  * `ConverseStream` AWS EventStream frames the SDK decodes into its events; both are captured as
- * Converse records with the model from the path. A body Converse does not accept gets Bedrock's
- * error shape and takes no step of the script.
+ * Converse records with the model from the path. The mock checks each signature with the client's
+ * keys (`--sigv4`): a client signing with other keys is refused as Bedrock refuses it. A body
+ * Converse does not accept gets Bedrock's error shape and takes no step of the script.
  */
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
@@ -13,8 +14,20 @@ import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 const MODEL = "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-haiku-4-5-20251001-v1:0";
 
+const KEYS = { accessKeyId: "AKIAMOCKCONVERSE0001", secretAccessKey: "made-up/secret/for/the/mock" };
+
 let mock: MockServer;
 let client: BedrockRuntimeClient;
+
+/** A client of the mock signing with `keys`, on the SDK's HTTP/1.1 handler (its default speaks HTTP/2 only). */
+const clientWith = (keys: typeof KEYS) =>
+  new BedrockRuntimeClient({
+    region: "us-east-1",
+    endpoint: mock.baseUrl.replace(/\/v1$/, ""),
+    credentials: keys,
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler(),
+  });
 
 beforeAll(async () => {
   mock = await startMockServer(
@@ -23,16 +36,9 @@ beforeAll(async () => {
       markers: {},
       script: [{ call: "read", args: { path: "notes.txt" } }, { text: "The notes say hello." }],
     },
-    { runsDir: tempDir("sdk-converse-"), keepRecords: true, database: false },
+    { runsDir: tempDir("sdk-converse-"), keepRecords: true, database: false, awsKeys: KEYS },
   );
-  client = new BedrockRuntimeClient({
-    region: "us-east-1",
-    endpoint: mock.baseUrl.replace(/\/v1$/, ""),
-    credentials: { accessKeyId: "AKIAMOCKCONVERSE0001", secretAccessKey: "made-up/secret/for/the/mock" },
-    maxAttempts: 1,
-    // The client's default handler speaks HTTP/2 only; the mock serves HTTP/1.1.
-    requestHandler: new NodeHttpHandler(),
-  });
+  client = clientWith(KEYS);
 });
 
 afterAll(async () => {
@@ -83,12 +89,42 @@ describe("the mock as Bedrock's Converse endpoint", () => {
     ]);
   });
 
-  it("a body Converse does not accept: Bedrock's error shape, no step taken", async () => {
-    const response = await fetch(`${mock.baseUrl.replace(/\/v1$/, "")}/model/m/converse`, {
-      method: "POST",
-      body: JSON.stringify({ messages: [{ role: "user", content: "not blocks" }] }),
+  it("with --sigv4, a request signed with other keys is refused 403 as Bedrock refuses it, neither captured nor a step", async () => {
+    const stranger = clientWith({ ...KEYS, secretAccessKey: "another/made-up/secret" });
+    const refused = stranger.send(
+      new ConverseCommand({ modelId: MODEL, messages: [{ role: "user", content: [{ text: "hi" }] }] }),
+    );
+    await expect(refused).rejects.toMatchObject({
+      name: "InvalidSignatureException",
+      $metadata: { httpStatusCode: 403 },
     });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ message: expect.stringContaining("messages[0].content") });
+    stranger.destroy();
+    expect(mock.records).toHaveLength(2);
+  });
+
+  it("a body Converse does not accept: Bedrock's error shape, no step taken", async () => {
+    const body = JSON.stringify({ messages: [{ role: "user", content: "not blocks" }] });
+    const unsigned = await fetch(`${mock.baseUrl.replace(/\/v1$/, "")}/model/m/converse`, { method: "POST", body });
+    expect(unsigned.status).toBe(403);
+    // The client sends the bad body in place of the one it built, signed as usual (signing comes after the build step).
+    const sender = clientWith(KEYS);
+    sender.middlewareStack.add(
+      (next) => async (args) => {
+        const request = args.request as { body: unknown; headers: Record<string, string> };
+        request.body = body;
+        request.headers["content-length"] = String(Buffer.byteLength(body));
+        return next(args);
+      },
+      { step: "build" },
+    );
+    const sent = sender.send(
+      new ConverseCommand({ modelId: "m", messages: [{ role: "user", content: [{ text: "x" }] }] }),
+    );
+    await expect(sent).rejects.toMatchObject({
+      message: expect.stringContaining("messages[0].content"),
+      $metadata: { httpStatusCode: 400 },
+    });
+    sender.destroy();
+    expect(mock.records).toHaveLength(2);
   });
 });
