@@ -60,7 +60,10 @@ export async function sigV4Valid(request: IncomingMessage, body: Uint8Array, key
   const signingDate = amzDate(headers["x-amz-date"] ?? "");
   if (!scope || scope[1] !== keys.accessKeyId || signingDate === null) return false;
   const url = new URL(request.url ?? "/", "http://x");
-  const signer = new SignatureV4({ credentials: keys, region: scope[3]!, service: scope[4]!, sha256: Sha256 });
+  // No x-amz-content-sha256 of the signer's own: a client that signed one has it among its headers;
+  // one that did not (Codex's Rust signer) signed the body's hash without the header.
+  const options = { credentials: keys, region: scope[3]!, service: scope[4]!, sha256: Sha256, applyChecksum: false };
+  const signer = new SignatureV4(options);
   const query = Object.fromEntries(url.searchParams);
   for (const path of new Set([url.pathname, safeDecode(url.pathname)])) {
     const hostname = headers.host ?? "";

@@ -8,6 +8,7 @@
  * and counted with the capture's tokenizer, segment by segment, as the record's totals were.
  */
 
+import { unloadedTools } from "../../capture/deferred-tools.js";
 import { requestFailure } from "../../capture/request-failure.js";
 import type { RecordSummary } from "../../capture/run-index.js";
 import type { TokenCounter } from "../../capture/tokens.js";
@@ -389,8 +390,9 @@ const percent = (share: number) => `${Math.round(share * 100)}%`;
  * to the newest message does not change what the provider matches.
  */
 export function breakpointTokens(d: WireDissection, counter: TokenCounter): CacheBreakpointAt[] {
-  const count = (kind: Part, text: string) => counter.segmentTokens({ kind, text });
-  const tools = d.tools.map((t) => count("tools", t.prefixJson ?? t.json));
+  const count = (kind: Part, text: string) => counter.segmentTokens({ kind, text, model: d.model });
+  const unloaded = unloadedTools(d);
+  const tools = d.tools.map((t, i) => (unloaded.has(i) ? 0 : count("tools", t.prefixJson ?? t.json)));
   const system = d.systemParts.map((text) => count("system", text));
   const messages = d.messages.map((m) => count("messages", m.prefixJson ?? m.json));
   const sum = (values: number[], end = values.length) => values.slice(0, end).reduce((a, b) => a + b, 0);
