@@ -16,7 +16,7 @@
  * the thinking settings, or images added or removed, leaves tools and system readable but not the
  * messages, however alike the messages are.
  */
-import { messageSettingsChanges } from "../providers/cache-rules.js";
+import { breakpointCache, messageSettingsChanges } from "../providers/cache-rules.js";
 import type { WireDissection } from "../providers/types.js";
 import { headSegments, type PrefixBreak, PrefixLocator, type ReadLimit, sharedSegments } from "./prefix.js";
 import type { TokenMeasure } from "./tokens.js";
@@ -133,8 +133,8 @@ function messagesUnreadable(before: WireDissection, after: WireDissection): Read
   return { segments: headSegments(after), at: "messages", detail: `messages not readable: ${changes.join(", ")}` };
 }
 
-/** How long a request's cache entries live: Anthropic by the `ttl` of its breakpoints, others 5 minutes. */
+/** How long a request's cache entries live: Anthropic and Converse by the `ttl` of their breakpoints, others 5 minutes. */
 function lifetimeOf(api: string, d: WireDissection): number {
-  if (api !== "anthropic-messages") return FIVE_MINUTES;
+  if (!breakpointCache(api)) return FIVE_MINUTES;
   return (d.cacheBreakpoints ?? []).some((b) => b.ttl === "1h") ? ONE_HOUR : FIVE_MINUTES;
 }

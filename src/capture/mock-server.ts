@@ -3,12 +3,14 @@ import type { Duplex } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PidLock } from "../processes/pid-lock.js";
 import { CacheDiagnoser, type DiagnosedReply } from "../providers/cache-diagnoser.js";
+import { bedrockConverseEndpoint } from "../providers/cloud-endpoints.js";
 import { codecFor } from "../providers/codecs.js";
 import { geminiEndpoint, geminiReplyForm } from "../providers/google-generative-ai.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import { createScriptedModel, ScriptExhausted, type ScriptStep } from "../providers/scripted-model.js";
 import type { ScriptedReply, Transport, WireApi, WireRequest } from "../providers/types.js";
 import { requestedReply } from "../providers/wire-json.js";
+import { AWS_EVENT_STREAM, converseFrames } from "./aws-event-stream.js";
 import type { CaptureOptions } from "./capture.js";
 import type { CaptureThread, CaptureThreadOptions } from "./capture-thread.js";
 import { jsonObject } from "./chat-request.js";
@@ -17,6 +19,7 @@ import { sessionHeaderOf } from "./handed-exchange.js";
 import { declaredLength, readBody, sendJson, serveHttp } from "./http.js";
 import { MockSockets, socketEvents } from "./mock-socket.js";
 import { serveCapture } from "./served-capture.js";
+import type { AwsKeys } from "./sigv4-check.js";
 import type { RunStatus } from "./sqlite.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
 import type { MarkerSpec, RequestRecord } from "./types.js";
@@ -48,6 +51,11 @@ export interface MockServerOptions {
   keepSecrets?: boolean;
   /** Keep the records in memory for the caller (default false: a long-lived mock keeps none). */
   keepRecords?: boolean;
+  /**
+   * Check each Converse request's AWS SigV4 signature against these keys (`mock --sigv4`), as Bedrock
+   * does: one that does not match is answered 403 and neither takes a step nor is captured.
+   */
+  awsKeys?: AwsKeys;
   /** Told of each valid request's body when it arrives, before it is answered or captured. */
   onRequest?: (body: string) => void;
   /** Told once each exchange is written (`--otel` sends its record on as a span). */
@@ -85,6 +93,7 @@ const ENDPOINTS = [
   "GET /v1/models",
   "POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens (also under /v1)",
   "GET /v1beta/models",
+  "POST /model/{modelId}/converse, /converse-stream",
 ].join(", ");
 
 /**
@@ -122,16 +131,28 @@ const GEMINI_MODELS = /^\/v1(beta)?\/models(\/[^/:]+)?$/;
 /** Code Assist's methods (the Gemini CLI signed in with Google): `/v1internal:<method>`. */
 const CODE_ASSIST_PATH = /^\/v1internal:([A-Za-z]+)$/;
 
-/** Which API a request asks for: a POST to one of the fixed paths under `/v1` or a Gemini model method, or null. */
+/** Bedrock's Converse paths the mock serves, at its root as at Bedrock's: `/model/{modelId}/converse[-stream]`. */
+const CONVERSE_PATH = /^\/model\/[^/]+\/converse(-stream)?$/;
+
+/**
+ * Which API a request asks for: a POST to one of the fixed paths under `/v1`, a Gemini model method
+ * or a Converse path, or null.
+ */
 function requestedApi(request: IncomingMessage, path: string): WireApi | null {
   const api = request.method === "POST" ? apiForPath(path) : null;
   if (api === "google-generative-ai") return GEMINI_PATH.test(path) || CODE_ASSIST_PATH.test(path) ? api : null;
+  if (api === "bedrock-converse") return CONVERSE_PATH.test(path) ? api : null;
   return api !== null && path === `/v1${API_PATHS[api]}` ? api : null;
 }
 
-/** Whether the mock answers a request as an event stream, else as JSON (one body, or Gemini's array sent in pieces). */
+/**
+ * Whether the mock answers a request as an event stream, else as JSON (one body, or Gemini's array
+ * sent in pieces). Gemini and Converse say so in the path, the others in the body.
+ */
 function repliesWithEvents(api: WireApi, url: string, body: string): boolean {
-  return api === "google-generative-ai" ? geminiReplyForm(url) === "sse" : requestedReply(body).stream;
+  if (api === "google-generative-ai") return geminiReplyForm(url) === "sse";
+  if (api === "bedrock-converse") return bedrockConverseEndpoint(url)?.stream === true;
+  return requestedReply(body).stream;
 }
 
 /**
@@ -205,23 +226,50 @@ interface MockState {
   onRequest?: (body: string) => void;
   /** The Responses API's WebSocket endpoint. */
   sockets: MockSockets;
+  awsKeys?: AwsKeys;
 }
 
-/** Sends a scripted reply as its API's provider would: SSE when the request asked for it, else JSON. */
+/**
+ * With keys to check against, a Converse request whose SigV4 signature does not match is answered
+ * 403 as Bedrock answers it (`x-amzn-errortype`, `{"message"}`); true when it was.
+ */
+async function signatureRefused(
+  state: MockState,
+  api: WireApi,
+  request: IncomingMessage,
+  bytes: Buffer,
+  response: ServerResponse,
+): Promise<boolean> {
+  if (api !== "bedrock-converse" || !state.awsKeys) return false;
+  // AWS's signer is loaded by a mock that checks signatures, not by every mock (pi's runs start one).
+  const { sigV4Valid } = await import("./sigv4-check.js");
+  if (await sigV4Valid(request, bytes, state.awsKeys)) return false;
+  response.writeHead(403, { "content-type": "application/json", "x-amzn-errortype": "InvalidSignatureException" });
+  response.end(JSON.stringify({ message: "The request signature does not match the mock's keys (mock --sigv4)." }));
+  return true;
+}
+
+/**
+ * Sends a scripted reply as its API's provider would: an event stream when the request asked for it
+ * (SSE; Bedrock's ConverseStream the same events in AWS EventStream frames), else JSON.
+ */
 async function sendReply(
   response: ServerResponse,
-  eventStream: boolean,
+  form: { eventStream: boolean; api: WireApi },
   chunks: string[],
   delayMs: number,
 ): Promise<void> {
+  const framed = form.eventStream && form.api === "bedrock-converse";
+  const eventType = framed ? AWS_EVENT_STREAM : "text/event-stream";
   response.writeHead(200, {
-    "content-type": eventStream ? "text/event-stream" : "application/json",
-    ...(eventStream && { "cache-control": "no-cache" }),
+    "content-type": form.eventStream ? eventType : "application/json",
+    ...(form.eventStream && { "cache-control": "no-cache" }),
     [USAGE_ESTIMATE_HEADER]: "estimate",
   });
   for (const [index, chunk] of chunks.entries()) {
     if (index > 0 && delayMs > 0) await sleep(delayMs);
-    response.write(chunk);
+    if (framed) for (const frame of converseFrames(chunk)) response.write(frame);
+    else response.write(chunk);
   }
   response.end();
 }
@@ -299,6 +347,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
   const ts = new Date().toISOString();
   const started = performance.now();
   const bytes = await readBody(request);
+  if (await signatureRefused(state, api, request, bytes, response)) return;
   const body = bytes.toString("utf8");
   const url = `${state.origin}${path}${geminiStreamQuery(api, request)}`;
   const problem = requestProblem(api, body);
@@ -328,7 +377,7 @@ async function answer(state: MockState, request: IncomingMessage, response: Serv
   } as const;
   const handed = { api, url, bytes, ...sessionHeaderOf(request.headers), ...agentOf(request.headers) };
   await capture.hand(handed, reply, ts, performance.now() - started);
-  await sendReply(response, repliesWithEvents(api, url, body), chunks, state.delayMs);
+  await sendReply(response, { eventStream: repliesWithEvents(api, url, body), api }, chunks, state.delayMs);
   sent();
 }
 
@@ -414,6 +463,7 @@ function mockState(
     origin,
     delayMs: options.chunkDelayMs ?? 0,
     onRequest: options.onRequest,
+    awsKeys: options.awsKeys,
     sockets: new MockSockets(capture, (url, body) => socketAnswer(serving, url, body)),
   };
   return serving;

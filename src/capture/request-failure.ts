@@ -12,10 +12,14 @@ const REASON_CHARS = 160;
 
 type Exchange = Pick<RequestRecord, "status" | "ending" | "error">;
 
-/** The provider's own message in an error body (`{"error":{"message":…}}` in all four APIs), else the text. */
+/**
+ * The provider's own message in an error body (`{"error":{"message":…}}` in the OpenAI, Anthropic
+ * and Gemini APIs; Bedrock's `{"message":…}`), else the text.
+ */
 function errorMessage(text: string): string {
   try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown } | unknown };
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | unknown; message?: unknown };
+    if (typeof parsed.message === "string" && parsed.error === undefined) return parsed.message;
     const error = parsed.error;
     if (error && typeof error === "object" && typeof (error as { message?: unknown }).message === "string")
       return (error as { message: string }).message;

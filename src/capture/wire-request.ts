@@ -3,13 +3,16 @@
  * and how that API's provider words an error, so the mock answers each client in the shape its SDK reads.
  */
 
-import { cloudMessagesEndpoint } from "../providers/cloud-endpoints.js";
+import { bedrockConverseEndpoint, cloudMessagesEndpoint } from "../providers/cloud-endpoints.js";
 import { codeAssistInner, geminiEndpoint } from "../providers/google-generative-ai.js";
 import type { WireApi } from "../providers/types.js";
 import { type ChatRequestProblem, chatRequestProblem, invalid, isObject, jsonObject } from "./chat-request.js";
 
-/** APIs whose path is fixed; Gemini's names its model and method (`/v1beta/models/{model}:generateContent`). */
-export type FixedPathApi = Exclude<WireApi, "google-generative-ai">;
+/**
+ * APIs whose path is fixed; Gemini's names its model and method (`/v1beta/models/{model}:generateContent`),
+ * Bedrock's Converse its model (`/model/{modelId}/converse`).
+ */
+export type FixedPathApi = Exclude<WireApi, "google-generative-ai" | "bedrock-converse">;
 
 /** The request path each fixed-path API's clients post to, after the base URL's `/v1`. */
 export const API_PATHS: Record<FixedPathApi, string> = {
@@ -27,6 +30,7 @@ export function apiForPath(path: string): WireApi | null {
   const gemini = geminiEndpoint(path);
   if (gemini) return gemini.method === "countTokens" ? null : "google-generative-ai";
   if (cloudMessagesEndpoint(path)) return "anthropic-messages";
+  if (bedrockConverseEndpoint(path)) return "bedrock-converse";
   for (const [api, suffix] of Object.entries(API_PATHS) as [WireApi, string][]) if (path.endsWith(suffix)) return api;
   return null;
 }
@@ -96,6 +100,33 @@ function geminiBodyProblem(body: Record<string, unknown>): ChatRequestProblem | 
   return null;
 }
 
+/** A list of one-key blocks (Converse's content, system and tools): objects, when given at all. */
+function blocksProblem(value: unknown, param: string): ChatRequestProblem | null {
+  return listProblem(value, param, "blocks", false);
+}
+
+/**
+ * Bedrock Converse: `messages` of objects with a role and a `content` list of blocks; `system` a
+ * list of blocks; `toolConfig` an object whose `tools` is a list (ConverseRequest, Bedrock API reference).
+ */
+function converseBodyProblem(body: Record<string, unknown>): ChatRequestProblem | null {
+  if (body.messages !== undefined && !Array.isArray(body.messages))
+    return invalid("messages", "an array of messages", body.messages);
+  for (const [i, message] of (body.messages ?? []).entries()) {
+    if (!isObject(message)) return invalid(`messages[${i}]`, "an object", message);
+    if (typeof message.role !== "string") return invalid(`messages[${i}].role`, "a string", message.role);
+    if (!Array.isArray(message.content))
+      return invalid(`messages[${i}].content`, "an array of blocks", message.content);
+    const problem = blocksProblem(message.content, `messages[${i}].content`);
+    if (problem) return problem;
+  }
+  const system = blocksProblem(body.system, "system");
+  if (system) return system;
+  if (body.toolConfig === undefined) return null;
+  if (!isObject(body.toolConfig)) return invalid("toolConfig", "an object", body.toolConfig);
+  return blocksProblem(body.toolConfig.tools, "toolConfig.tools");
+}
+
 const BODY_PROBLEMS: Record<
   Exclude<WireApi, "openai-completions">,
   (body: Record<string, unknown>) => ChatRequestProblem | null
@@ -103,6 +134,7 @@ const BODY_PROBLEMS: Record<
   "anthropic-messages": messagesBodyProblem,
   "openai-responses": responsesBodyProblem,
   "google-generative-ai": geminiBodyProblem,
+  "bedrock-converse": converseBodyProblem,
 };
 
 /** The first thing wrong with a body of the given API, or null when the capture can take it apart. */
@@ -129,7 +161,8 @@ const GOOGLE_STATUSES: Record<number, string> = { 400: "INVALID_ARGUMENT", 404: 
 
 /**
  * An error body as the API's provider sends it: Anthropic `{"type":"error","error":{"type","message"}}`;
- * both OpenAI APIs `{"error":{"message","type","param","code"}}`; Google `{"error":{"code","message","status"}}`.
+ * both OpenAI APIs `{"error":{"message","type","param","code"}}`; Google `{"error":{"code","message","status"}}`;
+ * Bedrock `{"message"}` (its error's type travels in the `x-amzn-errortype` header).
  */
 export function errorBody(
   api: WireApi,
@@ -141,6 +174,7 @@ export function errorBody(
     return { type: "error", error: { type: ANTHROPIC_ERROR_TYPES[status] ?? "api_error", message } };
   if (api === "google-generative-ai")
     return { error: { code: status, message, status: GOOGLE_STATUSES[status] ?? "INTERNAL" } };
+  if (api === "bedrock-converse") return { message };
   const type = status === 400 ? "invalid_request_error" : status === 404 ? "not_found_error" : "server_error";
   return { error: { message, type, param: problem?.param ?? null, code: problem?.code ?? null } };
 }
@@ -169,7 +203,8 @@ function geminiStreamEnded(text: string): boolean {
 /**
  * Whether a successful stream reached its API's last event: chat completions end with
  * `data: [DONE]`, Anthropic with `message_stop`, Responses with `response.completed` (or its
- * `failed`/`incomplete` siblings), Gemini with a chunk carrying `finishReason`. A stream without it was cut short.
+ * `failed`/`incomplete` siblings), Gemini with a chunk carrying `finishReason`, Bedrock's Converse
+ * with `metadata` (after `messageStop`, carrying the usage). A stream without it was cut short.
  */
 export function streamReachedEnd(api: WireApi, text: string): { ended: boolean; expected: string } {
   const tail = text.slice(-4096);
@@ -178,6 +213,7 @@ export function streamReachedEnd(api: WireApi, text: string): { ended: boolean; 
   if (api === "openai-completions") return { ended: /data: ?\[DONE\]\s*$/.test(tail), expected: "data: [DONE]" };
   if (api === "anthropic-messages")
     return { ended: /event: ?message_stop\s*\n/.test(tail), expected: "a message_stop event" };
+  if (api === "bedrock-converse") return { ended: /event: ?metadata\s*\n/.test(tail), expected: "a metadata event" };
   return {
     ended: /event: ?response\.(completed|failed|incomplete)\s*\n/.test(tail),
     expected: "a response.completed event",

@@ -2,6 +2,7 @@ import { LiveViewPart } from "../analysis/view/live-view.js";
 import type { FinishedExchange } from "../capture/capture.js";
 import { runCaptureSession } from "../capture/capture-session.js";
 import { startMockServer } from "../capture/mock-server.js";
+import type { AwsKeys } from "../capture/sigv4-check.js";
 import { UserError } from "../errors.js";
 import { loadProbeFile } from "../probes/load.js";
 import { PROBE_MODEL_EVENT, probeModelEvent } from "../probes/price-as.js";
@@ -16,12 +17,14 @@ import { VIEW_FLAG_HELP, VIEW_OPTION } from "./view-flag.js";
 
 export const help = `Usage: payload-probe mock <probe> [options]
 
-Serves a probe's scripted model as a provider of all four wire APIs at once, for an agent running
+Serves a probe's scripted model as a provider of all five wire APIs at once, for an agent running
 outside payload-probe: POST /v1/chat/completions (OpenAI chat completions), POST /v1/messages
 (Anthropic Messages), POST /v1/responses (OpenAI Responses; also its WebSocket mode, GET
 /v1/responses upgraded, one response.create per turn, a generate: false warm-up answered empty), POST
-/v1beta/models/<model>:generateContent and :streamGenerateContent (Gemini, also under /v1/) and GET
-/v1/models. Each request is answered with the next step of the probe's model.script (sampling
+/v1beta/models/<model>:generateContent and :streamGenerateContent (Gemini, also under /v1/), POST
+/model/<model>/converse and /converse-stream (Amazon Bedrock's Converse, at the root: an AWS SDK's
+endpoint is the address without /v1; the stream in AWS EventStream frames; signatures checked with --sigv4)
+and GET /v1/models. Each request is answered with the next step of the probe's model.script (sampling
 requests too) in its API's format: SSE when the body says "stream": true (Gemini: ?alt=sse; without
 it a JSON array sent piece by piece), one JSON body otherwise (chat completions streams carry usage
 only with stream_options.include_usage). Gemini's :countTokens and GET /v1beta/models are answered
@@ -41,12 +44,25 @@ prints a summary. Stops on Ctrl-C.
   --runs DIR    where the run folder and payload-probe.db go (default: runs/)
   --no-db       do not write payload-probe.db
   --delay MS    wait MS milliseconds before each chunk after the first (a slow provider; default 0)
+  --sigv4       check each Converse request's AWS SigV4 signature, as Bedrock does, against the
+                keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (give the client the same
+                made-up keys): one that does not match gets HTTP 403 and is not captured
 ${KEEP_SECRETS_HELP}
 ${OTEL_FLAG_HELP}; each request is sent as it is captured
 ${VIEW_FLAG_HELP}
   -h, --help    show this help
 
 Exit: 0 stopped by a signal, 2 bad input (probe file, port in use).`;
+
+/** `--sigv4`: the keys to check signatures against, from the environment the client's come from too. */
+function sigV4Keys(asked: boolean | undefined): { awsKeys?: AwsKeys } {
+  if (asked !== true) return {};
+  const accessKeyId = process.env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey)
+    throw new UserError("mock: --sigv4 expected AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment");
+  return { awsKeys: { accessKeyId, secretAccessKey } };
+}
 
 function parseDelay(value: string | undefined): number {
   if (value === undefined) return 0;
@@ -65,6 +81,7 @@ export async function main(argv: string[]): Promise<number> {
       host: { type: "string" },
       "no-db": { type: "boolean" },
       delay: { type: "string" },
+      sigv4: { type: "boolean" },
       otel: { type: "string" },
       "keep-secrets": { type: "boolean" },
       ...VIEW_OPTION,
@@ -89,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
     database: !values["no-db"],
     chunkDelayMs: parseDelay(values.delay),
     keepSecrets: keepSecretsFlag("mock", values["keep-secrets"]),
+    ...sigV4Keys(values.sigv4),
   };
   const start = async (onFinished: (exchange: FinishedExchange) => void) => {
     const server = await startMockServer(model, { ...options, onFinished });

@@ -13,9 +13,10 @@ export const help = `Usage: payload-probe proxy --upstream URL [options]
 
 Forwards every request unchanged (method, path, query, body bytes, headers) to URL and streams the
 response back as it arrives, capturing each request to <runs>/<name>/ and <runs>/payload-probe.db.
-Requests of the four wire APIs get a full record (…/chat/completions: OpenAI chat completions,
+Requests of the five wire APIs get a full record (…/chat/completions: OpenAI chat completions,
 …/messages: Anthropic Messages, …/responses: OpenAI Responses, …/models/<model>:generateContent and
-:streamGenerateContent: Gemini); any other path is kept in
+:streamGenerateContent: Gemini, …/model/<model>/converse and /converse-stream: Amazon Bedrock's
+Converse); any other path is kept in
 payloads.jsonl as kind "side", and so is a body the capture cannot read (with the reason). Each
 request prints one line on stderr once it is written (seq, API, model, tools, tokens by our count,
 HTTP status, where the cache prefix broke); stopping prints a summary.

@@ -10,6 +10,7 @@ import { loadProbeFile, resolveProbePath } from "../probes/load.js";
 import { PROBE_MODEL_EVENT, type ProbeModelEvent, probePriceAs, readProbeModelEvent } from "../probes/price-as.js";
 import { probeRoots } from "../probes/probe-names.js";
 import { PROJECT_ROOT } from "../project-root.js";
+import { breakpointCache } from "../providers/cache-rules.js";
 
 /** The `--model` and `--pricing` flags of the commands that put money on a run. */
 export interface PriceFlags {
@@ -48,9 +49,9 @@ export async function ratedPass(flags: PriceFlags, source: RunSource, model = fl
   const { CacheRateTally, cacheRates } = await import("../analysis/cost/cache-rates.js");
   const options = await costOptions(await loadPricing(flags), source, model, undefined);
   const costing = new RunCosting(source, options);
-  // A Messages run that kept its bodies has breakpoints to count (a proxied Claude Code session, say):
+  // A Messages or Converse run that kept its bodies has breakpoints to count (a proxied Claude Code session, say):
   // the tokenizer is loaded before the pass, which cannot stop to wait for it.
-  if (source.hasPayloads && firstSummary(source)?.api === "anthropic-messages") await costing.loadCounter();
+  if (source.hasPayloads && breakpointCache(firstSummary(source)?.api ?? "")) await costing.loadCounter();
   const tally = new CacheRateTally();
   return {
     observing: (summaries) => costing.observing(summaries, (cost) => tally.add(cost)),

@@ -10,6 +10,7 @@ const DEFAULT_PRICE_AS: Record<WireApi, string> = {
   "openai-responses": "gpt-4.1",
   "anthropic-messages": "claude-sonnet-4-5",
   "google-generative-ai": "gemini-2.5-flash",
+  "bedrock-converse": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
 };
 
 /** The model a probe's requests are priced as: its `model.priceAs`, else its API's default. */

@@ -1,5 +1,5 @@
 /**
- * A tool definition as one of the four wire APIs sends it, reduced to what a profile holds: name,
+ * A tool definition as one of the five wire APIs sends it, reduced to what a profile holds: name,
  * description, parameter schema and each parameter's description.
  */
 import type { JsonSchema } from "../providers/types.js";
@@ -11,14 +11,21 @@ export interface SentTool {
 }
 
 /**
- * Chat completions nest the tool under `function`; Responses, Anthropic Messages and a Gemini function
- * declaration keep it flat, Anthropic calling the schema `input_schema`, Gemini `parametersJsonSchema`
- * (or `parameters`, its OpenAPI subset).
+ * Chat completions nest the tool under `function`, Bedrock's Converse under `toolSpec` (its schema in
+ * `inputSchema.json`); Responses, Anthropic Messages and a Gemini function declaration keep it flat,
+ * Anthropic calling the schema `input_schema`, Gemini `parametersJsonSchema` (or `parameters`, its
+ * OpenAPI subset).
  */
 export function sentTool(json: string): SentTool {
   const definition = JSON.parse(json) as Record<string, unknown>;
-  const tool = (typeof definition.function === "object" ? definition.function : definition) as Record<string, unknown>;
-  const parameters = (tool.parameters ?? tool.input_schema ?? tool.parametersJsonSchema ?? {}) as JsonSchema;
+  const nested = definition.function ?? definition.toolSpec;
+  const tool = (typeof nested === "object" && nested !== null ? nested : definition) as Record<string, unknown>;
+  const converseSchema = (tool.inputSchema as { json?: unknown } | undefined)?.json;
+  const parameters = (tool.parameters ??
+    tool.input_schema ??
+    tool.parametersJsonSchema ??
+    converseSchema ??
+    {}) as JsonSchema;
   return {
     name: String(tool.name),
     description: typeof tool.description === "string" ? tool.description : "",

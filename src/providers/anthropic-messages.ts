@@ -17,7 +17,16 @@ import type {
   WireDissection,
   WireRequest,
 } from "./types.js";
-import { argumentsObject, asArray, asObject, contentText, count, requestedReply, schemaAnswerOf } from "./wire-json.js";
+import {
+  argumentsObject,
+  asArray,
+  asObject,
+  contentText,
+  count,
+  requestedReply,
+  schemaAnswerOf,
+  separateCacheUsage,
+} from "./wire-json.js";
 import { deferredFlag, wireToolName } from "./wire-tools.js";
 
 /**
@@ -118,21 +127,16 @@ function buildRequest(model: ModelSpec, context: Context, kind: WireRequest["kin
  * counts ("Prompt caching" → "Tracking cache performance"), so the total prompt is their sum.
  */
 function anthropicUsage(raw: Record<string, unknown>): Usage {
-  const uncached = count(raw.input_tokens);
-  const read = count(raw.cache_read_input_tokens);
-  const written = count(raw.cache_creation_input_tokens);
   const split = asObject(raw.cache_creation);
-  const anyInput = uncached !== undefined || read !== undefined || written !== undefined;
-  return {
-    source: "provider",
-    inputTokens: anyInput ? (uncached ?? 0) + (read ?? 0) + (written ?? 0) : undefined,
-    outputTokens: count(raw.output_tokens),
-    cachedInputTokens: read,
-    cacheWriteTokens: written,
-    cacheWrite5mTokens: count(split.ephemeral_5m_input_tokens),
-    cacheWrite1hTokens: count(split.ephemeral_1h_input_tokens),
-    raw,
+  const counts = {
+    uncached: count(raw.input_tokens),
+    read: count(raw.cache_read_input_tokens),
+    written: count(raw.cache_creation_input_tokens),
+    written5m: count(split.ephemeral_5m_input_tokens),
+    written1h: count(split.ephemeral_1h_input_tokens),
+    output: count(raw.output_tokens),
   };
+  return separateCacheUsage(counts, raw);
 }
 
 /** The reply's content blocks as the runtime's message: text blocks joined, tool_use blocks as calls. */

@@ -42,6 +42,26 @@ export function anthropicMinCacheTokens(modelId: string): number {
 }
 
 /**
+ * Amazon Bedrock's Converse API caches at breakpoints as Anthropic's API does: a `cachePoint` block
+ * in `system`, `messages` or `toolConfig.tools` caches the prompt before it, for 5 minutes from its
+ * last read unless its `ttl` says `1h` (Bedrock user guide, "Prompt caching for faster model
+ * inference", https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html; the SDK's
+ * `CachePointBlock {type: "default", ttl?: "5m" | "1h"}`). A checkpoint caches nothing under its
+ * model's minimum prefix: the page's table gives Claude's models Anthropic's own minimums (1,024 for
+ * Claude 3.7 Sonnet, 2,048 for Claude 3.5 Haiku, as anthropicMinCacheTokens has them; Bedrock's ids
+ * name the same families) and 1,000 to Amazon Nova Micro, Lite and Pro. The usage reports reads and
+ * writes apart from `inputTokens` (`cacheReadInputTokens`, `cacheWriteInputTokens`), as Anthropic's.
+ */
+export function breakpointCache(api: string): boolean {
+  return api === "anthropic-messages" || api === "bedrock-converse";
+}
+
+/** The shortest prefix a breakpoint caches, for a model of Anthropic's API or of Bedrock's Converse (above). */
+export function breakpointMinCacheTokens(modelId: string): number {
+  return /(^|\.)amazon\.nova-/.test(modelId) ? 1000 : anthropicMinCacheTokens(modelId);
+}
+
+/**
  * Gemini's implicit cache, on by default for Gemini 2.5 and newer (Gemini API, "Context caching" →
  * "Implicit caching", https://ai.google.dev/gemini-api/docs/caching, the page of 2026-10-23): a request whose prompt reaches the model's minimum
  * and shares its start with a recent request is billed those tokens at the cached-token price
@@ -72,8 +92,8 @@ export function openaiCachedTokens(shared: number): number {
 /**
  * What a provider with an automatic prefix cache reads of `shared` prompt tokens matching a cached
  * prompt: OpenAI from its minimum in its steps, Gemini's implicit cache from the model's minimum, the
- * whole shared prefix (no step documented). Anthropic caches at breakpoints, whose reads the cost
- * model follows: null here.
+ * whole shared prefix (no step documented). Anthropic and Bedrock's Converse cache at breakpoints,
+ * whose reads the cost model follows: null here.
  */
 export function automaticCacheRead(api: string, model: string, shared: number): number | null {
   const minimum = automaticCacheMinimum(api, model);
@@ -82,9 +102,9 @@ export function automaticCacheRead(api: string, model: string, shared: number): 
   return openaiCachedTokens(shared);
 }
 
-/** The shortest prefix an automatic cache reads (OpenAI, Gemini); null for Anthropic's breakpoints. */
+/** The shortest prefix an automatic cache reads (OpenAI, Gemini); null for breakpoints (Anthropic, Bedrock's Converse). */
 export function automaticCacheMinimum(api: string, model: string): number | null {
-  if (api === "anthropic-messages") return null;
+  if (breakpointCache(api)) return null;
   return api === "google-generative-ai" ? geminiMinCacheTokens(model) : OPENAI_MIN_CACHE_TOKENS;
 }
 

@@ -8,6 +8,8 @@
  */
 
 const BEDROCK_INVOKE = /\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/;
+/** Bedrock's own Converse API (`providers/bedrock-converse.ts`): `POST /model/{modelId}/converse` and `/converse-stream`. */
+const BEDROCK_CONVERSE = /\/model\/([^/]+)\/(converse|converse-stream)$/;
 const VERTEX_ANTHROPIC = /\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/;
 
 /** Which cloud serves a Messages path, and the model it names; null for any other path. */
@@ -20,7 +22,17 @@ export function cloudMessagesEndpoint(path: string): { cloud: "bedrock" | "verte
   return null;
 }
 
-function safeDecode(segment: string): string {
+/**
+ * A Converse path's model (an id, an inference profile's `us.…` id or an ARN, percent-decoded) and
+ * whether it asks for the stream; null for any other path.
+ */
+export function bedrockConverseEndpoint(path: string): { model: string; stream: boolean } | null {
+  const converse = BEDROCK_CONVERSE.exec(path.replace(/[?#].*$/s, ""));
+  return converse ? { model: safeDecode(converse[1]!), stream: converse[2] === "converse-stream" } : null;
+}
+
+/** A path or segment percent-decoded; as it is when it holds a stray `%`. */
+export function safeDecode(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {

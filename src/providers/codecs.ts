@@ -1,5 +1,6 @@
 import { UserError } from "../errors.js";
 import { anthropicMessages } from "./anthropic-messages.js";
+import { bedrockConverse } from "./bedrock-converse.js";
 import { googleGenerativeAi } from "./google-generative-ai.js";
 import { openaiCompletions } from "./openai-completions.js";
 import { openaiResponses } from "./openai-responses.js";
@@ -11,6 +12,7 @@ const CODECS: Record<WireApi, Codec> = {
   "anthropic-messages": anthropicMessages,
   "openai-responses": openaiResponses,
   "google-generative-ai": googleGenerativeAi,
+  "bedrock-converse": bedrockConverse,
 };
 
 /** The codec of a wire API; an api no codec reads (from a file written elsewhere) is bad input. */

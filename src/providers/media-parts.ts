@@ -10,6 +10,8 @@
  *   Responses        {"type":"input_image","image_url":"data:…;base64,…","detail":…}
  *                    {"type":"input_file","file_data":"data:application/pdf;base64,…"}
  *   Gemini           {"inlineData":{"mimeType":…,"data":…}} (or `inline_data` / `mime_type`)
+ *   Bedrock Converse {"image":{"format":"png",…,"source":{"bytes":…}}}, {"document":{"format":"pdf",…}}
+ *                    (priced by Anthropic's rule: Claude's images and pages on Bedrock are Claude's)
  *
  * An image or a file the body only points to (a URL, a file id) has no bytes here to size: it stays
  * text. So does an image whose header names no size, and a document that is no PDF.
@@ -37,10 +39,11 @@ export interface MessageMedia {
 }
 
 /**
- * Text every inline medium's JSON holds (`base64`, Gemini's `inlineData` / `inline_data`); a message
- * without any is passed over unparsed. One search for all three: half the time of three `includes`.
+ * Text every inline medium's JSON holds (`base64`, Gemini's `inlineData` / `inline_data`, Converse's
+ * `"bytes"`); a message without any is passed over unparsed. One search for all: half the time of
+ * an `includes` each.
  */
-const MARKER = /base64|inline_?[dD]ata/;
+const MARKER = /base64|inline_?[dD]ata|"bytes"/;
 
 const PDF = "application/pdf";
 
@@ -92,6 +95,9 @@ function mediumOf(item: Record<string, unknown>, model: string): Found | undefin
       image: geminiImageTokens,
       page: GEMINI_PDF_PAGE_TOKENS,
     });
+  const converse = converseMedium(item);
+  if (converse)
+    return priced(converse.mediaType, converse.data, { image: anthropicImageTokens, page: ANTHROPIC_PDF_PAGE_TOKENS });
   const openai = openaiMedium(item);
   const dataUrl = typeof openai?.url === "string" ? openai.url.match(/^data:([^;,]+);base64,/) : null;
   if (!openai || !dataUrl) return undefined;
@@ -99,6 +105,17 @@ function mediumOf(item: Record<string, unknown>, model: string): Found | undefin
     image: (width, height) => openaiImageTokens(model, width, height, openai.detail),
     page: openaiPdfPageTokens(model),
   });
+}
+
+/** A Converse image or document block's media type (from its `format`) and its base64 bytes. */
+function converseMedium(item: Record<string, unknown>): { mediaType: string; data: unknown } | undefined {
+  const image = asObject(item.image);
+  const document = asObject(item.document);
+  const block = typeof image.format === "string" ? image : document;
+  const data = asObject(block.source).bytes;
+  if (typeof block.format !== "string" || data === undefined) return undefined;
+  const mediaType = block === image ? `image/${block.format}` : block.format === "pdf" ? PDF : `text/${block.format}`;
+  return { mediaType, data };
 }
 
 /** An OpenAI image or file part's URL (a data URL when inline) and the detail it asks for. */

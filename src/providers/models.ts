@@ -30,12 +30,13 @@ function defaultBaseUrl(api: WireApi): string {
 
 /**
  * A provider's base URL for an API, from the OpenAI form that `mock` and `proxy` print
- * (`http://host:port/v1`): Anthropic's drops the `/v1`, which its request path carries; Gemini's
+ * (`http://host:port/v1`): Anthropic's and Bedrock's drop the `/v1` (the request path carries
+ * Anthropic's; Bedrock's paths start at `/model/`); Gemini's
  * names the API version its paths sit under, `/v1beta` (Google's REST reference).
  */
 export function baseUrlFor(api: WireApi, v1BaseUrl: string): string {
   const base = v1BaseUrl.replace(/\/$/, "");
-  if (api === "anthropic-messages") return base.replace(/\/v1$/, "");
+  if (api === "anthropic-messages" || api === "bedrock-converse") return base.replace(/\/v1$/, "");
   if (api === "google-generative-ai") return `${base.replace(/\/v1$/, "")}/v1beta`;
   return base;
 }

@@ -103,11 +103,32 @@ function geminiFacts(objects: Objects): ReplyFacts {
   return facts;
 }
 
+/**
+ * Bedrock Converse: `stopReason` on the response or in `messageStop`; thinking as `reasoningContent`
+ * blocks (`reasoningText.text`, or `redactedContent` withheld) and their stream deltas (`text`).
+ */
+function converseFacts(objects: Objects): ReplyFacts {
+  const facts: ReplyFacts = { stopReason: null, thinkingChars: 0, hiddenThinking: 0 };
+  const reasoning = (value: unknown) => {
+    const r = asObject(value);
+    facts.thinkingChars += text(asObject(r.reasoningText).text).length + text(r.text).length;
+    if (r.redactedContent !== undefined) facts.hiddenThinking++;
+  };
+  for (const o of objects) {
+    const stop = o.stopReason ?? asObject(o.messageStop).stopReason;
+    if (typeof stop === "string") facts.stopReason = stop;
+    for (const b of asArray(asObject(asObject(o.output).message).content)) reasoning(asObject(b).reasoningContent);
+    reasoning(asObject(asObject(o.contentBlockDelta).delta).reasoningContent);
+  }
+  return facts;
+}
+
 const FACTS: Record<WireApi, (objects: Objects) => ReplyFacts> = {
   "anthropic-messages": anthropicFacts,
   "openai-completions": completionsFacts,
   "openai-responses": responsesFacts,
   "google-generative-ai": geminiFacts,
+  "bedrock-converse": converseFacts,
 };
 
 /** The facts of a whole response body; a body that does not parse (cut short, not JSON) throws. */

@@ -6,6 +6,7 @@ export const WIRE_APIS = [
   "anthropic-messages",
   "openai-responses",
   "google-generative-ai",
+  "bedrock-converse",
 ] as const;
 
 export type WireApi = (typeof WIRE_APIS)[number];

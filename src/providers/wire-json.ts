@@ -54,6 +54,36 @@ export function count(value: unknown): number | undefined {
   return typeof value === "number" ? value : undefined;
 }
 
+/** Token counts as an API that reports the prompt's cache reads and writes apart from the rest sends them. */
+export interface SeparateCacheCounts {
+  uncached?: number;
+  read?: number;
+  written?: number;
+  written5m?: number;
+  written1h?: number;
+  output?: number;
+}
+
+/**
+ * Usage of an API whose input count is only the prompt outside the cache, its cache reads and
+ * writes counted apart (Anthropic's `input_tokens`, Bedrock Converse's `inputTokens`): the whole
+ * prompt is the sum of the three.
+ */
+export function separateCacheUsage(counts: SeparateCacheCounts, raw: Record<string, unknown>): Usage {
+  const { uncached, read, written } = counts;
+  const anyInput = uncached !== undefined || read !== undefined || written !== undefined;
+  return {
+    source: "provider",
+    inputTokens: anyInput ? (uncached ?? 0) + (read ?? 0) + (written ?? 0) : undefined,
+    outputTokens: counts.output,
+    cachedInputTokens: read,
+    cacheWriteTokens: written,
+    cacheWrite5mTokens: counts.written5m,
+    cacheWrite1hTokens: counts.written1h,
+    raw,
+  };
+}
+
 /**
  * Both OpenAI APIs count cached prompt tokens inside the input count, under `<input key>_details.cached_tokens`
  * (chat completions: `prompt_tokens`; Responses: `input_tokens`).

@@ -8,7 +8,9 @@
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import Anthropic from "@anthropic-ai/sdk";
+import { BedrockRuntimeClient, ConverseCommand } from "@aws-sdk/client-bedrock-runtime";
 import { GoogleGenAI } from "@google/genai";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CaptureProxy, startCaptureProxy } from "../../src/capture/capture-proxy.js";
@@ -280,5 +282,29 @@ describe("through the capture, with the official clients", () => {
     // 300 × 200: 258; 1000 × 700: 2 × 1 tiles of 258; 258 a page.
     expectMedia(await lastRecord(geminiProxy, 1), { image: 258 + 2 * 258, document: 2 * 258 });
     expect(geminiImageTokens(1000, 700)).toBe(516);
+  });
+
+  it("Bedrock Converse: a PNG and a two-page PDF as bytes, priced as Claude's", async () => {
+    // The mock serves Converse at its root, which the /gemini route reaches; the SDK's HTTP/1.1 handler.
+    const bedrock = new BedrockRuntimeClient({
+      region: "us-east-1",
+      endpoint: `${geminiProxy.origin}/gemini`,
+      credentials: { accessKeyId: "AKIAMEDIATEST0000001", secretAccessKey: "made-up/media/secret" },
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler(),
+    });
+    const content = [
+      { image: { format: "png" as const, source: { bytes: png(1000, 700) } } },
+      { document: { format: "pdf" as const, name: "notes", source: { bytes: pdf(2) } } },
+      { text: "What do these show?" },
+    ];
+    await bedrock.send(
+      new ConverseCommand({
+        modelId: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        messages: [{ role: "user", content }],
+      }),
+    );
+    bedrock.destroy();
+    expectMedia(await lastRecord(geminiProxy, 2), { image: Math.ceil((1000 * 700) / 750), document: 2 * 1600 });
   });
 });

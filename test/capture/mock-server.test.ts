@@ -120,7 +120,7 @@ describe("mock server", () => {
     const unknown = await fetch(`${server.baseUrl}/embeddings`, { method: "POST", body: "{}" });
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(
-      /no such endpoint: POST \/v1\/embeddings \(the mock serves POST \/v1\/chat\/completions, POST \/v1\/messages, POST \/v1\/responses, GET \/v1\/models, POST \/v1beta\/models\/\{model\}:generateContent, :streamGenerateContent, :countTokens \(also under \/v1\), GET \/v1beta\/models\)/,
+      /no such endpoint: POST \/v1\/embeddings \(the mock serves POST \/v1\/chat\/completions, POST \/v1\/messages, POST \/v1\/responses, GET \/v1\/models, POST \/v1beta\/models\/\{model\}:generateContent, :streamGenerateContent, :countTokens \(also under \/v1\), GET \/v1beta\/models, POST \/model\/\{modelId\}\/converse, \/converse-stream\)/,
     );
     expect((await fetch(`${server.baseUrl}/messages`)).status).toBe(404);
     expect((await postChat(`${server.baseUrl.replace(/\/v1$/, "")}/chat/completions`, chatBody("x"))).status).toBe(404);
@@ -213,9 +213,17 @@ describe("mock server", () => {
     db.close();
   });
 
-  it("--help exits 0; a missing probe exits 2 naming the file; a bad port exits 2", () => {
+  it("--help exits 0; a missing probe exits 2 naming the file; a bad port exits 2; --sigv4 without keys exits 2", () => {
+    const env = { ...process.env };
+    delete env.AWS_ACCESS_KEY_ID;
+    delete env.AWS_SECRET_ACCESS_KEY;
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, [MAIN, "mock", ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 120_000 });
+      spawnSync(process.execPath, [MAIN, "mock", ...args], {
+        cwd: PROJECT_ROOT,
+        encoding: "utf8",
+        timeout: 120_000,
+        env,
+      });
     const help = run("--help");
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: payload-probe mock <probe>/);
@@ -223,5 +231,10 @@ describe("mock server", () => {
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/mock: no probe "no-such-probe" in probes\/\n/);
     expect(run("p1", "--port", "http").status).toBe(2);
+    const keyless = run("p1", "--sigv4");
+    expect([keyless.status, keyless.stderr]).toEqual([
+      2,
+      "payload-probe: mock: --sigv4 expected AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment\n",
+    ]);
   });
 });

@@ -60,8 +60,8 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** The APIs these two SDKs speak; Gemini's client has its own test (sdk-gemini.test.ts). */
-type OpenAiOrAnthropic = Exclude<WireApi, "google-generative-ai">;
+/** The APIs these two SDKs speak; Gemini's and Bedrock's clients have their own tests (sdk-gemini, sdk-bedrock-converse). */
+type OpenAiOrAnthropic = Exclude<WireApi, "google-generative-ai" | "bedrock-converse">;
 
 /** Each API's request with a system text, a tool and a user turn, and how it reports usage to the client. */
 const CALLS: Record<

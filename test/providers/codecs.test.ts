@@ -19,7 +19,13 @@ afterEach(removeTempDirs);
 
 describe("the codec registry", () => {
   it("has one codec per wire API, each answering for its own API", () => {
-    expect(WIRE_APIS).toEqual(["openai-completions", "anthropic-messages", "openai-responses", "google-generative-ai"]);
+    expect(WIRE_APIS).toEqual([
+      "openai-completions",
+      "anthropic-messages",
+      "openai-responses",
+      "google-generative-ai",
+      "bedrock-converse",
+    ]);
     for (const api of WIRE_APIS) expect(codecFor(api).api).toBe(api);
   });
 

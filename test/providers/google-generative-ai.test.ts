@@ -134,7 +134,8 @@ describe("the Gemini request", () => {
       "anthropic-messages",
     );
     expect(apiForPath("/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke")).toBe("anthropic-messages");
-    expect(apiForPath("/model/x/converse")).toBeNull();
+    // Bedrock's Converse is a wire API of its own (bedrock-converse.test.ts).
+    expect(apiForPath("/model/x/converse")).toBe("bedrock-converse");
     expect(geminiEndpoint("http://h/v1beta/models/m:streamGenerateContent?alt=sse")).toEqual({
       version: "v1beta",
       model: "m",

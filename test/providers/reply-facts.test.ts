@@ -23,6 +23,7 @@ describe("replyFacts: the stop reason and thinking of a reply, in the provider's
     "anthropic-messages": ["end_turn", "tool_use"],
     "openai-responses": ["completed", "completed"],
     "google-generative-ai": ["STOP", "STOP"],
+    "bedrock-converse": ["end_turn", "tool_use"],
   };
   it.each(WIRE_APIS)("%s: a text reply and a tool call as the codec renders them", (api) => {
     const text = replyFacts(api, rendered(api, { kind: "text", text: "done" }));

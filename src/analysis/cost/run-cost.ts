@@ -13,12 +13,12 @@ import { requestFailure } from "../../capture/request-failure.js";
 import type { RecordSummary } from "../../capture/run-index.js";
 import type { TokenCounter } from "../../capture/tokens.js";
 import type { Part, RequestRecord } from "../../capture/types.js";
+import { breakpointCache, breakpointMinCacheTokens } from "../../providers/cache-rules.js";
 import { codecFor } from "../../providers/codecs.js";
-import type { Usage, WireDissection } from "../../providers/types.js";
+import type { Usage, WireApi, WireDissection } from "../../providers/types.js";
 import { sharedTokensOf } from "../format.js";
 import type { LazyPayload, RunSource } from "../load-run.js";
 import {
-  anthropicMinCacheTokens,
   type CacheBreakpointAt,
   type CacheInput,
   type CacheModel,
@@ -151,7 +151,7 @@ export class RunCosting {
       const body = payloads.bodyOf(record.seq);
       if (body !== null) {
         if (!this.counter) return null;
-        breakpoints = breakpointTokens(codecFor("anthropic-messages").dissect(body), this.counter);
+        breakpoints = breakpointTokens(codecFor(record.api as WireApi).dissect(body), this.counter);
       }
     }
     const { price, model } = this.rulesOf(provider, modelId);
@@ -204,9 +204,9 @@ function namesExplicitCache(body: string | null): boolean {
   return body !== null && codecFor("google-generative-ai").dissect(body).cachedContent !== undefined;
 }
 
-/** Whose cache a request met, by its wire API. */
+/** Whose cache rules a request met, by its wire API: Bedrock's Converse keeps Anthropic's breakpoints (cache-rules.ts). */
 function cacheProviderOf(api: string): CacheProvider {
-  if (api === "anthropic-messages") return "anthropic";
+  if (breakpointCache(api)) return "anthropic";
   return api === "google-generative-ai" ? "gemini" : "openai";
 }
 
@@ -215,7 +215,7 @@ const PRICE_HINTS: Record<CacheProvider, ProviderHint> = { anthropic: "anthropic
 
 function minCacheTokensOf(provider: CacheProvider, price: ModelPrice | null, modelId: string): number | undefined {
   if (provider === "openai") return undefined;
-  const minimum = provider === "anthropic" ? anthropicMinCacheTokens : geminiMinCacheTokens;
+  const minimum = provider === "anthropic" ? breakpointMinCacheTokens : geminiMinCacheTokens;
   return price?.minCacheTokens ?? minimum(price?.model ?? modelId);
 }
 

@@ -13,13 +13,15 @@ import type { Attributes, PlanOptions, SpanPlan } from "./span-plan.js";
 
 /**
  * `gen_ai.provider.name` by wire API: the conventions' well-known values for the vendors whose APIs
- * we speak (Gemini's API at generativelanguage.googleapis.com is `gcp.gemini`; `gcp.vertex_ai` is Vertex's).
+ * we speak (Gemini's API at generativelanguage.googleapis.com is `gcp.gemini`; `gcp.vertex_ai` is Vertex's;
+ * Bedrock's Converse `aws.bedrock`).
  */
 const PROVIDER_BY_API: Record<WireApi, string> = {
   "openai-completions": "openai",
   "openai-responses": "openai",
   "anthropic-messages": "anthropic",
   "google-generative-ai": "gcp.gemini",
+  "bedrock-converse": "aws.bedrock",
 };
 
 /** Where the token figures on a span come from, so a dashboard can tell a bill from a guess. */

@@ -60,6 +60,18 @@ const REPLIES: Record<WireApi, unknown> = {
       totalTokenCount: 3045,
     },
   },
+  "bedrock-converse": {
+    output: { message: { role: "assistant", content: [{ text: "Read it." }] } },
+    stopReason: "end_turn",
+    usage: {
+      inputTokens: 15,
+      outputTokens: 7,
+      totalTokens: 2422,
+      cacheReadInputTokens: 2048,
+      cacheWriteInputTokens: 352,
+    },
+    metrics: { latencyMs: 12 },
+  },
 };
 
 const TOOL = {
@@ -220,6 +232,25 @@ describe("a chat span per request (GenAI conventions, in-memory exporter)", asyn
       "gen_ai.usage.input_tokens": 3000,
       "gen_ai.usage.output_tokens": 5 + 40,
       "gen_ai.usage.cache_read.input_tokens": 2048,
+      "payload_probe.usage.source": "provider",
+      "gen_ai.response.finish_reasons": ["stop"],
+      ...measures(r),
+      ...hashes(r),
+    });
+  });
+
+  it("Bedrock Converse: provider aws.bedrock, input includes cache reads and writes, both reported apart", async () => {
+    const r = byApi("bedrock-converse");
+    const [span] = await throughSdk([chatSpan(r, null, hashesOnly)]);
+    expect(span!.attributes).toEqual({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "aws.bedrock",
+      "gen_ai.request.model": "model-bedrock-converse",
+      "gen_ai.conversation.id": `${r.run}/${r.conversation!.id}`,
+      "gen_ai.usage.input_tokens": 15 + 2048 + 352,
+      "gen_ai.usage.output_tokens": 7,
+      "gen_ai.usage.cache_read.input_tokens": 2048,
+      "gen_ai.usage.cache_creation.input_tokens": 352,
       "payload_probe.usage.source": "provider",
       "gen_ai.response.finish_reasons": ["stop"],
       ...measures(r),
