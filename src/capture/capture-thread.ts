@@ -161,7 +161,7 @@ export class CaptureThread {
     return this.calls.ended.then(() => undefined);
   }
 
-  /** Takes the run folder's lock here, then opens the run and loads the tokenizer on a new worker. */
+  /** Takes the run folder's lock here, then opens the run on a new worker (Capture.ready: the tokenizer, when needed). */
   static async start(options: CaptureThreadOptions): Promise<CaptureThread> {
     checkRunName(options.name);
     const { lock, ownLock } = takeFolderLock(options);

@@ -238,6 +238,23 @@ async function codexToolSession(
 const loopTurns = (dir: string) =>
   jsonl<RequestRecord>(join(dir, "requests.jsonl")).filter((record) => record.kind === "loop");
 
+/**
+ * Codex with an API key over HTTP (--codex-http) on the tool-call script: its loop turns, and the files
+ * of its runs folder that hold its key. Made once for the two tests that compare a session against it
+ * (the WebSocket one and the ChatGPT sign-in's): each Codex session costs the suite a record, a mock and
+ * Codex. What the tests read is taken before their temp folders are removed.
+ */
+let keyedHttpTools: Promise<{ turns: RequestRecord[]; keyIn: string[] }> | undefined;
+function keyedHttpToolSession() {
+  keyedHttpTools ??= (async () => {
+    const key = fakeKey("sk");
+    const env = { ...isolatedEnv(tempDir("codex-http-home-")), OPENAI_API_KEY: key };
+    const session = await codexToolSession("codex-http", env, ["--codex-http"]);
+    return { turns: loopTurns(session.captured), keyIn: filesContaining(session.runs, key) };
+  })();
+  return keyedHttpTools;
+}
+
 /** What two sessions of one script must share turn by turn, whatever the transport. */
 function turnShape(record: RequestRecord) {
   const { tools, toolsBytes, systemBytes, messagesBytes, roles, response } = record;
@@ -492,17 +509,23 @@ describe("real agents against the mock through the capture", () => {
   );
 
   it.skipIf(!codex)(
-    "Codex with --codex-http (codex exec, our provider selected by record's temporary CODEX_HOME): exits 0, every request a full Responses record, bytes as the mock got them, no key in any file",
+    "Codex with --codex-http (codex exec, our provider selected by record's temporary CODEX_HOME) in a folder with an AGENTS.md: exits 0, every request a full Responses record, bytes as the mock got them, no key in any file; the file a source of its own in every request, sums exact",
     async () => {
+      // One session serves both claims (a Codex session costs the suite a record, a mock and Codex):
+      // the AGENTS.md changes what the prompt holds, not how the request is pointed, relayed or stored.
       const key = fakeKey("sk");
-      const home = tempDir("codex-home-");
+      const work = tempDir("codex-context-work-");
+      writeFileSync(join(work, "AGENTS.md"), INSTRUCTIONS);
       const session = await agentThroughCapture(
         "codex",
         codex!.program,
         ["exec", "--skip-git-repo-check", "Say hello."],
-        { ...isolatedEnv(home), OPENAI_API_KEY: key },
+        { ...isolatedEnv(tempDir("codex-home-")), OPENAI_API_KEY: key },
         "agent-session",
         ["--codex-http"],
+        false,
+        undefined,
+        work,
       );
       expectFaithfulCapture(session, "openai-responses", key, "codex");
       // No model in its config: its default model, whose tools come in an additional_tools input item,
@@ -514,27 +537,6 @@ describe("real agents against the mock through the capture", () => {
           expect.arrayContaining(["functions.exec", "clock.sleep", "collaboration.spawn_agent"]),
         );
       }
-    },
-    180_000,
-  );
-
-  it.skipIf(!codex)(
-    "Codex with an AGENTS.md in its folder: the file is a source of its own in every request, sums exact",
-    async () => {
-      const work = tempDir("codex-context-work-");
-      writeFileSync(join(work, "AGENTS.md"), INSTRUCTIONS);
-      const session = await agentThroughCapture(
-        "codex",
-        codex!.program,
-        ["exec", "--skip-git-repo-check", "Say hello."],
-        { ...isolatedEnv(tempDir("codex-home-")), OPENAI_API_KEY: fakeKey("sk") },
-        "agent-session",
-        ["--codex-http"],
-        false,
-        undefined,
-        work,
-      );
-      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
       expectInstructionsAttributed(session, "AGENTS.md");
     },
     180_000,
@@ -543,19 +545,16 @@ describe("real agents against the mock through the capture", () => {
   it.skipIf(!codex)(
     "Codex on its default WebSocket, a session with a tool call: each turn a full record rebuilt from its chain, equal in tools, system and message sizes to the same session over HTTP, no key in any file",
     async () => {
-      const withKey = (name: string) => {
-        const key = fakeKey("sk");
-        return { key, env: { ...isolatedEnv(tempDir(`${name}-home-`)), OPENAI_API_KEY: key } };
-      };
-      // Names of one length: the work folder's path is in the prompt, and message sizes are compared.
-      const socketKey = withKey("codex-sock");
-      const socket = await codexToolSession("codex-sock", socketKey.env, []);
-      const httpKey = withKey("codex-http");
-      const http = await codexToolSession("codex-http", httpKey.env, ["--codex-http"]);
-      expect(filesContaining(socket.runs, socketKey.key)).toEqual([]);
-      expect(filesContaining(http.runs, httpKey.key)).toEqual([]);
+      const key = fakeKey("sk");
+      const env = { ...isolatedEnv(tempDir("codex-sock-home-")), OPENAI_API_KEY: key };
+      // Names of one length ("codex-sock", "codex-http"): the work folder's path is in the prompt, and
+      // message sizes are compared.
+      const socket = await codexToolSession("codex-sock", env, []);
+      const http = await keyedHttpToolSession();
+      expect(filesContaining(socket.runs, key)).toEqual([]);
+      expect(http.keyIn).toEqual([]);
       const overSocket = loopTurns(socket.captured);
-      expect(overSocket.map(turnShape)).toEqual(loopTurns(http.captured).map(turnShape));
+      expect(overSocket.map(turnShape)).toEqual(http.turns.map(turnShape));
       expectChainedTurns(socket, overSocket);
     },
     300_000,
@@ -614,9 +613,7 @@ describe("real agents against the mock through the capture", () => {
       // Against an API key's session: the same tools, roles and system; Codex signed in with ChatGPT
       // describes more in its exec tool (an image_gen namespace) and tags each input item with
       // metadata, so tools and messages are larger.
-      const key = fakeKey("sk");
-      const keyEnv = { ...isolatedEnv(tempDir("codex-http-home-")), OPENAI_API_KEY: key };
-      const withKey = loopTurns((await codexToolSession("codex-http", keyEnv, ["--codex-http"])).captured);
+      const withKey = (await keyedHttpToolSession()).turns;
       const named = ({ tools, roles, systemBytes }: RequestRecord) => ({ tools, roles, systemBytes });
       expect(overSocket.map(named)).toEqual(withKey.map(named));
     },
@@ -624,21 +621,13 @@ describe("real agents against the mock through the capture", () => {
   );
 
   it.skipIf(!geminiCli)(
-    "Gemini CLI (gemini -p, the API key selected in its settings): exits 0, every request a full Gemini record, bytes as the mock got them, no key in any file",
+    "Gemini CLI (gemini -p, the API key selected in its settings) in a folder with a GEMINI.md: exits 0, every request a full Gemini record, bytes as the mock got them, no key in any file; the file a source of its own in every request that inlines it, sums exact",
     async () => {
-      const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome());
-      expectFaithfulCapture(session, "google-generative-ai", key, "gemini-cli");
-    },
-    180_000,
-  );
-
-  it.skipIf(!geminiCli)(
-    "Gemini CLI with a GEMINI.md in its folder: the file is a source of its own in every request that inlines it, sums exact",
-    async () => {
+      // One session serves both claims, as for Codex above.
       const work = tempDir("gemini-context-work-");
       writeFileSync(join(work, "GEMINI.md"), INSTRUCTIONS);
-      const { session } = await geminiCliThroughCapture(geminiApiKeyHome(), false, work);
-      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome(), false, work);
+      expectFaithfulCapture(session, "google-generative-ai", key, "gemini-cli");
       expectInstructionsAttributed(session, "GEMINI.md");
     },
     180_000,

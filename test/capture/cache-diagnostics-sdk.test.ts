@@ -14,6 +14,7 @@ import { type CaptureProxy, startCaptureProxy } from "../../src/capture/capture-
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { baseUrlFor } from "../../src/providers/models.js";
+import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { jsonl, MAIN } from "./http-harness.js";
 
@@ -90,7 +91,8 @@ describe("proxy --cache-diagnostics in front of mock, Anthropic Messages (offici
     for await (const event of stream) if (event.type === "message_start") said = event.message.diagnostics;
     expect(said).toMatchObject({ cache_miss_reason: { type: "tools_changed" } });
 
-    await expect.poll(() => records().length).toBe(3);
+    await untilInFolder(proxy.liveDir, () => records().length >= 3);
+    expect(records()).toHaveLength(3);
     const [r1, r2, r3] = records();
     expect(upstream.slice(-3).map((body) => JSON.parse(body).diagnostics)).toEqual([
       { previous_message_id: null },
@@ -116,7 +118,8 @@ describe("proxy --cache-diagnostics in front of mock, Anthropic Messages (offici
     };
     const reply = await anthropic.messages.create(body);
     expect(reply.diagnostics).toEqual({ cache_miss_reason: { type: "previous_message_not_found" } });
-    await expect.poll(() => records().length).toBe(before + 1);
+    await untilInFolder(proxy.liveDir, () => records().length >= before + 1);
+    expect(records()).toHaveLength(before + 1);
     const record = records().at(-1)!;
     expect(record.cacheDiagnostics).toMatchObject({ verdict: "not-found", comparedWith: "msg_never_issued" });
     expect(record.cacheDiagnostics!.added).toBeUndefined();
@@ -156,7 +159,8 @@ describe("proxy --cache-diagnostics in front of mock, OpenAI Responses (official
     expect(diagnosticsOf(a1)).toBeUndefined();
     expect(diagnosticsOf(a2)).toEqual({ type: "cache_hit" });
     expect(diagnosticsOf(b2)).toMatchObject({ type: "cache_miss", reason: "input_changed" });
-    await expect.poll(() => records().length).toBe(before + 4);
+    await untilInFolder(proxy.liveDir, () => records().length >= before + 4);
+    expect(records()).toHaveLength(before + 4);
     const [ra1, rb1, ra2, rb2] = records().slice(before);
     expect(ra1!.cacheDiagnostics).toBeUndefined();
     expect(rb1!.cacheDiagnostics).toBeUndefined();
@@ -185,7 +189,8 @@ describe("proxy --cache-diagnostics in front of mock, OpenAI Responses (official
     let said: unknown;
     for await (const event of stream) if (event.type === "response.completed") said = diagnosticsOf(event.response);
     expect(said).toEqual({ type: "cache_hit" });
-    await expect.poll(() => records().length).toBe(before + 2);
+    await untilInFolder(proxy.liveDir, () => records().length >= before + 2);
+    expect(records()).toHaveLength(before + 2);
     expect(records().at(-1)!.cacheDiagnostics).toMatchObject({ verdict: "hit" });
   });
 });

@@ -12,6 +12,7 @@ import { type MockServer, startMockServer } from "../../src/capture/mock-server.
 import type { RequestRecord } from "../../src/capture/types.js";
 import { baseUrlFor } from "../../src/providers/models.js";
 import type { WireApi } from "../../src/providers/types.js";
+import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { jsonl } from "./http-harness.js";
 import { expectRelayedWhole, expectSdkRecord, type Observed, observingFetch } from "./observing-fetch.js";
@@ -184,7 +185,8 @@ describe("official SDK clients through the proxy in front of the mock", () => {
     }
 
     // Wait for the proxy's record: its capture runs after the response has been relayed.
-    await expect.poll(() => jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl")).length).toBe(seq);
+    await untilInFolder(proxy.liveDir, () => jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl")).length >= seq);
+    expect(jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl"))).toHaveLength(seq);
     const record = jsonl<RequestRecord>(join(proxy.liveDir, "requests.jsonl")).at(-1)!;
     expectSdkRecord(record, { api, ...EXPECTED[api] }, seen, answer.usage);
     expect(record.response?.kind).toBe(seq % 2 === 1 ? "tool_calls" : "text");

@@ -13,6 +13,7 @@ import { type CaptureProxy, startCaptureProxy } from "../../src/capture/capture-
 import { serveHttp } from "../../src/capture/http.js";
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
+import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { filesContaining, jsonl } from "./http-harness.js";
 import { expectRelayedWhole, expectSdkRecord, type Observed, observingFetch } from "./observing-fetch.js";
@@ -114,7 +115,8 @@ describe("@google/genai through the proxy in front of the mock", () => {
       expect(seen.endedAt - seen.received[0]!.at).toBeGreaterThan((sseEvents - 1.5) * CHUNK_DELAY_MS);
     }
 
-    await expect.poll(() => recordsOf(proxy).length).toBe(seq);
+    await untilInFolder(proxy.liveDir, () => recordsOf(proxy).length >= seq);
+    expect(recordsOf(proxy)).toHaveLength(seq);
     const record = recordsOf(proxy).at(-1)!;
     const want = { api: "google-generative-ai", tools: ["read"], system: SYSTEM, roles: ["system", "user"] };
     expectSdkRecord(record, want, seen, answer.usage);
@@ -133,7 +135,8 @@ describe("@google/genai through the proxy in front of the mock", () => {
     expect(pieces.length).toBeGreaterThan(1);
     expect(objects.at(-1)!.candidates[0]!.finishReason).toBe("STOP");
     const seq = payloadsOf(mock).filter((p) => p.type === "request").length;
-    await expect.poll(() => recordsOf(proxy).length).toBe(seq);
+    await untilInFolder(proxy.liveDir, () => recordsOf(proxy).length >= seq);
+    expect(recordsOf(proxy)).toHaveLength(seq);
     const record = recordsOf(proxy).at(-1)!;
     expect(record).toMatchObject({ api: "google-generative-ai", model: "mock-model", ending: "complete" });
     expect(record.response?.text).toBe(`Answer number ${seq}, in a few words.`);
@@ -197,7 +200,8 @@ describe("a Gemini stream cut before its final chunk", () => {
         body: JSON.stringify({ contents: request.contents }),
       });
       expect(await response.text()).toBe(sent);
-      await expect.poll(() => recordsOf(cutProxy).length).toBe(1);
+      await untilInFolder(cutProxy.liveDir, () => recordsOf(cutProxy).length >= 1);
+      expect(recordsOf(cutProxy)).toHaveLength(1);
       const record = recordsOf(cutProxy)[0]!;
       expect(record.ending).toBe("truncated");
       expect(record.error).toContain("finishReason");

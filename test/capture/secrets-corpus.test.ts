@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { cliIn, startCliIn } from "../cli/scratch-cli.js";
+import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { CORPUS_SEED, credentialCorpus, dotEnv, lookAlikes } from "../fixtures/secret-corpus.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { jsonl, sqlDump, startCli } from "./http-harness.js";
@@ -238,10 +239,12 @@ describe(`no secret written to disk (issue 23; corpus seed ${CORPUS_SEED})`, () 
       const runs = join(scratch, "runs");
       const dirs = await path.capture(scratch, runs);
       for (const dir of dirs) {
-        // What the readers write from a run: its view page, a profile imported from it.
-        expect(cliIn(scratch, "view", dir).code).toBe(0);
-        cliIn(scratch, "profile", "import", dir, "--out", join(runs, `${dir.split("/").pop()}.profile.json`));
-        const report = cliIn(scratch, "report", dir);
+        // What the readers write from a run: its view page, a profile imported from it. They run in
+        // this process (every path absolute): what they write and print is checked, not their start.
+        expect((await cliInScratch(scratch, "view", dir)).code).toBe(0);
+        const profile = join(runs, `${dir.split("/").pop()}.profile.json`);
+        await cliInScratch(scratch, "profile", "import", dir, "--out", profile);
+        const report = await cliInScratch(scratch, "report", dir);
         expect(report.stderr).toMatch(/^secrets: \d+ replaced by markers in this run's stored bodies:\n {2}\S/m);
         for (const line of report.stderr.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
         const records = jsonl<RequestRecord>(join(dir, "requests.jsonl"));

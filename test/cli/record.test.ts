@@ -63,7 +63,9 @@ function groupGone(pid: number): boolean {
 }
 
 describe("record", () => {
-  it("captures every request of the SDK clients in full, byte for byte as the upstream got them, and takes the command's exit code", async () => {
+  // One session serves what record stores and what show then prints of it: each session is a record
+  // child, the SDK script's child and a mock.
+  it("captures every request of the SDK clients in full, byte for byte as the upstream got them, and takes the command's exit code; show prints what the model answered each: tool calls with arguments, text, stop reason, status, timing and usage", async () => {
     const scratch = tempDir("record-");
     const runs = join(scratch, "runs");
     const mock = await mockIn(runs, "upstream");
@@ -93,20 +95,7 @@ describe("record", () => {
 
     expect(result.stderr).toContain("record: 3 request(s): 3 recorded");
     expect(result.stderr).toContain(`report ${join(runs, "node")} · show ${join(runs, "node")} 1 · view`);
-    // The keys went to the upstream in headers and nowhere else: no byte of any file, SQLite included.
-    await mock.close();
-    for (const key of Object.values(KEYS)) expect(filesContaining(scratch, key)).toEqual([]);
-    // The session's private folder went with it.
-    expect(readdirSync(scratch).filter((name) => name.startsWith("payload-probe-record-"))).toEqual([]);
-  });
 
-  it("show prints what the model answered each recorded request: tool calls with arguments, text, stop reason, status, timing and usage", async () => {
-    const scratch = tempDir("record-reply-");
-    const runs = join(scratch, "runs");
-    const mock = await mockIn(runs, "upstream");
-    const result = await startRecord(scratch, ["--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"])
-      .done;
-    expect(result.code, result.stderr).toBe(0);
     const show = (...args: string[]) => cliIn(scratch, "show", ...args, "--runs", runs);
     const first = show("node", "1", "--part", "reply");
     expect(first.code, first.stderr).toBe(0);
@@ -121,18 +110,22 @@ describe("record", () => {
     ]);
     expect(first.stdout).toContain("── usage · reported: a mock's estimate · ours: our token count");
     const json = JSON.parse(show("node", "3", "--json").stdout) as { reply: Record<string, unknown> };
-    const record = jsonl<RequestRecord>(join(runs, "node", "requests.jsonl"))[2]!;
     expect(json.reply).toMatchObject({
       status: 200,
       ending: "complete",
       text: "messages answered",
       stopReason: "end_turn",
       toolCalls: [],
-      usage: record.usage,
-      ourPromptTokens: record.tokens!.total,
-      firstByteMs: record.firstByteMs,
+      usage: records[2]!.usage,
+      ourPromptTokens: records[2]!.tokens!.total,
+      firstByteMs: records[2]!.firstByteMs,
     });
+
+    // The keys went to the upstream in headers and nowhere else: no byte of any file, SQLite included.
     await mock.close();
+    for (const key of Object.values(KEYS)) expect(filesContaining(scratch, key)).toEqual([]);
+    // The session's private folder went with it.
+    expect(readdirSync(scratch).filter((name) => name.startsWith("payload-probe-record-"))).toEqual([]);
   });
 
   it("diff of the same command recorded twice names the one body field that differs, and --ignore sets it apart", async () => {
