@@ -38,7 +38,8 @@ import { sourceGroup } from "../context/source-groups.js";
 import { fieldValue } from "../diff/body-fields.js";
 import type { RequestDiff } from "../diff/diff.js";
 import { kindLabel, sharedTokensOf } from "../format.js";
-import type { RequestPayload, RunSource } from "../load-run.js";
+import type { LazyPayload, RunSource } from "../load-run.js";
+import { PartItems } from "./part-items.js";
 import type { ViewItem, ViewMeta, ViewPair, ViewReply, ViewRequest, ViewRun } from "./types.js";
 
 /**
@@ -95,6 +96,8 @@ const digest = (text: string) => createHash("sha1").update(text).digest("base64"
 class ItemTable {
   private ids = new Map<string, number>();
   private next = 0;
+  /** The items of Messages bodies' parts, each part made once. */
+  readonly parts = new PartItems(this, (letter) => HOLE + letter);
   constructor(
     private readonly sink: FileSink,
     private readonly counter: TokenMeasure,
@@ -258,14 +261,13 @@ class GroupTable {
   }
 }
 
-/** Records joined with their wire bodies by seq; a record without a body gets null. */
-function* withPayloads(source: RunSource): Generator<[RequestRecord, RequestPayload | null]> {
+/** Records joined with their wire bodies by seq (read when asked for); a record without a body gets null. */
+function* withPayloads(source: RunSource): Generator<[RequestRecord, LazyPayload | null]> {
   const payloads = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
   let next = payloads?.next();
   for (const record of source.records()) {
     while (next && !next.done && next.value.seq < record.seq) next = payloads!.next();
-    const found = next && !next.done && next.value.seq === record.seq ? next.value.load() : null;
-    yield [record, found];
+    yield [record, next && !next.done && next.value.seq === record.seq ? next.value : null];
   }
 }
 
@@ -390,18 +392,39 @@ export function writeViewData(
   out.flush();
 }
 
-function itemRefs(
-  items: ItemTable,
-  record: RequestRecord,
-  payload: RequestPayload | null,
-): Pick<ViewRequest, "T" | "S" | "M" | "F"> {
-  if (!payload || payload.api === null) return { T: -1, S: -1, M: -1, F: -1 };
-  const d = codecFor(payload.api).dissect(payload.body);
+type ItemRefs = Pick<ViewRequest, "T" | "S" | "M" | "F">;
+
+/**
+ * A request's items: a Messages body's from its parts, each distinct part made once per run
+ * (part-items.ts), any other's from its body taken apart whole.
+ */
+function itemRefs(items: ItemTable, record: RequestRecord, payload: LazyPayload | null): ItemRefs {
+  const stored = payload?.stored();
+  if (!payload || !stored || stored.api === null) return { T: -1, S: -1, M: -1, F: -1 };
+  const made = stored.api === "anthropic-messages" ? items.parts.of(stored.body) : null;
+  if (!made) {
+    const { api, body } = payload.load();
+    return wholeItemRefs(items, record, body, codecFor(api!).dissect(body));
+  }
+  const T = items.set("tools", record.hashes.tools, made.tools);
+  const S = items.set("system", record.hashes.system, made.system);
+  let M = -1;
+  for (const m of made.messages()) M = items.node(M, m);
+  // Made from the parts where they make it, else from the body joined.
+  const frame = made.frame() ?? wholeFrame(payload.load().body);
+  return { T, S, M, F: items.frame(frame) };
+}
+
+function wholeFrame(body: string): string {
+  return bodyFrame(body, codecFor("anthropic-messages").dissect(body));
+}
+
+function wholeItemRefs(items: ItemTable, record: RequestRecord, body: string, d: WireDissection): ItemRefs {
   const T = items.set("tools", record.hashes.tools, () => d.tools.map((t) => items.tool(t.name, t.json)));
   const S = items.set("system", record.hashes.system, () => d.systemParts.map((p) => items.systemPart(p)));
   let M = -1;
   for (const m of d.messages) M = items.node(M, items.message(m.role, m.json));
-  return { T, S, M, F: items.frame(bodyFrame(payload.body, d)) };
+  return { T, S, M, F: items.frame(bodyFrame(body, d)) };
 }
 
 function viewPair(d: RequestDiff, index: Map<number, number>[]): ViewPair {

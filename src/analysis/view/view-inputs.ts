@@ -10,6 +10,7 @@ import { defaultTokenCachePath, TokenCountCache } from "../../capture/token-coun
 import type { TokenMeasure } from "../../capture/tokens.js";
 import type { RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
+import { type BodyElements, bodyElements, bodyOfElements } from "../body-elements.js";
 import type { ResponsePayload, RunSource } from "../load-run.js";
 import { replyBodyLines, usageTable } from "../show/show-render.js";
 import { replyOf } from "../show/show-reply.js";
@@ -27,13 +28,34 @@ export async function segmentMeasure(
   cache = new TokenCountCache(defaultTokenCachePath()),
 ): Promise<TokenMeasure> {
   return cache.measure((measure) => {
+    // Each distinct part of a Messages body once: the page counts each of its segments once too.
+    const seen = new Set<string>();
     for (const source of sources) {
       if (!source.hasPayloads) continue;
-      for (const payload of source.payloads())
-        if (payload.api !== null) measure.countRequestTokens(codecFor(payload.api).dissect(payload.body));
+      for (const payload of source.lazyPayloads()) {
+        const { api, body } = payload.stored();
+        if (api === null) continue;
+        const elements = api === "anthropic-messages" ? bodyElements(body) : null;
+        if (elements) countElements(measure, elements, seen);
+        else measure.countRequestTokens(codecFor(api).dissect(payload.load().body));
+      }
     }
     return measure;
   });
+}
+
+/** Every segment of a Messages body's parts not counted yet, each part taken apart alone, and the fields around them. */
+function countElements(measure: TokenMeasure, elements: BodyElements, seen: Set<string>): void {
+  const codec = codecFor("anthropic-messages");
+  measure.countRequestTokens(codec.dissect(JSON.stringify(elements.top)));
+  for (const [name, list] of elements.arrays) {
+    for (const element of list) {
+      const key = `${name} ${element.key}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      measure.countRequestTokens(codec.dissect(bodyOfElements(name, [element.text()])));
+    }
+  }
 }
 
 /** Bytes of requests.jsonl and payloads.jsonl of a run read from a folder; 0 for one read from the database. */

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveRun } from "../../../src/analysis/load-run.js";
@@ -12,6 +12,25 @@ let base: string;
 let runs: string;
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["seq-search", "seq-search-anthropic"]));
+  // Prompts long enough that the run stores its bodies in parts (capture/body-parts.ts).
+  const long = (word: string) => Array.from({ length: 2500 }, (_, i) => `${word}${i % 17}`).join(" ");
+  await runHandProbe(
+    base,
+    "parted",
+    `name: parted
+agent: { tools: read, noSkills: true }
+model:
+  api: anthropic-messages
+  script:
+    - text: first answer
+    - text: second answer
+    - text: done
+prompts:
+  - "${long("alpha")}"
+  - "${long("beta")}"
+  - "${long("gamma")}"
+`,
+  );
   await runHandProbe(
     base,
     "hostile",
@@ -48,7 +67,7 @@ function pageData(html: string) {
 }
 
 async function page(run: string) {
-  const out = join(base, `${run}.html`);
+  const out = join(base, `${run.replace(/\W/g, "_")}.html`);
   writeViewPage(out, [resolveRun(run, { runsDir: runs })], null, {
     counter: await loadTokenCounter(),
     markers: {},
@@ -89,12 +108,11 @@ describe("view page data", () => {
     expect(data.requests[4]!.tc).toEqual(["+b_tool2"]);
   });
 
-  it("a request's frame and items rebuild its exact wire body", async () => {
-    const { data } = pageData(await page("seq-search"));
-    const bodies = readFileSync(join(runs, "seq-search", "payloads.jsonl"), "utf8")
-      .split("\n")
-      .filter((l) => l.includes('"type":"request"'))
-      .map((l) => JSON.parse(l).body as string);
+  it.each(["seq-search", "parted"])("%s: a request's frame and items rebuild its exact wire body", async (run) => {
+    const { data } = pageData(await page(run));
+    // Joined from the run's parts where it stored them so (and checked against its hash).
+    const bodies = [...resolveRun(run, { runsDir: runs }).payloads()].map((p) => p.body);
+    expect(bodies.length).toBeGreaterThan(2);
     const item = (id: number) => data.items[id]!;
     data.requests.forEach((r, i) => {
       const tools = (item(r.T)[1] as number[]).map((id) => item(id)[4] as string);
@@ -111,6 +129,21 @@ describe("view page data", () => {
       }
       expect(body).toBe(bodies[i]);
     });
+  });
+
+  it("a run stored in parts gives the page its bodies stored whole would give", async () => {
+    const payloads = readFileSync(join(runs, "parted", "payloads.jsonl"), "utf8");
+    expect(payloads).toContain('"type":"part"');
+    // The same run with every body stored whole, as runs were before bodies were stored in parts.
+    const wholeDir = join(base, "parted-whole");
+    cpSync(join(runs, "parted"), wholeDir, { recursive: true });
+    const source = resolveRun(join(runs, "parted"), { runsDir: runs });
+    const rows = [...source.payloads()].map((p) => JSON.stringify({ type: "request", ...p }));
+    writeFileSync(join(wholeDir, "payloads.jsonl"), `${rows.join("\n")}\n`);
+    const [parted, whole] = [await page("parted"), await page(wholeDir)].map((html) => pageData(html).data);
+    expect(parted.items).toEqual(whole!.items);
+    expect(parted.requests).toEqual(whole!.requests);
+    expect(parted.items.filter((i) => i[0] === "msg").length).toBeGreaterThan(3);
   });
 
   it("text holding </script>, <!-- and U+2028/2029 cannot end the data element and survives intact", async () => {
