@@ -20,6 +20,8 @@ export interface BodyElement {
 }
 
 export interface BodyElements {
+  /** The body's top-level keys, in the order it has them. */
+  keys: string[];
   /** The body's top-level fields; each array's elements are in `arrays`, not here. */
   top: Record<string, unknown>;
   /** The elements of each top-level array, in order. */
@@ -31,44 +33,60 @@ export interface BodyElements {
 }
 
 /**
- * Where a part stands while the skeleton is parsed: a string of U+0000 and the part's place. JSON
- * writes U+0000 inside a string only as the escape `\u0000`; a skeleton that holds that escape is
- * not parsed this way, so no string of the body is ever taken for a part.
+ * What stands for a part while the skeleton is parsed: a string of one control character and the
+ * part's place. JSON writes a control character inside a string only as an escape (`\u0000`), so
+ * one whose escape the skeleton never writes marks the parts and nothing else.
  */
-const placeholder = (i: number) => `"\\u0000${i}"`;
+function placeholderMark(skeleton: readonly string[]): string | null {
+  for (let code = 0; code < 0x20; code++) {
+    const escape = `\\u${code.toString(16).padStart(4, "0")}`;
+    if (!skeleton.some((text) => text.includes(escape))) return escape;
+  }
+  return null;
+}
 
 /**
- * A body's elements; null for a body that is not a JSON object's text, or whose text around its parts
- * writes a U+0000 (its readers take it whole).
+ * A body's elements; null for a body that is not a JSON object's text (or whose text around its
+ * parts writes every control character, or that writes an array's key twice), which its readers
+ * take whole.
  */
 export function bodyElements(body: string | PartedBody): BodyElements | null {
   const parted = typeof body === "string" ? wholeCut(body) : body;
-  if (!parted || parted.skeleton.some((text) => text.includes("\\u0000"))) return null;
+  const mark = parted && placeholderMark(parted.skeleton);
+  if (!parted || !mark) return null;
   const top = JSON.parse(
     joinBody(
       parted.skeleton,
-      parted.parts.map((_, i) => placeholder(i)),
+      parted.parts.map((_, i) => `"${mark}${i}"`),
     ),
   ) as Record<string, unknown>;
+  const marked = JSON.parse(`"${mark}"`) as string;
+  const keys = Object.keys(top);
   const arrays = new Map<string, BodyElement[]>();
   let next = 0;
-  for (const [name, value] of Object.entries(top)) {
+  const elementOf = (element: unknown): BodyElement => {
+    if (element === `${marked}${next}`) {
+      const part = next++;
+      const hash = parted.parts[part]!;
+      return { key: hash, text: () => parted.partText(hash), part };
+    }
+    const text = JSON.stringify(element);
+    return { key: `=${text}`, text: () => text };
+  };
+  for (const name of keys) {
+    const value = top[name];
     if (!Array.isArray(value)) continue;
-    arrays.set(
-      name,
-      value.map((element): BodyElement => {
-        if (element === `\u0000${next}`) {
-          const part = next++;
-          const hash = parted.parts[part]!;
-          return { key: hash, text: () => parted.partText(hash), part };
-        }
-        const text = JSON.stringify(element);
-        return { key: `=${text}`, text: () => text };
-      }),
-    );
+    arrays.set(name, value.map(elementOf));
     delete top[name];
   }
-  return { top, arrays, skeleton: parted.skeleton, partText: (index) => parted.partText(parted.parts[index]!) };
+  // A key the body writes twice keeps its last value: the parts of the first are in no array.
+  if (next !== parted.parts.length) return null;
+  return { keys, top, arrays, skeleton: parted.skeleton, partText: (index) => parted.partText(parted.parts[index]!) };
+}
+
+/** The body's text again from its parts (not checked against its hash: for a reader's rare way round). */
+export function joinedBody(body: string | PartedBody): string {
+  return typeof body === "string" ? body : joinBody(body.skeleton, body.parts.map(body.partText));
 }
 
 /** A body stored whole, cut as a parted one is; each part named by its own text. */

@@ -91,7 +91,7 @@ export class PartBreakpoints {
     messages: new Map(),
   };
 
-  constructor(private readonly counter: TokenCounter) {}
+  constructor(readonly counter: TokenCounter) {}
 
   /**
    * The breakpoints of a body as stored; one its elements do not describe (no JSON object) is taken
@@ -151,4 +151,15 @@ export class PartBreakpoints {
     const automatic = alone.cacheBreakpoints?.at(-1);
     return automatic ? { ...automatic, index: messages.length - 1 } : null;
   }
+}
+
+let shared: PartBreakpoints | null = null;
+
+/**
+ * The process's one PartBreakpoints: the two runs of a diff (or of `view --diff --cost`) that send
+ * the same parts count them once. A part's figures depend on its text alone, so sharing them is safe.
+ */
+export function partBreakpoints(counter: TokenCounter): PartBreakpoints {
+  if (shared?.counter !== counter) shared = new PartBreakpoints(counter);
+  return shared;
 }

@@ -25,7 +25,7 @@ import {
   cacheModel,
   geminiMinCacheTokens,
 } from "./cache-model.js";
-import { PartBreakpoints } from "./part-breakpoints.js";
+import { type PartBreakpoints, partBreakpoints } from "./part-breakpoints.js";
 import {
   type ModelPrice,
   nearestPriced,
@@ -178,7 +178,7 @@ export class RunCosting {
 
   /** Loads the tokenizer that `next` needs for a Messages body (before a pass that cannot wait for it). */
   async loadCounter(): Promise<void> {
-    this.breakpoints ??= new PartBreakpoints(await (await import("../../capture/tokens.js")).loadTokenCounter());
+    this.breakpoints ??= partBreakpoints(await (await import("../../capture/tokens.js")).loadTokenCounter());
   }
 
   /** `records` as they are, each priced on its way through and handed to `each` (until one needs the counter). */

@@ -2,16 +2,17 @@
  * Breakpoint tokens worked out part by part (cost/part-breakpoints.ts) are the ones the whole body's
  * dissection gives, for a body stored in parts as the capture stores it and for the same body whole,
  * with markers on a tool, a system block, a message's block and a block inside a tool result,
- * automatic caching, a `system` sent as one string and elements short enough to stay in the skeleton;
- * and a part met again is not taken apart again.
+ * automatic caching, a `system` sent as one string, elements short enough to stay in the skeleton and
+ * a skeleton writing the characters a placeholder is made of; and a part met again is not taken apart
+ * again.
  */
 import { describe, expect, it } from "vitest";
 import { bodyElements } from "../../../src/analysis/body-elements.js";
 import { breakpointTokens, PartBreakpoints } from "../../../src/analysis/cost/part-breakpoints.js";
 import type { PartedBody } from "../../../src/analysis/load-run.js";
-import { cutBody, partHash } from "../../../src/capture/body-parts.js";
 import { loadTokenCounter } from "../../../src/capture/tokens.js";
 import { codecFor } from "../../../src/providers/codecs.js";
+import { partedBody } from "../../fixtures/parted-body.js";
 
 const long = (word: string, n: number) => Array.from({ length: n }, (_, i) => `${word}${i % 13}`).join(" ");
 const marker = { type: "ephemeral" };
@@ -54,12 +55,7 @@ const BODIES: Record<string, string> = {
   "system as one string": body({ tools, system: long("one", 900), messages: messages(4, true) }),
 };
 
-/** The body as the capture stores it: its parts' texts by hash, the text around them. */
-function parted(text: string): PartedBody {
-  const cut = cutBody(text)!;
-  const texts = new Map(cut.parts.map((part) => [partHash(part), part]));
-  return { skeleton: cut.skeleton, parts: cut.parts.map(partHash), partText: (hash) => texts.get(hash)! };
-}
+const parted = partedBody;
 
 describe("breakpoints part by part", async () => {
   const counter = await loadTokenCounter();
@@ -92,9 +88,17 @@ describe("breakpoints part by part", async () => {
     expect(read.length).toBe(2);
   });
 
-  it("a body whose text around its parts writes U+0000 is read whole", () => {
-    const text = body({ note: "\u0000", tools, system: systemBlocks, messages: messages(3, true) });
-    expect(bodyElements(parted(text))).toBeNull();
+  it("a body whose text around its parts writes U+0000 (or a string reading as a placeholder) is read as any other", () => {
+    const text = body({
+      note: "\u0000",
+      also: ["\u00000", "\u00010"],
+      tools,
+      system: systemBlocks,
+      messages: messages(3, true),
+    });
+    const elements = bodyElements(parted(text));
+    expect(elements?.top.note).toBe("\u0000");
+    expect(elements?.arrays.get("also")?.map((e) => e.text())).toEqual(['"\\u00000"', '"\\u00010"']);
     const expected = breakpointTokens(codecFor("anthropic-messages").dissect(text), counter);
     expect(new PartBreakpoints(counter).of(parted(text), () => text)).toEqual(expected);
   });
