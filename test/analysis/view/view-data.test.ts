@@ -6,31 +6,13 @@ import type { ViewItem, ViewRequest } from "../../../src/analysis/view/types.js"
 import { writeViewPage } from "../../../src/analysis/view/view-page.js";
 import { loadTokenCounter } from "../../../src/capture/tokens.js";
 import { runHandProbe } from "../hand-runs.js";
-import { runProbesInto } from "./view-runs.js";
+import { runPartedProbe, runProbesInto } from "./view-runs.js";
 
 let base: string;
 let runs: string;
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["seq-search", "seq-search-anthropic"]));
-  // Prompts long enough that the run stores its bodies in parts (capture/body-parts.ts).
-  const long = (word: string) => Array.from({ length: 2500 }, (_, i) => `${word}${i % 17}`).join(" ");
-  await runHandProbe(
-    base,
-    "parted",
-    `name: parted
-agent: { tools: read, noSkills: true }
-model:
-  api: anthropic-messages
-  script:
-    - text: first answer
-    - text: second answer
-    - text: done
-prompts:
-  - "${long("alpha")}"
-  - "${long("beta")}"
-  - "${long("gamma")}"
-`,
-  );
+  await runPartedProbe(base, "parted");
   await runHandProbe(
     base,
     "hostile",
