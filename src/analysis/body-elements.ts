@@ -39,8 +39,8 @@ export interface BodyElements {
  */
 function placeholderMark(skeleton: readonly string[]): string | null {
   for (let code = 0; code < 0x20; code++) {
-    const escape = `\\u${code.toString(16).padStart(4, "0")}`;
-    if (!skeleton.some((text) => text.includes(escape))) return escape;
+    const written = `\\u${code.toString(16).padStart(4, "0")}`;
+    if (!skeleton.some((text) => text.includes(written))) return written;
   }
   return null;
 }
