@@ -5,7 +5,8 @@
  * again. The page therefore stores each distinct piece once, content-addressed, in an `items`
  * table — a tool definition, a system part, a message, a tool set (which definitions), a system
  * set, a message-history node (parent node + one message: histories that share a prefix share
- * nodes), a wire-body frame (the body with its segments cut out) — and each request points into it.
+ * nodes), a wire-body frame (the body with its segments cut out, a run of equal holes written once
+ * with its count) — and each request points into it.
  * Tool sets and system sets are keyed by the records' own `hashes`, so an unchanged prompt is not
  * even hashed again.
  *
@@ -48,6 +49,26 @@ import type { ViewItem, ViewMeta, ViewPair, ViewReply, ViewRequest, ViewRun } fr
  * The letter after it says which of the request's segments goes there, taken in order per kind.
  */
 const HOLE = "\u0000";
+
+/**
+ * A run of equal holes (a hole, its letter and the text up to the next hole: `\0M,` for each message
+ * but the last) is written once after U+0002, its count and U+0002 again: a frame of a request that
+ * sends 1,200 messages says so in a few characters, not 1,200 holes. U+0002 cannot occur in JSON
+ * text either.
+ */
+const REPEAT = "\u0002";
+function compactFrame(frame: string): string {
+  // Each hole with its letter and the text up to the next one, after the text before the first.
+  const [head, ...units] = frame.split(HOLE);
+  let text = head ?? "";
+  for (let i = 0; i < units.length; ) {
+    let end = i + 1;
+    while (end < units.length && units[end] === units[i]) end++;
+    text += `${end - i > 1 ? `${REPEAT}${end - i}${REPEAT}` : ""}${HOLE}${units[i]}`;
+    i = end;
+  }
+  return text;
+}
 
 /** Buffered synchronous writes: the page is written in a few hundred large writes, not one per line. */
 export class FileSink {
@@ -165,7 +186,7 @@ class ItemTable {
     return this.add(`n${parent}:${message}`, () => ["node", parent, message]);
   }
   frame(text: string): number {
-    return this.add(`f${digest(text)}`, () => ["frame", text]);
+    return this.add(`f${digest(text)}`, () => ["frame", compactFrame(text)]);
   }
 }
 

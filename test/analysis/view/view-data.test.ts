@@ -102,7 +102,15 @@ describe("view page data", () => {
       const messages: string[] = [];
       for (let n = r.M; n >= 0; n = item(n)[1] as number) messages.unshift(item(item(n)[2] as number)[4] as string);
       const next = { T: 0, S: 0, M: 0 };
-      const pieces = (item(r.F)[1] as string).split("\u0000");
+      // A run of equal holes is written once, after U+0002, its count and U+0002.
+      const [head, ...runs] = (item(r.F)[1] as string).split("\u0002");
+      let frame = head!;
+      for (let k = 0; k < runs.length; k += 2) {
+        const rest = runs[k + 1]!;
+        const unit = rest.slice(0, rest.indexOf("\u0000", 1) < 0 ? rest.length : rest.indexOf("\u0000", 1));
+        frame += unit.repeat(Number(runs[k])) + rest.slice(unit.length);
+      }
+      const pieces = frame.split("\u0000");
       let body = pieces[0]!;
       for (const piece of pieces.slice(1)) {
         const c = piece[0] as "T" | "S" | "M";
@@ -126,6 +134,9 @@ describe("view page data", () => {
     expect(parted.items).toEqual(whole!.items);
     expect(parted.requests).toEqual(whole!.requests);
     expect(parted.items.filter((i) => i[0] === "msg").length).toBeGreaterThan(3);
+    // The last request's messages' holes are one run in its frame.
+    const frames = parted.items.filter((i) => i[0] === "frame").map((i) => i[1] as string);
+    expect(frames.at(-1)).toContain("\u00024\u0002\u0000M,");
   });
 
   it("text holding </script>, <!-- and U+2028/2029 cannot end the data element and survives intact", async () => {
