@@ -11,6 +11,10 @@
  * then removed. auth.json is not linked: the provider sends OPENAI_API_KEY as Codex's custom
  * providers do, since a ChatGPT sign-in's tokens are for ChatGPT's backend, not the OpenAI API.
  *
+ * Codex on Amazon Bedrock (a built-in `amazon-bedrock` or `amazon-bedrock-runtime` provider
+ * selected: codex-config.ts) is not pointed: its requests are signed for Bedrock's host, so only the
+ * forward proxy records them (`record -- codex` turns it on by itself: cli/record.ts).
+ *
  * A user signed in with ChatGPT (auth.json holds the sign-in's tokens) keeps Codex's own provider:
  * the stand-in's config.toml sets only `chatgpt_base_url`, at the proxy's HTTPS listener (Codex
  * refuses a backend that is not HTTPS), auth.json is linked (read by Codex through the link and, when
@@ -20,9 +24,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rootCertificates } from "node:tls";
-import { parse, stringify, TomlError } from "smol-toml";
-import { inputError } from "../errors.js";
-import { isTable, linkedStandIn, readUserConfig, type Table, userConfigDir } from "./pointer-files.js";
+import { stringify } from "smol-toml";
+import { codexBedrockProvider, parseCodexConfig, userCodexConfig } from "./codex-config.js";
+import { isTable, linkedStandIn, userConfigDir } from "./pointer-files.js";
 import type { AgentPointer, PointerContext } from "./pointer-types.js";
 
 /** The provider's id in config.toml; Codex's built-in ids (openai, oss …) cannot be redefined. */
@@ -31,22 +35,12 @@ export const CODEX_PROVIDER_ID = "payload-probe";
 /** What of the user's CODEX_HOME shapes the prompt and is only read: the global instructions, prompts, rules, skills. */
 const LINKED = new Set(["AGENTS.md", "AGENTS.override.md", "prompts", "rules", "skills"]);
 
-function parseUserConfig(text: string, file: string): Table {
-  try {
-    return parse(text) as Table;
-  } catch (error) {
-    // Only the position: the file may hold secrets (bearer tokens, headers), never echoed.
-    const where = error instanceof TomlError ? ` (line ${error.line}, column ${error.column})` : "";
-    throw inputError(file, undefined, `expected TOML as Codex reads it${where}`);
-  }
-}
-
 /**
  * The config.toml Codex gets: the user's (when there is one) with our provider added and selected.
  * A profile's `model_provider` would win over the top-level key, so profiles lose theirs.
  */
 function codexConfig(userText: string | undefined, file: string, openaiBase: string, websockets = true): string {
-  const config = userText === undefined ? {} : parseUserConfig(userText, file);
+  const config = userText === undefined ? {} : parseCodexConfig(userText, file);
   config.model_provider = CODEX_PROVIDER_ID;
   if (isTable(config.profiles))
     for (const profile of Object.values(config.profiles)) if (isTable(profile)) delete profile.model_provider;
@@ -64,13 +58,6 @@ function codexConfig(userText: string | undefined, file: string, openaiBase: str
   return `${stringify(config)}\n`;
 }
 
-/** The user's config.toml as a table, or an empty one. */
-function userConfig(userHome: string): { file: string; text: string | undefined; table: Table } {
-  const file = join(userHome, "config.toml");
-  const text = readUserConfig(file, "Codex config");
-  return { file, text, table: text === undefined ? {} : parseUserConfig(text, file) };
-}
-
 /**
  * Whether Codex would use a ChatGPT sign-in: auth.json holds its tokens, not an API key, and the
  * config keeps Codex's own `openai` provider and the file store (a sign-in kept in the system's
@@ -81,7 +68,7 @@ export function codexChatgptSignIn(env: NodeJS.ProcessEnv): boolean {
   const userHome = userConfigDir(env, "CODEX_HOME", ".codex");
   let table: Record<string, unknown>;
   try {
-    ({ table } = userConfig(userHome));
+    ({ table } = userCodexConfig(userHome));
   } catch {
     // A config Codex cannot read is the pointer's to report (an error for codex, a warning otherwise).
     return false;
@@ -118,7 +105,7 @@ function trustBundle(authority: string, env: NodeJS.ProcessEnv): string {
 /** The stand-in for a ChatGPT sign-in: Codex's own provider, its backend at the proxy's HTTPS listener. */
 function pointChatgpt(ctx: PointerContext, authority: string): Record<string, string> {
   const userHome = userConfigDir(ctx.env, "CODEX_HOME", ".codex");
-  const { table } = userConfig(userHome);
+  const { table } = userCodexConfig(userHome);
   table.chatgpt_base_url = `${ctx.bases.chatgpt}/`;
   const linked = (name: string) => LINKED.has(name) || name === "auth.json";
   const home = linkedStandIn(userHome, join(ctx.tempDir, "codex-home"), linked);
@@ -135,12 +122,21 @@ export const codexPointer: AgentPointer = {
   point(ctx: PointerContext) {
     const { bases, tempDir, env, codexHttp, authority } = ctx;
     if (authority !== undefined && codexChatgptSignIn(env)) return pointChatgpt(ctx, authority);
+    // Bedrock's providers sign for Bedrock's host and take no base URL: left as they are (the caveat).
+    if (codexBedrockProvider(env, []) !== undefined) return {};
     const userHome = userConfigDir(env, "CODEX_HOME", ".codex");
-    const { file, text } = userConfig(userHome);
+    const { file, text } = userCodexConfig(userHome);
     const config = codexConfig(text, file, bases.openai, codexHttp !== true);
     const home = linkedStandIn(userHome, join(tempDir, "codex-home"), (name) => LINKED.has(name));
     // The user's config may hold tokens or headers of theirs: readable by the user alone, gone with the folder.
     writeFileSync(join(home, "config.toml"), config, { mode: 0o600 });
     return { CODEX_HOME: home };
+  },
+  caveat({ env }) {
+    const bedrock = codexBedrockProvider(env, []);
+    return (
+      bedrock &&
+      `Codex's model provider is ${bedrock} (Amazon Bedrock, each request signed for its host): Codex is left as it is and recorded with --forward only ('record -- codex' does that by itself)`
+    );
   },
 };

@@ -13,10 +13,16 @@
  *   mcp:<server>     an MCP server's tools: `mcp__<server>__<tool>` (Claude Code), the adapter's
  *                    namespace proxy `mcp__<server>` and its direct tools `<server>_<tool>` (servers
  *                    named by the gateway's `Servers:` line), a remote MCP server (wire-tools.ts)
+ *                    A tool deferred to a tool search counts nothing until loaded (deferred-tools.ts);
+ *                    its name listed for the search, and the `tool_reference` that loads it, are its
+ *                    server's too
  *   mcp-adapter      the adapter's own gateway tools, `mcp` and `mcpScript`
  *   history          the conversation: prompts, replies, the model's tool calls
  *   result:<tool>    tool results, by the tool whose call they answer
  *   reasoning        reasoning carried back (thinking blocks, reasoning items, thought parts)
+ *   image, document  images and PDFs sent inline, wherever they sit (a tool result's screenshot too),
+ *                    at the tokens their provider's documented rule gives (providers/media-rules.ts);
+ *                    the JSON around their data (type, media type) goes with the part that holds it
  *   overhead         the reply opener no segment owns
  *
  * A message holding parts of several sources (a user turn with two tool results, an assistant turn
@@ -25,7 +31,9 @@
  */
 import type { WireDissection } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
+import { unloadedTools } from "./deferred-tools.js";
 import type { KnownText } from "./known-texts.js";
+import { mediaOf } from "./message-media.js";
 import { TextMemo } from "./text-memo.js";
 import type { RequestTokenCounts, TokenMeasure } from "./tokens.js";
 
@@ -70,8 +78,9 @@ export function contextSources(
     sources[source] = (sources[source] ?? 0) + tokens;
   };
   const servers = adapterServers(d.tools);
+  const unloaded = unloadedTools(d);
   d.tools.forEach((tool, i) => {
-    add(toolSource(tool.name, servers), counts.perTool[i]!);
+    if (!unloaded.has(i)) add(toolSource(tool.name, servers), counts.perTool[i]!);
   });
   const inlines = (text: string) => known.some((k) => text.includes(k.text));
   counts.perSystemPart.forEach((tokens, i) => {
@@ -81,14 +90,31 @@ export function contextSources(
   });
   const calls = new Map<string, string>();
   d.messages.forEach((message, i) => {
-    const parsed = parsedMessages.get(message.json, parseMessage);
+    // A medium's tokens are its rule's; the rest of the message, its data taken out, is shared out.
+    const media = mediaOf(message.json, d.model);
+    for (const part of media?.parts ?? []) add(part.source, part.tokens);
+    const parsed = parsedMessages.get(media?.json ?? message.json, parseMessage);
     for (const [id, tool] of parsed.calls) calls.set(id, tool);
     let pieces = messagePieces(parsed.item, calls);
-    if (inlines(message.text)) pieces = withKnownTexts(pieces, known);
-    for (const [source, tokens] of shareOut(pieces, counts.perMessage[i]!, measure)) add(source, tokens);
+    const texts = [...(inlines(message.text) ? known : []), ...listedForSearch(message.text)];
+    if (texts.length > 0) pieces = withKnownTexts(pieces, texts);
+    const text = counts.perMessage[i]! - (media?.tokens ?? 0);
+    for (const [source, tokens] of shareOut(pieces, text, measure)) add(source, tokens);
   });
   add("overhead", counts.overhead);
   return { sources, toolTokens: counts.perTool };
+}
+
+/**
+ * An MCP tool named on a line of its own: how Claude Code lists the tools it defers to its tool
+ * search ("The following deferred tools are now available via ToolSearch", one name a line, in a
+ * message). Each name is its server's; the agent's own deferred tools stay with the text around them.
+ */
+const LISTED_MCP_TOOL = /\n(mcp__[^\s]+)(?=\n|$)/g;
+
+function listedForSearch(text: string): KnownText[] {
+  if (!text.includes("\nmcp__")) return [];
+  return [...text.matchAll(LISTED_MCP_TOOL)].map((match) => ({ source: toolSource(match[1]!), text: match[0] }));
 }
 
 /** The servers the adapter's gateway tool lists, longest first so a prefix match takes the most specific. */
@@ -156,7 +182,7 @@ function messagePieces(item: Record<string, unknown>, calls: Map<string, string>
     return asArray(item.parts).map((part) => geminiPiece(asObject(part)));
   // Content blocks: the message's frame goes with its blocks, in proportion.
   if (Array.isArray(item.content) && item.content.length > 0)
-    return asArray(item.content).map((block) => anthropicPiece(asObject(block), calls));
+    return asArray(item.content).flatMap((block) => anthropicPieces(asObject(block), calls));
   const reasoning = item.reasoning_content ?? item.reasoning;
   if (typeof reasoning === "string" && reasoning !== "") {
     const { reasoning_content: _a, reasoning: _b, ...rest } = item;
@@ -199,10 +225,28 @@ function withKnownTexts(pieces: Piece[], known: readonly KnownText[]): Piece[] {
 }
 
 /** Anthropic content blocks (and Responses message content parts, which are all history). */
-function anthropicPiece(block: Record<string, unknown>, calls: Map<string, string>): Piece {
-  if (block.type === "tool_result") return { source: result(calls, block.tool_use_id), value: block };
-  if (block.type === "thinking" || block.type === "redacted_thinking") return { source: "reasoning", value: block };
-  return { source: "history", value: block };
+function anthropicPieces(block: Record<string, unknown>, calls: Map<string, string>): Piece[] {
+  if (block.type === "tool_result") return resultPieces(block, result(calls, block.tool_use_id));
+  if (block.type === "thinking" || block.type === "redacted_thinking") return [{ source: "reasoning", value: block }];
+  return [{ source: "history", value: block }];
+}
+
+/**
+ * A tool result, and apart from it each `tool_reference` a tool search returned in it: the tool it
+ * loads is its server's (deferred-tools.ts), as the definition it expands to is.
+ */
+function resultPieces(block: Record<string, unknown>, source: string): Piece[] {
+  const content = asArray(block.content);
+  const isReference = (part: unknown) => {
+    const { type, tool_name } = asObject(part);
+    return type === "tool_reference" && typeof tool_name === "string";
+  };
+  if (!content.some(isReference)) return [{ source, value: block }];
+  const references = content.filter(isReference).map((part) => ({
+    source: toolSource(asObject(part).tool_name as string),
+    value: part,
+  }));
+  return [{ source, value: { ...block, content: content.filter((part) => !isReference(part)) } }, ...references];
 }
 
 /** Gemini parts: a function response names its function; a thought part is reasoning. */

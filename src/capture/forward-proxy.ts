@@ -6,7 +6,13 @@
  * captured. Nothing signed is changed (an AWS SigV4 signature covers the host and the body), so signed
  * requests stay valid. Every other host is tunnelled as bytes, unread and unrecorded.
  */
-import { request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { createSecureContext, TLSSocket } from "node:tls";
@@ -29,6 +35,8 @@ const MODEL_API_HOSTS: RegExp[] = [
   /^([a-z0-9-]+-)?aiplatform\.googleapis\.com$/,
   // Amazon Bedrock's runtime in each region, FIPS endpoints too.
   /^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/,
+  // Bedrock's Mantle, its OpenAI-compatible endpoint in each region (Codex's `amazon-bedrock` provider).
+  /^bedrock-mantle\.[a-z0-9-]+\.api\.aws$/,
   /^api\.mistral\.ai$/,
   /^api\.deepseek\.com$/,
   /^api\.x\.ai$/,
@@ -43,12 +51,32 @@ export interface ForwardOptions {
   authority: UserAuthority;
   /** A host's requests sent to another origin than the host itself (`api.anthropic.com` → a local mock); such a host is intercepted too. */
   forwardTo?: ReadonlyMap<string, string>;
+  /** Told, once per host and reason, of a client refused for speaking only HTTP/2 (`<host>: <why>`). */
+  onRefused?: (line: string) => void;
 }
 
 /** A request the proxy relays on for a client that asked it as a plain HTTP proxy, unrecorded. */
 export type Intercepted = Routed | "pass";
 
 const ESTABLISHED = "HTTP/1.1 200 Connection Established\r\n\r\n";
+
+const HTTP_1_1 = "http/1.1";
+const HTTP_1_ONLY = "the forward proxy records HTTP/1.1 only";
+
+/**
+ * What an HTTP/2 client that spoke first gets (RFC 9113): the server's preface, an empty SETTINGS
+ * frame, then GOAWAY with no stream processed and the error HTTP_1_1_REQUIRED (0xd), its debug data
+ * saying why. The client reports that error rather than a garbled reply.
+ */
+function http11Required(): Buffer {
+  const debug = Buffer.from(`payload-probe: ${HTTP_1_ONLY}`);
+  const settings = Buffer.from([0, 0, 0, 0x4, 0, 0, 0, 0, 0]);
+  const goaway = Buffer.alloc(9 + 8);
+  goaway.writeUIntBE(8 + debug.length, 0, 3);
+  goaway[3] = 0x7;
+  goaway.writeUInt32BE(0xd, 13);
+  return Buffer.concat([settings, goaway, debug]);
+}
 
 /** `host:port` of a CONNECT request (`[::1]:443` too), or null when it is not one. */
 function connectAuthority(target: string): { host: string; port: number } | null {
@@ -63,6 +91,8 @@ export class ForwardInterception {
   private readonly upstreamOf = new WeakMap<object, { upstream: string; host: string }>();
   private readonly resolvers = new Map<string, (url: string) => Routed>();
   private readonly open = new Set<Duplex>();
+  /** `<host>: <why>` lines already told. */
+  private readonly refused = new Set<string>();
 
   constructor(
     private readonly options: ForwardOptions,
@@ -82,8 +112,17 @@ export class ForwardInterception {
     );
   }
 
-  /** Serves CONNECT on `server`: its intercepted connections are handed back to it as new connections. */
+  /**
+   * Serves CONNECT on `server`. Intercepted connections go to a server of their own whose requests
+   * and upgrades `server` handles as its own: its parse errors (an HTTP/2 client speaking first) are
+   * the interception's to answer, while `server`'s other clients keep node:http's answers.
+   */
   attach(server: Server): void {
+    const intercepted = createServer();
+    intercepted.on("request", (request, response) => server.emit("request", request, response));
+    if (server.listenerCount("upgrade") > 0)
+      intercepted.on("upgrade", (request, socket, head) => server.emit("upgrade", request, socket, head));
+    intercepted.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => this.clientError(error, socket));
     server.on("connect", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.track(socket);
       socket.on("error", () => socket.destroy());
@@ -92,7 +131,7 @@ export class ForwardInterception {
         socket.end("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
         return;
       }
-      if (this.intercepts(authority.host)) void this.terminate(server, socket, head, authority);
+      if (this.intercepts(authority.host)) void this.terminate(intercepted, socket, head, authority);
       else this.tunnel(socket, head, authority);
     });
   }
@@ -114,14 +153,46 @@ export class ForwardInterception {
     }
     if (head.length > 0) socket.unshift(head);
     socket.write(ESTABLISHED);
-    // HTTP/1.1 only (no ALPN offered back): the relay speaks HTTP/1.1 to the client.
-    const secure = new TLSSocket(socket as Socket, { isServer: true, secureContext: context });
+    const host = to.port === 443 ? to.host : `${to.host}:${to.port}`;
+    // The relay speaks HTTP/1.1: agreed when offered beside h2; a client offering no HTTP/1.1 gets
+    // TLS's no_application_protocol alert at once rather than a connection that cannot be served.
+    const ALPNCallback = ({ protocols }: { protocols: string[] }) => {
+      if (protocols.includes(HTTP_1_1)) return HTTP_1_1;
+      this.refuse(host, `the client offered only ${protocols.join(", ")} (ALPN) and ${HTTP_1_ONLY}: TLS refused`);
+      return undefined;
+    };
+    const secure = new TLSSocket(socket as Socket, { isServer: true, secureContext: context, ALPNCallback });
     secure.on("error", () => secure.destroy());
     this.track(secure);
-    const host = to.port === 443 ? to.host : `${to.host}:${to.port}`;
     this.upstreamOf.set(secure, { upstream: this.upstreamFor(to.host, to.port, "https"), host });
     server.emit("connection", secure);
     socket.resume();
+  }
+
+  /** Says `<host>: <why>` once (a client may retry), through the options' `onRefused`. */
+  private refuse(host: string, why: string): void {
+    const line = `${host}: ${why}`;
+    if (this.refused.has(line)) return;
+    this.refused.add(line);
+    this.options.onRefused?.(line);
+  }
+
+  /**
+   * A request on an intercepted connection that node:http cannot parse. HTTP/2 spoken without being
+   * agreed (prior knowledge: its preface parses as `PRI * HTTP/2.0`) is answered in HTTP/2 with
+   * HTTP_1_1_REQUIRED and said; anything else as node:http answers it when no one listens (a 400
+   * when the connection can still take it), as Node's documentation of `clientError` shows.
+   */
+  private clientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+    const to = this.upstreamOf.get(socket);
+    if (error.code === "HPE_PAUSED_H2_UPGRADE" && to && socket.writable) {
+      this.refuse(to.host, `the client spoke HTTP/2 unasked (prior knowledge) and ${HTTP_1_ONLY}: HTTP_1_1_REQUIRED`);
+      socket.end(http11Required());
+      return;
+    }
+    if (error.code !== "ECONNRESET" && socket.writable)
+      socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+    else socket.destroy();
   }
 
   /** Joins the client to the host as bytes, neither read nor recorded. */

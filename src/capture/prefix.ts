@@ -10,6 +10,7 @@
  */
 import type { WireDissection } from "../providers/types.js";
 import { isObject, parseObject } from "./chat-request.js";
+import { unloadedTools } from "./deferred-tools.js";
 import type { TokenMeasure } from "./tokens.js";
 import type { CacheSegment, Part, PrefixInfo } from "./types.js";
 
@@ -47,9 +48,16 @@ function segmentKind(d: WireDissection, i: number): Part {
   return i < d.tools.length + d.systemParts.length ? "system" : "messages";
 }
 
-/** The i-th segment, or null past the last one. */
+/**
+ * The i-th segment, or null past the last one; a message names the model that prices its images, a
+ * deferred tool no message has loaded says so (it counts no tokens).
+ */
 function segmentAt(d: WireDissection, i: number): CacheSegment | null {
-  return i < segmentCount(d) ? { kind: segmentKind(d, i), text: segmentText(d, i) } : null;
+  if (i >= segmentCount(d)) return null;
+  const kind = segmentKind(d, i);
+  const text = segmentText(d, i);
+  if (kind === "messages") return { kind, text, model: d.model };
+  return kind === "tools" && unloadedTools(d).has(i) ? { kind, text, unloaded: true } : { kind, text };
 }
 
 function segmentTextsFrom(d: WireDissection, from: number): string[] {
@@ -228,8 +236,12 @@ function sharedSegmentTokens(a: WireDissection, b: WireDissection, k: number, co
   let tokens = 0;
   for (let i = 0; i < k; i++) tokens += counter.segmentTokens(segmentAt(a, i)!);
   // Past the last shared segment the two token sequences part inside one framed segment (or the
-  // reply opener that ends a request), so comparing those two token runs finishes the count.
-  return tokens + counter.sharedFramedTokens(segmentAt(a, k), segmentAt(b, k));
+  // reply opener that ends a request), so comparing those two token runs finishes the count. Those
+  // runs hold a medium's base64 as text; a message counts its media by their rule, so the share
+  // read of it is no more than the message itself.
+  const [x, y] = [segmentAt(a, k), segmentAt(b, k)];
+  const partial = counter.sharedFramedTokens(x, y);
+  return tokens + (x === null ? partial : Math.min(partial, counter.segmentTokens(x)));
 }
 
 interface Break {

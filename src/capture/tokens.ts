@@ -13,6 +13,11 @@
  * text plus its frame, every segment is tokenized once on its own, and the segments plus the
  * reply opener — the fixed overhead — add up to the total exactly. Text that merely looks like a
  * special token is counted as plain text, which is what it is inside a wire body.
+ *
+ * An image or a document a message carries inline is not counted as its base64 text: the message is
+ * counted without that data, and each medium adds the tokens its provider's documented rule gives
+ * (providers/media-rules.ts, through message-media.ts). A tool sent for a tool search to load counts
+ * nothing until a message loads it (deferred-tools.ts).
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,7 +26,9 @@ import { deserialize } from "node:v8";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { WireDissection } from "../providers/types.js";
 import { type BytePairCore, mergeLongPiecesFast } from "./bpe-merge.js";
+import { unloadedTools } from "./deferred-tools.js";
 import { leadingMatch } from "./leading-match.js";
+import { mediaOf } from "./message-media.js";
 import { TextMemo } from "./text-memo.js";
 import type { CacheSegment, Part, TokenCounts } from "./types.js";
 
@@ -46,7 +53,7 @@ export interface TokenMeasure {
   countText(text: string): number;
   /** How many leading tokens two framed segments share (`null` stands for the reply opener). */
   sharedFramedTokens(a: CacheSegment | null, b: CacheSegment | null): number;
-  /** Tokens one segment adds to a request: its text and its ChatML frame. */
+  /** Tokens one segment adds to a request: its text and its ChatML frame (a message's media by their rule). */
   segmentTokens(segment: CacheSegment): number;
   countRequestTokens(d: WireDissection): RequestTokenCounts;
 }
@@ -164,13 +171,20 @@ function createTokenCounter(tokenizer: Tokenizer): TokenCounter {
  */
 export function measureTokens(facts: TokenFacts): TokenMeasure {
   const { countText } = facts;
-  const segmentTokens = (segment: CacheSegment): number =>
-    FRAME_SPECIAL_TOKENS + countText(segment.kind) + countText(segment.text);
+  const segmentTokens = (segment: CacheSegment): number => {
+    if (segment.unloaded) return 0;
+    const media = segment.kind === "messages" ? mediaOf(segment.text, segment.model ?? "") : undefined;
+    const text = media ? countText(media.json) + media.tokens : countText(segment.text);
+    return FRAME_SPECIAL_TOKENS + countText(segment.kind) + text;
+  };
 
   const countRequestTokens = (d: WireDissection): RequestTokenCounts => {
-    const perTool = d.tools.map((tool) => segmentTokens({ kind: "tools", text: tool.json }));
+    const unloaded = unloadedTools(d);
+    const perTool = d.tools.map((tool, i) => (unloaded.has(i) ? 0 : segmentTokens({ kind: "tools", text: tool.json })));
     const perSystemPart = d.systemParts.map((part) => segmentTokens({ kind: "system", text: part }));
-    const perMessage = d.messages.map((message) => segmentTokens({ kind: "messages", text: message.json }));
+    const perMessage = d.messages.map((message) =>
+      segmentTokens({ kind: "messages", text: message.json, model: d.model }),
+    );
     const tools = sum(perTool);
     const system = sum(perSystemPart);
     const messages = sum(perMessage);

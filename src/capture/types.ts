@@ -20,6 +20,10 @@ export type Part = "tools" | "system" | "messages";
 export interface CacheSegment {
   kind: Part;
   text: string;
+  /** The request's model, which prices an OpenAI image in a message (providers/media-rules.ts). */
+  model?: string;
+  /** A deferred tool no message has loaded: sent, but not in the model's context (deferred-tools.ts). */
+  unloaded?: true;
 }
 
 /**

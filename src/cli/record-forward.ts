@@ -5,8 +5,9 @@
  * (capture/user-ca.ts) through the variables each language's clients read.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { rootCertificates } from "node:tls";
+import { codexBedrockProvider } from "../agents/codex-config.js";
 import { UserError } from "../errors.js";
 import { parseUpstream } from "./capture-flags.js";
 
@@ -23,10 +24,27 @@ export const FORWARD_HELP = `  --forward       be the command's HTTPS proxy inst
                   generativelanguage.googleapis.com, Bedrock's and Vertex
                   AI's, …) are recorded; every other host is tunnelled
                   untouched and not recorded. Signed requests (Bedrock's
-                  SigV4) stay valid: nothing is changed on the way
+                  SigV4) stay valid: nothing is changed on the way. On
+                  by itself for Codex with an Amazon Bedrock provider
+                  (amazon-bedrock, amazon-bedrock-runtime) selected
   --forward-to HOST=URL
                   with --forward, send HOST's requests to URL instead of
                   HOST itself (a local mock); HOST is recorded (repeatable)`;
+
+/**
+ * Whether record is the command's forward proxy: with `--forward`, or by itself for a command that
+ * only the forward proxy can record: Codex on one of its Amazon Bedrock providers, whose requests are
+ * signed for Bedrock's host (agents/codex-config.ts). `auto` is the line that says why.
+ */
+export function forwarding(flag: boolean, command: readonly string[]): { auto?: string } | undefined {
+  if (flag) return {};
+  if (basename(command[0] ?? "") !== "codex") return undefined;
+  const bedrock = codexBedrockProvider(process.env, command.slice(1));
+  if (bedrock === undefined) return undefined;
+  return {
+    auto: `Codex's model provider is ${bedrock} (Amazon Bedrock, each request signed for its host): record is the command's HTTPS proxy, as with --forward`,
+  };
+}
 
 /** `--forward-to` values as a map of host to origin; bad input names the flag and the value. */
 export function forwardTargets(values: string[] | undefined): Map<string, string> {

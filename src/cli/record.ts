@@ -34,7 +34,7 @@ import { findProgram } from "./find-program.js";
 import { openPage } from "./open-page.js";
 import { OTEL_FLAG_HELP, otelFlag, otelLivePart } from "./otel-flag.js";
 import { exchangeLog } from "./proxy-log.js";
-import { FORWARD_HELP, FORWARD_OPTIONS, forwardEnvironment, forwardTargets } from "./record-forward.js";
+import { FORWARD_HELP, FORWARD_OPTIONS, forwardEnvironment, forwarding, forwardTargets } from "./record-forward.js";
 import { proxyBases, RECORD_ROUTES, recordRoutes, routesHelp, UPSTREAM_OPTIONS } from "./record-routes.js";
 import { runRef, seeItLine } from "./see-it.js";
 import { liveViewFlag, VIEW_SWITCH_HELP, VIEW_SWITCH_OPTIONS } from "./view-flag.js";
@@ -359,8 +359,10 @@ export async function main(argv: string[]): Promise<number> {
   if (cannotRun !== undefined) return cannotRun;
   const wantsView = values.open === true || liveViewFlag("record", values, process.stdout.isTTY === true);
   const otel = await otelFlag(values.otel);
-  const forwardTo = values.forward ? forwardTargets(values["forward-to"]) : undefined;
+  const forward = forwarding(values.forward === true, command);
+  const forwardTo = forward ? forwardTargets(values["forward-to"]) : undefined;
   if (!forwardTo && values["forward-to"]) throw usageError("record", "--forward-to is for --forward");
+  if (forward?.auto) say(forward.auto, true);
   const authority = forwardTo && (await userAuthority());
   // Codex signed in with ChatGPT reaches its backend over HTTPS only: a listener with a certificate of the session's own.
   const certificate = !forwardTo && codexChatgptSignIn(process.env) ? await localCertificate() : undefined;
@@ -374,7 +376,7 @@ export async function main(argv: string[]): Promise<number> {
       runsDir,
       ...settings,
       ...(certificate && { secure: certificate }),
-      ...(authority && { forward: { authority, forwardTo } }),
+      ...(authority && { forward: { authority, forwardTo, onRefused: (line: string) => say(line, true) } }),
     },
     otel,
     wantsView,

@@ -7,6 +7,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync
 import { join, relative } from "node:path";
 import { parse } from "smol-toml";
 import { afterEach, describe, expect, it } from "vitest";
+import { codexBedrockProvider } from "../../src/agents/codex-config.js";
 import { CODEX_PROVIDER_ID, codexChatgptSignIn, codexPointer } from "../../src/agents/codex-pointer.js";
 import { opencodePointer } from "../../src/agents/opencode-pointer.js";
 import { piPointer } from "../../src/agents/pi-pointer.js";
@@ -143,6 +144,34 @@ describe("codex pointer", () => {
       /elsewhere\/config\.toml: expected TOML as Codex reads it \(line 2, column \d+\)$/,
     );
     expect((error as Error).message).not.toContain("sk-secret");
+  });
+});
+
+describe("codex on Amazon Bedrock", () => {
+  it("a Bedrock provider from config.toml, a --profile layer or -c on Codex's line (the last -c wins); any other is not one", () => {
+    const { ctx } = userWith({
+      ".codex/config.toml": 'model_provider = "amazon-bedrock-runtime"\n',
+      ".codex/work.config.toml": 'model_provider = "azure"\n',
+      ".codex/mantle.config.toml": 'model_provider = "amazon-bedrock"\n',
+    });
+    const { env } = ctx;
+    expect(codexBedrockProvider(env, ["exec", "hi"])).toBe("amazon-bedrock-runtime");
+    expect(codexBedrockProvider(env, ["--profile", "work"])).toBeUndefined();
+    expect(codexBedrockProvider(env, ["-p", "mantle"])).toBe("amazon-bedrock");
+    expect(codexBedrockProvider(env, ["--profile=../config"])).toBe("amazon-bedrock-runtime");
+    expect(codexBedrockProvider(env, ["-c", 'model_provider="openai"'])).toBeUndefined();
+    expect(codexBedrockProvider(env, ["-c", "model_provider=openai", "--config=model_provider=amazon-bedrock"])).toBe(
+      "amazon-bedrock",
+    );
+    expect(codexBedrockProvider({ ...env, CODEX_HOME: join(env.HOME!, "none") }, [])).toBeUndefined();
+  });
+
+  it("the pointer leaves Codex on Bedrock as it is (no CODEX_HOME: its requests are signed for Bedrock's host) and says why", () => {
+    const { home, ctx } = userWith({ ".codex/config.toml": 'model_provider = "amazon-bedrock"\n' });
+    expect(pointed(codexPointer, home, ctx)).toEqual({});
+    expect(codexPointer.caveat!(ctx)).toMatch(/^Codex's model provider is amazon-bedrock \(Amazon Bedrock.*--forward/);
+    const other = userWith({ ".codex/config.toml": USER_CODEX });
+    expect(codexPointer.caveat!(other.ctx)).toBeFalsy();
   });
 });
 

@@ -335,6 +335,39 @@ async function startTokenInfo(token: string) {
   return { url: `http://127.0.0.1:${service.port}`, checked, close: () => service.close() };
 }
 
+/**
+ * Claude Code run with "Say hello." in `work` through the capture, the probe stub its one MCP server,
+ * its tool search as `toolSearch` says, against the mock serving `script`; it must exit 0.
+ */
+async function claudeWithProbeStub(work: string, key: string, toolSearch: string, script: string): Promise<Session> {
+  const mcpConfig = join(work, "mcp.json");
+  const stub = join(PROJECT_ROOT, "dist/stub-mcp/probe-stub.js");
+  writeFileSync(
+    mcpConfig,
+    JSON.stringify({ mcpServers: { "probe-stub": { command: process.execPath, args: [stub] } } }),
+  );
+  const env = {
+    ...isolatedEnv(tempDir("claude-home-")),
+    ANTHROPIC_API_KEY: key,
+    ...CLAUDE_QUIET,
+    ENABLE_TOOL_SEARCH: toolSearch,
+  };
+  const args = ["-p", "Say hello.", "--mcp-config", mcpConfig, "--strict-mcp-config"];
+  const session = await agentThroughCapture(
+    "claude-code",
+    claude!.program,
+    args,
+    env,
+    script,
+    [],
+    false,
+    undefined,
+    work,
+  );
+  expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+  return session;
+}
+
 describe("real agents against the mock through the capture", () => {
   it.skipIf(!claude)(
     "Claude Code (claude -p): exits 0, every request a full Messages record, bytes as the mock got them, no key in any file",
@@ -363,32 +396,8 @@ describe("real agents against the mock through the capture", () => {
         join(skillDir, "SKILL.md"),
         "---\nname: release-notes\ndescription: Write release notes from the merged pull requests since the last tag.\n---\n\n# Release notes\n\nGroup the pull requests by label.\n",
       );
-      const mcpConfig = join(work, "mcp.json");
-      const stub = join(PROJECT_ROOT, "dist/stub-mcp/probe-stub.js");
-      writeFileSync(
-        mcpConfig,
-        JSON.stringify({ mcpServers: { "probe-stub": { command: process.execPath, args: [stub] } } }),
-      );
-      const env = {
-        ...isolatedEnv(tempDir("claude-home-")),
-        ANTHROPIC_API_KEY: key,
-        ...CLAUDE_QUIET,
-        // Every tool definition sent up front, the MCP server's with them, rather than found by a tool search.
-        ENABLE_TOOL_SEARCH: "false",
-      };
-      const args = ["-p", "Say hello.", "--mcp-config", mcpConfig, "--strict-mcp-config"];
-      const session = await agentThroughCapture(
-        "claude-code",
-        claude!.program,
-        args,
-        env,
-        undefined,
-        [],
-        false,
-        undefined,
-        work,
-      );
-      expect(session.agent.code, `the agent's stderr: ${session.agent.stderr}`).toBe(0);
+      // Every tool definition sent up front, the MCP server's with them, rather than found by a tool search.
+      const session = await claudeWithProbeStub(work, key, "false", "agent-session");
       const report = spawnSync(process.execPath, [MAIN, "report", session.captured, "--context", "--json"], {
         encoding: "utf8",
       });
@@ -416,6 +425,35 @@ describe("real agents against the mock through the capture", () => {
       expect(server.last).toBe(main.at(-1)!.sources!["mcp:probe-stub"]);
       expect(server.session).toBe(records.reduce((t, r) => t + (r.sources?.["mcp:probe-stub"] ?? 0), 0));
       expect(context.unused.filter((u) => u.source === "mcp:probe-stub").length).toBeGreaterThan(0);
+      expect(filesContaining(session.runs, key)).toEqual([]);
+    },
+    180_000,
+  );
+
+  it.skipIf(!claude)(
+    "Claude Code with tool search on: the MCP server's deferred tools cost nothing until ToolSearch loads one; its names, the load and the loaded definition are the server's",
+    async () => {
+      const key = fakeKey("sk-ant");
+      const session = await claudeWithProbeStub(
+        tempDir("claude-tool-search-work-"),
+        key,
+        "true",
+        "tool-search-session",
+      );
+      const records = jsonl<RequestRecord>(join(session.captured, "requests.jsonl"));
+      const sum = (sources: Record<string, number>) => Object.values(sources).reduce((a, b) => a + b, 0);
+      for (const record of records) expect(sum(record.sources!)).toBe(record.tokens!.total);
+      // Before the search: the server's tools are names in a message; every deferred tool counts 0.
+      const [first] = records;
+      expect(first!.tools.some((t) => t.startsWith("mcp__probe-stub__"))).toBe(false);
+      expect(first!.sources!["mcp:probe-stub"]).toBeGreaterThan(0);
+      for (const name of first!.deferredTools ?? []) expect(first!.toolTokens![first!.tools.indexOf(name)]).toBe(0);
+      // After it: stub_echo is sent deferred and loaded by the reference, so its definition counts.
+      const after = records.find((r) => r.tools.includes("mcp__probe-stub__stub_echo"))!;
+      const echo = after.toolTokens![after.tools.indexOf("mcp__probe-stub__stub_echo")]!;
+      expect(after.deferredTools).toContain("mcp__probe-stub__stub_echo");
+      expect(echo).toBeGreaterThan(0);
+      expect(after.sources!["mcp:probe-stub"]).toBeGreaterThan(first!.sources!["mcp:probe-stub"]! + echo);
       expect(filesContaining(session.runs, key)).toEqual([]);
     },
     180_000,

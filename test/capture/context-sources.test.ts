@@ -1,7 +1,8 @@
 /**
  * Where the context goes: each request's tokens by source, counted at capture. Checked on the shipped
- * probes p2-direct and p2-proxy (the same MCP server sent two ways), on bodies real agents sent, and on
- * an Anthropic body whose turns mix thinking, calls and results of two tools.
+ * probes p2-direct and p2-proxy (the same MCP server sent two ways), on bodies real agents sent (Claude
+ * Code's with its tool search on among them), and on an Anthropic body whose turns mix thinking, calls
+ * and results of two tools. Images and documents: context-media.test.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -95,6 +96,43 @@ describe("bodies real agents sent", () => {
     }
     const main = await measured("google-generative-ai", fixture.requests[1]!.body, fixture.requests[1]!.path);
     expect(main.sources["tools:builtin"]).toBe(main.counts.tools);
+  });
+
+  it("Claude Code 2.1.328 with tool search: deferred tools cost nothing until loaded, names and loads are the server's", async () => {
+    const fixture = realFixture("claude-code-2.1.328-tool-search.json");
+    const counter = await loadTokenCounter();
+    const [listed, loaded, called] = await Promise.all(
+      fixture.requests.map((request) => measured("anthropic-messages", request.body)),
+    );
+    const toolsOf = (i: number) => codecFor("anthropic-messages").dissect(fixture.requests[i]!.body).tools;
+    const definition = (i: number, name: string) => {
+      const tool = toolsOf(i).find((t) => t.name === name)!;
+      return counter.segmentTokens({ kind: "tools", text: tool.json });
+    };
+    for (const m of [listed!, loaded!, called!]) expect(sum(m.sources)).toBe(m.counts.total);
+
+    // Request 1: the server's tools are only named in a message, one a line, for the search to find.
+    const placeholder = toolsOf(0).findIndex((t) => t.name === "DeferredToolPlaceholder");
+    expect(toolsOf(0)[placeholder]!.deferred).toBe(true);
+    expect(listed!.toolTokens[placeholder]).toBe(0);
+    expect(listed!.counts.tools).toBe(
+      sum(Object.fromEntries(toolsOf(0).map((t, i) => [i, i === placeholder ? 0 : definition(0, t.name)]))),
+    );
+    const names = counter.countText("\nmcp__probe-stub__stub_echo") + counter.countText("\nmcp__probe-stub__stub_time");
+    expect(listed!.sources["mcp:probe-stub"]).toBeGreaterThanOrEqual(names - 2);
+    expect(listed!.sources["mcp:probe-stub"]).toBeLessThanOrEqual(names + 2);
+
+    // Requests 2 and 3: ToolSearch's result loads stub_echo by a tool_reference; its definition, sent
+    // deferred, is now in context and counts, and so does the reference; the placeholder still does not.
+    const echo = toolsOf(1).findIndex((t) => t.name === "mcp__probe-stub__stub_echo");
+    expect(toolsOf(1)[echo]!.deferred).toBe(true);
+    expect(loaded!.toolTokens[echo]).toBe(definition(1, "mcp__probe-stub__stub_echo"));
+    expect(loaded!.sources["mcp:probe-stub"]).toBeGreaterThan(
+      listed!.sources["mcp:probe-stub"]! + loaded!.toolTokens[echo]!,
+    );
+    expect(loaded!.sources["result:ToolSearch"]).toBeGreaterThan(0);
+    expect(called!.sources["result:mcp__probe-stub__stub_echo"]).toBeGreaterThan(0);
+    expect(called!.sources["mcp:probe-stub"]).toBe(loaded!.sources["mcp:probe-stub"]);
   });
 });
 

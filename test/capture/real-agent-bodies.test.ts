@@ -1,5 +1,5 @@
 /**
- * What real agents sent, replayed: the bodies Codex and the Gemini CLI sent through `record`
+ * What real agents sent, replayed: the bodies Claude Code, Codex and the Gemini CLI sent through `record`
  * (test/fixtures/real-agents/, each file saying how it was captured) posted again, byte for byte, to
  * the mock serving the script they were captured against, and each request's record checked against
  * what the fixture says it must be: its tools by name, where its cache prefix broke and its

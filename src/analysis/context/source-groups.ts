@@ -3,7 +3,7 @@
  * instruction file "instructions", a skill's body and its index entry "skills", the agent's own and
  * namespaced tools "tools", every tool result "results". An MCP server stays a group of its own: what
  * one server costs is the question the chart answers (issue 41). The rest (`history`, `reasoning`,
- * `overhead`, `mcp-adapter`) are groups as they are.
+ * `image`, `document`, `overhead`, `mcp-adapter`) are groups as they are.
  */
 const PREFIX_GROUPS: [prefix: string, group: string][] = [
   ["system[", "system"],

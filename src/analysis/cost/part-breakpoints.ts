@@ -9,6 +9,7 @@
  * the element's key (body-elements.ts); a body of 1,200 messages is then a walk over 1,200 keys.
  */
 
+import { toolsLoadedBy, unloadedTools } from "../../capture/deferred-tools.js";
 import type { TokenCounter } from "../../capture/tokens.js";
 import type { Part } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
@@ -40,10 +41,12 @@ export function breakpointTokens(d: WireDissection, counter: TokenCounter): Cach
   return breakpointsOf(layoutOf(d, counter));
 }
 
+/** A deferred tool no message loads counts nothing (capture/deferred-tools.ts); a message's media count by the model's rule. */
 function layoutOf(d: WireDissection, counter: TokenCounter): SegmentLayout {
-  const count = (kind: Part, text: string) => counter.segmentTokens({ kind, text });
+  const count = (kind: Part, text: string) => counter.segmentTokens({ kind, text, model: d.model });
+  const unloaded = unloadedTools(d);
   return {
-    tools: d.tools.map((t) => count("tools", t.prefixJson ?? t.json)),
+    tools: d.tools.map((t, i) => (unloaded.has(i) ? 0 : count("tools", t.prefixJson ?? t.json))),
     system: d.systemParts.map((text) => count("system", text)),
     messages: d.messages.map((m) => count("messages", m.prefixJson ?? m.json)),
     messageBlocks: d.messages.map((m) => blockCount(m.prefixJson ?? m.json)),
@@ -75,21 +78,27 @@ function blockCount(json: string): number {
   return Array.isArray(content) ? Math.max(content.length, 1) : 1;
 }
 
-/** What one element adds to its body's layout: its figure, its blocks (a message) and its markers (at index 0). */
+/**
+ * What one element adds to its body's layout: its figure (a tool's as loaded), its blocks (a
+ * message), its markers (at index 0), the name of a deferred tool, the tools a message loads.
+ */
 interface ElementFigures {
   tokens: number;
   blocks: number;
   breakpoints: CacheBreakpoint[];
+  deferred?: string;
+  loads?: string[];
 }
+
+type FigureTables = Record<Part, Map<string, ElementFigures>>;
 
 /** Breakpoint tokens of Messages bodies, each distinct element of the run taken apart and counted once. */
 export class PartBreakpoints {
-  /** Each element's figures by its key, one table per part (a key names content, not where it is sent). */
-  private readonly figures: Record<Part, Map<string, ElementFigures>> = {
-    tools: new Map(),
-    system: new Map(),
-    messages: new Map(),
-  };
+  /**
+   * Each element's figures by its key, one table per part, per model (a message's media count by its
+   * model's rule); a key names content, not where it is sent.
+   */
+  private readonly figures = new Map<string, FigureTables>();
 
   constructor(readonly counter: TokenCounter) {}
 
@@ -100,26 +109,48 @@ export class PartBreakpoints {
   of(body: string | PartedBody, whole: () => string): CacheBreakpointAt[] {
     const elements = bodyElements(body);
     if (!elements) return breakpointTokens(codec().dissect(whole()), this.counter);
-    // The fields around the arrays, taken apart alone: a `system` sent as one string is there.
-    const around = layoutOf(codec().dissect(JSON.stringify(elements.top)), this.counter);
+    // The fields around the arrays, taken apart alone: the model, a `system` sent as one string.
+    const aroundDissection = codec().dissect(JSON.stringify(elements.top));
+    const around = layoutOf(aroundDissection, this.counter);
+    const tables = this.tablesOf(aroundDissection.model);
     const layout: SegmentLayout = { tools: [], system: [], messages: [], messageBlocks: [], breakpoints: [] };
+    const deferred: (string | undefined)[] = [];
+    const loaded = new Set<string>();
     for (const part of PARTS) {
       const list = elements.arrays.get(part);
-      if (list) this.addElements(layout, part, list);
-      else this.addAround(layout, part, around);
+      if (!list) {
+        this.addAround(layout, part, around);
+        continue;
+      }
+      list.forEach((element, index) => {
+        const figures = this.figuresOf(tables, part, element, aroundDissection.model);
+        this.add(layout, part, figures, index);
+        if (part === "tools") deferred.push(figures.deferred);
+        for (const name of figures.loads ?? []) loaded.add(name);
+      });
     }
+    // A deferred tool no message of this request loads costs it nothing.
+    deferred.forEach((name, i) => {
+      if (name !== undefined && !loaded.has(name)) layout.tools[i] = 0;
+    });
     const automatic = this.automaticBreakpoint(elements);
     if (automatic) layout.breakpoints.push(automatic);
     return breakpointsOf(layout);
   }
 
-  private addElements(layout: SegmentLayout, part: Part, list: BodyElement[]): void {
-    list.forEach((element, index) => {
-      const figures = this.figuresOf(part, element);
-      layout[part].push(figures.tokens);
-      if (part === "messages") layout.messageBlocks.push(figures.blocks);
-      for (const b of figures.breakpoints) layout.breakpoints.push({ ...b, index });
-    });
+  private tablesOf(model: string): FigureTables {
+    let tables = this.figures.get(model);
+    if (!tables) {
+      tables = { tools: new Map(), system: new Map(), messages: new Map() };
+      this.figures.set(model, tables);
+    }
+    return tables;
+  }
+
+  private add(layout: SegmentLayout, part: Part, figures: ElementFigures, index: number): void {
+    layout[part].push(figures.tokens);
+    if (part === "messages") layout.messageBlocks.push(figures.blocks);
+    for (const b of figures.breakpoints) layout.breakpoints.push({ ...b, index });
   }
 
   private addAround(layout: SegmentLayout, part: Part, around: SegmentLayout): void {
@@ -128,14 +159,29 @@ export class PartBreakpoints {
     layout.breakpoints.push(...around.breakpoints.filter((b) => b.part === part));
   }
 
-  private figuresOf(part: Part, element: BodyElement): ElementFigures {
-    let figures = this.figures[part].get(element.key);
+  private figuresOf(tables: FigureTables, part: Part, element: BodyElement, model: string): ElementFigures {
+    let figures = tables[part].get(element.key);
     if (!figures) {
-      const alone = layoutOf(codec().dissect(bodyOfElements(part, [element.text()])), this.counter);
-      figures = { tokens: alone[part][0] ?? 0, blocks: alone.messageBlocks[0] ?? 0, breakpoints: alone.breakpoints };
-      this.figures[part].set(element.key, figures);
+      figures = this.figuresAlone(part, element.text(), model);
+      tables[part].set(element.key, figures);
     }
     return figures;
+  }
+
+  /** One element taken apart as a body of its own, with the body's model. */
+  private figuresAlone(part: Part, text: string, model: string): ElementFigures {
+    const d = codec().dissect(bodyOfElements(part, [text], { model }));
+    const count = (segment: string) => this.counter.segmentTokens({ kind: part, text: segment, model: d.model });
+    const breakpoints = d.cacheBreakpoints ?? [];
+    if (part === "tools") {
+      const tool = d.tools[0]!;
+      const tokens = count(tool.prefixJson ?? tool.json);
+      return { tokens, blocks: 0, breakpoints, ...(tool.deferred ? { deferred: tool.name } : {}) };
+    }
+    if (part === "system") return { tokens: count(d.systemParts[0] ?? ""), blocks: 0, breakpoints };
+    const message = d.messages[0]!;
+    const json = message.prefixJson ?? message.json;
+    return { tokens: count(json), blocks: blockCount(json), breakpoints, loads: toolsLoadedBy(message.json) };
   }
 
   /**
@@ -157,9 +203,10 @@ let shared: PartBreakpoints | null = null;
 
 /**
  * The process's one PartBreakpoints: the two runs of a diff (or of `view --diff --cost`) that send
- * the same parts count them once. A part's figures depend on its text alone, so sharing them is safe.
+ * the same parts count them once.
  */
 export function partBreakpoints(counter: TokenCounter): PartBreakpoints {
+  // A part's figures depend on its text and the request's model alone (the tables are by model).
   if (shared?.counter !== counter) shared = new PartBreakpoints(counter);
   return shared;
 }

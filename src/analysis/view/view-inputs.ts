@@ -53,7 +53,10 @@ function countElements(measure: TokenMeasure, elements: BodyElements, seen: Set<
       const key = `${name} ${element.key}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      measure.countRequestTokens(codec.dissect(bodyOfElements(name, [element.text()])));
+      const d = codec.dissect(bodyOfElements(name, [element.text()]));
+      measure.countRequestTokens(d);
+      // The page counts a tool's definition whether or not a message loads it (a deferred tool alone is not).
+      for (const tool of d.tools) measure.segmentTokens({ kind: "tools", text: tool.json });
     }
   }
 }

@@ -39,6 +39,7 @@ main { flex: 1; display: flex; min-height: 0; }
 .after { position: absolute; top: 0; height: 14px; background: repeating-linear-gradient(45deg, rgba(255,255,255,.75) 0 2px, rgba(255,255,255,.1) 2px 5px); border-left: 2px solid #c00; }
 .num { font-variant-numeric: tabular-nums; color: #444; min-width: 64px; text-align: right; }
 .row > .badge, .side > .badge { flex-shrink: 1; min-width: 28px; overflow: hidden; text-overflow: ellipsis; }
+.side > .kind { flex-shrink: 1; min-width: 12px; overflow: hidden; text-overflow: ellipsis; }
 .badge { font-size: 11px; padding: 0 5px; border-radius: 8px; background: #eee; }
 .badge.tc { background: #fde2b8; color: #8a4b00; font-weight: 600; }
 .badge.mk { background: #d9f0d3; color: #236b1c; }

@@ -49,7 +49,27 @@ const systemBlocks = [
   { type: "text", text: long("sys", 800), cache_control: { type: "ephemeral", ttl: "1h" } },
 ];
 
+const deferredTools = [
+  ...tools,
+  { name: "Grep", description: long("grep", 300), input_schema: { type: "object" }, defer_loading: true },
+  { name: "Glob", description: long("glob", 300), input_schema: { type: "object" }, defer_loading: true },
+];
+/** A tool search's result loading Grep (a `tool_reference` inside a tool result). */
+const loadsGrep = [
+  { role: "assistant", content: [{ type: "tool_use", id: "s1", name: "ToolSearch", input: { query: "grep" } }] },
+  {
+    role: "user",
+    content: [{ type: "tool_result", tool_use_id: "s1", content: [{ type: "tool_reference", tool_name: "Grep" }] }],
+  },
+];
+
 const BODIES: Record<string, string> = {
+  "deferred tools, none loaded": body({ tools: deferredTools, system: systemBlocks, messages: messages(4, true) }),
+  "deferred tools, one loaded": body({
+    tools: deferredTools,
+    system: systemBlocks,
+    messages: [...messages(4, false), ...loadsGrep, ...messages(1, true).slice(1)],
+  }),
   "markers everywhere": body({ tools, system: systemBlocks, messages: messages(6, true) }),
   "automatic caching": body({ tools, system: systemBlocks, messages: messages(5, false), cache_control: marker }),
   "system as one string": body({ tools, system: long("one", 900), messages: messages(4, true) }),

@@ -178,9 +178,11 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   it("diff seq-namespace vs seq-search: aligned pairs, the added prompt lines highlighted on B's side", async () => {
     await cli("view", "seq-namespace", "--diff", "seq-search", "--runs", runs);
     await open(join(runs, "seq-namespace", "view-diff-seq-search.html"));
-    expect(await page.locator(".row").count()).toBe(6);
+    // Six pairs under the one heading of the probe's conversation.
+    expect(await page.locator(".row.group").allTextContents()).toEqual([expect.stringMatching(/^▾c1main6 pairs/)]);
+    expect(await page.locator(".row:not(.group)").count()).toBe(6);
     expect(await page.locator(".row .side .bar").count()).toBe(12);
-    await page.locator(".row").nth(1).click();
+    await page.locator(".row:not(.group)").nth(1).click();
     const detail = page.locator("#detail");
     await expect.poll(() => detail.locator("h2").textContent()).toMatch(/^#2 vs #2 · first differs in tools/);
     expect(await detail.textContent()).toContain("tools only in B: a_tool1");

@@ -1,8 +1,8 @@
 /**
  * The view page's layout in headless Chromium (test/fixtures/chromium.ts), at 800 and 1280 px: the
  * request list by conversation (the main agent, its subagent and side call beneath it), narrow, the
- * detail without sideways scrolling, the usage as a table; and the diff page's "next change" control
- * clicked through. The conversations are those of real clients' bodies (test/fixtures/conversations)
+ * detail without sideways scrolling, the usage as a table; and the diff page: its pairs by conversation,
+ * and its "next change" control clicked through. The conversations are those of real clients' bodies (test/fixtures/conversations)
  * replayed through a Capture that writes a real run folder.
  */
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
@@ -23,18 +23,19 @@ const FIXTURES = join(PROJECT_ROOT, "test/fixtures/conversations");
 
 const cli = viewCli;
 
+const CLAUDE_CODE = ["claude-code-2.1.328-subagent", true] as const;
+const SDK_SCRIPT = ["anthropic-sdk-1.16.0-side-call", false] as const;
+
 /**
  * Claude Code's session (main, a subagent, main again; its session header given) then an SDK
- * script's (its conversation, a title call beside it, the conversation again), as one run.
+ * script's (its conversation, a title call beside it, the conversation again), as one run; or the
+ * two sessions in the order given.
  */
-async function conversationRun(dir: string): Promise<void> {
+async function conversationRun(dir: string, sessions = [CLAUDE_CODE, SDK_SCRIPT]): Promise<void> {
   const capture = new Capture({ run: "conv", probe: "conv", dir, db: null, markers: {}, codecFor });
   const start = Date.parse("2026-12-04T10:00:00.000Z");
   let i = 0;
-  for (const [name, header] of [
-    ["claude-code-2.1.328-subagent", true],
-    ["anthropic-sdk-1.16.0-side-call", false],
-  ] as const) {
+  for (const [name, header] of sessions) {
     for (const line of readFileSync(join(FIXTURES, `${name}.jsonl`), "utf8")
       .trim()
       .split("\n")) {
@@ -96,10 +97,22 @@ function pageFit() {
   });
 }
 
+/** How many of the diff's sizes reach past their side of the pair. */
+function cutSizes() {
+  return page
+    .locator("#timeline .side .num")
+    .evaluateAll(
+      (cells) =>
+        cells.filter((c) => c.getBoundingClientRect().right > c.parentElement!.getBoundingClientRect().right + 0.5)
+          .length,
+    );
+}
+
 describe.skipIf(!chromiumPath)("view page layout in headless Chromium", () => {
   beforeAll(async () => {
     ({ base, runs } = await runProbesInto(["seq-namespace", "seq-search"]));
     await conversationRun(join(base, "conv"));
+    await conversationRun(join(base, "conv-sdk-first"), [SDK_SCRIPT, CLAUDE_CODE]);
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
     page = await pageCollecting(browser, problems);
@@ -165,6 +178,52 @@ describe.skipIf(!chromiumPath)("view page layout in headless Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("diff: the pairs by run A's conversation, each under its heading; 'next change' follows the list", async () => {
+    const file = join(base, "conv-diff.html");
+    await cli("view", join(base, "conv"), "--diff", join(base, "conv-sdk-first"), "--out", file);
+    for (const width of [800, 1280]) {
+      await open(file, width);
+      const rows = await listRows();
+      const headings = rows.filter((r) => r.group).map((r) => r.text.split(" ").slice(1, 5).join(" "));
+      expect(headings).toEqual(["c1 main 3 pairs", "c2 subagent 1 pair", "c3 main 2 pairs", "c4 side 1 pair"]);
+      // Every pair row sits under a heading, set in further than it; a subagent's heading under its parent's rows.
+      const at = (text: string) => rows.find((r) => r.group && r.text.includes(` ${text} `))!;
+      const pairRows = rows.filter((r) => !r.group);
+      expect(pairRows).toHaveLength(7);
+      for (const row of pairRows) expect(row.left).toBeGreaterThan(at("c1").left);
+      expect(at("c2").left).toBeGreaterThan(at("c1").left);
+      // Set in as they are, each side's size still stays whole beside its bar, a side call's label shortened.
+      expect(await cutSizes()).toBe(0);
+      expect((await pageFit()).page).toBeLessThanOrEqual(width);
+      await page.screenshot({ path: join(SHOTS, `diff-by-conversation-${width}.png`) });
+    }
+    // Side A's sequence numbers under each heading are that conversation's requests.
+    const sidesA = await page
+      .locator("#timeline .row:not(.group)")
+      .evaluateAll((list) =>
+        list
+          .sort((x, y) => x.getBoundingClientRect().top - y.getBoundingClientRect().top)
+          .map((row) => (row.querySelector(".side .seq")?.textContent ?? "—").trim()),
+      );
+    expect(sidesA).toEqual(["#1", "#2", "#4", "#3", "#5", "#7", "#6"]);
+    // "next change" walks the differing pairs in the order drawn, not in the pairs' own order.
+    const drawn = await page.locator("#timeline .row:not(.group)").evaluateAll((list) =>
+      list
+        .sort((x, y) => x.getBoundingClientRect().top - y.getBoundingClientRect().top)
+        .filter((r) => r.classList.contains("differs"))
+        .map((r) => Number((r as HTMLElement).dataset.index)),
+    );
+    expect(drawn.length).toBeGreaterThan(1);
+    const opened: number[] = [];
+    for (let press = 0; press < drawn.length; press++) {
+      await page.keyboard.press("n");
+      await expect.poll(() => page.locator("#change-at").textContent()).toBe(`change ${press + 1} of ${drawn.length}`);
+      opened.push(Number(await page.locator("#timeline .row.sel").getAttribute("data-index")));
+    }
+    expect(opened).toEqual(drawn);
+    expect(problems).toEqual([]);
+  });
+
   it("diff: 'next change' opens each differing pair in turn, then the first again; the key n does the same", async () => {
     const file = join(base, "diff.html");
     await cli("view", "seq-namespace", "--diff", "seq-search", "--out", file, "--runs", runs);
@@ -196,14 +255,7 @@ describe.skipIf(!chromiumPath)("view page layout in headless Chromium", () => {
       expect(box.detailScroll).toBeLessThanOrEqual(box.detailClient);
       expect(box.list / width).toBeLessThanOrEqual(0.39);
       // Each side's size stays whole beside its bar.
-      const cut = await page
-        .locator("#timeline .side .num")
-        .evaluateAll(
-          (cells) =>
-            cells.filter((c) => c.getBoundingClientRect().right > c.parentElement!.getBoundingClientRect().right + 0.5)
-              .length,
-        );
-      expect(cut).toBe(0);
+      expect(await cutSizes()).toBe(0);
       await page.screenshot({ path: join(SHOTS, `diff-next-change-${width}.png`) });
     }
     expect(problems).toEqual([]);

@@ -4,16 +4,26 @@
  * or field that differs. The key `n` presses it.
  */
 import { el } from "./dom.js";
+import { itemsInListOrder } from "./list-rows.js";
 import type { PageContext } from "./page-context.js";
 
-/** The pairs that differ, in order. */
-const changed = (page: PageContext) => (page.pairs ?? []).flatMap((p, i) => (p.same ? [] : [i]));
+/** The pairs that differ, in the list's order (by conversation where the runs name theirs). */
+function changed(page: PageContext): number[] {
+  const pairs = page.pairs;
+  return pairs ? itemsInListOrder(page).filter((i) => !pairs[i].same) : [];
+}
 
-/** The pair after `from` that differs, wrapping around; null when none differs. */
+/** The pair after `from` in the list that differs, wrapping around; null when none differs. */
 function nextChange(page: PageContext, from: number | null): number | null {
   const all = changed(page);
   if (all.length === 0) return null;
-  return all.find((i) => from === null || i > from) ?? all[0];
+  const at = from === null ? -1 : all.indexOf(from);
+  if (at >= 0) return all[(at + 1) % all.length];
+  if (from === null) return all[0];
+  // An open pair that does not differ: the first differing one drawn below it.
+  const order = itemsInListOrder(page);
+  const place = order.indexOf(from);
+  return all.find((i) => order.indexOf(i) > place) ?? all[0];
 }
 
 /** Where the open pair stands among the changes: `change 2 of 5`. */

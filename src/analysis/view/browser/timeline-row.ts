@@ -68,7 +68,12 @@ function badges(r: PageRequest, into: HTMLElement): void {
 function requestCells(page: PageContext, size: BarScale, r: PageRequest, into: HTMLElement): void {
   const seq = el("span", "seq", `#${r.s}`);
   into.append(seq);
-  if (r.k !== "loop") into.append(el("span", "kind", r.k));
+  if (r.k !== "loop") {
+    // Its whole name on hover: a diff's narrow side may shorten the label.
+    const kind = el("span", "kind", r.k);
+    kind.title = r.k;
+    into.append(kind);
+  }
   into.append(bar(page, size, r), el("span", "num", fmt(total(r, page.unit), page.unit)));
   badges(r, into);
 }
@@ -84,6 +89,7 @@ export function rowElement(
   const row = el("div", "row");
   row.style.top = `${place.at * ROW}px`;
   row.dataset.index = String(i);
+  row.style.paddingLeft = `${8 + place.depth * indentOf(page.pairs !== null)}px`;
   if (page.pairs) {
     const p = page.pairs[i];
     if (!p.same) row.classList.add("differs");
@@ -100,7 +106,6 @@ export function rowElement(
     const r = page.requests[i];
     row.classList.add("req");
     if (r.k !== "loop") row.classList.add("apart");
-    row.style.paddingLeft = `${8 + place.depth * INDENT}px`;
     requestCells(page, size, r, row);
   }
   if (i === page.selected) row.classList.add("sel");
@@ -108,24 +113,25 @@ export function rowElement(
   return row;
 }
 
-/** Pixels a conversation beneath another is set in. */
-export const INDENT = 14;
+/** Pixels a conversation beneath another is set in: half as many in a diff, whose rows hold two requests each. */
+export const indentOf = (pairs: boolean): number => (pairs ? 7 : 14);
 
 /** A conversation's heading as row `at`: its id, role and size; a click folds or unfolds it. */
 export function groupElement(g: GroupRow, at: number, toggle: (id: string) => void): HTMLElement {
   const row = el("div", g.group === "" ? "row group" : `row group ${g.role}`);
   row.style.top = `${at * ROW}px`;
-  row.style.paddingLeft = `${8 + g.depth * INDENT}px`;
+  row.style.paddingLeft = `${8 + g.depth * indentOf(g.pairs)}px`;
   row.dataset.group = g.group;
   row.append(el("span", "fold", g.folded ? "▸" : "▾"));
   if (g.group !== "") row.append(el("span", "conv", g.group));
   row.append(el("span", "role", g.role));
-  row.append(el("span", "muted", `${g.own} req`));
+  row.append(el("span", "muted", `${g.own} ${g.pairs ? (g.own === 1 ? "pair" : "pairs") : "req"}`));
   if (g.ownTokens !== null) row.append(el("span", "num", fmt(g.ownTokens, "tokens")));
   const beneath = g.requests - g.own;
   const under = beneath > 0 ? `; with the ${beneath} of the conversations it started, ${g.tokens}` : "";
   const tokens = g.ownTokens === null ? "" : `, ${g.ownTokens} prompt tokens (our count)${under}`;
-  row.title = `${g.own} request(s)${tokens}. Click to ${g.folded ? "unfold" : "fold"}.`;
+  const what = g.pairs ? "pair(s) of requests, by run A's conversation" : "request(s)";
+  row.title = `${g.own} ${what}${tokens}. Click to ${g.folded ? "unfold" : "fold"}.`;
   row.onclick = () => toggle(g.group);
   return row;
 }

@@ -6,7 +6,7 @@ import { el } from "./dom.js";
 import { isGroup, type ListRow, listRows } from "./list-rows.js";
 import { parts } from "./measure.js";
 import type { PageContext } from "./page-context.js";
-import { type BarScale, groupElement, INDENT, ROW, rowElement } from "./timeline-row.js";
+import { type BarScale, groupElement, indentOf, ROW, rowElement } from "./timeline-row.js";
 
 /** Rows drawn beyond each edge of the screen, so a short scroll shows rows already there. */
 const OVERSCAN = 12;
@@ -64,10 +64,10 @@ export class Timeline {
   /** Fits the largest request to the bars' width, in the page's unit; the width follows the list's. */
   rescale(): void {
     const width = this.element.clientWidth;
-    const depth = this.rows.reduce((d, row) => Math.max(d, row.depth), 0);
+    const indent = this.rows.reduce((d, row) => Math.max(d, row.depth), 0) * indentOf(this.page.pairs !== null);
     this.size.width = this.page.pairs
-      ? Math.max(24, Math.min(150, (width - PAIR_ROW) / 2 - PAIR_SIDE))
-      : Math.max(40, Math.min(300, width - ROW_TEXT - depth * INDENT));
+      ? Math.max(12, Math.min(150, (width - PAIR_ROW - indent) / 2 - PAIR_SIDE))
+      : Math.max(40, Math.min(300, width - ROW_TEXT - indent));
     let m = 1;
     for (const r of this.page.requests)
       m = Math.max(
