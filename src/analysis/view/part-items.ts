@@ -8,6 +8,7 @@
  * A body this cannot make so (a short element left in the skeleton, a `system` sent as one string, a
  * segment whose text is not its part's) has its frame made whole, as any other API's is.
  */
+import { joinBody } from "../../capture/body-parts.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { WireDissection } from "../../providers/types.js";
 import { type BodyElement, type BodyElements, bodyElements, bodyOfElements } from "../body-elements.js";
@@ -106,9 +107,10 @@ export class PartItems {
       }
     }
     const { skeleton } = elements;
-    let text = skeleton[0] ?? "";
-    for (let i = 0; i < skeleton.length - 1; i++) text += (pieces[i] ?? elements.partText(i)) + skeleton[i + 1];
-    return text;
+    return joinBody(
+      skeleton,
+      skeleton.slice(1).map((_, i) => pieces[i] ?? elements.partText(i)),
+    );
   }
 
   private aroundItems(name: ArrayName, d: WireDissection): number[] {
