@@ -29,7 +29,7 @@ export async function segmentMeasure(
 ): Promise<TokenMeasure> {
   return cache.measure((measure) => {
     // Each distinct part of a Messages body once: the page counts each of its segments once too.
-    const seen = new Set<string>();
+    const seen = new Map<string, Set<string>>();
     for (const source of sources) {
       if (!source.hasPayloads) continue;
       for (const payload of source.lazyPayloads()) {
@@ -45,14 +45,16 @@ export async function segmentMeasure(
 }
 
 /** Every segment of a Messages body's parts not counted yet, each part taken apart alone, and the fields around them. */
-function countElements(measure: TokenMeasure, elements: BodyElements, seen: Set<string>): void {
+function countElements(measure: TokenMeasure, elements: BodyElements, seen: Map<string, Set<string>>): void {
   const codec = codecFor("anthropic-messages");
   measure.countRequestTokens(codec.dissect(JSON.stringify(elements.top)));
   for (const [name, list] of elements.arrays) {
+    // The keys counted so far, one set per array: a key names content, whichever array sends it.
+    const counted = seen.get(name) ?? new Set<string>();
+    seen.set(name, counted);
     for (const element of list) {
-      const key = `${name} ${element.key}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
+      if (counted.has(element.key)) continue;
+      counted.add(element.key);
       const d = codec.dissect(bodyOfElements(name, [element.text()]));
       measure.countRequestTokens(d);
       // The page counts a tool's definition whether or not a message loads it (a deferred tool alone is not).
