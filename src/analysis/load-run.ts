@@ -51,6 +51,25 @@ export interface ResponsePayload {
 export interface LazyPayload {
   seq: number;
   load(): RequestPayload;
+  /**
+   * The body as stored, never joined: in parts (its skeleton, its parts' hashes, each part's text by
+   * hash) where it was stored so, else whole. A reader that derives something from each part keeps
+   * it by the part's hash and so works once per distinct part of the run, not once per body; the
+   * whole body's hash is checked only by `load`.
+   */
+  stored(): StoredRequest;
+}
+
+/** A request body as payloads.jsonl keeps it: parts (payload-rows.ts) and the text between them. */
+export interface PartedBody {
+  skeleton: string[];
+  parts: string[];
+  partText(hash: string): string;
+}
+
+export interface StoredRequest {
+  api: RequestPayload["api"];
+  body: string | PartedBody;
 }
 
 export interface RunSource {
@@ -251,7 +270,8 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
       });
     }) as RunSource["payload"],
     *lazyPayloads() {
-      for (const payload of this.payloads()) yield { seq: payload.seq, load: () => payload };
+      for (const payload of this.payloads())
+        yield { seq: payload.seq, load: () => payload, stored: () => ({ api: payload.api, body: payload.body }) };
     },
     events: () => fromDatabase(lookup, (db) => db.eventsOf(runId)),
     *payloads() {
@@ -307,6 +327,17 @@ class FileParts {
     return true;
   }
 
+  /** The body of line `n`'s row as stored: its parts' texts looked up here, never joined. */
+  stored(n: number, row: RequestPayload): StoredRequest {
+    if (!isPartedRow(row)) return { api: row.api, body: row.body };
+    const partText = (hash: string) => {
+      const text = this.texts.get(hash);
+      if (text === undefined) throw inputError(this.path, `line ${n}`, `part ${hash} of its body is not in the run`);
+      return text;
+    };
+    return { api: row.api, body: { skeleton: row.skeleton, parts: row.parts, partText } };
+  }
+
   /** The row of line `n` whole, its body joined from its parts where it was stored in parts. */
   whole<T extends object>(n: number, row: T): T {
     return wholeRow(
@@ -354,18 +385,20 @@ function* lazyPayloadLines(path: string, options: JsonlReadOptions): Iterable<La
   for (const { n, line } of jsonlLines(path, options)) {
     if (parts.take(n, line)) continue;
     // A request row is read only where the row says it is one.
-    const parse = () => {
+    const read = () => {
       const value = parseJsonlLine(path, n, line);
       if (!isPayload(value)) throw inputError(path, `line ${n}`, "expected a payload row");
-      return parts.whole(n, value as RequestPayload & { type: StoredPayload["type"] });
+      return value as RequestPayload & { type: StoredPayload["type"] };
     };
     const head = PAYLOAD_HEAD.exec(line);
     if (head) {
-      if (head[1] === "request") yield { seq: Number(head[2]), load: parse };
+      if (head[1] === "request")
+        yield { seq: Number(head[2]), load: () => parts.whole(n, read()), stored: () => parts.stored(n, read()) };
       continue;
     }
-    const row = parse();
-    if (row.type === "request") yield { seq: row.seq, load: () => row };
+    const row = read();
+    if (row.type === "request")
+      yield { seq: row.seq, load: () => parts.whole(n, row), stored: () => parts.stored(n, row) };
   }
 }
 

@@ -135,8 +135,17 @@ function elementCuts(text: string): [number, number][] | null {
 /** The body cut into skeleton and parts; null when it is stored whole (short, not an object, no long elements). */
 export function cutBody(text: string): CutBody | null {
   if (text.length < PARTED_MIN_CHARS) return null;
+  const cut = cutElements(text);
+  return cut && cut.parts.length > 0 ? cut : null;
+}
+
+/**
+ * Any JSON object's text cut as a long body is, whatever its length (a reader takes a body stored
+ * whole apart as it takes a parted one); null for a text that is not an object.
+ */
+export function cutElements(text: string): CutBody | null {
   const cuts = elementCuts(text);
-  if (!cuts || cuts.length === 0) return null;
+  if (!cuts) return null;
   const skeleton: string[] = [];
   const parts: string[] = [];
   let from = 0;

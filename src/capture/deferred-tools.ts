@@ -27,11 +27,13 @@ export function unloadedTools(d: WireDissection): ReadonlySet<number> {
 }
 
 function findUnloaded(d: WireDissection): ReadonlySet<number> {
-  const loaded = new Set<string>();
-  for (const message of d.messages)
-    if (message.json.includes('"tool_reference"'))
-      for (const name of toolReferences(JSON.parse(message.json))) loaded.add(name);
+  const loaded = new Set(d.messages.flatMap((message) => toolsLoadedBy(message.json)));
   return new Set(d.tools.flatMap((tool, i) => (tool.deferred && !loaded.has(tool.name) ? [i] : [])));
+}
+
+/** The tools a message's JSON loads: the names its `tool_reference` blocks give (a reader of parts asks per message). */
+export function toolsLoadedBy(messageJson: string): string[] {
+  return messageJson.includes('"tool_reference"') ? toolReferences(JSON.parse(messageJson)) : [];
 }
 
 /** The tool names a message's `tool_reference` blocks name, wherever they sit (inside a tool result). */

@@ -8,18 +8,16 @@
  * and counted with the capture's tokenizer, segment by segment, as the record's totals were.
  */
 
-import { unloadedTools } from "../../capture/deferred-tools.js";
 import { requestFailure } from "../../capture/request-failure.js";
 import type { RecordSummary } from "../../capture/run-index.js";
-import type { TokenCounter } from "../../capture/tokens.js";
-import type { Part, RequestRecord } from "../../capture/types.js";
+import type { RequestRecord } from "../../capture/types.js";
 import { breakpointCache, breakpointMinCacheTokens } from "../../providers/cache-rules.js";
 import { codecFor } from "../../providers/codecs.js";
-import type { Usage, WireApi, WireDissection } from "../../providers/types.js";
+import type { Usage, WireApi } from "../../providers/types.js";
+import { bodyElements } from "../body-elements.js";
 import { sharedTokensOf } from "../format.js";
 import type { LazyPayload, RunSource } from "../load-run.js";
 import {
-  type CacheBreakpointAt,
   type CacheInput,
   type CacheModel,
   type CacheProvider,
@@ -27,6 +25,7 @@ import {
   cacheModel,
   geminiMinCacheTokens,
 } from "./cache-model.js";
+import { breakpointTokens, type PartBreakpoints, partBreakpoints } from "./part-breakpoints.js";
 import {
   type ModelPrice,
   nearestPriced,
@@ -126,9 +125,9 @@ export async function runCost(source: RunSource, options: CostOptions): Promise<
 export class RunCosting {
   /** The price and the cache model of each provider and model priced, by `<provider> <model>`. */
   private readonly rules = new Map<string, { price: ModelPrice | null; model: CacheModel }>();
-  private readonly payloads: { bodyOf(seq: number): string | null };
+  private readonly payloads: { payloadOf(seq: number): LazyPayload | null };
   /** Counts where Anthropic breakpoints sit; loaded only for a run that has them (it costs a tokenizer). */
-  private counter: TokenCounter | null = null;
+  private breakpoints: PartBreakpoints | null = null;
   /** Whether a pass through `observing` priced every record: read to its end, none needing the counter it lacked. */
   private observedAll = { complete: true, exhausted: false };
 
@@ -148,14 +147,19 @@ export class RunCosting {
     if (failure !== null) return failedCost(record, modelId, this.rulesOf(provider, modelId).price, failure);
     let breakpoints: CacheInput["breakpoints"];
     if (provider === "anthropic") {
-      const body = payloads.bodyOf(record.seq);
-      if (body !== null) {
-        if (!this.counter) return null;
-        breakpoints = breakpointTokens(codecFor(record.api as WireApi).dissect(body), this.counter);
+      const payload = payloads.payloadOf(record.seq);
+      if (payload !== null) {
+        if (!this.breakpoints) return null;
+        // A Messages body as stored, never joined: each distinct part of the run is read once. Converse
+        // bodies (the same breakpoint rules, their own shapes) are taken apart whole.
+        breakpoints =
+          record.api === "anthropic-messages"
+            ? this.breakpoints.of(payload.stored().body, () => payload.load().body)
+            : breakpointTokens(codecFor(record.api as WireApi).dissect(payload.load().body), this.breakpoints.counter);
       }
     }
     const { price, model } = this.rulesOf(provider, modelId);
-    const explicitCache = provider === "gemini" && namesExplicitCache(payloads.bodyOf(record.seq));
+    const explicitCache = provider === "gemini" && namesExplicitCache(payloads.payloadOf(record.seq));
     const input = { ...cacheInputOf(record, breakpoints), ...(explicitCache && { explicitCache }) };
     const cost = requestCost(record, modelId, price, model.next(input));
     // Only a break loses cached tokens; elsewhere the two reads differ by the reply opener at most.
@@ -178,7 +182,7 @@ export class RunCosting {
 
   /** Loads the tokenizer that `next` needs for a Messages body (before a pass that cannot wait for it). */
   async loadCounter(): Promise<void> {
-    this.counter ??= await (await import("../../capture/tokens.js")).loadTokenCounter();
+    this.breakpoints ??= partBreakpoints(await (await import("../../capture/tokens.js")).loadTokenCounter());
   }
 
   /** `records` as they are, each priced on its way through and handed to `each` (until one needs the counter). */
@@ -199,9 +203,15 @@ export class RunCosting {
   }
 }
 
-/** A Gemini body that reads an explicit cache (`cachedContent`); the cache model predicts no implicit read for it. */
-function namesExplicitCache(body: string | null): boolean {
-  return body !== null && codecFor("google-generative-ai").dissect(body).cachedContent !== undefined;
+/**
+ * A Gemini body that reads an explicit cache (`cachedContent`); the cache model predicts no implicit
+ * read for it. The field is a top-level one: the fields around the body's arrays are read alone.
+ */
+function namesExplicitCache(payload: LazyPayload | null): boolean {
+  if (payload === null) return false;
+  const elements = bodyElements(payload.stored().body);
+  const around = elements ? JSON.stringify(elements.top) : payload.load().body;
+  return codecFor("google-generative-ai").dissect(around).cachedContent !== undefined;
 }
 
 /** Whose cache rules a request met, by its wire API: Bedrock's Converse keeps Anthropic's breakpoints (cache-rules.ts). */
@@ -383,54 +393,19 @@ function disagreement(predicted: CacheSplit, reported: CacheSplit): string | nul
 
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 
-/**
- * Prefix tokens up to and including each breakpoint's segment, and its block's place in cache order
- * (a tool and a system part are one block each, a message as many as its content holds). Segments are
- * counted without their `cache_control` markers, as the capture's `sharedTokens` are: a marker moved
- * to the newest message does not change what the provider matches.
- */
-export function breakpointTokens(d: WireDissection, counter: TokenCounter): CacheBreakpointAt[] {
-  const count = (kind: Part, text: string) => counter.segmentTokens({ kind, text, model: d.model });
-  const unloaded = unloadedTools(d);
-  const tools = d.tools.map((t, i) => (unloaded.has(i) ? 0 : count("tools", t.prefixJson ?? t.json)));
-  const system = d.systemParts.map((text) => count("system", text));
-  const messages = d.messages.map((m) => count("messages", m.prefixJson ?? m.json));
-  const sum = (values: number[], end = values.length) => values.slice(0, end).reduce((a, b) => a + b, 0);
-  const before: Record<Part, number> = { tools: 0, system: sum(tools), messages: sum(tools) + sum(system) };
-  const counts: Record<Part, number[]> = { tools, system, messages };
-  const messageBlocks = d.messages.map((m) => blockCount(m.prefixJson ?? m.json));
-  const blockAt = (b: NonNullable<WireDissection["cacheBreakpoints"]>[number]) =>
-    b.part === "tools"
-      ? b.index
-      : b.part === "system"
-        ? tools.length + b.index
-        : tools.length + system.length + sum(messageBlocks, b.index) + (b.block ?? 0);
-  return (d.cacheBreakpoints ?? []).map((b) => ({
-    tokens: before[b.part] + sum(counts[b.part], b.index + 1),
-    ttl: b.ttl,
-    block: blockAt(b),
-  }));
-}
-
-/** Content blocks of a message's JSON: its list's length, or one for a string content. */
-function blockCount(json: string): number {
-  const content = (JSON.parse(json) as { content?: unknown }).content;
-  return Array.isArray(content) ? Math.max(content.length, 1) : 1;
-}
-
-/** Payload bodies by seq, read in step with the records (both files are in seq order). */
-function payloadCursor(source: RunSource): { bodyOf(seq: number): string | null } {
+/** Payloads by seq, read in step with the records (both files are in seq order). */
+function payloadCursor(source: RunSource): { payloadOf(seq: number): LazyPayload | null } {
   const iterator: Iterator<LazyPayload> | null = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
   let current: LazyPayload | null = null;
   return {
-    bodyOf(seq) {
+    payloadOf(seq) {
       if (!iterator) return null;
       while (current === null || current.seq < seq) {
         const next = iterator.next();
         if (next.done) return null;
         current = next.value;
       }
-      return current.seq === seq ? current.load().body : null;
+      return current.seq === seq ? current : null;
     },
   };
 }

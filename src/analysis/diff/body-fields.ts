@@ -4,6 +4,8 @@
  * `stream_options`… — with its path and both values. Fields a user names as changing every run
  * (ids, timestamps) are matched by path patterns and set apart, never reported as changes.
  */
+import { bodyElements, joinedBody } from "../body-elements.js";
+import type { PartedBody } from "../load-run.js";
 
 /** One field that differs: its path (`metadata.user_id`, `tools_choice[0].type`) and each side's value (undefined: absent). */
 export interface FieldChange {
@@ -78,14 +80,31 @@ function collect(a: unknown, b: unknown, path: string, out: FieldChange[]): void
   if (JSON.stringify(a) !== JSON.stringify(b)) out.push({ path, a, b });
 }
 
-/** The fields of two bodies that differ outside the parts, the ones `ignore` matches set apart. */
+/**
+ * A body's fields outside the parts, as its JSON has them, in its order: read from the text around
+ * its stored parts (a long array's elements parsed one by one), never from the messages, tools or
+ * system it sends.
+ */
+function fieldsOutsideParts(body: string | PartedBody): unknown {
+  const elements = bodyElements(body);
+  if (!elements) return JSON.parse(joinedBody(body));
+  const fields: Record<string, unknown> = {};
+  for (const key of elements.keys) {
+    if (PART_KEYS.has(key)) continue;
+    const list = elements.arrays.get(key);
+    fields[key] = list ? list.map((element) => JSON.parse(element.text()) as unknown) : elements.top[key];
+  }
+  return fields;
+}
+
+/** The fields of two bodies (as stored) that differ outside the parts, the ones `ignore` matches set apart. */
 export function bodyFieldChanges(
-  bodyA: string,
-  bodyB: string,
+  bodyA: string | PartedBody,
+  bodyB: string | PartedBody,
   ignore: FieldFilter,
 ): { changes: FieldChange[]; ignored: string[] } {
   const all: FieldChange[] = [];
-  collect(JSON.parse(bodyA), JSON.parse(bodyB), "", all);
+  collect(fieldsOutsideParts(bodyA), fieldsOutsideParts(bodyB), "", all);
   const changes: FieldChange[] = [];
   const ignored: string[] = [];
   for (const change of all) {

@@ -11,7 +11,7 @@ import type { RecordSummary } from "../../capture/run-index.js";
 import type { Part, RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { WireDissection } from "../../providers/types.js";
-import type { RunSource } from "../load-run.js";
+import type { PartedBody, RunSource } from "../load-run.js";
 import { bodyFieldChanges, FIELDS_LISTED, type FieldChange, type FieldFilter, fieldFilter } from "./body-fields.js";
 import { type DiffRecord, diffRecordProjector, shallowEqual } from "./diff-record.js";
 
@@ -76,8 +76,8 @@ export interface RequestDiff {
 export interface DiffItem {
   record: DiffRecord;
   dissect: (() => WireDissection) | null;
-  /** The wire body as sent; null when the run kept none. */
-  body: (() => string) | null;
+  /** The wire body as stored (in parts where the run stored it so); null when the run kept none. */
+  body: (() => string | PartedBody) | null;
 }
 
 /** How a diff compares bodies: field paths set apart as changing every run (`--ignore`). */
@@ -446,7 +446,7 @@ function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies
             return codecFor(api!).dissect(body);
           }
         : null,
-      body: found ? () => found.load().body : null,
+      body: found ? () => found.stored().body : null,
     };
   }
 }

@@ -58,6 +58,7 @@ export type ViewItem =
   | ["tools", number[]]
   | ["system", number[]]
   | ["node", number, number]
+  /** The body with U+0000 and a letter (T, S, M) where each segment goes; U+0002 n U+0002 before a hole: n of it. */
   | ["frame", string]
   /**
    * A request's own facts: model, sha256 of its wire body, its cost lines (`view --cost`), the

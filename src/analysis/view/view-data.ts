@@ -5,7 +5,8 @@
  * again. The page therefore stores each distinct piece once, content-addressed, in an `items`
  * table — a tool definition, a system part, a message, a tool set (which definitions), a system
  * set, a message-history node (parent node + one message: histories that share a prefix share
- * nodes), a wire-body frame (the body with its segments cut out) — and each request points into it.
+ * nodes), a wire-body frame (the body with its segments cut out, a run of equal holes written once
+ * with its count) — and each request points into it.
  * Tool sets and system sets are keyed by the records' own `hashes`, so an unchanged prompt is not
  * even hashed again.
  *
@@ -38,7 +39,8 @@ import { sourceGroup } from "../context/source-groups.js";
 import { fieldValue } from "../diff/body-fields.js";
 import type { RequestDiff } from "../diff/diff.js";
 import { kindLabel, sharedTokensOf } from "../format.js";
-import type { RequestPayload, RunSource } from "../load-run.js";
+import type { LazyPayload, RunSource } from "../load-run.js";
+import { PartItems } from "./part-items.js";
 import type { ViewItem, ViewMeta, ViewPair, ViewReply, ViewRequest, ViewRun } from "./types.js";
 
 /**
@@ -47,6 +49,26 @@ import type { ViewItem, ViewMeta, ViewPair, ViewReply, ViewRequest, ViewRun } fr
  * The letter after it says which of the request's segments goes there, taken in order per kind.
  */
 const HOLE = "\u0000";
+
+/**
+ * A run of equal holes (a hole, its letter and the text up to the next hole: `\0M,` for each message
+ * but the last) is written once after U+0002, its count and U+0002 again: a frame of a request that
+ * sends 1,200 messages says so in a few characters, not 1,200 holes. U+0002 cannot occur in JSON
+ * text either.
+ */
+const REPEAT = "\u0002";
+function compactFrame(frame: string): string {
+  // Each hole with its letter and the text up to the next one, after the text before the first.
+  const [head, ...units] = frame.split(HOLE);
+  let text = head ?? "";
+  for (let i = 0; i < units.length; ) {
+    let end = i + 1;
+    while (end < units.length && units[end] === units[i]) end++;
+    text += `${end - i > 1 ? `${REPEAT}${end - i}${REPEAT}` : ""}${HOLE}${units[i]}`;
+    i = end;
+  }
+  return text;
+}
 
 /** Buffered synchronous writes: the page is written in a few hundred large writes, not one per line. */
 export class FileSink {
@@ -95,6 +117,8 @@ const digest = (text: string) => createHash("sha1").update(text).digest("base64"
 class ItemTable {
   private ids = new Map<string, number>();
   private next = 0;
+  /** The items of Messages bodies' parts, each part made once. */
+  readonly parts = new PartItems(this, (letter) => HOLE + letter);
   constructor(
     private readonly sink: FileSink,
     private readonly counter: TokenMeasure,
@@ -162,7 +186,7 @@ class ItemTable {
     return this.add(`n${parent}:${message}`, () => ["node", parent, message]);
   }
   frame(text: string): number {
-    return this.add(`f${digest(text)}`, () => ["frame", text]);
+    return this.add(`f${digest(text)}`, () => ["frame", compactFrame(text)]);
   }
 }
 
@@ -258,14 +282,13 @@ class GroupTable {
   }
 }
 
-/** Records joined with their wire bodies by seq; a record without a body gets null. */
-function* withPayloads(source: RunSource): Generator<[RequestRecord, RequestPayload | null]> {
+/** Records joined with their wire bodies by seq (read when asked for); a record without a body gets null. */
+function* withPayloads(source: RunSource): Generator<[RequestRecord, LazyPayload | null]> {
   const payloads = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
   let next = payloads?.next();
   for (const record of source.records()) {
     while (next && !next.done && next.value.seq < record.seq) next = payloads!.next();
-    const found = next && !next.done && next.value.seq === record.seq ? next.value.load() : null;
-    yield [record, found];
+    yield [record, next && !next.done && next.value.seq === record.seq ? next.value : null];
   }
 }
 
@@ -390,18 +413,39 @@ export function writeViewData(
   out.flush();
 }
 
-function itemRefs(
-  items: ItemTable,
-  record: RequestRecord,
-  payload: RequestPayload | null,
-): Pick<ViewRequest, "T" | "S" | "M" | "F"> {
-  if (!payload || payload.api === null) return { T: -1, S: -1, M: -1, F: -1 };
-  const d = codecFor(payload.api).dissect(payload.body);
+type ItemRefs = Pick<ViewRequest, "T" | "S" | "M" | "F">;
+
+/**
+ * A request's items: a Messages body's from its parts, each distinct part made once per run
+ * (part-items.ts), any other's from its body taken apart whole.
+ */
+function itemRefs(items: ItemTable, record: RequestRecord, payload: LazyPayload | null): ItemRefs {
+  const stored = payload?.stored();
+  if (!payload || !stored || stored.api === null) return { T: -1, S: -1, M: -1, F: -1 };
+  const made = stored.api === "anthropic-messages" ? items.parts.of(stored.body) : null;
+  if (!made) {
+    const { api, body } = payload.load();
+    return wholeItemRefs(items, record, body, codecFor(api!).dissect(body));
+  }
+  const T = items.set("tools", record.hashes.tools, made.tools);
+  const S = items.set("system", record.hashes.system, made.system);
+  let M = -1;
+  for (const m of made.messages()) M = items.node(M, m);
+  // Made from the parts where they make it, else from the body joined.
+  const frame = made.frame() ?? wholeFrame(payload.load().body);
+  return { T, S, M, F: items.frame(frame) };
+}
+
+function wholeFrame(body: string): string {
+  return bodyFrame(body, codecFor("anthropic-messages").dissect(body));
+}
+
+function wholeItemRefs(items: ItemTable, record: RequestRecord, body: string, d: WireDissection): ItemRefs {
   const T = items.set("tools", record.hashes.tools, () => d.tools.map((t) => items.tool(t.name, t.json)));
   const S = items.set("system", record.hashes.system, () => d.systemParts.map((p) => items.systemPart(p)));
   let M = -1;
   for (const m of d.messages) M = items.node(M, items.message(m.role, m.json));
-  return { T, S, M, F: items.frame(bodyFrame(payload.body, d)) };
+  return { T, S, M, F: items.frame(bodyFrame(body, d)) };
 }
 
 function viewPair(d: RequestDiff, index: Map<number, number>[]): ViewPair {

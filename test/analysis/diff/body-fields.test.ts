@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bodyFieldChanges, fieldFilter, fieldValue } from "../../../src/analysis/diff/body-fields.js";
+import { partedBody } from "../../fixtures/parted-body.js";
 
 const body = (fields: Record<string, unknown>) =>
   JSON.stringify({ model: "m", system: "S", messages: [{ role: "user", content: "hi" }], tools: [], ...fields });
@@ -28,6 +29,26 @@ describe("bodyFieldChanges: every field outside tools, system and messages", () 
     expect(ignored).toEqual(["metadata.user_id", "metadata.session", "output_config[0].id"]);
     expect(fieldFilter(["metadata.*"])("metadata.user_id")).toBe(true);
     expect(fieldFilter(["metadata.user_id"])("metadata")).toBe(false);
+  });
+
+  it("reads bodies stored in parts as it reads them whole: the fields in their order, a long array's elements among them", () => {
+    const long = (word: string) => Array.from({ length: 40 }, (_, i) => `${word}${i}`).join(" ");
+    const messages = Array.from({ length: 120 }, (_, i) => ({
+      role: i % 2 ? "assistant" : "user",
+      content: long(`m${i}`),
+    }));
+    const fields = (n: number) => ({
+      metadata: { user_id: `u${n}` },
+      stop_sequences: [long(`stop${n}`), "x"],
+      messages,
+      temperature: n,
+      tools: [{ name: "Read", description: long(`tool${n}`) }],
+    });
+    const [a, b] = [JSON.stringify(fields(1)), JSON.stringify({ top_k: 3, ...fields(2) })];
+    const whole = bodyFieldChanges(a, b, fieldFilter(["metadata"]));
+    expect(whole.changes.map((c) => c.path)).toEqual(["stop_sequences[0]", "temperature", "top_k"]);
+    expect(bodyFieldChanges(partedBody(a), partedBody(b), fieldFilter(["metadata"]))).toEqual(whole);
+    expect(bodyFieldChanges(partedBody(a), b, fieldFilter(["metadata"]))).toEqual(whole);
   });
 
   it("prints a value as its JSON, cut with … when long, and an absent field as absent", () => {

@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
 import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
-import { runProbesInto, viewCli } from "./view-runs.js";
+import { runPartedProbe, runProbesInto, viewCli } from "./view-runs.js";
 
 warnWithoutChromium("view browser tests");
 
@@ -33,6 +33,7 @@ async function open(file: string): Promise<void> {
 describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
   beforeAll(async () => {
     ({ base, runs } = await runProbesInto(["p1", "seq-search", "seq-namespace", "p7", "p4"]));
+    await runPartedProbe(base, "parted");
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
     page = await pageCollecting(browser, problems, { width: 1400, height: 900 });
@@ -56,6 +57,22 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     await page.locator("#raw").click();
     await expect.poll(() => page.locator(".raw-body .facts").textContent()).toMatch(/matches the captured body/);
     await page.screenshot({ path: join(SHOTS, "p1.png") });
+    expect(problems).toEqual([]);
+  });
+
+  it("a run stored in parts: each request's raw body is rebuilt from the page's parts and matches its hash", async () => {
+    await cli("view", "parted", "--runs", runs);
+    await open(join(runs, "parted", "view.html"));
+    expect(await page.locator(".row.req .bar").count()).toBe(3);
+    for (const seq of [2, 3]) {
+      await page.locator(".row.req", { hasText: `#${seq}` }).click();
+      await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(new RegExp(`^Request #${seq} `));
+      await page.locator("#raw").click();
+      await expect.poll(() => page.locator(".raw-body .facts").textContent()).toMatch(/matches the captured body/);
+    }
+    // The last body holds the three prompts, each stored once as a part of the run.
+    const last = (await page.locator(".raw-body pre").textContent())!;
+    expect(["alpha16", "beta16", "gamma16"].every((word) => last.includes(word))).toBe(true);
     expect(problems).toEqual([]);
   });
 

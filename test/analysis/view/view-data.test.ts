@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveRun } from "../../../src/analysis/load-run.js";
@@ -6,12 +6,13 @@ import type { ViewItem, ViewRequest } from "../../../src/analysis/view/types.js"
 import { writeViewPage } from "../../../src/analysis/view/view-page.js";
 import { loadTokenCounter } from "../../../src/capture/tokens.js";
 import { runHandProbe } from "../hand-runs.js";
-import { runProbesInto } from "./view-runs.js";
+import { runPartedProbe, runProbesInto } from "./view-runs.js";
 
 let base: string;
 let runs: string;
 beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["seq-search", "seq-search-anthropic"]));
+  await runPartedProbe(base, "parted");
   await runHandProbe(
     base,
     "hostile",
@@ -48,7 +49,7 @@ function pageData(html: string) {
 }
 
 async function page(run: string) {
-  const out = join(base, `${run}.html`);
+  const out = join(base, `${run.replace(/\W/g, "_")}.html`);
   writeViewPage(out, [resolveRun(run, { runsDir: runs })], null, {
     counter: await loadTokenCounter(),
     markers: {},
@@ -89,12 +90,11 @@ describe("view page data", () => {
     expect(data.requests[4]!.tc).toEqual(["+b_tool2"]);
   });
 
-  it("a request's frame and items rebuild its exact wire body", async () => {
-    const { data } = pageData(await page("seq-search"));
-    const bodies = readFileSync(join(runs, "seq-search", "payloads.jsonl"), "utf8")
-      .split("\n")
-      .filter((l) => l.includes('"type":"request"'))
-      .map((l) => JSON.parse(l).body as string);
+  it.each(["seq-search", "parted"])("%s: a request's frame and items rebuild its exact wire body", async (run) => {
+    const { data } = pageData(await page(run));
+    // Joined from the run's parts where it stored them so (and checked against its hash).
+    const bodies = [...resolveRun(run, { runsDir: runs }).payloads()].map((p) => p.body);
+    expect(bodies.length).toBeGreaterThan(2);
     const item = (id: number) => data.items[id]!;
     data.requests.forEach((r, i) => {
       const tools = (item(r.T)[1] as number[]).map((id) => item(id)[4] as string);
@@ -102,7 +102,15 @@ describe("view page data", () => {
       const messages: string[] = [];
       for (let n = r.M; n >= 0; n = item(n)[1] as number) messages.unshift(item(item(n)[2] as number)[4] as string);
       const next = { T: 0, S: 0, M: 0 };
-      const pieces = (item(r.F)[1] as string).split("\u0000");
+      // A run of equal holes is written once, after U+0002, its count and U+0002.
+      const [head, ...runs] = (item(r.F)[1] as string).split("\u0002");
+      let frame = head!;
+      for (let k = 0; k < runs.length; k += 2) {
+        const rest = runs[k + 1]!;
+        const unit = rest.slice(0, rest.indexOf("\u0000", 1) < 0 ? rest.length : rest.indexOf("\u0000", 1));
+        frame += unit.repeat(Number(runs[k])) + rest.slice(unit.length);
+      }
+      const pieces = frame.split("\u0000");
       let body = pieces[0]!;
       for (const piece of pieces.slice(1)) {
         const c = piece[0] as "T" | "S" | "M";
@@ -111,6 +119,24 @@ describe("view page data", () => {
       }
       expect(body).toBe(bodies[i]);
     });
+  });
+
+  it("a run stored in parts gives the page its bodies stored whole would give", async () => {
+    const payloads = readFileSync(join(runs, "parted", "payloads.jsonl"), "utf8");
+    expect(payloads).toContain('"type":"part"');
+    // The same run with every body stored whole, as runs were before bodies were stored in parts.
+    const wholeDir = join(base, "parted-whole");
+    cpSync(join(runs, "parted"), wholeDir, { recursive: true });
+    const source = resolveRun(join(runs, "parted"), { runsDir: runs });
+    const rows = [...source.payloads()].map((p) => JSON.stringify({ type: "request", ...p }));
+    writeFileSync(join(wholeDir, "payloads.jsonl"), `${rows.join("\n")}\n`);
+    const [parted, whole] = [await page("parted"), await page(wholeDir)].map((html) => pageData(html).data);
+    expect(parted.items).toEqual(whole!.items);
+    expect(parted.requests).toEqual(whole!.requests);
+    expect(parted.items.filter((i) => i[0] === "msg").length).toBeGreaterThan(3);
+    // The last request's messages' holes are one run in its frame.
+    const frames = parted.items.filter((i) => i[0] === "frame").map((i) => i[1] as string);
+    expect(frames.at(-1)).toContain("\u00024\u0002\u0000M,");
   });
 
   it("text holding </script>, <!-- and U+2028/2029 cannot end the data element and survives intact", async () => {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { runInProcess } from "../../fixtures/cli-in-process.js";
 import { copySharedRuns } from "../../fixtures/shared-runs.js";
+import { runHandProbe } from "../hand-runs.js";
 
 /** A command that must succeed, run in this process (test/fixtures/cli-in-process.ts): the page is what is tested. */
 export async function viewCli(...args: string[]): Promise<string> {
@@ -24,4 +25,29 @@ export async function runProbesInto(names: string[]): Promise<{ base: string; ru
   const runs = join(base, "runs");
   await copySharedRuns(names, runs);
   return { base, runs };
+}
+
+/**
+ * A run of `name` in `base`'s runs/ on Anthropic Messages whose prompts are long enough that the run
+ * stores its bodies in parts (capture/body-parts.ts): three requests, each sending the ones before.
+ */
+export async function runPartedProbe(base: string, name: string): Promise<void> {
+  const long = (word: string) => Array.from({ length: 2500 }, (_, i) => `${word}${i % 17}`).join(" ");
+  await runHandProbe(
+    base,
+    name,
+    `name: ${name}
+agent: { tools: read, noSkills: true }
+model:
+  api: anthropic-messages
+  script:
+    - text: first answer
+    - text: second answer
+    - text: done
+prompts:
+  - "${long("alpha")}"
+  - "${long("beta")}"
+  - "${long("gamma")}"
+`,
+  );
 }

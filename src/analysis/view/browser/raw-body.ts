@@ -3,8 +3,22 @@ import { el } from "./dom.js";
 import type { Items, PageRequest } from "./page-data.js";
 import type { Segments } from "./segments.js";
 
+/** A frame's runs of equal holes (U+0002, a count, U+0002, the hole and the text after it) written out. */
+function expandRuns(frame: string): string {
+  const pieces = frame.split("\u0002");
+  let text = pieces[0];
+  for (let i = 1; i + 1 < pieces.length; i += 2) {
+    const rest = pieces[i + 1];
+    const next = rest.indexOf("\u0000", 1);
+    const unit = next < 0 ? rest : rest.slice(0, next);
+    text += unit.repeat(Number(pieces[i])) + rest.slice(unit.length);
+  }
+  return text;
+}
+
 /** The body's text: each U+0000 in the frame is followed by the letter of the segment kind that goes there. */
-function rebuild(frame: string, seg: Segments): string {
+function rebuild(compact: string, seg: Segments): string {
+  const frame = expandRuns(compact);
   const next = { T: 0, S: 0, M: 0 };
   const fill = (code: string) => {
     if (code === "T") return seg.tools[next.T++][4];
