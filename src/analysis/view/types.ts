@@ -36,6 +36,8 @@ export interface ViewRequest {
   mk?: Record<string, number>;
   /** Tool-set change against the request the prefix is read from (before `from`: the previous loop request): `+a_tool1`, `-read`. */
   tc?: string[];
+  /** Places in the tool set of the tools sent for a tool search and loaded by no message: not in the context, 0 tokens. */
+  ud?: number[];
   /** Its conversation: id (`c1`…), role, the parent conversation's id ("" for a main one); absent when the record has none. */
   c?: [string, ConversationRef["role"], string];
   /**

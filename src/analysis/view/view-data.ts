@@ -228,6 +228,18 @@ function toolChange(previous: string[] | null, tools: string[]): string[] {
   ];
 }
 
+/**
+ * The deferred tools the capture counted at 0 tokens (capture/deferred-tools.ts: no message of the
+ * request loads them), by their place in the tool set, so the page does not show them as context.
+ */
+function unloadedTools(r: RequestRecord): Pick<ViewRequest, "ud"> {
+  const { deferredTools, toolTokens } = r;
+  if (!deferredTools || !toolTokens) return {};
+  const deferred = new Set(deferredTools);
+  const ud = r.tools.flatMap((name, i) => (deferred.has(name) && toolTokens[i] === 0 ? [i] : []));
+  return ud.length > 0 ? { ud } : {};
+}
+
 function requestEntry(
   run: number,
   r: RequestRecord,
@@ -253,6 +265,7 @@ function requestEntry(
     ...(r.cacheDiagnostics ? { cd: providerSummary(r) } : {}),
     ...(markers.length > 0 ? { mk: Object.fromEntries(markers) } : {}),
     ...(change.length > 0 ? { tc: change } : {}),
+    ...unloadedTools(r),
     ...(r.conversation
       ? { c: [r.conversation.id, r.conversation.role, r.conversation.parent ?? ""] as ViewRequest["c"] }
       : {}),

@@ -6,7 +6,7 @@ import type { ViewItem, ViewRequest } from "../../../src/analysis/view/types.js"
 import { writeViewPage } from "../../../src/analysis/view/view-page.js";
 import { loadTokenCounter } from "../../../src/capture/tokens.js";
 import { runHandProbe } from "../hand-runs.js";
-import { runPartedProbe, runProbesInto } from "./view-runs.js";
+import { runPartedProbe, runProbesInto, toolSearchRun } from "./view-runs.js";
 
 let base: string;
 let runs: string;
@@ -137,6 +137,17 @@ describe("view page data", () => {
     // The last request's messages' holes are one run in its frame.
     const frames = parted.items.filter((i) => i[0] === "frame").map((i) => i[1] as string);
     expect(frames.at(-1)).toContain("\u00024\u0002\u0000M,");
+  });
+
+  it("names the deferred tools no message loads, which the capture counted at 0 tokens (Claude Code's tool search)", async () => {
+    await toolSearchRun(join(base, "tool-search"));
+    const { data } = pageData(await page(join(base, "tool-search")));
+    const toolNames = (r: ViewRequest) =>
+      (data.items[r.T] as ["tools", number[]])[1].map((id) => (data.items[id] as ["tool", string])[1]);
+    const unloaded = data.requests.map((r) => (r.ud ?? []).map((i) => toolNames(r)[i]));
+    // The placeholder is never loaded; stub_echo, sent deferred once ToolSearch's tool_reference names it, is.
+    expect(unloaded).toEqual([["DeferredToolPlaceholder"], ["DeferredToolPlaceholder"], ["DeferredToolPlaceholder"]]);
+    expect(toolNames(data.requests[2]!)).toContain("mcp__probe-stub__stub_echo");
   });
 
   it("text holding </script>, <!-- and U+2028/2029 cannot end the data element and survives intact", async () => {

@@ -14,7 +14,7 @@ import { PROJECT_ROOT } from "../../../src/project-root.js";
 import { codecFor } from "../../../src/providers/codecs.js";
 import type { WireApi } from "../../../src/providers/types.js";
 import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
-import { runProbesInto, viewCli } from "./view-runs.js";
+import { runProbesInto, toolSearchRun, viewCli } from "./view-runs.js";
 
 warnWithoutChromium("view layout browser tests");
 
@@ -113,6 +113,7 @@ describe.skipIf(!chromiumPath)("view page layout in headless Chromium", () => {
     ({ base, runs } = await runProbesInto(["seq-namespace", "seq-search"]));
     await conversationRun(join(base, "conv"));
     await conversationRun(join(base, "conv-sdk-first"), [SDK_SCRIPT, CLAUDE_CODE]);
+    await toolSearchRun(join(base, "tool-search"));
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
     page = await pageCollecting(browser, problems);
@@ -165,6 +166,23 @@ describe.skipIf(!chromiumPath)("view page layout in headless Chromium", () => {
       expect(table!.x + table!.width).toBeLessThanOrEqual(detail!.x + detail!.width);
       await page.screenshot({ path: join(SHOTS, `conversations-${width}.png`) });
     }
+    expect(problems).toEqual([]);
+  });
+
+  it("a deferred tool no message loads reads 0 tokens with a 'deferred' badge, and the tools' sum leaves it out", async () => {
+    await cli("view", join(base, "tool-search"), "--out", join(base, "tool-search.html"));
+    await open(join(base, "tool-search.html"), 1280);
+    await page.locator(".row.req", { hasText: "#1" }).click();
+    await expect.poll(() => page.locator("#detail h2").textContent()).toMatch(/^Request #1/);
+    const tools = page.locator("#detail details.tool");
+    const placeholder = tools.filter({ hasText: "DeferredToolPlaceholder" });
+    expect(await placeholder.locator(".badge.deferred").count()).toBe(1);
+    expect(await placeholder.locator(".num").textContent()).toMatch(/^0 tok · \d+ B$/);
+    expect(await tools.locator(".badge.deferred").count()).toBe(1);
+    // The heading's sum is the other tools' tokens, as the capture counted the request's tools part.
+    const each = (await tools.locator(".num").allTextContents()).map((t) => Number(t.split(" ")[0]));
+    const heading = await page.locator("#detail h3", { hasText: /^tools · / }).textContent();
+    expect(heading).toMatch(new RegExp(`^tools · ${each.length} · ${each.reduce((a, b) => a + b, 0)} tok · `));
     expect(problems).toEqual([]);
   });
 

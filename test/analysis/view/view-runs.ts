@@ -3,10 +3,13 @@
  * read, made the way a user makes them, never the checkout's runs/. They are copies of the suite's
  * shared runs (test/fixtures/shared-runs.ts), since the commands may write into a run's folder.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { Capture } from "../../../src/capture/capture.js";
+import { PROJECT_ROOT } from "../../../src/project-root.js";
+import { codecFor } from "../../../src/providers/codecs.js";
 import { runInProcess } from "../../fixtures/cli-in-process.js";
 import { copySharedRuns } from "../../fixtures/shared-runs.js";
 import { runHandProbe } from "../hand-runs.js";
@@ -50,4 +53,18 @@ prompts:
   - "${long("gamma")}"
 `,
   );
+}
+
+/** The real Claude Code's three tool-search bodies (test/fixtures/real-agents) captured as one run. */
+export async function toolSearchRun(dir: string): Promise<void> {
+  const fixture = JSON.parse(
+    readFileSync(join(PROJECT_ROOT, "test/fixtures/real-agents/claude-code-2.1.328-tool-search.json"), "utf8"),
+  ) as { requests: { body: string }[] };
+  const capture = new Capture({ run: "ts", probe: "ts", dir, db: null, markers: {}, codecFor });
+  for (const [i, { body }] of fixture.requests.entries()) {
+    const request = { kind: "loop", api: "anthropic-messages", url: "http://127.0.0.1:8787/v1", body } as const;
+    const outcome = { body: "", status: 200, firstByteMs: 0, ending: "complete" } as const;
+    await capture.recordExchange(request, outcome, new Date(Date.UTC(2026, 11, 4, 10, 0, i)).toISOString(), 1);
+  }
+  capture.close();
 }

@@ -93,6 +93,13 @@ function requestFacts(page: PageContext, r: PageRequest, box: HTMLElement): stri
   return hash;
 }
 
+/** A deferred tool's mark: sent for a tool search, loaded by no message, so not in the context. */
+function deferredBadge(): HTMLElement {
+  const badge = el("span", "badge deferred", "deferred");
+  badge.title = "sent for a tool search and loaded by no message of this request: not in the context (0 tokens)";
+  return badge;
+}
+
 /** The three parts, each segment folded; the line where the cache prefix ends before the first segment past it. */
 function requestParts(page: PageContext, r: PageRequest, seg: Segments, box: HTMLElement): void {
   const keptBytes = r.kept?.[0] ?? null;
@@ -100,21 +107,27 @@ function requestParts(page: PageContext, r: PageRequest, seg: Segments, box: HTM
   let index = 0;
   const toolNames = new Set(seg.tools.map((t) => t[1]));
   const added = new Set(r.tc.filter((c) => c[0] === "+").map((c) => c.slice(1)));
+  const unloaded = new Set(r.ud ?? []);
   const part = <T extends unknown[]>(name: string, list: T[], render: (x: T, i: number) => HTMLElement) => {
-    const sum = (k: number) => list.reduce((a, x) => a + (x[k] as number), 0);
+    // A deferred tool no message loads is sent but not in the context: its tokens are not counted.
+    const counted = (i: number) => name !== "tools" || !unloaded.has(i);
+    const sum = (k: number, only = (_: number) => true) =>
+      list.reduce((a, x, i) => a + (only(i) ? (x[k] as number) : 0), 0);
     const tokenKey = name === "system" ? 1 : 2;
-    box.append(el("h3", "", `${name} · ${list.length} · ${sum(tokenKey)} tok · ${sum(tokenKey + 1)} B`));
+    box.append(el("h3", "", `${name} · ${list.length} · ${sum(tokenKey, counted)} tok · ${sum(tokenKey + 1)} B`));
     for (const x of list) {
       if (cut === index && keptBytes !== null) box.append(breakLine(r, keptBytes));
       box.append(render(x, index));
       index++;
     }
   };
-  part("tools", seg.tools, (t) => {
+  part("tools", seg.tools, (t, i) => {
+    const deferred = unloaded.has(i);
     const d = segmentDetails(
       [
         `${t[1]}`,
-        el("span", "num", `${t[2]} tok · ${t[3]} B`),
+        el("span", "num", deferred ? `0 tok · ${t[3]} B` : `${t[2]} tok · ${t[3]} B`),
+        ...(deferred ? [deferredBadge()] : []),
         ...(added.has(t[1]) ? [el("span", "badge tc", `+${t[1]}`)] : []),
       ],
       () => linesBlock(page.markers, readable(JSON.parse(t[4]), 0, []), "tools"),
