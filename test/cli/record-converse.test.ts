@@ -136,7 +136,7 @@ describe("record --forward: Bedrock's Converse API through the official client",
 
     await expectBedrockPrices(runs, printed);
     for (const secret of [KEYS.secretAccessKey, KEYS.accessKeyId]) expect(filesContaining(scratch, secret)).toEqual([]);
-  }, 240_000);
+  });
 });
 
 /**

@@ -253,5 +253,5 @@ describe("p1 on Converse", () => {
     expect(records.length).toBeGreaterThan(1);
     for (const record of records) expect(record.api).toBe("bedrock-converse");
     for (const record of records.slice(1)) expect(record.prefix).toMatchObject({ from: record.seq - 1, breakAt: null });
-  }, 120_000);
+  });
 });
