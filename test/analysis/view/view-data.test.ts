@@ -2,7 +2,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveRun } from "../../../src/analysis/load-run.js";
-import type { ViewItem, ViewRequest } from "../../../src/analysis/view/types.js";
+import type { ItemOf, ViewItem, ViewRequest } from "../../../src/analysis/view/types.js";
 import { writeViewPage } from "../../../src/analysis/view/view-page.js";
 import { loadTokenCounter } from "../../../src/capture/tokens.js";
 import { runHandProbe } from "../hand-runs.js";
@@ -143,7 +143,7 @@ describe("view page data", () => {
     await toolSearchRun(join(base, "tool-search"));
     const { data } = pageData(await page(join(base, "tool-search")));
     const toolNames = (r: ViewRequest) =>
-      (data.items[r.T] as ["tools", number[]])[1].map((id) => (data.items[id] as ["tool", string])[1]);
+      (data.items[r.T] as ItemOf<"tools">)[1].map((id) => (data.items[id] as ItemOf<"tool">)[1]);
     const unloaded = data.requests.map((r) => (r.ud ?? []).map((i) => toolNames(r)[i]));
     // The placeholder is never loaded; stub_echo, sent deferred once ToolSearch's tool_reference names it, is.
     expect(unloaded).toEqual([["DeferredToolPlaceholder"], ["DeferredToolPlaceholder"], ["DeferredToolPlaceholder"]]);
