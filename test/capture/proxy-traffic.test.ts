@@ -101,44 +101,20 @@ describe("capture proxy on bad traffic", () => {
     expect(jsonl(join(dir, "requests.jsonl"))).toEqual([]);
   });
 
-  it("a client that leaves mid-stream aborts the upstream call, and the record says cancelled with what had arrived", async () => {
+  /**
+   * The upstream streams `sent`, then holds the rest of its reply (`rest`) until the test ends; the
+   * client reads all of `sent` and leaves. Resolves with the run's record once the proxy has closed
+   * the upstream's connection, the reply still held.
+   */
+  async function clientLeavesAfter(sent: string, rest: string): Promise<RequestRecord> {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     closers.push(async () => release());
     const upstream = await upstreamWith(async (response) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
-      response.write(FIRST);
+      response.write(sent);
       await held;
-      response.end(WHOLE.slice(FIRST.length));
-    });
-    const { proxy, dir } = await proxyTo(upstream.url);
-    const client = new AbortController();
-    const response = await fetch(`${proxy.url}/v1/chat/completions`, {
-      method: "POST",
-      body: chatBody("hi"),
-      signal: client.signal,
-    });
-    const reader = response.body!.getReader();
-    expect(new TextDecoder().decode((await reader.read()).value)).toBe(FIRST);
-    client.abort();
-    // The upstream's connection is closed by the proxy while the upstream is still holding its reply.
-    await upstream.seen[0]!.abandoned;
-    await proxy.close();
-    const [record] = jsonl<RequestRecord>(join(dir, "requests.jsonl"));
-    expect(record).toMatchObject({ status: 200, ending: "cancelled", response: { kind: "text", text: "first " } });
-    expect(record!.error).toMatch(/client disconnected/);
-  });
-
-  it("a client that leaves after the stream's closing event, before the upstream ends it, had the whole reply: complete", async () => {
-    // As Codex does: it stops reading at response.completed and hangs up before the stream's last bytes.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    closers.push(async () => release());
-    const upstream = await upstreamWith(async (response) => {
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      response.write(WHOLE);
-      await held;
-      response.end();
+      response.end(rest);
     });
     const { proxy, dir } = await proxyTo(upstream.url);
     const client = new AbortController();
@@ -149,13 +125,25 @@ describe("capture proxy on bad traffic", () => {
     });
     const reader = response.body!.getReader();
     let read = "";
-    while (!read.endsWith("data: [DONE]\n\n")) read += new TextDecoder().decode((await reader.read()).value);
+    while (read.length < sent.length) read += new TextDecoder().decode((await reader.read()).value);
+    expect(read).toBe(sent);
     client.abort();
     await upstream.seen[0]!.abandoned;
     await proxy.close();
-    const [record] = jsonl<RequestRecord>(join(dir, "requests.jsonl"));
+    return jsonl<RequestRecord>(join(dir, "requests.jsonl"))[0]!;
+  }
+
+  it("a client that leaves mid-stream aborts the upstream call, and the record says cancelled with what had arrived", async () => {
+    const record = await clientLeavesAfter(FIRST, WHOLE.slice(FIRST.length));
+    expect(record).toMatchObject({ status: 200, ending: "cancelled", response: { kind: "text", text: "first " } });
+    expect(record.error).toMatch(/client disconnected/);
+  });
+
+  it("a client that leaves after the stream's closing event, before the upstream ends it, had the whole reply: complete", async () => {
+    // As Codex does: it stops reading at response.completed and hangs up before the stream's last bytes.
+    const record = await clientLeavesAfter(WHOLE, "");
     expect(record).toMatchObject({ status: 200, ending: "complete", response: { kind: "text", text: "first second" } });
-    expect(record!.error).toBeNull();
+    expect(record.error).toBeNull();
   });
 
   it("an upstream error status is recorded with its status and body, not as an empty text reply", async () => {

@@ -232,7 +232,7 @@ function toolChange(previous: string[] | null, tools: string[]): string[] {
  * The deferred tools the capture counted at 0 tokens (capture/deferred-tools.ts: no message of the
  * request loads them), by their place in the tool set, so the page does not show them as context.
  */
-function unloadedTools(r: RequestRecord): Pick<ViewRequest, "ud"> {
+function unloadedToolPlaces(r: RequestRecord): Pick<ViewRequest, "ud"> {
   const { deferredTools, toolTokens } = r;
   if (!deferredTools || !toolTokens) return {};
   const deferred = new Set(deferredTools);
@@ -265,7 +265,7 @@ function requestEntry(
     ...(r.cacheDiagnostics ? { cd: providerSummary(r) } : {}),
     ...(markers.length > 0 ? { mk: Object.fromEntries(markers) } : {}),
     ...(change.length > 0 ? { tc: change } : {}),
-    ...unloadedTools(r),
+    ...unloadedToolPlaces(r),
     ...(r.conversation
       ? { c: [r.conversation.id, r.conversation.role, r.conversation.parent ?? ""] as ViewRequest["c"] }
       : {}),
