@@ -69,7 +69,7 @@ export async function main(argv: string[]): Promise<number> {
   const out = resolve(values.out ?? defaultOut(a, b, lookup.runsDir));
   const sources = b ? [a, b] : [a];
   const pairs = b ? diffSources(a, b) : null;
-  const bytes = writeViewPage(out, sources, pairs, {
+  const bytes = await writeViewPage(out, sources, pairs, {
     counter: await segmentMeasure(sources),
     markers: await markersOf(sources),
     rawBytes: sources.reduce((n, s) => n + runFileBytes(s), 0),

@@ -16,6 +16,7 @@ import { resolveRun } from "../../src/analysis/load-run.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { runPricer } from "../../src/cli/run-pricer.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { savedPageData } from "../analysis/view/saved-page.js";
 import { runProbesInto } from "../analysis/view/view-runs.js";
 import { runInProcess } from "../fixtures/cli-in-process.js";
 
@@ -227,7 +228,7 @@ describe("view --cost", () => {
     const page = join(base, "view.html");
     const { code } = await cli("view", "seq-search", "--cost", "--model", "gpt-4.1", "--out", page, "--runs", runs);
     expect(code).toBe(0);
-    const html = readFileSync(page, "utf8");
+    const { items: html } = savedPageData(readFileSync(page, "utf8"));
     for (const seq of ["2", "5"]) {
       const lines = (await cli("show", "seq-search", seq, "--cost", "--model", "gpt-4.1", "--runs", runs)).out.split(
         "\n",
@@ -241,7 +242,7 @@ describe("view --cost", () => {
     );
     const plain = join(base, "plain.html");
     await cli("view", "seq-search", "--out", plain, "--runs", runs);
-    expect(readFileSync(plain, "utf8")).not.toContain("prompt tokens —");
+    expect(savedPageData(readFileSync(plain, "utf8")).items).not.toContain("prompt tokens —");
   });
 });
 

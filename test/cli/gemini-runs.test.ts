@@ -14,6 +14,7 @@ import { roundDollars } from "../../src/analysis/cost/money.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
+import { savedPageData } from "../analysis/view/saved-page.js";
 import { runProbesInto } from "../analysis/view/view-runs.js";
 import { startCliIn } from "./scratch-cli.js";
 
@@ -149,8 +150,8 @@ describe("show and view read a Gemini run", () => {
     const page = join(base, "gemini.html");
     const view = cli("view", "p1-gemini", "--cost", "--out", page);
     expect(view.code, view.err).toBe(0);
-    const html = readFileSync(page, "utf8");
+    const { items } = savedPageData(readFileSync(page, "utf8"));
     // A functionDeclaration's description reaches the page only through the codec's dissection.
-    expect(html).toContain("Gateway to the tools that MCP servers offer");
+    expect(items).toContain("Gateway to the tools that MCP servers offer");
   });
 });

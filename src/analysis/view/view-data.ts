@@ -25,8 +25,10 @@
  *           […]              one line per item; an item's id is its position
  *           ]
  *
- * Items are found while requests are written, so they go to a side file that is appended at the
- * end; nothing of the run is held in memory but the content addresses.
+ * Each document is written to a file of its own (`writeViewData`); view-page.ts puts them into the
+ * saved page (each gzip'd, in base64) or into the live view's data (as they are). Items are found
+ * while requests are written, so the requests go to a side file that the index takes in at the end;
+ * nothing of the run is held in memory but the content addresses.
  */
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
@@ -124,7 +126,9 @@ class ItemTable {
     private readonly counter: TokenMeasure,
   ) {}
 
+  /** Ends the document: `[` and `]` around the item lines, none or many. */
   close(): void {
+    this.sink.write(`${this.next === 0 ? "[\n" : ""}]`);
     this.sink.close();
   }
 
@@ -387,22 +391,26 @@ function writePairs(out: FileSink, pairs: Iterable<RequestDiff>, index: Map<numb
   out.write("]\n");
 }
 
+/** Where `writeViewData` writes the two documents of the page's layout. */
+export interface ViewDataFiles {
+  index: string;
+  items: string;
+}
+
 /**
- * Streams the index of one run, or of two runs and their alignment (`pairs`, from diff.ts), then
- * `between` (what the page puts between the two documents), then the items, into `out`; requests
- * and items pass through side files next to it.
+ * Writes the index of one run, or of two runs and their alignment (`pairs`, from diff.ts), to
+ * `files.index`, and the items to `files.items`; the requests pass through a side file beside the
+ * index.
  */
 export function writeViewData(
-  out: FileSink,
+  files: ViewDataFiles,
   sources: RunSource[],
   pairs: Iterable<RequestDiff> | null,
   options: ViewDataOptions,
-  between: string,
 ): void {
-  const path = out.path;
-  const itemsPath = `${path}.items`;
-  const items = new ItemTable(new FileSink(itemsPath), options.counter);
-  const requestLines = new FileSink(`${path}.requests`);
+  const items = new ItemTable(new FileSink(files.items), options.counter);
+  const requestsPath = `${files.index}.requests`;
+  const requestLines = new FileSink(requestsPath);
   const { runs, index, groups } = writeRequests(sources, items, requestLines, options);
   requestLines.close();
   items.close();
@@ -414,16 +422,16 @@ export function writeViewData(
     groups,
     rawBytes: options.rawBytes,
   };
-  out.write(`{"v":1,"meta":${scriptSafeJson(meta)}\n,"requests":[\n`);
-  out.flush();
-  appendFile(out, `${path}.requests`);
-  out.write("]\n");
-  if (pairs) writePairs(out, pairs, index);
-  out.write(`}${between}${items.count === 0 ? "[\n" : ""}`);
-  out.flush();
-  appendFile(out, itemsPath);
-  out.write("]");
-  out.flush();
+  const out = new FileSink(files.index);
+  try {
+    out.write(`{"v":1,"meta":${scriptSafeJson(meta)}\n,"requests":[\n`);
+    appendFile(out, requestsPath);
+    out.write("]\n");
+    if (pairs) writePairs(out, pairs, index);
+    out.write("}");
+  } finally {
+    out.close();
+  }
 }
 
 type ItemRefs = Pick<ViewRequest, "T" | "S" | "M" | "F">;
@@ -486,8 +494,9 @@ function markerPatterns(markers: Record<string, MarkerSpec>): ViewMeta["markers"
   );
 }
 
-/** Copies a side file into the page and removes it. */
-function appendFile(out: FileSink, path: string): void {
+/** Copies a side file to the end of `out` and removes it. */
+export function appendFile(out: FileSink, path: string): void {
+  out.flush();
   const buffer = Buffer.allocUnsafe(1 << 20);
   const fd = openSync(path, "r");
   try {

@@ -1,17 +1,23 @@
 /**
  * The `view` page: one HTML file that works offline. Its stylesheet and script (the browser code of
- * src/analysis/view/browser/, bundled into one file by the build) are inline, the run's data is
- * embedded as JSON in `<script type="application/json">` elements (view-data.ts), and a
- * Content-Security-Policy admits exactly those two inline blocks by hash and nothing from any
+ * src/analysis/view/browser/, bundled into one file by the build) are inline, the run's data (the two
+ * JSON documents of view-data.ts) are embedded gzip'd, in base64, in `<script type="application/gzip">`
+ * data blocks, which the page's script unzips with the browser's DecompressionStream; and a
+ * Content-Security-Policy admits exactly the inline style and script by hash and nothing from any
  * network (CSP Level 3, `default-src 'none'` with hash sources), so the page cannot load anything.
+ * Gzip'd, a run's data are a fraction of the texts they hold: a session re-sends its conversation,
+ * which the page already stores once, and what each request keeps of its own (its body's frame, its
+ * facts) is alike from one request to the next (decisions.md, "Performance").
  */
 import { createHash } from "node:crypto";
-import { readFileSync, renameSync, rmSync } from "node:fs";
+import { createReadStream, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
 import { PROJECT_ROOT } from "../../project-root.js";
 import type { RequestDiff } from "../diff/diff.js";
 import type { RunSource } from "../load-run.js";
-import { FileSink, type ViewDataOptions, writeViewData } from "./view-data.js";
+import { appendFile, FileSink, type ViewDataFiles, type ViewDataOptions, writeViewData } from "./view-data.js";
 import { PAGE_STYLE } from "./view-page-style.js";
 
 /**
@@ -58,8 +64,10 @@ function pageTop(title: string, script: string, connect = ""): string {
 `;
 }
 
-const pageHead = (title: string) =>
-  `${pageTop(title, pageScript("page"))}<script type="application/json" id="view-index">`;
+/** A data block of the saved page: its text is base64 of gzip (page-data.ts in the browser unzips it). */
+const dataBlock = (id: string) => `<script type="application/gzip" id="${id}">`;
+
+const pageHead = (title: string) => `${pageTop(title, pageScript("page"))}${dataBlock("view-index")}`;
 
 /**
  * The live view's page (live-view.ts): the same stylesheet and drawing code as the saved
@@ -71,46 +79,76 @@ export function livePage(title: string): string {
 }
 
 /** The script comes right after the index and before the items, so it draws before the items are read. */
-const between = () =>
-  `</script>\n<script>${pageScript("page")}</script>\n<script type="application/json" id="view-items">`;
+const between = () => `</script>\n<script>${pageScript("page")}</script>\n${dataBlock("view-items")}`;
 const PAGE_TAIL = "</script>\n</body></html>\n";
+
+/** The two documents' files beside `path`, made while it is written. */
+const dataFiles = (path: string): ViewDataFiles => ({ index: `${path}.index`, items: `${path}.items` });
 
 /**
  * Writes the page of one run, or of two runs aligned by `pairs` (diff mode), to `path`. The file
  * is written next to its final name and renamed when complete, so a failed run leaves no half page.
  */
-export function writeViewPage(
+export async function writeViewPage(
   path: string,
   sources: RunSource[],
   pairs: Iterable<RequestDiff> | null,
   options: ViewDataOptions,
-): number {
+): Promise<number> {
   const partial = `${path}.partial`;
+  const files = dataFiles(partial);
   const out = new FileSink(partial);
   try {
+    writeViewData(files, sources, pairs, options);
     out.write(pageHead(`payload-probe view · ${sources.map((s) => s.label).join(" vs ")}`));
-    writeViewData(out, sources, pairs, options, between());
+    await appendGzipBase64(out, files.index);
+    out.write(between());
+    await appendGzipBase64(out, files.items);
     out.write(PAGE_TAIL);
     out.close();
   } catch (error) {
     out.close();
-    // Only the files this call created: the partial page and the side files view-data writes beside it.
-    for (const file of [partial, `${partial}.requests`, `${partial}.items`]) rmSync(file, { force: true });
+    rmSync(partial, { force: true });
     throw error;
+  } finally {
+    // Only the files this call created: the data files, and the side file view-data writes beside the index.
+    for (const file of [files.index, files.items, `${files.index}.requests`]) rmSync(file, { force: true });
   }
   renameSync(partial, path);
   return out.bytes;
 }
 
 /**
+ * Appends `file` gzip'd and in base64 to `out`, a chunk at a time: the page's data are never held
+ * whole. Base64 is written in runs of whole 3-byte groups, so the pieces join as one text.
+ */
+async function appendGzipBase64(out: FileSink, file: string): Promise<void> {
+  let carry: Buffer = Buffer.alloc(0);
+  await pipeline(createReadStream(file), createGzip(), async (zipped: AsyncIterable<Buffer>) => {
+    for await (const chunk of zipped) {
+      const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const whole = bytes.length - (bytes.length % 3);
+      out.write(bytes.subarray(0, whole).toString("base64"));
+      carry = bytes.subarray(whole);
+    }
+  });
+  out.write(carry.toString("base64"));
+}
+
+/**
  * The data of one run as the live view serves it, written to `path`: `[<index>\n,\n<items>]`, the
- * two documents of the page's layout (view-data.ts) as one JSON array. Returns its size in bytes.
+ * two documents of the page's layout (view-data.ts) as one JSON array, as they are (served from
+ * 127.0.0.1, they are not zipped). Returns its size in bytes.
  */
 export function writeLiveData(path: string, source: RunSource, options: ViewDataOptions): number {
+  const files = dataFiles(path);
+  writeViewData(files, [source], null, options);
   const out = new FileSink(path);
   try {
     out.write("[");
-    writeViewData(out, [source], null, options, "\n,\n");
+    appendFile(out, files.index);
+    out.write("\n,\n");
+    appendFile(out, files.items);
     out.write("]");
   } finally {
     out.close();

@@ -3,13 +3,13 @@
  * (test/fixtures/chromium.ts). Where no Chromium can be had the tests skip with one line.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
 import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
-import { runPartedProbe, runProbesInto, viewCli } from "./view-runs.js";
+import { growingSessionRun, runPartedProbe, runProbesInto, viewCli } from "./view-runs.js";
 
 warnWithoutChromium("view browser tests");
 
@@ -73,6 +73,21 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     // The last body holds the three prompts, each stored once as a part of the run.
     const last = (await page.locator(".raw-body pre").textContent())!;
     expect(["alpha16", "beta16", "gamma16"].every((word) => last.includes(word))).toBe(true);
+    expect(problems).toEqual([]);
+  });
+
+  it("a session that re-sends its conversation: its page, data gzip'd, draws every request and rebuilds the last body", async () => {
+    const dir = join(base, "growing");
+    const bodies = await growingSessionRun(dir, 30);
+    const file = join(base, "growing.html");
+    await cli("view", dir, "--out", file);
+    expect(readFileSync(file, "utf8")).toContain('<script type="application/gzip" id="view-items">');
+    await open(file);
+    expect(await page.locator(".row.req .bar").count()).toBe(30);
+    await page.locator(".row.req", { hasText: "#30" }).click();
+    await page.locator("#raw").click();
+    await expect.poll(() => page.locator(".raw-body .facts").textContent()).toMatch(/matches the captured body/);
+    expect(await page.locator(".raw-body pre").textContent()).toBe(bodies.at(-1));
     expect(problems).toEqual([]);
   });
 

@@ -6,7 +6,8 @@ import type { ItemOf, ViewItem, ViewRequest } from "../../../src/analysis/view/t
 import { writeViewPage } from "../../../src/analysis/view/view-page.js";
 import { loadTokenCounter } from "../../../src/capture/tokens.js";
 import { runHandProbe } from "../hand-runs.js";
-import { runPartedProbe, runProbesInto, toolSearchRun } from "./view-runs.js";
+import { savedPageData } from "./saved-page.js";
+import { growingSessionRun, runPartedProbe, runProbesInto, toolSearchRun } from "./view-runs.js";
 
 let base: string;
 let runs: string;
@@ -32,13 +33,7 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** The two data documents of a page, the request index and the item table, parsed whole. */
 function pageData(html: string) {
-  const element = (id: string) => {
-    const open = `<script type="application/json" id="${id}">`;
-    const start = html.indexOf(open) + open.length;
-    return html.slice(start, html.indexOf("</script>", start));
-  };
-  const index = element("view-index");
-  const items = element("view-items");
+  const { index, items } = savedPageData(html);
   return {
     text: index + items,
     data: {
@@ -50,7 +45,7 @@ function pageData(html: string) {
 
 async function page(run: string) {
   const out = join(base, `${run.replace(/\W/g, "_")}.html`);
-  writeViewPage(out, [resolveRun(run, { runsDir: runs })], null, {
+  await writeViewPage(out, [resolveRun(run, { runsDir: runs })], null, {
     counter: await loadTokenCounter(),
     markers: {},
     rawBytes: 0,
@@ -148,6 +143,27 @@ describe("view page data", () => {
     // The placeholder is never loaded; stub_echo, sent deferred once ToolSearch's tool_reference names it, is.
     expect(unloaded).toEqual([["DeferredToolPlaceholder"], ["DeferredToolPlaceholder"], ["DeferredToolPlaceholder"]]);
     expect(toolNames(data.requests[2]!)).toContain("mcp__probe-stub__stub_echo");
+  });
+
+  it("a session that re-sends its conversation: the page is no larger than the parts it shows, each once (issue 39)", async () => {
+    const dir = join(base, "growing");
+    const bodies = await growingSessionRun(dir, 60);
+    // What the page shows, each distinct tool definition, system block and message once.
+    const parts = new Set<string>();
+    for (const body of bodies) {
+      const { tools, system, messages } = JSON.parse(body) as Record<string, unknown[]>;
+      for (const part of [...tools!, ...system!, ...messages!]) parts.add(JSON.stringify(part));
+    }
+    const partBytes = [...parts].reduce((n, part) => n + Buffer.byteLength(part), 0);
+    const html = await page(dir);
+    expect(partBytes).toBeGreaterThan(150_000);
+    expect(Buffer.byteLength(html)).toBeLessThanOrEqual(partBytes);
+    // ... and it holds them all: the last request's messages are the run's, each an item of the page.
+    const { data } = pageData(html);
+    expect(data.requests).toHaveLength(60);
+    const shown = new Set(data.items.filter((i) => i[0] === "msg").map((i) => i[4] as string));
+    expect(shown.size).toBe(119);
+    expect(JSON.parse(bodies.at(-1)!).messages.every((m: unknown) => shown.has(JSON.stringify(m)))).toBe(true);
   });
 
   it("text holding </script>, <!-- and U+2028/2029 cannot end the data element and survives intact", async () => {

@@ -68,3 +68,44 @@ export async function toolSearchRun(dir: string): Promise<void> {
   }
   capture.close();
 }
+
+/**
+ * A working session as Claude Code sends it, captured as one run: each of `requests` Messages bodies
+ * sends the same tools and system prompt and the whole conversation again, one tool call and its
+ * result (about 3 KB of words, different in each) longer than the one before. Returns the bodies.
+ */
+export async function growingSessionRun(dir: string, requests: number): Promise<string[]> {
+  let seed = 39;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  const vocabulary = Array.from({ length: 2000 }, () =>
+    Array.from({ length: 3 + Math.floor(random() * 7) }, () => letters[Math.floor(random() * 26)]).join(""),
+  );
+  const words = (n: number) => Array.from({ length: n }, () => vocabulary[Math.floor(random() * 2000)]).join(" ");
+  const tools = ["Read", "Edit", "Bash"].map((name) => ({
+    name,
+    description: words(60),
+    input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+  }));
+  const system = [{ type: "text", text: words(300) }];
+  const messages: unknown[] = [{ role: "user", content: words(40) }];
+  const capture = new Capture({ run: "growing", probe: "growing", dir, db: null, markers: {}, codecFor });
+  const bodies: string[] = [];
+  for (let i = 0; i < requests; i++) {
+    const body = JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 4096, system, tools, messages });
+    bodies.push(body);
+    const request = { kind: "loop", api: "anthropic-messages", url: "http://127.0.0.1:8787/v1", body } as const;
+    const outcome = { body: "", status: 200, firstByteMs: 0, ending: "complete" } as const;
+    await capture.recordExchange(request, outcome, new Date(Date.UTC(2026, 11, 5, 3, 0, i)).toISOString(), 1);
+    const id = `toolu_${i}`;
+    messages.push(
+      { role: "assistant", content: [{ type: "tool_use", id, name: "Read", input: { path: `src/f${i}.ts` } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: words(450) }] },
+    );
+  }
+  capture.close();
+  return bodies;
+}

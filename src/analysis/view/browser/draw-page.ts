@@ -22,10 +22,13 @@ export interface PageState extends TimelinePlace {
   selected: number | null;
 }
 
-/** The live page's data: the two documents' texts, and the previous drawing's state (none the first time). */
-export interface LiveData {
+/**
+ * The page's data: the two documents' texts, the items perhaps still being read (the saved page unzips
+ * them after drawing the index), and the previous drawing's state (the live page's, none the first time).
+ */
+export interface PageData {
   index: string;
-  items: string;
+  items: string | Promise<string>;
   state?: PageState | undefined;
 }
 
@@ -33,26 +36,24 @@ export interface DrawnPage {
   state(): PageState;
 }
 
-/** The saved page's items follow its script: they can be read once the parser is past them. */
-const itemsReady = (live: LiveData | undefined) =>
-  live !== undefined || (document.getElementById("view-items") !== null && document.readyState !== "loading");
+const cannotRead = (error: unknown) =>
+  `cannot read the page's texts: ${error instanceof Error ? error.message : String(error)}`;
 
-export function drawPage(live?: LiveData): DrawnPage {
-  const before = live?.state ?? null;
-  const index = readIndex(live ? live.index : (pageElement("#view-index").textContent ?? ""));
+export function drawPage(data: PageData): DrawnPage {
+  const before = data.state ?? null;
+  const index = readIndex(data.index);
+  const detail = pageElement("#detail");
   const page: PageContext = {
     ...index,
-    items: new Items(() => (live ? live.items : (pageElement("#view-items").textContent ?? ""))),
+    items: new Items(data.items, (error) => detail.replaceChildren(el("p", "muted", cannotRead(error)))),
     markers: markerPatterns(index.meta),
     unit: before?.unit ?? "tokens",
     selected: before?.selected ?? null,
   };
-  const detail = pageElement("#detail");
   const openDetail = (i: number, reveal = false): void => {
     page.selected = i;
-    if (!itemsReady(live)) {
+    if (!page.items.ready(() => openDetail(i, reveal))) {
       detail.replaceChildren(el("p", "muted", "reading the page's texts …"));
-      document.addEventListener("DOMContentLoaded", () => openDetail(page.selected ?? i, reveal), { once: true });
       return;
     }
     if (reveal) timeline.reveal(i);
