@@ -91,6 +91,39 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("a request clicked before the page has unzipped its texts opens once they are read", async () => {
+    await cli("view", "p1", "--runs", runs);
+    const tab = await pageCollecting(browser, problems, { width: 1400, height: 900 });
+    try {
+      // The page's second unzipping is its items' (the index's comes first): held until released.
+      await tab.addInitScript(() => {
+        const Real = DecompressionStream;
+        const w = window as unknown as { releaseItems: () => void };
+        const held = new Promise<void>((resolve) => {
+          w.releaseItems = resolve;
+        });
+        let made = 0;
+        window.DecompressionStream = function (format: CompressionFormat) {
+          const real = new Real(format);
+          if (++made !== 2) return real;
+          const wait = new TransformStream<Uint8Array, Uint8Array>({ start: () => held });
+          return { writable: real.writable, readable: real.readable.pipeThrough(wait) };
+        } as unknown as typeof DecompressionStream;
+      });
+      await tab.goto(`file://${join(runs, "p1", "view.html")}`);
+      await tab.waitForSelector("body[data-ready]");
+      await tab.locator(".row.req", { hasText: "#2" }).click();
+      await expect.poll(() => tab.locator("#detail").textContent()).toBe("reading the page's texts …");
+      await tab.evaluate(() => (window as unknown as { releaseItems: () => void }).releaseItems());
+      await expect.poll(() => tab.locator("#detail h2").textContent()).toMatch(/^Request #2 · loop/);
+      const clicked = await tab.locator(".row.req", { hasText: "#2" }).textContent();
+      expect(await tab.locator(".row.req.sel").textContent()).toBe(clicked);
+    } finally {
+      await tab.close();
+    }
+    expect(problems).toEqual([]);
+  });
+
   it("p1 at 800 and 1280 px: a narrow request list, the detail readable without sideways scrolling, the model's reply under the request's facts", async () => {
     await cli("view", "p1", "--runs", runs);
     for (const width of [800, 1280]) {
