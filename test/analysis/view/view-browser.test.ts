@@ -103,11 +103,17 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
           w.releaseItems = resolve;
         });
         let made = 0;
-        window.DecompressionStream = function (format: CompressionFormat) {
-          const real = new Real(format);
-          if (++made !== 2) return real;
-          const wait = new TransformStream<Uint8Array, Uint8Array>({ start: () => held });
-          return { writable: real.writable, readable: real.readable.pipeThrough(wait) };
+        window.DecompressionStream = class {
+          readonly writable: WritableStream<BufferSource>;
+          readonly readable: ReadableStream<Uint8Array>;
+          constructor(format: CompressionFormat) {
+            const real = new Real(format);
+            const wait = new TransformStream<Uint8Array, Uint8Array>({
+              start: () => (++made === 2 ? held : undefined),
+            });
+            this.writable = real.writable;
+            this.readable = real.readable.pipeThrough(wait);
+          }
         } as unknown as typeof DecompressionStream;
       });
       await tab.goto(`file://${join(runs, "p1", "view.html")}`);
