@@ -130,6 +130,25 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("a browser without DecompressionStream is told why the page cannot draw", async () => {
+    await cli("view", "p1", "--runs", runs);
+    const seen: string[] = [];
+    const tab = await pageCollecting(browser, seen);
+    try {
+      await tab.addInitScript(() => {
+        Reflect.deleteProperty(window, "DecompressionStream");
+      });
+      await tab.goto(`file://${join(runs, "p1", "view.html")}`);
+      await expect
+        .poll(() => tab.locator("#detail").textContent())
+        .toMatch(/^This browser cannot read the page's data, which are gzip'd \(DecompressionStream: Chrome 80/);
+      expect(await tab.locator(".row.req").count()).toBe(0);
+      expect(seen).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
   it("p1 at 800 and 1280 px: a narrow request list, the detail readable without sideways scrolling, the model's reply under the request's facts", async () => {
     await cli("view", "p1", "--runs", runs);
     for (const width of [800, 1280]) {

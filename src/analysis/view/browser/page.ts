@@ -24,4 +24,11 @@ const cannot = (error: unknown) =>
   );
 
 const items = parsed.then(() => unzipBlock("#view-items"));
-unzipBlock("#view-index").then((index) => drawPage({ index, items }), cannot);
+unzipBlock("#view-index").then(
+  (index) => drawPage({ index, items }),
+  (error: unknown) => {
+    // The items fail for the same reason: said once.
+    items.catch(() => undefined);
+    cannot(error);
+  },
+);
