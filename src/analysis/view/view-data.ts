@@ -115,10 +115,10 @@ function scriptSafeJson(value: unknown): string {
 const bytesOf = (text: string) => Buffer.byteLength(text, "utf8");
 const digest = (text: string) => createHash("sha1").update(text).digest("base64");
 
-/** The content-addressed item table, written to its own file as items are first seen. */
 /** Item ids below this make a node's key exact: (parent + 1) × 2^26 + message stays under 2^53. */
 const NODE_KEY_BASE = 2 ** 26;
 
+/** The content-addressed item table, written to its own file as items are first seen. */
 class ItemTable {
   private ids = new Map<string, number>();
   private nodes = new Map<number, number>();
@@ -134,10 +134,6 @@ class ItemTable {
   close(): void {
     this.sink.write(`${this.next === 0 ? "[\n" : ""}]`);
     this.sink.close();
-  }
-
-  get count(): number {
-    return this.next;
   }
 
   private add(key: string, item: () => ViewItem): number {
