@@ -21,7 +21,7 @@ import { MockSockets, socketEvents } from "./mock-socket.js";
 import { serveCapture } from "./served-capture.js";
 import type { AwsKeys } from "./sigv4-check.js";
 import type { RunStatus } from "./sqlite.js";
-import { loadTokenCounter, type TokenCounter } from "./tokens.js";
+import { defaultTokenCachePath, TokenCountCache } from "./token-count-cache.js";
 import type { MarkerSpec, RequestRecord } from "./types.js";
 import { API_PATHS, apiForPath, errorBody, requestProblem } from "./wire-request.js";
 
@@ -99,12 +99,17 @@ const ENDPOINTS = [
 /**
  * Token figures the mock answers with: our offline count of the request (counted on the capture
  * worker before the request reaches the script, so a huge body never holds this thread), and of the
- * reply it sends (the probe's own scripted text).
+ * reply it sends (the probe's own scripted text), through the token cache: the tokenizer loads only
+ * for a reply it has not counted before.
  */
-function estimateUsage(counter: TokenCounter, inputTokens: number, reply: ScriptedReply): ScriptedReply["usage"] {
+async function estimateUsage(
+  tokens: TokenCountCache,
+  inputTokens: number,
+  reply: ScriptedReply,
+): Promise<ScriptedReply["usage"]> {
   const replyText =
     reply.kind === "text" ? reply.text : reply.calls.map((call) => `${call.name} ${call.arguments}`).join("\n");
-  return { inputTokens, outputTokens: counter.countText(replyText) };
+  return { inputTokens, outputTokens: await tokens.measure((measure) => measure.countText(replyText)) };
 }
 
 /** A model as Gemini's `models.list` and `models.get` describe it ("Model" in Google's REST reference). */
@@ -395,8 +400,6 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
     ready = { resolve, reject };
   });
   state.catch(() => undefined);
-  // Loaded before listening, so the first request does not wait for it.
-  const counter = await loadTokenCounter();
   const host = options.host ?? "127.0.0.1";
   const listen = () =>
     serveHttp(
@@ -412,7 +415,7 @@ export async function startMockServer(model: MockModel, options: MockServerOptio
   });
   const { capture } = served;
   const origin = `http://${host}:${served.port}`;
-  ready.resolve(mockState(model, options, capture, counter, origin));
+  ready.resolve(mockState(model, options, capture, origin));
   return {
     baseUrl: `${origin}/v1`,
     runId: capture.id,
@@ -441,25 +444,23 @@ function mockCaptureOptions(model: MockModel, options: MockServerOptions): Captu
 }
 
 /** What a serving mock answers with, once its capture worker has opened the run. */
-function mockState(
-  model: MockModel,
-  options: MockServerOptions,
-  capture: CaptureThread,
-  counter: TokenCounter,
-  origin: string,
-): MockState {
+function mockState(model: MockModel, options: MockServerOptions, capture: CaptureThread, origin: string): MockState {
   const inputTokens = new WeakMap<WireRequest, number>();
+  // The capture worker's cache folder: what it counted, this thread finds without a tokenizer of its own.
+  const tokens = new TokenCountCache(defaultTokenCachePath());
   const transport = createScriptedModel(
     codecFor,
     { loop: model.script },
-    { usage: (scripted, reply) => estimateUsage(counter, inputTokens.get(scripted) ?? 0, reply) },
+    { usage: (scripted, reply) => estimateUsage(tokens, inputTokens.get(scripted) ?? 0, reply) },
   );
   const serving: MockState = {
     model,
     capture,
     transport,
     inputTokens,
-    diagnoser: new CacheDiagnoser(codecFor, (text) => counter.countText(text)),
+    diagnoser: new CacheDiagnoser(codecFor, (use) =>
+      tokens.measure((measure) => use((text) => measure.countText(text))),
+    ),
     origin,
     delayMs: options.chunkDelayMs ?? 0,
     onRequest: options.onRequest,

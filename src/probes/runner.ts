@@ -129,7 +129,10 @@ async function probeTransport(c: Conversation, codec: Codec): Promise<Transport>
   const counter = await loadTokenCounter();
   const answered =
     place.providerUrl === undefined
-      ? withCacheDiagnosis(scripted(), new CacheDiagnoser(codecFor, (text) => counter.countText(text)))
+      ? withCacheDiagnosis(
+          scripted(),
+          new CacheDiagnoser(codecFor, async (use) => use((text) => counter.countText(text))),
+        )
       : httpTransport();
   return chainTransport(run.capture.wrap(answered));
 }

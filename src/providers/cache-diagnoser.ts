@@ -22,6 +22,12 @@ const RENDERED_ID: Record<DiagnosedApi, { text: string; prefix: string }> = {
   "openai-responses": { text: '"id":"resp_probe"', prefix: "resp_mock_" },
 };
 
+/**
+ * Runs `use` with a token count of texts: at once from a loaded tokenizer, or through a token cache that
+ * loads one only for a text it lacks (and may run `use` again with it, so `use` has no side effects).
+ */
+export type TextMeasure = <T>(use: (count: (text: string) => number) => T) => Promise<T>;
+
 export interface DiagnosedReply {
   chunks: string[];
   /** Call once the reply has been sent whole: until then a comparison with it is still running. */
@@ -37,18 +43,18 @@ export class CacheDiagnoser {
 
   constructor(
     private readonly codecFor: (api: WireApi) => Codec,
-    private readonly count: (text: string) => number,
+    private readonly measure: TextMeasure,
   ) {}
 
   /**
    * A rendered reply with its own id and, when the request asked, its diagnostics. Replies of other
    * APIs pass unchanged.
    */
-  answer(api: WireApi, body: string, chunks: string[]): DiagnosedReply {
+  async answer(api: WireApi, body: string, chunks: string[]): Promise<DiagnosedReply> {
     if (!isDiagnosedApi(api)) return { chunks, sent() {} };
     const dissection = this.codecFor(api).dissect(body);
     const asked = diagnosticsAsked(api, JSON.parse(body));
-    const field = asked && diagnosisField(api, this.outcome(dissection, asked.compareWith));
+    const field = asked && diagnosisField(api, await this.outcome(dissection, asked.compareWith));
     const id = `${RENDERED_ID[api].prefix}${++this.issued}`;
     this.sending.add(id);
     return {
@@ -60,13 +66,14 @@ export class CacheDiagnoser {
     };
   }
 
-  private outcome(after: WireDissection, compareWith: string | null): DiagnosisOutcome {
+  private async outcome(after: WireDissection, compareWith: string | null): Promise<DiagnosisOutcome> {
     if (compareWith === null) return { kind: "first-turn" };
     if (this.sending.has(compareWith)) return { kind: "pending" };
     const before = this.answered.get(compareWith);
     if (!before) return { kind: "not-found" };
     const divergence = firstDivergence(before, after);
-    return { kind: "compared", divergence, ...missedTokens(before, after, divergence, this.count) };
+    const missed = await this.measure((count) => missedTokens(before, after, divergence, count));
+    return { kind: "compared", divergence, ...missed };
   }
 }
 
@@ -78,7 +85,7 @@ export function withCacheDiagnosis(transport: Transport, diagnoser: CacheDiagnos
   return async (request) => {
     const rendered: string[] = [];
     for await (const chunk of await transport(request)) rendered.push(chunk);
-    const reply = diagnoser.answer(request.api, request.body, rendered);
+    const reply = await diagnoser.answer(request.api, request.body, rendered);
     reply.sent();
     return (async function* () {
       yield* reply.chunks;

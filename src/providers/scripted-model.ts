@@ -23,8 +23,11 @@ function toReply(step: ScriptStep, turn: number): ScriptedReply {
 }
 
 export interface ScriptedModelOptions {
-  /** Token counts to answer with (the mock's estimate); without it a reply carries no usage. */
-  usage?: (request: WireRequest, reply: ScriptedReply) => ScriptedReply["usage"];
+  /**
+   * Token counts to answer with (the mock's estimate, which may wait for a token cache or the tokenizer);
+   * without it a reply carries no usage.
+   */
+  usage?: (request: WireRequest, reply: ScriptedReply) => ScriptedReply["usage"] | Promise<ScriptedReply["usage"]>;
 }
 
 /**
@@ -50,7 +53,7 @@ export function createScriptedModel(
       );
     }
     const reply = toReply(step, index + 1);
-    const usage = options.usage?.(request, reply);
+    const usage = await options.usage?.(request, reply);
     const render = typeof codec === "function" ? codec(request.api) : codec;
     const { chunks } = render.renderReply(usage ? { ...reply, usage } : reply, request.body, request.url);
     return (async function* () {

@@ -13,9 +13,14 @@ import type { ContextSummary } from "../../src/analysis/context/context-summary.
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { jsonl } from "../capture/http-harness.js";
+import { cliInProcess, type EnvChanges } from "../fixtures/cli-in-process.js";
 import { sharedRun } from "../fixtures/shared-runs.js";
 
-function cli(args: string[], env: Record<string, string> = {}) {
+/** `report` or `diff` in this process (test/fixtures/cli-in-process.ts): what it prints is what is tested. */
+const cli = (args: string[], env: EnvChanges = {}) => cliInProcess(env, ...args);
+
+/** The built CLI as a child, for the one test of its table as a user's shell gets it (COLUMNS through a pipe). */
+function spawned(args: string[], env: Record<string, string> = {}) {
   const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
     encoding: "utf8",
     timeout: 120_000,
@@ -32,8 +37,8 @@ beforeAll(async () => {
 });
 
 describe("report --context on p2-direct", () => {
-  it("--json: each request's sources add up to its record's total", () => {
-    const { code, out } = cli(["report", dir, "--context", "--json"]);
+  it("--json: each request's sources add up to its record's total", async () => {
+    const { code, out } = await cli(["report", dir, "--context", "--json"]);
     expect(code).toBe(0);
     const summary = JSON.parse(out) as ContextSummary;
     expect(summary.requests.map((r) => r.seq)).toEqual(records.map((r) => r.seq));
@@ -47,8 +52,8 @@ describe("report --context on p2-direct", () => {
     expect(summary.sources.reduce((t, s) => t + s.share, 0)).toBeCloseTo(1, 9);
   });
 
-  it("over the session: each source's first and last figure, the history growing, and what dominates at the end", () => {
-    const summary = JSON.parse(cli(["report", dir, "--context", "--json"]).out) as ContextSummary;
+  it("over the session: each source's first and last figure, the history growing, and what dominates at the end", async () => {
+    const summary = JSON.parse((await cli(["report", dir, "--context", "--json"])).out) as ContextSummary;
     expect(summary.firstSeq).toBe(records[0]!.seq);
     const history = summary.sources.find((s) => s.source === "history")!;
     expect(history.first).toBe(records[0]!.sources!.history);
@@ -59,12 +64,12 @@ describe("report --context on p2-direct", () => {
     const last = records.at(-1)!;
     const top = Object.entries(last.sources!).sort((a, b) => b[1] - a[1])[0]!;
     expect(summary.dominant).toEqual({ source: top[0], tokens: top[1], total: last.tokens!.total });
-    const table = cli(["report", dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" }).out.replace(/\s+/g, " ");
+    const table = (await cli(["report", dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" })).out.replace(/\s+/g, " ");
     expect(table).toContain(`at the end ${top[0]} takes the most: ${top[1]} of ${last.tokens!.total} tokens`);
   });
 
-  it("the direct tools, called only through the gateway, are never called, with their cost over the run", () => {
-    const summary = JSON.parse(cli(["report", dir, "--context", "--json"]).out) as ContextSummary;
+  it("the direct tools, called only through the gateway, are never called, with their cost over the run", async () => {
+    const summary = JSON.parse((await cli(["report", dir, "--context", "--json"])).out) as ContextSummary;
     const echo = summary.unused.find((u) => u.tool === "probe-stub_stub_echo")!;
     const at = records[0]!.tools.indexOf("probe-stub_stub_echo");
     expect(echo).toEqual({
@@ -76,8 +81,8 @@ describe("report --context on p2-direct", () => {
     expect(summary.unused.map((u) => u.tool)).not.toContain("mcp");
   });
 
-  it("the table fits 80 columns and names every source", () => {
-    const { code, out } = cli(["report", dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
+  it("the table fits 80 columns and names every source (the built CLI)", () => {
+    const { code, out } = spawned(["report", dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
     expect(code).toBe(0);
     for (const line of out.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(80);
     for (const source of Object.keys(records.at(-1)!.sources!)) expect(out).toContain(source);
@@ -97,8 +102,8 @@ describe("report --context on records without sources", () => {
   });
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-  it("says on stderr which requests carry none, and exits 0", () => {
-    const { code, out, err } = cli(["report", copy, "--context", "--json"]);
+  it("says on stderr which requests carry none, and exits 0", async () => {
+    const { code, out, err } = await cli(["report", copy, "--context", "--json"]);
     expect(code).toBe(0);
     expect((JSON.parse(out) as ContextSummary).requests).toEqual([]);
     expect(err).toContain(`${records.length} request(s) carry no sources`);
@@ -123,8 +128,8 @@ describe("report --context where the provider reported input tokens", () => {
   });
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-  it("--json: each such request's sources scaled add up to the provider's count, beside ours", () => {
-    const { code, out } = cli(["report", copy, "--context", "--json"]);
+  it("--json: each such request's sources scaled add up to the provider's count, beside ours", async () => {
+    const { code, out } = await cli(["report", copy, "--context", "--json"]);
     expect(code).toBe(0);
     const summary = JSON.parse(out) as ContextSummary;
     expect(summary.scaledRequests).toBe(records.length - 1);
@@ -144,8 +149,8 @@ describe("report --context where the provider reported input tokens", () => {
     expect(server.lastScaled).toBe(summary.requests.at(-1)!.scaled!["mcp:probe-stub"]);
   });
 
-  it("the table adds a provider column and says what it is, in 80 columns", () => {
-    const { code, out } = cli(["report", copy, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
+  it("the table adds a provider column and says what it is, in 80 columns", async () => {
+    const { code, out } = await cli(["report", copy, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
     expect(code).toBe(0);
     for (const line of out.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(80);
     expect(out).toMatch(/\bprovider\b/);
@@ -159,7 +164,7 @@ describe("diff --context: which sources grew or shrank between two runs", () => 
     const [p1, direct] = [await sharedRun("p1"), await sharedRun("p2-direct")];
     const before = jsonl<RequestRecord>(join(p1.dir, "requests.jsonl"));
     expect(before.some((r) => r.sources!["mcp:probe-stub"] !== undefined)).toBe(false);
-    const { code, out } = cli(["diff", p1.dir, direct.dir, "--context", "--json"]);
+    const { code, out } = await cli(["diff", p1.dir, direct.dir, "--context", "--json"]);
     expect(code).toBe(0);
     const diff = JSON.parse(out) as ContextDiff;
     // The server's two tools are the same definitions on every request of p2-direct.
@@ -177,18 +182,18 @@ describe("diff --context: which sources grew or shrank between two runs", () => 
   it("p2-direct vs p2-proxy: the same server sent two ways, its change a request; the table in 80 columns", async () => {
     const proxy = await sharedRun("p2-proxy");
     const proxied = jsonl<RequestRecord>(join(proxy.dir, "requests.jsonl"));
-    const { code, out } = cli(["diff", dir, proxy.dir, "--context", "--json"]);
+    const { code, out } = await cli(["diff", dir, proxy.dir, "--context", "--json"]);
     expect(code).toBe(0);
     const server = (JSON.parse(out) as ContextDiff).changes.find((c) => c.source === "mcp:probe-stub")!;
     const perRequest = (rs: RequestRecord[]) =>
       Math.round(rs.reduce((t, r) => t + r.sources!["mcp:probe-stub"]!, 0) / rs.length);
     expect(server.change).toBe(perRequest(proxied) - perRequest(records));
-    const table = cli(["diff", dir, proxy.dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
+    const table = await cli(["diff", dir, proxy.dir, "--context"], { COLUMNS: "80", NO_COLOR: "1" });
     expect(table.code).toBe(0);
     for (const line of table.out.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(80);
     expect(table.out.replace(/\s+/g, " ")).toContain(
       `mcp:probe-stub ${server.change > 0 ? "grew" : "shrank"} by ${Math.abs(server.change)} tokens on every request`,
     );
-    expect(cli(["diff", dir, proxy.dir, "--context", "--cost"]).code).toBe(2);
+    expect((await cli(["diff", dir, proxy.dir, "--context", "--cost"])).code).toBe(2);
   });
 });

@@ -49,7 +49,7 @@ function body(previous: string | null, extra: Record<string, unknown>, next?: un
 
 /** Two requests answered by the mock's diagnoser and recorded by a Capture; the second's record. */
 async function secondOf(change: { extra?: Record<string, unknown>; next?: unknown[] }): Promise<RequestRecord> {
-  const diagnoser = new CacheDiagnoser(codecFor, (text) => Math.ceil(text.length / 4));
+  const diagnoser = new CacheDiagnoser(codecFor, async (use) => use((text) => Math.ceil(text.length / 4)));
   const dir = tempDir("cache-rules-");
   const capture = new Capture({ run: "r", probe: "r", dir, db: null, markers: {}, codecFor, tokens: false });
   let previous: string | null = null;
@@ -60,7 +60,7 @@ async function secondOf(change: { extra?: Record<string, unknown>; next?: unknow
   for (const [i, make] of bodies.entries()) {
     const sent = make(previous);
     const { chunks } = codecFor(API).renderReply({ kind: "text", text: "ok" }, sent);
-    const reply = diagnoser.answer(API, sent, chunks);
+    const reply = await diagnoser.answer(API, sent, chunks);
     reply.sent();
     const response = reply.chunks.join("");
     previous = /"id":"(msg_mock_\d+)"/.exec(response)![1]!;

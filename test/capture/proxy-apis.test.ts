@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
+import { loadTokenCounter } from "../../src/capture/tokens.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -52,6 +53,10 @@ describe("mock: each API's reply form", () => {
     }
     expect(JSON.parse(texts[0]!).choices[0].message.content).toBe("reply 0");
     expect(JSON.parse(texts[1]!)).toMatchObject({ type: "message", content: [{ type: "text", text: "reply 1" }] });
+    // The reply's usage is our o200k count of the scripted text (the mock counts it through the token cache).
+    const counter = await loadTokenCounter();
+    expect(JSON.parse(texts[0]!).usage.completion_tokens).toBe(counter.countText("reply 0"));
+    expect(JSON.parse(texts[1]!).usage.output_tokens).toBe(counter.countText("reply 1"));
     expect(texts[2]).toMatch(/^event: response\.created\n/);
     expect(texts[3]).not.toContain('"usage"');
     expect(texts[4]).toMatch(/"choices":\[\],"usage":\{"prompt_tokens":\d+/);

@@ -13,6 +13,7 @@ import { Capture } from "../../src/capture/capture.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { codecFor } from "../../src/providers/codecs.js";
 import type { WireApi } from "../../src/providers/types.js";
+import { runInProcess } from "../fixtures/cli-in-process.js";
 import { sharedRun } from "../fixtures/shared-runs.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -42,7 +43,7 @@ async function session(dir: string, titleModel: string, estimated: boolean): Pro
 let base: string;
 
 /** The built CLI's stdout at COLUMNS=80 (a pipe: COLUMNS is the width it fits to); it must succeed. */
-function at80(...args: string[]): string {
+function spawnedAt80(...args: string[]): string {
   const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
     encoding: "utf8",
     timeout: 120_000,
@@ -50,6 +51,13 @@ function at80(...args: string[]): string {
   });
   expect({ status: child.status, stderr: child.stderr }).toEqual({ status: 0, stderr: "" });
   return child.stdout;
+}
+
+/** The same in this process (test/fixtures/cli-in-process.ts): the table is what is tested. */
+async function at80(...args: string[]): Promise<string> {
+  const { status, stdout, stderr } = await runInProcess({ COLUMNS: "80" }, ...args);
+  expect({ status, stderr }).toEqual({ status: 0, stderr: "" });
+  return stdout;
 }
 
 const tooWide = (text: string) => text.split("\n").filter((line) => [...line].length > 80);
@@ -79,7 +87,7 @@ afterAll(removeTempDirs);
 
 describe("report --cost at 80 columns", () => {
   it("names every model whole, cuts no cell, and its totals are the sums of its columns as printed", () => {
-    const text = at80("report", join(base, "two-models"), "--cost");
+    const text = spawnedAt80("report", join(base, "two-models"), "--cost");
     expect(tooWide(text)).toEqual([]);
     expect(text).not.toContain("…");
     // The models are m1, m2 in the table, each named whole once above it.
@@ -101,13 +109,13 @@ describe("report --cost at 80 columns", () => {
     expect(total.replace(/\s+/g, " ")).toContain("(the provider's usage: what it bills, trust it first)");
   });
 
-  it("--wide puts the whole names in the model column", () => {
-    const rows = tableRows(at80("report", join(base, "two-models"), "--cost", "--wide"));
+  it("--wide puts the whole names in the model column", async () => {
+    const rows = tableRows(await at80("report", join(base, "two-models"), "--cost", "--wide"));
     expect(rows.map((r) => r[1])).toEqual(["claude-sonnet-4-5", "gemini-2.5-flash", "claude-sonnet-4-5"]);
   });
 
-  it("a mock's estimated usage is no check and no bill: the total says the prediction is the figure to read", () => {
-    const text = at80("report", join(base, "estimated"), "--cost");
+  it("a mock's estimated usage is no check and no bill: the total says the prediction is the figure to read", async () => {
+    const text = await at80("report", join(base, "estimated"), "--cost");
     expect(tooWide(text)).toEqual([]);
     expect(text).not.toContain("…");
     for (const row of tableRows(text)) expect(row.at(-1)).toMatch(/^estimated: read \d+, write \d+$/);
@@ -118,8 +126,8 @@ describe("report --cost at 80 columns", () => {
 });
 
 describe("diff --cost at 80 columns", () => {
-  it("names both models of each side whole, and each line's A, B and Δ add up as printed", () => {
-    const text = at80("diff", join(base, "two-models"), join(base, "two-models-b"), "--cost");
+  it("names both models of each side whole, and each line's A, B and Δ add up as printed", async () => {
+    const text = await at80("diff", join(base, "two-models"), join(base, "two-models-b"), "--cost");
     expect(tooWide(text)).toEqual([]);
     const cost = text.slice(text.indexOf("cost (predicted")).replace(/\n {4}/g, " ");
     expect(cost).toContain("A priced as claude-sonnet-4-5, gemini-2.5-flash;");
@@ -135,7 +143,7 @@ describe("diff --cost at 80 columns", () => {
 
   it("a break's re-billing is told apart from the rows' Δ, and no line says there was no break", async () => {
     const [a, b] = [(await sharedRun("p0")).dir, (await sharedRun("p0-cold")).dir];
-    const text = at80("diff", a, b, "--cost");
+    const text = await at80("diff", a, b, "--cost");
     expect(tooWide(text)).toEqual([]);
     const cost = text.slice(text.indexOf("cost (predicted")).replace(/\n {4}/g, " ");
     expect(cost).toMatch(

@@ -4,13 +4,11 @@
  * says so with its reason on the live line, in report and in show, and is left out of the cache rates
  * and the bill; the provider's prompt count is shown beside ours and flagged when over 20% apart.
  */
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { serveHttp } from "../../src/capture/http.js";
-import { PROJECT_ROOT } from "../../src/project-root.js";
 import { openaiCompletions } from "../../src/providers/openai-completions.js";
 import { chatBody, postChat, startCli } from "../capture/http-harness.js";
+import { cliInProcess } from "../fixtures/cli-in-process.js";
 import { closedPort } from "../fixtures/closed-port.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -20,13 +18,8 @@ afterEach(async () => {
   removeTempDirs();
 });
 
-function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
-    encoding: "utf8",
-    env: { ...process.env, COLUMNS: "400" },
-  });
-  return { code: child.status, out: child.stdout, err: child.stderr };
-}
+/** `report` or `show` in this process (test/fixtures/cli-in-process.ts); the proxy is the built CLI's child. */
+const cli = (...args: string[]) => cliInProcess({ COLUMNS: "400" }, ...args);
 
 /** Answers a body holding FAIL with a rate-limit error; any other with a reply reporting 20 prompt tokens. */
 async function rateLimitingUpstream(): Promise<string> {
@@ -74,7 +67,7 @@ describe("failed requests, shown with their reason and left out of rates and the
     expect(stderr).toMatch(/^#2 openai-completions .* status 429 \(HTTP 429: Rate limit reached\) /m);
     expect(stderr).toMatch(/^#1 openai-completions .* status 200 c1 main new conversation$/m);
 
-    const report = cli("report", "mixed", "--runs", runs);
+    const report = await cli("report", "mixed", "--runs", runs);
     expect(report.code).toBe(0);
     expect(report.out).toContain("FAILED: HTTP 429: Rate limit reached");
     expect(report.out).toContain("1 request(s) FAILED (no response, or an error status)");
@@ -85,17 +78,19 @@ describe("failed requests, shown with their reason and left out of rates and the
     // Only the request that reached the provider counts, by its usage alone.
     expect(report.out).toMatch(/cache: hit rate 0% \(0 of 20 prompt tokens read\), .*; by the provider's usage$/m);
 
-    const plain = cli("report", "mixed", "--runs", runs, "--plain").out.split("\n");
+    const plain = (await cli("report", "mixed", "--runs", runs, "--plain")).out.split("\n");
     expect(plain[0]).toMatch(/ tokens=\d+ providerTokens=20 /);
     expect(plain[1]).toContain('failed="HTTP 429: Rate limit reached"');
 
-    const show = cli("show", "mixed", "2", "--runs", runs).out;
+    const show = (await cli("show", "mixed", "2", "--runs", runs)).out;
     expect(show).toContain("FAILED: HTTP 429: Rate limit reached (no cache read or written, billed nothing)");
-    expect(cli("show", "mixed", "1", "--runs", runs).out).toMatch(
+    expect((await cli("show", "mixed", "1", "--runs", runs)).out).toMatch(
       /^\d+ tokens \(ours, o200k_base\) · provider 20 \(ours \+[\d.]+%, over 20% apart\)/m,
     );
 
-    const cost = JSON.parse(cli("report", "mixed", "--runs", runs, "--cost", "--json", "--model", "gpt-4.1").out) as {
+    const cost = JSON.parse(
+      (await cli("report", "mixed", "--runs", runs, "--cost", "--json", "--model", "gpt-4.1")).out,
+    ) as {
       requests: { failure: string | null; predictedCost: number; predicted: { inputTokens: number } }[];
     };
     expect(cost.requests.map((r) => r.failure)).toEqual([null, "HTTP 429: Rate limit reached"]);
@@ -109,10 +104,10 @@ describe("failed requests, shown with their reason and left out of rates and the
     expect(stderr).toMatch(
       /^#1 openai-completions .* status none failed \(upstream http:\/\/127\.0\.0\.1:\d+ failed: .*ECONNREFUSED.*\) /m,
     );
-    const report = cli("report", "down", "--runs", runs);
+    const report = await cli("report", "down", "--runs", runs);
     expect(report.out).toContain("2 request(s) FAILED");
     expect(report.out).toMatch(/cache: hit rate n\/a \(0 of 0 prompt tokens read\)/);
-    const cost = cli("report", "down", "--runs", runs, "--cost", "--model", "gpt-4.1").out;
+    const cost = (await cli("report", "down", "--runs", runs, "--cost", "--model", "gpt-4.1")).out;
     expect(cost).toContain("2 failed request(s) reached no model: billed nothing, left out of the cache rates");
   });
 });

@@ -14,7 +14,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { chromiumPath, launchChromium, pageCollecting } from "../fixtures/chromium.js";
+import { chromiumPath, closePages, pageCollecting, sharedChromium } from "../fixtures/chromium.js";
 import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { startCliIn } from "./scratch-cli.js";
@@ -33,7 +33,7 @@ afterEach(async () => {
   removeTempDirs();
 });
 afterAll(async () => {
-  await browser?.close();
+  await closePages(browser);
 });
 
 async function mockIn(runs: string, runName: string): Promise<MockServer> {
@@ -95,7 +95,7 @@ describe("the first hour", () => {
     expect(diff).toContain("Aligned by seq; 1 request(s) differ; first divergence: request #3, in body.");
 
     if (!chromiumPath) return;
-    browser ??= await launchChromium();
+    browser ??= await sharedChromium();
     const problems: string[] = [];
     const page = await pageCollecting(browser, problems, { width: 800, height: 800 });
 

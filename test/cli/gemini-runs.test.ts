@@ -5,7 +5,6 @@
  * (`cachedContent`), and the provider's `usageMetadata` compared with the prediction — and `show`
  * and `view` take the run, and `export otel` sends it to a real OTLP receiver.
  */
-import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { strlen } from "cli-table3/src/utils.js";
@@ -16,17 +15,12 @@ import { PROJECT_ROOT } from "../../src/project-root.js";
 import { startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
 import { savedPageData } from "../analysis/view/saved-page.js";
 import { runProbesInto } from "../analysis/view/view-runs.js";
+import { cliInProcess } from "../fixtures/cli-in-process.js";
 import { startCliIn } from "./scratch-cli.js";
 
-function cli(...args: string[]) {
-  const child = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args, "--runs", runs], {
-    encoding: "utf8",
-    timeout: 120_000,
-    env: { ...process.env, PAYLOAD_PROBE_PRICING: "", COLUMNS: "80" },
-  });
-  return { code: child.status, out: child.stdout, err: child.stderr };
-}
-const costOf = (...args: string[]) => JSON.parse(cli("report", ...args, "--cost", "--json").out);
+/** A command in this process (test/fixtures/cli-in-process.ts); `export otel` below is the built CLI's child. */
+const cli = (...args: string[]) => cliInProcess({ PAYLOAD_PROBE_PRICING: "", COLUMNS: "80" }, ...args, "--runs", runs);
+const costOf = async (...args: string[]) => JSON.parse((await cli("report", ...args, "--cost", "--json")).out);
 
 let base: string;
 let runs: string;
@@ -45,8 +39,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("report --cost on Gemini", () => {
-  it("p1-gemini is priced as gemini-2.5-flash with no flag: no prompt reaches its 2,048-token minimum, so nothing is read", () => {
-    const cost = costOf("p1-gemini");
+  it("p1-gemini is priced as gemini-2.5-flash with no flag: no prompt reaches its 2,048-token minimum, so nothing is read", async () => {
+    const cost = await costOf("p1-gemini");
     const records = jsonLines<RequestRecord>(join(runs, "p1-gemini", "requests.jsonl"));
     expect(cost.unpriced).toEqual([]);
     for (const [i, r] of cost.requests.entries()) {
@@ -56,11 +50,11 @@ describe("report --cost on Gemini", () => {
       // 2.5 Flash: $0.30 per million prompt tokens.
       expect(r.predictedCost).toBe(roundDollars((records[i]!.tokens!.total * 0.3) / 1e6));
     }
-    const { out } = cli("report", "p1-gemini", "--cost");
+    const { out } = await cli("report", "p1-gemini", "--cost");
     for (const line of out.split("\n")) expect(strlen(line), line).toBeLessThanOrEqual(80);
   });
 
-  it("as gemini-3-flash-preview (1,024 minimum) each later request reads what it shares; an explicit cache reads nothing implicitly", () => {
+  it("as gemini-3-flash-preview (1,024 minimum) each later request reads what it shares; an explicit cache reads nothing implicitly", async () => {
     cpSync(join(runs, "p1-gemini"), join(runs, "gemini-session"), { recursive: true });
     const payloadsFile = join(runs, "gemini-session", "payloads.jsonl");
     const payloads = jsonLines<{ type: string; seq: number; body: string }>(payloadsFile).map((p) =>
@@ -70,7 +64,7 @@ describe("report --cost on Gemini", () => {
     );
     writeLines(payloadsFile, payloads);
     const records = jsonLines<RequestRecord>(join(runs, "gemini-session", "requests.jsonl"));
-    const cost = costOf("gemini-session", "--model", "gemini-3-flash-preview");
+    const cost = await costOf("gemini-session", "--model", "gemini-3-flash-preview");
     const reads = cost.requests.map((r: { predicted: { cacheRead: number } }) => r.predicted.cacheRead);
     expect(shared(records[1]!)).toBeGreaterThan(1024);
     expect(reads).toEqual([0, shared(records[1]!), shared(records[2]!), 0]);
@@ -80,7 +74,7 @@ describe("report --cost on Gemini", () => {
     expect(second.predictedCost).toBe(roundDollars(byHand));
   });
 
-  it("the provider's usageMetadata is the reported split, compared with the prediction", () => {
+  it("the provider's usageMetadata is the reported split, compared with the prediction", async () => {
     cpSync(join(runs, "p1-gemini"), join(runs, "gemini-reported"), { recursive: true });
     const file = join(runs, "gemini-reported", "requests.jsonl");
     const records = jsonLines<RequestRecord>(file).map((r, i) => ({
@@ -94,7 +88,7 @@ describe("report --cost on Gemini", () => {
       },
     }));
     writeLines(file, records);
-    const cost = costOf("gemini-reported", "--model", "gemini-2.5-flash");
+    const cost = await costOf("gemini-reported", "--model", "gemini-2.5-flash");
     expect(cost.requests[1].reported).toMatchObject({ inputTokens: 1400, cacheRead: 1024, uncached: 376 });
     // Predicted under the 2,048 minimum: nothing read, where the provider reported a read.
     expect(cost.requests[1].disagreement).toMatch(/cache read/);
@@ -103,8 +97,8 @@ describe("report --cost on Gemini", () => {
 });
 
 describe("diff p1 p1-gemini", () => {
-  it("compares the same conversation on both APIs: same roles, no prefix break, each side priced as its own model", () => {
-    const { code, out, err } = cli("diff", "p1", "p1-gemini", "--cost");
+  it("compares the same conversation on both APIs: same roles, no prefix break, each side priced as its own model", async () => {
+    const { code, out, err } = await cli("diff", "p1", "p1-gemini", "--cost");
     expect(code, err).toBe(0);
     expect(out).toContain("A priced as gpt-4.1; B as gemini-2.5-flash");
     expect(out).toMatch(/roles\s+same/);
@@ -134,21 +128,21 @@ describe("export otel sends a Gemini run", () => {
 });
 
 describe("show and view read a Gemini run", () => {
-  it("show names the API and the model from the URL, and prints the body's generationConfig; --json carries it", () => {
-    const { code, out, err } = cli("show", "p1-gemini", "1");
+  it("show names the API and the model from the URL, and prints the body's generationConfig; --json carries it", async () => {
+    const { code, out, err } = await cli("show", "p1-gemini", "1");
     expect(code, err).toBe(0);
     const lines = out.split("\n");
     // At 80 columns the headline wraps before the model.
     expect(out).toMatch(/request 1 · loop · google-generative-ai\s+qwen3\.8-flash\n/);
     expect(lines).toContain('generationConfig: {"maxOutputTokens":131072}');
-    const json = JSON.parse(cli("show", "p1-gemini", "1", "--json").out);
+    const json = JSON.parse((await cli("show", "p1-gemini", "1", "--json")).out);
     expect(json.generationConfig).toEqual({ maxOutputTokens: 131072 });
     expect(json.segments.map((s: { name?: string }) => s.name).slice(0, 2)).toEqual(["read", "mcp"]);
   });
 
-  it("view --cost writes the page with the tools taken apart from the Gemini bodies", () => {
+  it("view --cost writes the page with the tools taken apart from the Gemini bodies", async () => {
     const page = join(base, "gemini.html");
-    const view = cli("view", "p1-gemini", "--cost", "--out", page);
+    const view = await cli("view", "p1-gemini", "--cost", "--out", page);
     expect(view.code, view.err).toBe(0);
     const { items } = savedPageData(readFileSync(page, "utf8"));
     // A functionDeclaration's description reaches the page only through the codec's dissection.

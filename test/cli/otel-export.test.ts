@@ -1,6 +1,7 @@
 /**
  * OpenTelemetry export end to end: the built CLI sends p1 and seq-search to a real OTLP/HTTP
- * receiver on 127.0.0.1 (`run --otel` in protobuf, `export otel` in JSON), and the spans are checked
+ * receiver on 127.0.0.1 (`run --otel` in protobuf), `export otel` sends the runs again in JSON (in
+ * this process, as `report` reads them), and the spans are checked
  * as they arrived on the wire, decoded with the official protocol definitions: names, parent/child
  * links, attributes against the run's own files. Then an endpoint that is down, and a mock that
  * streams its requests as they are captured.
@@ -12,6 +13,7 @@ import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { type OtlpReceiver, type ReceivedSpan, SPAN_KIND, startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
 import { chatBody, jsonl, parseReply, postChat, startCli, writeTinyProbe } from "../capture/http-harness.js";
+import { type EnvChanges, runInProcess } from "../fixtures/cli-in-process.js";
 import { closedPort } from "../fixtures/closed-port.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, startCliIn } from "./scratch-cli.js";
@@ -44,6 +46,15 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<Cl
       else process.env[name] = value;
     }
   }
+}
+
+/**
+ * `export otel` or `report` of a run made above, in this process (test/fixtures/cli-in-process.ts):
+ * what reached the receiver and what the command printed are what is tested; the runs are the built CLI's.
+ */
+async function inProcess(args: string[], env: EnvChanges = {}): Promise<CliResult> {
+  const { status, stdout, stderr } = await runInProcess(env, ...args);
+  return { code: status, signal: null, stdout, stderr };
 }
 
 beforeAll(async () => {
@@ -173,7 +184,7 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
   });
 
   it("export otel sends the same runs as JSON (OTEL_EXPORTER_OTLP_PROTOCOL), with headers from the environment and --header", async () => {
-    const result = await cli(
+    const result = await inProcess(
       ["export", "otel", "p1", "seq-search", "--runs", runs, "--endpoint", receiver.url, "--header", "x-team=probe"],
       { OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_EXPORTER_OTLP_HEADERS: "x-tenant=blue,x-team=env" },
     );
@@ -192,11 +203,31 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
   });
 
   it("--content none leaves hashes out; full adds the texts, which JSON-decode to the run's own", async () => {
-    const none = await cli(["export", "otel", "p1", "--runs", runs, "--endpoint", receiver.url, "--content", "none"]);
+    const none = await inProcess([
+      "export",
+      "otel",
+      "p1",
+      "--runs",
+      runs,
+      "--endpoint",
+      receiver.url,
+      "--content",
+      "none",
+    ]);
     expect(none.code).toBe(0);
     const bare = receiver.exports.splice(0).flatMap((e) => e.spans);
     expect(bare.some((s) => Object.keys(s.attributes).some((k) => k.includes("hash")))).toBe(false);
-    const full = await cli(["export", "otel", "p1", "--runs", runs, "--endpoint", receiver.url, "--content", "full"]);
+    const full = await inProcess([
+      "export",
+      "otel",
+      "p1",
+      "--runs",
+      runs,
+      "--endpoint",
+      receiver.url,
+      "--content",
+      "full",
+    ]);
     expect(full.code).toBe(0);
     const spans = receiver.exports.splice(0).flatMap((e) => e.spans);
     const first = spans.find((s) => s.attributes["payload_probe.seq"] === 1)!;
@@ -210,7 +241,7 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
   });
 
   it("a priced model puts each request's predicted dollars on its chat span, as report --cost has them, and the sum on invoke_agent", async () => {
-    const report = await cli(["report", "p1", "--runs", runs, "--cost", "--model", "gpt-4.1", "--json"]);
+    const report = await inProcess(["report", "p1", "--runs", runs, "--cost", "--model", "gpt-4.1", "--json"]);
     expect(report.code).toBe(0);
     const predicted = new Map(
       (JSON.parse(report.stdout).requests as { seq: number; predictedCost: number }[]).map((r) => [
@@ -221,7 +252,7 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
     expect(predicted.size).toBe(4);
     /** `export otel p1` priced as `model`, and the spans the receiver took. */
     const exportAs = async (model: string) => {
-      const exported = await cli([
+      const exported = await inProcess([
         "export",
         "otel",
         "p1",
@@ -275,18 +306,18 @@ describe("an endpoint that is down", () => {
     const warnings = run.stderr.split("\n").filter((line) => line.includes("OpenTelemetry"));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/export to http:\/\/127\.0\.0\.1:\d+\/v1\/traces failed \(.*ECONNREFUSED/);
-    const exported = await cli(["export", "otel", "p1", "--runs", runs, "--endpoint", down]);
+    const exported = await inProcess(["export", "otel", "p1", "--runs", runs, "--endpoint", down]);
     expect(exported.code).toBe(1);
     expect(exported.stderr.split("\n").filter((line) => line.includes("OpenTelemetry"))).toHaveLength(1);
   });
 
   it("bad flags are usage errors: an unknown --content, a --header without =, a gRPC protocol", async () => {
-    const content = await cli(["export", "otel", "p1", "--runs", runs, "--content", "all"]);
+    const content = await inProcess(["export", "otel", "p1", "--runs", runs, "--content", "all"]);
     expect(content.code).toBe(2);
     expect(content.stderr).toMatch(/--content expected one of none, hashes, full, got "all"/);
-    const header = await cli(["export", "otel", "p1", "--runs", runs, "--header", "x-team"]);
+    const header = await inProcess(["export", "otel", "p1", "--runs", runs, "--header", "x-team"]);
     expect(header.code).toBe(2);
-    const grpc = await cli(["export", "otel", "p1", "--runs", runs], { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" });
+    const grpc = await inProcess(["export", "otel", "p1", "--runs", runs], { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" });
     expect(grpc.code).toBe(2);
     expect(grpc.stderr).toMatch(/expected http\/protobuf or http\/json/);
   });

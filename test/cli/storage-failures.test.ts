@@ -5,10 +5,21 @@
  * read-only one a read-only bind mount (both need root and mount), an immutable file `chattr +i`.
  */
 import { spawnSync } from "node:child_process";
-import { openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  cpSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { cliIn, MAIN, scratchEnv } from "./scratch-cli.js";
 
@@ -46,13 +57,24 @@ const canChattr = (() => {
   return ok;
 })();
 
+/** A scratch folder in which the built CLI made one run of p1 in `runs`: made once, copied for each test. */
+let firstCapture: string | undefined;
+afterAll(() => firstCapture && rmSync(firstCapture, { recursive: true, force: true }));
+
+function madeOnce(): string {
+  if (firstCapture) return firstCapture;
+  firstCapture = mkdtempSync(join(tmpdir(), "pp-storage-first-"));
+  writeFileSync(join(firstCapture, "p1.yaml"), PROBE);
+  const first = cliIn(firstCapture, "run", "p1.yaml", "--runs", "runs");
+  expect(first.code, first.stderr).toBe(0);
+  return firstCapture;
+}
+
 /** A scratch folder with one finished run of p1 in `runs`, and the bytes of its folder to compare with later. */
 function previousCapture(runs?: (scratch: string) => void) {
   const scratch = tempDir("storage-failure-");
   runs?.(scratch);
-  writeFileSync(join(scratch, "p1.yaml"), PROBE);
-  const first = cliIn(scratch, "run", "p1.yaml", "--runs", "runs");
-  expect(first.code, first.stderr).toBe(0);
+  cpSync(madeOnce(), scratch, { recursive: true });
   const folder = join(scratch, "runs", "p1");
   const snapshot = () =>
     Object.fromEntries(readdirSync(folder).map((name) => [name, readFileSync(join(folder, name)).toString("base64")]));

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readCacheDiagnostics } from "../../src/capture/cache-diagnostics.js";
-import { CacheDiagnoser } from "../../src/providers/cache-diagnoser.js";
+import { CacheDiagnoser, type TextMeasure } from "../../src/providers/cache-diagnoser.js";
 import { codecFor } from "../../src/providers/codecs.js";
 import type { WireApi } from "../../src/providers/types.js";
 
@@ -46,10 +46,10 @@ function bodyOf(api: Api, turn: Turn): string {
 }
 
 /** Sends a turn to the diagnoser and reads its reply as the capture would; `send: false` keeps it in flight. */
-function ask(diagnoser: CacheDiagnoser, api: Api, turn: Turn, send = true) {
+async function ask(diagnoser: CacheDiagnoser, api: Api, turn: Turn, send = true) {
   const body = bodyOf(api, turn);
   const { chunks } = codecFor(api as WireApi).renderReply({ kind: "text", text: "ok" }, body);
-  const reply = diagnoser.answer(api, body, chunks);
+  const reply = await diagnoser.answer(api, body, chunks);
   if (send) reply.sent();
   const text = reply.chunks.join("");
   const id = new RegExp(`"id":"(${api === "anthropic-messages" ? "msg" : "resp"}_mock_\\d+)"`).exec(text)![1]!;
@@ -57,14 +57,15 @@ function ask(diagnoser: CacheDiagnoser, api: Api, turn: Turn, send = true) {
 }
 
 const words = (text: string) => text.split(/\s+/).length;
+const wordMeasure: TextMeasure = async (use) => use(words);
 
 describe("the mock's cache diagnostics (issue 27)", () => {
   for (const api of ["anthropic-messages", "openai-responses"] as const)
     for (const stream of [false, true])
-      it(`${api}${stream ? ", streamed" : ""}: a fresh id per reply, and hit, the change kinds, not found, pending`, () => {
-        const diagnoser = new CacheDiagnoser(codecFor, words);
-        const first = ask(diagnoser, api, { messages: ["hello"], stream, compareWith: null });
-        const grown = ask(diagnoser, api, { messages: ["hello", "ok", "more"], stream, compareWith: first.id });
+      it(`${api}${stream ? ", streamed" : ""}: a fresh id per reply, and hit, the change kinds, not found, pending`, async () => {
+        const diagnoser = new CacheDiagnoser(codecFor, wordMeasure);
+        const first = await ask(diagnoser, api, { messages: ["hello"], stream, compareWith: null });
+        const grown = await ask(diagnoser, api, { messages: ["hello", "ok", "more"], stream, compareWith: first.id });
         expect(grown.id).not.toBe(first.id);
         expect(grown.said).toMatchObject({ verdict: "hit", comparedWith: first.id });
         const cases: [Turn, string, string][] = [
@@ -78,30 +79,32 @@ describe("the mock's cache diagnostics (issue 27)", () => {
           [{ messages: ["edited"] }, api === "anthropic-messages" ? "messages_changed" : "input_changed", "messages"],
         ];
         for (const [turn, reason, part] of cases) {
-          const { said } = ask(diagnoser, api, { ...turn, stream, compareWith: first.id });
+          const { said } = await ask(diagnoser, api, { ...turn, stream, compareWith: first.id });
           expect(said, reason).toMatchObject({ verdict: "miss", reason });
           expect(said!.missedTokens, reason).toBeGreaterThan(0);
           if (part !== "system" || api === "anthropic-messages") expect(said!.part).toBe(part);
         }
-        expect(ask(diagnoser, api, { messages: ["x"], stream, compareWith: "none_such" }).said).toMatchObject({
+        expect((await ask(diagnoser, api, { messages: ["x"], stream, compareWith: "none_such" })).said).toMatchObject({
           verdict: "not-found",
         });
-        const inFlight = ask(diagnoser, api, { messages: ["slow"], stream, compareWith: null }, false);
-        const early = ask(diagnoser, api, { messages: ["slow", "ok", "next"], stream, compareWith: inFlight.id });
+        const inFlight = await ask(diagnoser, api, { messages: ["slow"], stream, compareWith: null }, false);
+        const early = await ask(diagnoser, api, { messages: ["slow", "ok", "next"], stream, compareWith: inFlight.id });
         // Anthropic answers a null reason while its comparison runs; OpenAI says `unavailable`.
         expect(early.said!.verdict).toBe(api === "anthropic-messages" ? "pending" : "unavailable");
       });
 
-  it("a first Anthropic turn opts in with a null id and is answered with null diagnostics", () => {
-    const { said } = ask(new CacheDiagnoser(codecFor, words), "anthropic-messages", {
+  it("a first Anthropic turn opts in with a null id and is answered with null diagnostics", async () => {
+    const { said } = await ask(new CacheDiagnoser(codecFor, wordMeasure), "anthropic-messages", {
       messages: ["hi"],
       compareWith: null,
     });
     expect(said).toMatchObject({ source: "anthropic", verdict: "first-turn", comparedWith: null, raw: null });
   });
 
-  it("a request that does not ask gets a fresh id and no diagnostics field", () => {
-    const { said, text } = ask(new CacheDiagnoser(codecFor, words), "openai-responses", { messages: ["hi"] });
+  it("a request that does not ask gets a fresh id and no diagnostics field", async () => {
+    const { said, text } = await ask(new CacheDiagnoser(codecFor, wordMeasure), "openai-responses", {
+      messages: ["hi"],
+    });
     expect(said).toBeNull();
     expect(text).not.toContain("prompt_cache_diagnostics");
   });

@@ -16,7 +16,13 @@ import {
   startCli,
   writeTinyProbe,
 } from "../../capture/http-harness.js";
-import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
+import {
+  chromiumPath,
+  closePages,
+  pageCollecting,
+  sharedChromium,
+  warnWithoutChromium,
+} from "../../fixtures/chromium.js";
 import { leftoverProcesses, SUITE_MARKER_ENV } from "../../fixtures/suite-processes.js";
 import { removeTempDirs, tempDir } from "../../runtime/harness.js";
 
@@ -40,10 +46,10 @@ function trail(context: TestContext, page: Page, cli: CliServer): (step: string)
 
 describe.skipIf(!chromiumPath)("mock --view in headless Chromium", () => {
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await sharedChromium();
   });
   afterAll(async () => {
-    await browser?.close();
+    await closePages(browser);
     removeTempDirs();
   });
 

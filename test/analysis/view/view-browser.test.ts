@@ -8,7 +8,13 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
-import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
+import {
+  chromiumPath,
+  closePages,
+  pageCollecting,
+  sharedChromium,
+  warnWithoutChromium,
+} from "../../fixtures/chromium.js";
 import { growingSessionRun, runPartedProbe, runProbesInto, viewCli } from "./view-runs.js";
 
 warnWithoutChromium("view browser tests");
@@ -35,14 +41,14 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     ({ base, runs } = await runProbesInto(["p1", "seq-search", "seq-namespace", "p7", "p4"]));
     await runPartedProbe(base, "parted");
     mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
+    browser = await sharedChromium();
     page = await pageCollecting(browser, problems, { width: 1400, height: 900 });
     page.on("request", (r) => {
       if (!r.url().startsWith("file:")) problems.push(`request: ${r.url()}`);
     });
   });
   afterAll(async () => {
-    await browser?.close();
+    await closePages(browser);
     rmSync(base, { recursive: true, force: true });
   });
 

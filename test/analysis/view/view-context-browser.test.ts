@@ -13,7 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sourceGroup } from "../../../src/analysis/context/source-groups.js";
 import type { RequestRecord } from "../../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
-import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
+import {
+  chromiumPath,
+  closePages,
+  pageCollecting,
+  sharedChromium,
+  warnWithoutChromium,
+} from "../../fixtures/chromium.js";
 import { sharedRecords } from "../../fixtures/shared-runs.js";
 import { runProbesInto, viewCli } from "./view-runs.js";
 
@@ -51,11 +57,11 @@ describe.skipIf(!chromiumPath)("view page: context by source, in headless Chromi
     file = join(base, "p2-direct.html");
     await viewCli("view", "p2-direct", "--out", file, "--runs", runs);
     mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
+    browser = await sharedChromium();
     page = await pageCollecting(browser, problems);
   });
   afterAll(async () => {
-    await browser?.close();
+    await closePages(browser);
     rmSync(base, { recursive: true, force: true });
   });
 

@@ -13,7 +13,13 @@ import { Capture } from "../../../src/capture/capture.js";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
 import { codecFor } from "../../../src/providers/codecs.js";
 import type { WireApi } from "../../../src/providers/types.js";
-import { chromiumPath, launchChromium, pageCollecting, warnWithoutChromium } from "../../fixtures/chromium.js";
+import {
+  chromiumPath,
+  closePages,
+  pageCollecting,
+  sharedChromium,
+  warnWithoutChromium,
+} from "../../fixtures/chromium.js";
 import { runProbesInto, toolSearchRun, viewCli } from "./view-runs.js";
 
 warnWithoutChromium("view layout browser tests");
@@ -115,11 +121,11 @@ describe.skipIf(!chromiumPath)("view page layout in headless Chromium", () => {
     await conversationRun(join(base, "conv-sdk-first"), [SDK_SCRIPT, CLAUDE_CODE]);
     await toolSearchRun(join(base, "tool-search"));
     mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
+    browser = await sharedChromium();
     page = await pageCollecting(browser, problems);
   });
   afterAll(async () => {
-    await browser?.close();
+    await closePages(browser);
     rmSync(base, { recursive: true, force: true });
   });
 
