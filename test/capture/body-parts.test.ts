@@ -15,93 +15,17 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type PartedBody, resolveRun } from "../../src/analysis/load-run.js";
 import { cutBody, joinBody, PART_MIN_CHARS, PARTED_MIN_CHARS, partHash } from "../../src/capture/body-parts.js";
-import { Capture } from "../../src/capture/capture.js";
 import { CHUNK_MAX_ENTRIES, chunkLists, joinLists } from "../../src/capture/part-lists.js";
 import { DATABASE_FORMAT } from "../../src/capture/run-format.js";
-import { RunDatabase } from "../../src/capture/sqlite.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { anthropicMessages } from "../../src/providers/anthropic-messages.js";
+import { captureRun, growingBodies, manyMessageBodies, REPLY, rows } from "../fixtures/long-capture.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 
 const OLD_RUN = join(PROJECT_ROOT, "test/fixtures/format-3-run");
-/** Written by 8b3e9a's Capture and RunDatabase (format 4): parts, no chunks; request 1 whole, 2 and 3 parted. */
+/** Written by b8f3e9a's Capture and RunDatabase (format 4): parts, no chunks; request 1 whole, 2 and 3 parted. */
 const FORMAT_4_RUN = join(PROJECT_ROOT, "test/fixtures/format-4-run");
-
-const tool = (i: number) => ({
-  name: `tool_${i}`,
-  description: `Tool number ${i}: ${"reads a file and says what it holds. ".repeat(12)}`,
-  input_schema: { type: "object", properties: { path: { type: "string" } } },
-});
-
-/** The bodies of a conversation that grows by a tool call and its result per request, as an agent sends them. */
-function growingBodies(count: number, format: (body: object) => string = (b) => JSON.stringify(b)): string[] {
-  const messages: object[] = [{ role: "user", content: "Read the files one at a time." }];
-  const bodies: string[] = [];
-  for (let turn = 1; turn <= count; turn++) {
-    const system = [{ type: "text", text: "You are a careful coding agent. ".repeat(40) }];
-    const tools = Array.from({ length: 24 }, (_, i) => tool(i));
-    bodies.push(format({ model: "claude-sonnet-4-5", max_tokens: 1024, stream: true, system, tools, messages }));
-    messages.push({
-      role: "assistant",
-      content: [{ type: "tool_use", id: `toolu_${turn}`, name: "tool_1", input: {} }],
-    });
-    messages.push({
-      role: "user",
-      content: [{ type: "tool_result", tool_use_id: `toolu_${turn}`, content: `line "${turn}" \\ é 🙂\n`.repeat(200) }],
-    });
-  }
-  return bodies;
-}
-
-const REPLY = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
-
-/** A capture of `bodies` into `runs/<name>` and `runs/payload-probe.db`, as the proxy's worker records them. */
-async function captureRun(
-  runs: string,
-  name: string,
-  bodies: string[],
-  replies = bodies.map(() => REPLY),
-): Promise<string> {
-  const dir = join(runs, name);
-  const db = new RunDatabase(join(runs, "payload-probe.db"));
-  const run = `${name}-20261204-213000000-${process.pid}`;
-  db.startRun(run, name, dir);
-  const capture = new Capture({
-    run,
-    probe: name,
-    dir,
-    db,
-    markers: {},
-    codecFor: () => anthropicMessages,
-    tokens: false,
-  });
-  for (const [i, body] of bodies.entries()) {
-    const request = {
-      kind: "loop" as const,
-      api: "anthropic-messages" as const,
-      url: "http://127.0.0.1:1/v1/messages",
-      body,
-    };
-    await capture.recordExchange(
-      request,
-      { body: replies[i]!, status: 200, firstByteMs: 5, ending: "complete" },
-      new Date().toISOString(),
-      10,
-    );
-  }
-  capture.close();
-  db.finishRun(run, "captured");
-  db.close();
-  return run;
-}
-
-const rows = (path: string) =>
-  readFileSync(path, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe("a body cut into parts and joined again", () => {
   it("gives back every character of any JSON: whitespace, CRLF, key order, escapes, brackets inside strings", () => {
@@ -265,21 +189,6 @@ describe("a run folder and database from before parts (format 3)", () => {
     expect(compare.status).toBe(0);
   });
 });
-
-/** A conversation of many short messages (each a part) that grows by `grow` a request, as a long session's does. */
-function manyMessageBodies(count: number, first = 300, grow = 2): string[] {
-  const message = (i: number) => ({
-    role: i % 2 ? "assistant" : "user",
-    content: `message ${i}: ${"a line of the conversation so far. ".repeat(2)}`,
-  });
-  return Array.from({ length: count }, (_, n) =>
-    JSON.stringify({
-      model: "claude-sonnet-4-5",
-      max_tokens: 1024,
-      messages: Array.from({ length: first + grow * n }, (_, i) => message(i)),
-    }),
-  );
-}
 
 const listBytes = (row: Record<string, unknown>) => JSON.stringify([row.chunks ?? [], row.skeleton, row.parts]).length;
 
