@@ -65,6 +65,8 @@ export const runDatabasePath = (runsDir: string) => join(runsDir, DATABASE_FILE)
  * reads up to 3 would find such a row's body missing, so it refuses the database instead. 5: a
  * parted row's lists may begin with `chunks`, parts whose texts are runs of its lists (part-lists.ts),
  * which a build that reads up to 4 would join into a wrong body; it refuses the database instead.
+ * Also from 5: `requests.record` holds the record's line as requests.jsonl does (its roles perhaps
+ * a reference, record-roles.ts) and `requests.roles` is written empty.
  */
 export const DATABASE_FORMAT = 5;
 
