@@ -14,7 +14,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { isPartedRow, PART_HEAD, type StoredPart, wholeRow } from "../capture/payload-rows.js";
+import { isPartedRow, PART_HEAD, partedLists, type StoredPart, wholeRow } from "../capture/payload-rows.js";
 import { firstRunId } from "../capture/run-folder.js";
 import { runDatabasePath, runFiles } from "../capture/run-format.js";
 import type { RecordSummary } from "../capture/run-index.js";
@@ -327,15 +327,23 @@ class FileParts {
     return true;
   }
 
-  /** The body of line `n`'s row as stored: its parts' texts looked up here, never joined. */
+  /**
+   * The body of line `n`'s row as stored: its whole lists (its chunks' and its own), its parts'
+   * texts looked up here, never joined.
+   */
   stored(n: number, row: RequestPayload): StoredRequest {
     if (!isPartedRow(row)) return { api: row.api, body: row.body };
+    const { skeleton, parts } = partedLists(
+      row,
+      (hash) => this.texts.get(hash),
+      (what) => inputError(this.path, `line ${n}`, what),
+    );
     const partText = (hash: string) => {
       const text = this.texts.get(hash);
       if (text === undefined) throw inputError(this.path, `line ${n}`, `part ${hash} of its body is not in the run`);
       return text;
     };
-    return { api: row.api, body: { skeleton: row.skeleton, parts: row.parts, partText } };
+    return { api: row.api, body: { skeleton, parts, partText } };
   }
 
   /** The row of line `n` whole, its body joined from its parts where it was stored in parts. */

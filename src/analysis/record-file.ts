@@ -1,14 +1,32 @@
-/** The rows of a run folder's requests.jsonl and events.jsonl, each checked for the fields analysis reads. */
+/**
+ * The rows of a run folder's requests.jsonl and events.jsonl, each checked for the fields analysis
+ * reads. A record whose roles are stored as a reference to an earlier record's (capture/record-roles.ts)
+ * is given with its roles whole, so every reader sees the spec's `roles` list.
+ */
 import { existsSync } from "node:fs";
+import { isRolesReference, RolesResolver, type StoredRecord } from "../capture/record-roles.js";
 import type { AgentEventRow, RequestRecord } from "../capture/types.js";
-import { type JsonlReadOptions, jsonlRows } from "../files/jsonl.js";
+import { inputError } from "../errors.js";
+import { type JsonlReadOptions, jsonlRows, lineEndingAt } from "../files/jsonl.js";
 
-export function recordLines(path: string, options: JsonlReadOptions = {}): Iterable<RequestRecord> {
-  return jsonlRows(path, isRecord, "a RequestRecord (v1)", options);
+export function* recordLines(path: string, options: JsonlReadOptions = {}): Iterable<RequestRecord> {
+  const roles = new RolesResolver(
+    (reference) => {
+      const line = lineEndingAt(path, reference.end);
+      if (line === null) return null;
+      try {
+        return JSON.parse(line) as StoredRecord;
+      } catch {
+        return null;
+      }
+    },
+    (seq, what) => inputError(path, `record ${seq}`, what),
+  );
+  for (const stored of jsonlRows(path, isRecord, "a RequestRecord (v1)", options)) yield roles.resolve(stored);
 }
 
-function isRecord(value: unknown): value is RequestRecord {
-  const r = value as RequestRecord;
+function isRecord(value: unknown): value is StoredRecord {
+  const r = value as StoredRecord;
   return (
     typeof r === "object" &&
     r !== null &&
@@ -16,7 +34,7 @@ function isRecord(value: unknown): value is RequestRecord {
     typeof r.seq === "number" &&
     typeof r.kind === "string" &&
     Array.isArray(r.tools) &&
-    Array.isArray(r.roles) &&
+    (Array.isArray(r.roles) || isRolesReference(r.roles)) &&
     typeof r.markers === "object" &&
     r.markers !== null &&
     typeof r.toolsBytes === "number" &&

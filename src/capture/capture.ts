@@ -286,8 +286,8 @@ export class Capture {
         record.sentBytes = Buffer.byteLength(request.websocket.sent, "utf8");
       }
       if (this.options.keepRecords !== false) this.records.push(record);
-      this.requests.write(record);
-      this.options.db?.addRequest(record);
+      const line = this.requests.write(record);
+      this.options.db?.addRequest(record, line);
     }
     const { body: _request, ...logged } = request;
     const { body: _response, ...how } = outcome;

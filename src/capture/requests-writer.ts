@@ -7,6 +7,7 @@
 import { existsSync, statSync } from "node:fs";
 import { StorageError } from "../errors.js";
 import { JsonlWriter } from "../files/jsonl.js";
+import { RolesEncoder } from "./record-roles.js";
 import { runFiles } from "./run-format.js";
 import { INDEX_HEADER, indexRowEncoder } from "./run-index.js";
 import type { RequestRecord } from "./types.js";
@@ -15,6 +16,7 @@ export class RequestsWriter {
   private readonly records: JsonlWriter;
   private index: JsonlWriter | null = null;
   private readonly encode = indexRowEncoder();
+  private readonly roles = new RolesEncoder();
   /** The size of requests.jsonl after the last line written. */
   private end: number;
 
@@ -31,8 +33,9 @@ export class RequestsWriter {
       });
   }
 
-  write(record: RequestRecord): void {
-    const json = JSON.stringify(record);
+  /** Writes the record's line (its roles a reference where they repeat, record-roles.ts) and returns it. */
+  write(record: RequestRecord): string {
+    const { json, base } = this.roles.encode(record);
     try {
       this.records.writeLine(json);
     } catch (error) {
@@ -41,7 +44,9 @@ export class RequestsWriter {
       throw error;
     }
     this.end += Buffer.byteLength(json) + 1;
+    if (base) this.roles.written(record, this.end);
     this.indexed(() => this.index?.writeLine(this.encode(record, this.end)));
+    return json;
   }
 
   /** A write of the index that fails stops the index there; the records are what the run keeps. */

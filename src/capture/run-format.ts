@@ -62,9 +62,13 @@ export const runDatabasePath = (runsDir: string) => join(runsDir, DATABASE_FILE)
  * `cache_verdict` and `cache_reason` (the provider's cache diagnostics). 3: requests gained
  * `conversation` and `conversation_role` (RequestRecord.conversation). 4: the `parts` table, whose
  * texts request payload rows name instead of holding their body whole (payload-rows.ts); a build that
- * reads up to 3 would find such a row's body missing, so it refuses the database instead.
+ * reads up to 3 would find such a row's body missing, so it refuses the database instead. 5: a
+ * parted row's lists may begin with `chunks`, parts whose texts are runs of its lists (part-lists.ts),
+ * which a build that reads up to 4 would join into a wrong body; it refuses the database instead.
+ * Also from 5: `requests.record` holds the record's line as requests.jsonl does (its roles perhaps
+ * a reference, record-roles.ts) and `requests.roles` is written empty.
  */
-export const DATABASE_FORMAT = 4;
+export const DATABASE_FORMAT = 5;
 
 /** One line for a database a newer payload-probe wrote (the caller makes it a StorageError naming the file). */
 export function newerFormatMessage(path: string, format: number): string | null {

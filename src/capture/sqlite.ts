@@ -6,6 +6,7 @@ import { asStorageError, keepingFailure, storageError } from "../files/storage-e
 import { isProcessAlive } from "../processes/pid-lock.js";
 import { processStart } from "../processes/process-identity.js";
 import type { StoredPart } from "./payload-rows.js";
+import { RolesResolver, type StoredRecord } from "./record-roles.js";
 import { DATABASE_FORMAT, newerFormatMessage } from "./run-format.js";
 import type { AgentEventRow, RequestRecord } from "./types.js";
 
@@ -211,12 +212,22 @@ export class RunDatabaseReader {
     return row?.lost ?? 0;
   }
 
+  /** A run's records, their roles whole (a reference resolved to the record it names, record-roles.ts). */
   recordsOf(run: string): RequestRecord[] {
     const rows = this.read(
       () =>
         this.db.prepare(`SELECT record FROM requests WHERE run_id = ? ORDER BY seq`).all(run) as { record: string }[],
     );
-    return rows.map((row) => JSON.parse(row.record) as RequestRecord);
+    const roles = new RolesResolver(
+      (reference) => {
+        const row = this.read(() =>
+          this.db.prepare(`SELECT record FROM requests WHERE run_id = ? AND seq = ?`).get(run, reference.base),
+        ) as { record: string } | undefined;
+        return row ? (JSON.parse(row.record) as StoredRecord) : null;
+      },
+      (seq, what) => new StorageError(`${this.path}: run ${run}, record ${seq}: ${what}`, this.path),
+    );
+    return rows.map((row) => roles.resolve(JSON.parse(row.record) as StoredRecord));
   }
 
   /** The request payload rows of a run, as stored (JSON text), one at a time in seq order. */
@@ -409,7 +420,12 @@ export class RunDatabase extends RunDatabaseReader {
     );
   }
 
-  addRequest(record: RequestRecord): void {
+  /**
+   * `stored`: the record's line as requests.jsonl holds it (its roles perhaps a reference,
+   * record-roles.ts), the `record` column. The `roles` column is left empty (format 5): the record
+   * holds them, and a long session's roles written again there grew with the square of the session.
+   */
+  addRequest(record: RequestRecord, stored = JSON.stringify(record)): void {
     const row = {
       run: record.run,
       seq: record.seq,
@@ -421,10 +437,10 @@ export class RunDatabase extends RunDatabaseReader {
       systemBytes: record.systemBytes,
       messagesBytes: record.messagesBytes,
       bodyBytes: record.bodyBytes,
-      roles: record.roles.join(">"),
+      roles: "",
       tokensTotal: record.tokens?.total ?? null,
       breakAt: record.prefix?.breakAt ?? null,
-      record: JSON.stringify(record),
+      record: stored,
       status: record.status ?? null,
       ending: record.ending ?? null,
       cacheVerdict: record.cacheDiagnostics?.verdict ?? null,

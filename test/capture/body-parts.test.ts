@@ -4,99 +4,28 @@
  * and the database, and every body read back as sent; a tampered part or a killed run; and a run
  * folder and database written by payload-probe before parts (format 3, test/fixtures/format-3-run:
  * three Anthropic requests written by 9d463de's Capture and RunDatabase, request 1 shorter than a
- * parted body, 2 and 3 longer), read as before, then migrated by a writer and read beside a new run.
+ * parted body, 2 and 3 longer), read as before, then migrated by a writer and read beside a new run;
+ * a long conversation's part lists stored in chunks, and a run from before chunks (format 4,
+ * test/fixtures/format-4-run) read as before.
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, cpSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveRun } from "../../src/analysis/load-run.js";
-import { cutBody, joinBody, PART_MIN_CHARS, PARTED_MIN_CHARS } from "../../src/capture/body-parts.js";
-import { Capture } from "../../src/capture/capture.js";
+import { type PartedBody, resolveRun } from "../../src/analysis/load-run.js";
+import { cutBody, joinBody, PART_MIN_CHARS, PARTED_MIN_CHARS, partHash } from "../../src/capture/body-parts.js";
+import { CHUNK_MAX_ENTRIES, chunkLists, joinLists } from "../../src/capture/part-lists.js";
 import { DATABASE_FORMAT } from "../../src/capture/run-format.js";
-import { RunDatabase } from "../../src/capture/sqlite.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { anthropicMessages } from "../../src/providers/anthropic-messages.js";
+import { captureRun, growingBodies, manyMessageBodies, REPLY, rows } from "../fixtures/long-capture.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 
 const OLD_RUN = join(PROJECT_ROOT, "test/fixtures/format-3-run");
-
-const tool = (i: number) => ({
-  name: `tool_${i}`,
-  description: `Tool number ${i}: ${"reads a file and says what it holds. ".repeat(12)}`,
-  input_schema: { type: "object", properties: { path: { type: "string" } } },
-});
-
-/** The bodies of a conversation that grows by a tool call and its result per request, as an agent sends them. */
-function growingBodies(count: number, format: (body: object) => string = (b) => JSON.stringify(b)): string[] {
-  const messages: object[] = [{ role: "user", content: "Read the files one at a time." }];
-  const bodies: string[] = [];
-  for (let turn = 1; turn <= count; turn++) {
-    const system = [{ type: "text", text: "You are a careful coding agent. ".repeat(40) }];
-    const tools = Array.from({ length: 24 }, (_, i) => tool(i));
-    bodies.push(format({ model: "claude-sonnet-4-5", max_tokens: 1024, stream: true, system, tools, messages }));
-    messages.push({
-      role: "assistant",
-      content: [{ type: "tool_use", id: `toolu_${turn}`, name: "tool_1", input: {} }],
-    });
-    messages.push({
-      role: "user",
-      content: [{ type: "tool_result", tool_use_id: `toolu_${turn}`, content: `line "${turn}" \\ é 🙂\n`.repeat(200) }],
-    });
-  }
-  return bodies;
-}
-
-const REPLY = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
-
-/** A capture of `bodies` into `runs/<name>` and `runs/payload-probe.db`, as the proxy's worker records them. */
-async function captureRun(
-  runs: string,
-  name: string,
-  bodies: string[],
-  replies = bodies.map(() => REPLY),
-): Promise<string> {
-  const dir = join(runs, name);
-  const db = new RunDatabase(join(runs, "payload-probe.db"));
-  const run = `${name}-20261204-213000000-${process.pid}`;
-  db.startRun(run, name, dir);
-  const capture = new Capture({
-    run,
-    probe: name,
-    dir,
-    db,
-    markers: {},
-    codecFor: () => anthropicMessages,
-    tokens: false,
-  });
-  for (const [i, body] of bodies.entries()) {
-    const request = {
-      kind: "loop" as const,
-      api: "anthropic-messages" as const,
-      url: "http://127.0.0.1:1/v1/messages",
-      body,
-    };
-    await capture.recordExchange(
-      request,
-      { body: replies[i]!, status: 200, firstByteMs: 5, ending: "complete" },
-      new Date().toISOString(),
-      10,
-    );
-  }
-  capture.close();
-  db.finishRun(run, "captured");
-  db.close();
-  return run;
-}
-
-const rows = (path: string) =>
-  readFileSync(path, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+/** Written by b8f3e9a's Capture and RunDatabase (format 4): parts, no chunks; request 1 whole, 2 and 3 parted. */
+const FORMAT_4_RUN = join(PROJECT_ROOT, "test/fixtures/format-4-run");
 
 describe("a body cut into parts and joined again", () => {
   it("gives back every character of any JSON: whitespace, CRLF, key order, escapes, brackets inside strings", () => {
@@ -148,11 +77,12 @@ describe("a run's bodies stored in parts", () => {
     const stored = rows(payloads);
     const parts = stored.filter((r) => r.type === "part");
     expect(new Set(parts.map((p) => p.hash)).size).toBe(parts.length);
-    // 24 tools, the system block and a tool call and its result a turn, each stored once (the first
-    // message is too short to be a part).
-    expect(parts.length).toBe(24 + 1 + 2 * 11);
     // The first body is shorter than a parted one: stored whole, as every body was before parts.
     const requests = stored.filter((r) => r.type === "request");
+    const chunks = new Set(requests.flatMap((r) => (r.chunks as string[] | undefined) ?? []));
+    // 24 tools, the system block and a tool call and its result a turn, each stored once (the first
+    // message is too short to be a part), besides the chunks of the part lists.
+    expect(parts.filter((p) => !chunks.has(p.hash as string)).length).toBe(24 + 1 + 2 * 11);
     expect(requests.map((r) => typeof r.body)).toEqual(["string", ...bodies.slice(1).map(() => "undefined")]);
     expect(requests.slice(1).every((r) => typeof r.bodyHash === "string")).toBe(true);
     const sent = bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
@@ -253,6 +183,166 @@ describe("a run folder and database from before parts (format 3)", () => {
     const compare = spawnSync(
       process.execPath,
       [join(PROJECT_ROOT, "scripts/compare-run-files.mjs"), OLD_RUN, runs, "long-old"],
+      { encoding: "utf8" },
+    );
+    expect(compare.stdout).toContain("long-old: identical apart from times");
+    expect(compare.status).toBe(0);
+  });
+});
+
+const listBytes = (row: Record<string, unknown>) => JSON.stringify([row.chunks ?? [], row.skeleton, row.parts]).length;
+
+describe("a long conversation's part lists, cut into chunks", () => {
+  it("cuts where the content says and after CHUNK_MAX_ENTRIES, the same way for a list and its extension", () => {
+    const entries = (n: number, hash: (i: number) => string) => ({
+      skeleton: Array.from({ length: n + 1 }, (_, i) => `,${i}`),
+      parts: Array.from({ length: n }, (_, i) => hash(i)),
+    });
+    // No hash begins with "A": only the forced cuts.
+    const forced = chunkLists(entries(600, (i) => `h${i}`.padEnd(22, "x")));
+    expect(forced.chunks.length).toBe(2);
+    expect(forced.tail.parts.length).toBe(600 - 2 * CHUNK_MAX_ENTRIES);
+    expect(forced.tail.skeleton.length).toBe(forced.tail.parts.length + 1);
+    const texts = new Map(forced.chunks.map((c) => [c.hash, c.text]));
+    const fail = (what: string) => new Error(what);
+    expect(joinLists([...texts.keys()], forced.tail, (h) => texts.get(h), fail)).toEqual(
+      entries(600, (i) => `h${i}`.padEnd(22, "x")),
+    );
+    // Real hashes: a longer list keeps every chunk of the shorter one.
+    const real = (n: number) => entries(n, (i) => partHash(`part ${i}`));
+    const short = chunkLists(real(500)).chunks.map((c) => c.hash);
+    const long = chunkLists(real(700)).chunks.map((c) => c.hash);
+    expect(short.length).toBeGreaterThan(2);
+    expect(long.slice(0, short.length)).toEqual(short);
+    expect(() => joinLists(["missing"], forced.tail, () => undefined, fail)).toThrow(
+      "chunk missing of its part list is not in the run",
+    );
+    expect(() => joinLists(["bad"], forced.tail, () => '{"skeleton":[","],"parts":[]}', fail)).toThrow(
+      "chunk bad of its part list is not a chunk",
+    );
+  });
+
+  it("rows list their chunks and what follows; every body and its stored lists read back as sent, folder and database alike", async () => {
+    const runs = tempDir();
+    const bodies = manyMessageBodies(30);
+    const run = await captureRun(runs, "long", bodies);
+    const payloads = join(runs, "long", "payloads.jsonl");
+    const stored = rows(payloads);
+    const requests = stored.filter((r) => r.type === "request");
+    // Each chunk is written once, before the first row that names it.
+    const written = new Map<string, number>();
+    for (const [i, r] of stored.entries()) if (r.type === "part") written.set(r.hash as string, i);
+    expect(written.size).toBe(stored.filter((r) => r.type === "part").length);
+    for (const [i, r] of stored.entries())
+      for (const hash of (r.chunks as string[] | undefined) ?? []) expect(written.get(hash)).toBeLessThan(i);
+    expect(requests.every((r) => (r.chunks as string[]).length > 0)).toBe(true);
+    // The lists the rows keep are a small share of the whole lists every row named before chunks (a
+    // row keeps about 64 entries after its last chunk: the share falls as the conversation grows).
+    const whole = bodies.reduce((n, body) => {
+      const cut = cutBody(body)!;
+      return n + listBytes({ skeleton: cut.skeleton, parts: cut.parts.map(partHash) });
+    }, 0);
+    const kept = requests.reduce((n, r) => n + listBytes(r), 0);
+    expect(kept).toBeLessThan(whole * 0.25);
+
+    // The database holds the same rows.
+    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+    const dbRows = db.prepare("SELECT data FROM payloads WHERE run_id = ? ORDER BY rowid").all(run) as {
+      data: string;
+    }[];
+    db.close();
+    expect(dbRows.map((r) => JSON.parse(r.data))).toEqual(stored.filter((r) => r.type !== "part"));
+
+    for (const spec of [join(runs, "long"), run]) {
+      const source = resolveRun(spec, { runsDir: runs });
+      expect([...source.payloads()].map((p) => p.body)).toEqual(bodies);
+      expect(source.payload(30, "request")?.body).toBe(bodies[29]);
+    }
+    // What a part-by-part reader sees: the whole lists, as a body stored before chunks listed them.
+    const lazy = [...resolveRun(join(runs, "long"), { runsDir: runs }).lazyPayloads()];
+    for (const [i, payload] of lazy.entries()) {
+      const body = payload.stored().body as PartedBody;
+      const cut = cutBody(bodies[i]!)!;
+      expect(body.skeleton).toEqual(cut.skeleton);
+      expect(body.parts).toEqual(cut.parts.map(partHash));
+      expect(joinBody(body.skeleton, body.parts.map(body.partText))).toBe(bodies[i]);
+    }
+  });
+
+  it("a run killed while writing a request's chunks or its row reads every request before it", async () => {
+    const runs = tempDir();
+    const bodies = manyMessageBodies(12, 200, 40);
+    await captureRun(runs, "long", bodies);
+    const payloads = join(runs, "long", "payloads.jsonl");
+    const text = readFileSync(payloads, "utf8");
+    const lastRequest = text.lastIndexOf('{"type":"request"');
+    const lastChunk = text.lastIndexOf('{"type":"part"', text.lastIndexOf('","text":"{\\"skeleton\\"'));
+    expect(lastChunk).toBeGreaterThan(0);
+    const requestsBefore = (end: number) => text.slice(0, end).split('{"type":"request"').length - 1;
+    for (const end of [lastRequest + 100, lastChunk + 60]) {
+      writeFileSync(payloads, text.slice(0, end));
+      const warnings: string[] = [];
+      const source = resolveRun(join(runs, "long"), { runsDir: runs, warn: (m) => warnings.push(m) });
+      const whole = requestsBefore(end) - (end === lastRequest + 100 ? 1 : 0);
+      expect(whole).toBeGreaterThan(0);
+      expect([...source.payloads()].map((p) => p.body)).toEqual(bodies.slice(0, whole));
+      expect(warnings.join()).toContain("is cut off");
+    }
+  });
+
+  it("a chunk missing from the database is named with the file, run and request", async () => {
+    const runs = tempDir();
+    const run = await captureRun(runs, "long", manyMessageBodies(2));
+    const path = join(runs, "payload-probe.db");
+    const raw = new Database(path);
+    raw.prepare(`DELETE FROM parts WHERE run_id = ? AND text LIKE '{"skeleton":%'`).run(run);
+    raw.close();
+    expect(() => [...resolveRun(run, { runsDir: runs }).payloads()]).toThrow(
+      new RegExp(`${path}: run ${run}, request 1: chunk [\\w-]{22} of its part list is not in the run`),
+    );
+  });
+});
+
+describe("a run folder and database from before chunks (format 4)", () => {
+  it("read as before; a writer migrates the database and both runs read whole; compare-run-files matches a run captured now", async () => {
+    const runs = tempDir();
+    cpSync(join(FORMAT_4_RUN, "long-old"), join(runs, "long-old"), { recursive: true });
+    copyFileSync(join(FORMAT_4_RUN, "payload-probe.db"), join(runs, "payload-probe.db"));
+    const version = () => {
+      const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+      const format = db.pragma("user_version", { simple: true });
+      db.close();
+      return format;
+    };
+    expect(version()).toBe(4);
+    const old = rows(join(runs, "long-old", "payloads.jsonl"));
+    expect(old.filter((r) => r.type === "request").map((r) => typeof r.bodyHash)).toEqual([
+      "undefined",
+      "string",
+      "string",
+    ]);
+    const oldRun = "long-old-20261205-030000000-1";
+    const readOld = () =>
+      [join(runs, "long-old"), oldRun].map((spec) =>
+        [...resolveRun(spec, { runsDir: runs }).payloads()].map((p) => p.body),
+      );
+    const oldBodies = readOld()[0]!;
+    expect(oldBodies.map((b) => b.length > PARTED_MIN_CHARS)).toEqual([false, true, true]);
+    expect(readOld()).toEqual([oldBodies, oldBodies]);
+
+    const newRun = await captureRun(runs, "long-new", manyMessageBodies(2));
+    expect(version()).toBe(DATABASE_FORMAT);
+    expect(readOld()).toEqual([oldBodies, oldBodies]);
+    expect([...resolveRun(newRun, { runsDir: runs }).payloads()].map((p) => p.body)).toEqual(manyMessageBodies(2));
+
+    // The old run's bodies captured by this build compare equal to the old folder's.
+    const again = tempDir();
+    const bodiesOf = (type: string) =>
+      type === "request" ? oldBodies : old.filter((r) => r.type === type).map((r) => r.body as string);
+    await captureRun(again, "long-old", bodiesOf("request"), bodiesOf("response"));
+    const compare = spawnSync(
+      process.execPath,
+      [join(PROJECT_ROOT, "scripts/compare-run-files.mjs"), FORMAT_4_RUN, again, "long-old"],
       { encoding: "utf8" },
     );
     expect(compare.stdout).toContain("long-old: identical apart from times");

@@ -78,7 +78,7 @@ describe("the run database (docs/architecture.md, the run format)", () => {
     expect(row).toEqual({
       tools: '["read","mcp"]',
       tools_bytes: recordOf("run-a", 1).toolsBytes,
-      roles: "system>user>assistant>tool",
+      roles: "",
       body_bytes: Buffer.byteLength(REQUEST.body),
     });
     expect(raw.prepare("SELECT count(*) AS n FROM payloads").get()).toEqual({ n: 2 });
