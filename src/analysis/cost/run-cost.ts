@@ -25,7 +25,7 @@ import {
   cacheModel,
   geminiMinCacheTokens,
 } from "./cache-model.js";
-import { breakpointTokens, type PartBreakpoints, partBreakpoints } from "./part-breakpoints.js";
+import { type PartBreakpoints, partBreakpoints } from "./part-breakpoints.js";
 import {
   type ModelPrice,
   nearestPriced,
@@ -150,12 +150,8 @@ export class RunCosting {
       const payload = payloads.payloadOf(record.seq);
       if (payload !== null) {
         if (!this.breakpoints) return null;
-        // A Messages body as stored, never joined: each distinct part of the run is read once. Converse
-        // bodies (the same breakpoint rules, their own shapes) are taken apart whole.
-        breakpoints =
-          record.api === "anthropic-messages"
-            ? this.breakpoints.of(payload.stored().body, () => payload.load().body)
-            : breakpointTokens(codecFor(record.api as WireApi).dissect(payload.load().body), this.breakpoints.counter);
+        // The body as stored, never joined: each distinct part of the run is read once.
+        breakpoints = this.breakpoints.of(payload.stored().body, () => payload.load().body, record.api as WireApi);
       }
     }
     const { price, model } = this.rulesOf(provider, modelId);
