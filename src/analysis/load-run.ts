@@ -69,6 +69,7 @@ export interface PartedBody {
 
 export interface StoredRequest {
   api: RequestPayload["api"];
+  kind: RequestPayload["kind"];
   body: string | PartedBody;
 }
 
@@ -271,7 +272,11 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
     }) as RunSource["payload"],
     *lazyPayloads() {
       for (const payload of this.payloads())
-        yield { seq: payload.seq, load: () => payload, stored: () => ({ api: payload.api, body: payload.body }) };
+        yield {
+          seq: payload.seq,
+          load: () => payload,
+          stored: () => ({ api: payload.api, kind: payload.kind, body: payload.body }),
+        };
     },
     events: () => fromDatabase(lookup, (db) => db.eventsOf(runId)),
     *payloads() {
@@ -329,13 +334,13 @@ class FileParts {
 
   /** The body of line `n`'s row as stored: its parts' texts looked up here, never joined. */
   stored(n: number, row: RequestPayload): StoredRequest {
-    if (!isPartedRow(row)) return { api: row.api, body: row.body };
+    if (!isPartedRow(row)) return { api: row.api, kind: row.kind, body: row.body };
     const partText = (hash: string) => {
       const text = this.texts.get(hash);
       if (text === undefined) throw inputError(this.path, `line ${n}`, `part ${hash} of its body is not in the run`);
       return text;
     };
-    return { api: row.api, body: { skeleton: row.skeleton, parts: row.parts, partText } };
+    return { api: row.api, kind: row.kind, body: { skeleton: row.skeleton, parts: row.parts, partText } };
   }
 
   /** The row of line `n` whole, its body joined from its parts where it was stored in parts. */
@@ -410,4 +415,21 @@ function isPayload(value: unknown): value is StoredPayload {
     typeof p.seq === "number" &&
     (p.type === "response" || typeof p.body === "string" || isPartedRow(p))
   );
+}
+
+/** Payloads by seq, read in step with the records (both files are in seq order). */
+export function payloadCursor(source: RunSource): { payloadOf(seq: number): LazyPayload | null } {
+  const iterator: Iterator<LazyPayload> | null = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
+  let current: LazyPayload | null = null;
+  return {
+    payloadOf(seq) {
+      if (!iterator) return null;
+      while (current === null || current.seq < seq) {
+        const next = iterator.next();
+        if (next.done) return null;
+        current = next.value;
+      }
+      return current.seq === seq ? current : null;
+    },
+  };
 }

@@ -16,7 +16,7 @@ import { codecFor } from "../../providers/codecs.js";
 import type { Usage, WireApi } from "../../providers/types.js";
 import { bodyElements } from "../body-elements.js";
 import { sharedTokensOf } from "../format.js";
-import type { LazyPayload, RunSource } from "../load-run.js";
+import { type LazyPayload, payloadCursor, type RunSource } from "../load-run.js";
 import {
   type CacheInput,
   type CacheModel,
@@ -388,23 +388,6 @@ function disagreement(predicted: CacheSplit, reported: CacheSplit): string | nul
 }
 
 const percent = (share: number) => `${Math.round(share * 100)}%`;
-
-/** Payloads by seq, read in step with the records (both files are in seq order). */
-function payloadCursor(source: RunSource): { payloadOf(seq: number): LazyPayload | null } {
-  const iterator: Iterator<LazyPayload> | null = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
-  let current: LazyPayload | null = null;
-  return {
-    payloadOf(seq) {
-      if (!iterator) return null;
-      while (current === null || current.seq < seq) {
-        const next = iterator.next();
-        if (next.done) return null;
-        current = next.value;
-      }
-      return current.seq === seq ? current : null;
-    },
-  };
-}
 
 function summarize(requests: RequestCost[], lost: number, pricing: PricingTable): RunCost {
   const unpriced = [...new Set(requests.filter((r) => r.price === null).map((r) => r.model))].map((model) => ({
