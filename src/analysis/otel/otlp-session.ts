@@ -178,7 +178,7 @@ function startSpan(provider: BasicTracerProvider, plan: SpanPlan, parent: Contex
     {
       kind: plan.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL,
       startTime: hrTime(plan.startMs),
-      attributes: plan.attributes,
+      attributes: plan.lateAttributes ? { ...plan.attributes, ...plan.lateAttributes() } : plan.attributes,
       root: plan.parent === null,
     },
     parent,
