@@ -4,7 +4,7 @@
 // relay, no queue).
 //
 //   node scripts/bench-capture-growth.mjs [--requests N] [--kb K] [--baseline=<built checkout>]
-//                                         [--api messages|responses|gemini] [--keep DIR]
+//                                         [--api messages|responses|gemini] [--keep DIR] [--variant]
 //
 // Makes N Anthropic Messages bodies shaped as Claude Code sends them in a working session (a
 // system prompt in blocks, 20 tool definitions, then the whole conversation again with a cache
@@ -26,6 +26,8 @@
 // functionCall and a functionResponse). --keep DIR keeps this checkout's run as DIR/runs/long (its
 // folder and payload-probe.db, DIR fresh): `node scripts/bench-long-session.mjs --session DIR
 // --baseline=<ref>` then times report --cost, view and diff on it against another checkout.
+// --variant ends every tool's description and the system prompt with a sentence of its own: `diff`
+// of a run so made against one made without it compares each pair's tools and system parts.
 import "./help.mjs";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -46,6 +48,9 @@ const baseline = flag("--baseline", undefined);
 const child = flag("--child", undefined);
 const apiName = flag("--api", "messages");
 const keep = flag("--keep", undefined);
+const variant = args.includes("--variant") ? " Answer in French." : "";
+/** The system prompt's last line: the variant's sentence, when asked for. */
+const LAST_LINE = variant ? `${variant.trim()}\n` : "";
 const API = { messages: "anthropic-messages", responses: "openai-responses", gemini: "google-generative-ai" }[apiName];
 if (!API) {
   process.stderr.write(`bench-capture-growth: --api expected messages, responses or gemini, got "${apiName}"\n`);
@@ -68,13 +73,13 @@ const SYSTEM = [
   { type: "text", text: "You are Claude Code, Anthropic's official CLI for Claude." },
   {
     type: "text",
-    text: "x".repeat(12_000).replace(/x{80}/g, "Follow the user's instructions with care.\n"),
+    text: `${"x".repeat(12_000).replace(/x{80}/g, "Follow the user's instructions with care.\n")}${LAST_LINE}`,
     cache_control: { type: "ephemeral" },
   },
 ];
 const TOOLS = Array.from({ length: 20 }, (_, i) => ({
   name: i === 0 ? "Read" : `Tool${i}`,
-  description: `Tool ${i}: ${"does one thing well and says so. ".repeat(30)}`,
+  description: `Tool ${i}: ${"does one thing well and says so. ".repeat(30)}${variant}`,
   input_schema: {
     type: "object",
     properties: { file_path: { type: "string" }, limit: { type: "number" } },
@@ -135,7 +140,7 @@ function* responsesBodies() {
   const developer = (text) => ({ type: "message", role: "developer", content: [{ type: "input_text", text }] });
   const input = [
     CODEX_TOOLS,
-    developer(`You are Codex.\n${PARAGRAPH.repeat(200)}`),
+    developer(`You are Codex.\n${PARAGRAPH.repeat(200)}${LAST_LINE}`),
     developer(`<skills_instructions>\n${PARAGRAPH.repeat(40)}</skills_instructions>`),
     {
       type: "message",
@@ -186,7 +191,9 @@ function* geminiBodies() {
   for (let n = 1; n <= requests; n++) {
     yield JSON.stringify({
       contents,
-      systemInstruction: { parts: [{ text: `You are an interactive CLI agent.\n${PARAGRAPH.repeat(200)}` }] },
+      systemInstruction: {
+        parts: [{ text: `You are an interactive CLI agent.\n${PARAGRAPH.repeat(200)}${LAST_LINE}` }],
+      },
       tools,
       generationConfig: { temperature: 1, topP: 0.95, thinkingConfig: { includeThoughts: true } },
     });
@@ -270,6 +277,7 @@ function measure(checkout) {
       self,
       ...["--child", checkout, "--requests", String(requests), "--kb", String(kb), "--api", apiName],
       ...(keep && checkout === here ? ["--keep", resolve(keep)] : []),
+      ...(variant ? ["--variant"] : []),
     ],
     {
       encoding: "utf8",
