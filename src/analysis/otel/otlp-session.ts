@@ -255,29 +255,34 @@ function buildPipeline(settings: OtlpSettings, target: OtlpTarget): Pipeline {
   };
 }
 
+/**
+ * The spans of a planned run, parents first, handed to the batch processor. The queue is bounded: a
+ * long run is handed over a batch at a time, or sooner where its requests' texts are large.
+ */
+async function emitPlans(provider: BasicTracerProvider, processor: SpanProcessor, plans: SpanPlan[]): Promise<void> {
+  const spans = new Map<string, Span>();
+  let lateChars = 0;
+  for (const [index, plan] of plans.entries()) {
+    const parent = plan.parent === null ? undefined : spans.get(plan.parent);
+    const late = plan.lateAttributes?.() ?? {};
+    const span = startSpan(provider, plan, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT, late);
+    spans.set(plan.id, span);
+    span.end(hrTime(plan.endMs));
+    lateChars += Object.values(late).reduce<number>((n, v) => n + (typeof v === "string" ? v.length : 0), 0);
+    if ((index + 1) % BATCH === 0 || lateChars > LATE_TEXT_CHARS) {
+      await processor.forceFlush();
+      lateChars = 0;
+    }
+  }
+}
+
 export function openOtlpSession(settings: OtlpSettings): OtlpSession {
   const target = settings.target ?? resolveOtlpTarget(undefined);
   const { url } = target;
   const { provider, processor, settled, disconnect } = buildPipeline(settings, target);
   return {
     url,
-    async emit(plans) {
-      const spans = new Map<string, Span>();
-      let lateChars = 0;
-      for (const [index, plan] of plans.entries()) {
-        const parent = plan.parent === null ? undefined : spans.get(plan.parent);
-        const late = plan.lateAttributes?.() ?? {};
-        const span = startSpan(provider, plan, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT, late);
-        spans.set(plan.id, span);
-        span.end(hrTime(plan.endMs));
-        lateChars += Object.values(late).reduce<number>((n, v) => n + (typeof v === "string" ? v.length : 0), 0);
-        // The queue is bounded: a long run is handed over a batch at a time rather than overflowing it.
-        if ((index + 1) % BATCH === 0 || lateChars > LATE_TEXT_CHARS) {
-          await processor.forceFlush();
-          lateChars = 0;
-        }
-      }
-    },
+    emit: (plans) => emitPlans(provider, processor, plans),
     startAgent(name, attributes) {
       const agent = startSpan(
         provider,
