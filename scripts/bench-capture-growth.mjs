@@ -4,6 +4,7 @@
 // relay, no queue).
 //
 //   node scripts/bench-capture-growth.mjs [--requests N] [--kb K] [--baseline=<built checkout>]
+//                                         [--api messages|responses|gemini] [--keep DIR] [--variant]
 //
 // Makes N Anthropic Messages bodies shaped as Claude Code sends them in a working session (a
 // system prompt in blocks, 20 tool definitions, then the whole conversation again with a cache
@@ -17,9 +18,19 @@
 // ten, in milliseconds, and late / early. With --baseline the other checkout's capture (its dist/,
 // built) does the same in a child process of its own, taken in turns with this one's (this, the
 // baseline, this again), and the two are printed side by side with this / baseline.
+//
+// --api responses makes the bodies Codex 0.169 sends instead (OpenAI Responses: its tools in an
+// additional_tools input item holding a namespace, developer messages, then function_call and
+// function_call_output items, each result K KB), --api gemini those of Gemini CLI 0.61 (a
+// systemInstruction, one tools element of function declarations, contents growing by a
+// functionCall and a functionResponse). --keep DIR keeps this checkout's run as DIR/runs/long (its
+// folder and payload-probe.db, DIR fresh): `node scripts/bench-long-session.mjs --session DIR
+// --baseline=<ref>` then times report --cost, view and diff on it against another checkout.
+// --variant ends every tool's description and the system prompt with a sentence of its own: `diff`
+// of a run so made against one made without it compares each pair's tools and system parts.
 import "./help.mjs";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -35,6 +46,16 @@ const requests = Number(flag("--requests", "600"));
 const kb = Number(flag("--kb", "4"));
 const baseline = flag("--baseline", undefined);
 const child = flag("--child", undefined);
+const apiName = flag("--api", "messages");
+const keep = flag("--keep", undefined);
+const variant = args.includes("--variant") ? " Answer in French." : "";
+/** The system prompt's last line: the variant's sentence, when asked for. */
+const LAST_LINE = variant ? `${variant.trim()}\n` : "";
+const API = { messages: "anthropic-messages", responses: "openai-responses", gemini: "google-generative-ai" }[apiName];
+if (!API) {
+  process.stderr.write(`bench-capture-growth: --api expected messages, responses or gemini, got "${apiName}"\n`);
+  process.exit(2);
+}
 if (!(requests >= 20) || !(kb > 0)) {
   process.stderr.write("bench-capture-growth: --requests expected a number of at least 20, --kb a positive number\n");
   process.exit(2);
@@ -52,13 +73,13 @@ const SYSTEM = [
   { type: "text", text: "You are Claude Code, Anthropic's official CLI for Claude." },
   {
     type: "text",
-    text: "x".repeat(12_000).replace(/x{80}/g, "Follow the user's instructions with care.\n"),
+    text: `${"x".repeat(12_000).replace(/x{80}/g, "Follow the user's instructions with care.\n")}${LAST_LINE}`,
     cache_control: { type: "ephemeral" },
   },
 ];
 const TOOLS = Array.from({ length: 20 }, (_, i) => ({
   name: i === 0 ? "Read" : `Tool${i}`,
-  description: `Tool ${i}: ${"does one thing well and says so. ".repeat(30)}`,
+  description: `Tool ${i}: ${"does one thing well and says so. ".repeat(30)}${variant}`,
   input_schema: {
     type: "object",
     properties: { file_path: { type: "string" }, limit: { type: "number" } },
@@ -67,7 +88,7 @@ const TOOLS = Array.from({ length: 20 }, (_, i) => ({
 }));
 
 /** Request n's body: the conversation so far (n − 1 tool rounds) with the marker on its last block. */
-function* bodies() {
+function* messagesBodies() {
   const messages = [{ role: "user", content: [{ type: "text", text: "Read the files one by one and summarise." }] }];
   for (let n = 1; n <= requests; n++) {
     const last = structuredClone(messages.at(-1));
@@ -93,6 +114,106 @@ function* bodies() {
   }
 }
 
+const PARAGRAPH = "Follow the user's instructions with care and say what you did.\n";
+
+/** Codex's tools: one namespace of 12 functions, in an additional_tools input item. */
+const CODEX_TOOLS = {
+  type: "additional_tools",
+  role: "developer",
+  tools: [
+    {
+      type: "namespace",
+      name: "functions",
+      description: "",
+      tools: TOOLS.slice(0, 12).map((t) => ({
+        type: "function",
+        name: t.name === "Read" ? "exec_command" : t.name,
+        description: t.description,
+        parameters: t.input_schema,
+      })),
+    },
+  ],
+};
+
+/** Request n's body as Codex sends it: the same first items, then every call and its output so far. */
+function* responsesBodies() {
+  const developer = (text) => ({ type: "message", role: "developer", content: [{ type: "input_text", text }] });
+  const input = [
+    CODEX_TOOLS,
+    developer(`You are Codex.\n${PARAGRAPH.repeat(200)}${LAST_LINE}`),
+    developer(`<skills_instructions>\n${PARAGRAPH.repeat(40)}</skills_instructions>`),
+    {
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "<environment_context>cwd: /work</environment_context>" }],
+    },
+    {
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "Read the files one by one and summarise." }],
+    },
+  ];
+  for (let n = 1; n <= requests; n++) {
+    yield JSON.stringify({
+      model: "gpt-5.1-codex",
+      stream: true,
+      input,
+      tool_choice: "auto",
+      parallel_tool_calls: true,
+      reasoning: { effort: "medium" },
+      store: false,
+      include: ["reasoning.encrypted_content"],
+      prompt_cache_key: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+    });
+    const call_id = `call_${String(n).padStart(12, "0")}`;
+    input.push({
+      type: "function_call",
+      name: "exec_command",
+      arguments: `{"cmd":"cat /work/src/file${n}.ts"}`,
+      call_id,
+    });
+    input.push({ type: "function_call_output", call_id, output: fileText(n) });
+  }
+}
+
+/** Request n's body as Gemini CLI sends it: its contents grow by a call and its response per request. */
+function* geminiBodies() {
+  const contents = [{ role: "user", parts: [{ text: "Read the files one by one and summarise." }] }];
+  const tools = [
+    {
+      functionDeclarations: TOOLS.map((t) => ({
+        name: t.name === "Read" ? "read_file" : t.name,
+        description: t.description,
+        parametersJsonSchema: t.input_schema,
+      })),
+    },
+  ];
+  for (let n = 1; n <= requests; n++) {
+    yield JSON.stringify({
+      contents,
+      systemInstruction: {
+        parts: [{ text: `You are an interactive CLI agent.\n${PARAGRAPH.repeat(200)}${LAST_LINE}` }],
+      },
+      tools,
+      generationConfig: { temperature: 1, topP: 0.95, thinkingConfig: { includeThoughts: true } },
+    });
+    contents.push({
+      role: "model",
+      parts: [{ functionCall: { name: "read_file", args: { path: `src/file${n}.ts` } } }],
+    });
+    contents.push({
+      role: "user",
+      parts: [{ functionResponse: { name: "read_file", response: { output: fileText(n) } } }],
+    });
+  }
+}
+
+const SHAPES = {
+  "anthropic-messages": { url: "/v1/messages", bodies: messagesBodies },
+  "openai-responses": { url: "/v1/responses", bodies: responsesBodies },
+  "google-generative-ai": { url: "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", bodies: geminiBodies },
+};
+
 const REPLY = [
   'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}\n\n',
   'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
@@ -105,15 +226,24 @@ const REPLY = [
 /** This process measures one checkout's capture and prints its times as JSON. */
 async function measureChild(checkout) {
   const { openCaptureRun } = await import(pathToFileURL(join(checkout, "dist/capture/capture-run.js")).href);
-  const runsDir = mkdtempSync(join(tmpdir(), "pp-capture-growth-"));
+  const { codecFor } = await import(pathToFileURL(join(checkout, "dist/providers/codecs.js")).href);
+  const runsDir = keep ? join(keep, "runs") : mkdtempSync(join(tmpdir(), "pp-capture-growth-"));
+  mkdirSync(runsDir, { recursive: true });
   process.env.PAYLOAD_PROBE_TOKEN_CACHE = join(runsDir, "token-cache");
-  const run = openCaptureRun({ name: "growth", runsDir, keepRecords: false });
+  const run = openCaptureRun({ name: keep ? "long" : "growth", runsDir, keepRecords: false });
   await run.capture.ready();
   const times = [];
+  const { url, bodies } = SHAPES[API];
   try {
     for (const body of bodies()) {
-      const request = { kind: "loop", api: "anthropic-messages", url: "/v1/messages", body };
-      const outcome = { body: REPLY, status: 200, firstByteMs: 1, ending: "complete" };
+      const request = { kind: "loop", api: API, url, body };
+      const reply =
+        API === "anthropic-messages"
+          ? REPLY
+          : codecFor(API)
+              .renderReply({ kind: "text", text: "ok", usage: { inputTokens: 10, outputTokens: 2 } }, body, url)
+              .chunks.join("");
+      const outcome = { body: reply, status: 200, firstByteMs: 1, ending: "complete" };
       const started = process.cpuUsage();
       await run.capture.recordExchange(request, outcome, new Date().toISOString(), 1);
       const { user, system } = process.cpuUsage(started);
@@ -121,7 +251,7 @@ async function measureChild(checkout) {
     }
     run.close("captured", { lost: 0, drop: false });
   } finally {
-    rmSync(runsDir, { recursive: true, force: true });
+    if (!keep) rmSync(runsDir, { recursive: true, force: true });
   }
   process.stdout.write(`${JSON.stringify(times)}\n`);
 }
@@ -143,7 +273,12 @@ function measure(checkout) {
   const self = fileURLToPath(import.meta.url);
   const result = spawnSync(
     process.execPath,
-    [self, "--child", checkout, "--requests", String(requests), "--kb", String(kb)],
+    [
+      self,
+      ...["--child", checkout, "--requests", String(requests), "--kb", String(kb), "--api", apiName],
+      ...(keep && checkout === here ? ["--keep", resolve(keep)] : []),
+      ...(variant ? ["--variant"] : []),
+    ],
     {
       encoding: "utf8",
       maxBuffer: 64 * 1024 * 1024,
@@ -158,8 +293,16 @@ function measure(checkout) {
 }
 
 async function main() {
+  if (keep && existsSync(keep)) {
+    process.stderr.write(`bench-capture-growth: --keep: ${keep} exists already\n`);
+    process.exit(2);
+  }
+  if (keep && baseline) {
+    process.stderr.write("bench-capture-growth: --keep keeps one checkout's run: give no --baseline with it\n");
+    process.exit(2);
+  }
   const load = () => loadavg()[0].toFixed(1);
-  process.stderr.write(`${requests} requests, ${kb} KB a tool result, load ${load()}\n`);
+  process.stderr.write(`${requests} ${apiName} requests, ${kb} KB a tool result, load ${load()}\n`);
   const mine = measure(here);
   const other = baseline && measure(resolve(baseline));
   const mineAgain = baseline && measure(here);

@@ -566,7 +566,8 @@ try {
   fail(error.message);
 }
 const made = sessionDir
-  ? `a session made before (${columns.this.requests} requests)`
+  ? `A session made before (${columns.this.requests} requests)`
   : `${N} requests with tools, ${KB} KB a tool result`;
-console.log(`Claude Code, ${made}; load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`);
+const agent = sessionDir ? "" : "Claude Code, ";
+console.log(`${agent}${made}; load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`);
 printTable(columns);

@@ -17,6 +17,8 @@ export interface BodyElement {
   text(): string;
   /** The element's place among the body's parts; absent for a short element, which stays in the skeleton. */
   part?: number;
+  /** A short element's place: the index of the skeleton's text that holds it. */
+  within?: number;
 }
 
 export interface BodyElements {
@@ -71,7 +73,7 @@ export function bodyElements(body: string | PartedBody): BodyElements | null {
       return { key: hash, text: () => parted.partText(hash), part };
     }
     const text = JSON.stringify(element);
-    return { key: `=${text}`, text: () => text };
+    return { key: `=${text}`, text: () => text, within: next };
   };
   for (const name of keys) {
     const value = top[name];

@@ -69,6 +69,7 @@ export interface PartedBody {
 
 export interface StoredRequest {
   api: RequestPayload["api"];
+  kind: RequestPayload["kind"];
   body: string | PartedBody;
 }
 
@@ -271,7 +272,11 @@ function databaseSource(runId: string, lookup: RunLookup): RunSource {
     }) as RunSource["payload"],
     *lazyPayloads() {
       for (const payload of this.payloads())
-        yield { seq: payload.seq, load: () => payload, stored: () => ({ api: payload.api, body: payload.body }) };
+        yield {
+          seq: payload.seq,
+          load: () => payload,
+          stored: () => ({ api: payload.api, kind: payload.kind, body: payload.body }),
+        };
     },
     events: () => fromDatabase(lookup, (db) => db.eventsOf(runId)),
     *payloads() {
@@ -332,7 +337,7 @@ class FileParts {
    * texts looked up here, never joined.
    */
   stored(n: number, row: RequestPayload): StoredRequest {
-    if (!isPartedRow(row)) return { api: row.api, body: row.body };
+    if (!isPartedRow(row)) return { api: row.api, kind: row.kind, body: row.body };
     const { skeleton, parts } = partedLists(
       row,
       (hash) => this.texts.get(hash),
@@ -343,7 +348,7 @@ class FileParts {
       if (text === undefined) throw inputError(this.path, `line ${n}`, `part ${hash} of its body is not in the run`);
       return text;
     };
-    return { api: row.api, body: { skeleton, parts, partText } };
+    return { api: row.api, kind: row.kind, body: { skeleton, parts, partText } };
   }
 
   /** The row of line `n` whole, its body joined from its parts where it was stored in parts. */
@@ -418,4 +423,21 @@ function isPayload(value: unknown): value is StoredPayload {
     typeof p.seq === "number" &&
     (p.type === "response" || typeof p.body === "string" || isPartedRow(p))
   );
+}
+
+/** Payloads by seq, read in step with the records (both files are in seq order). */
+export function payloadCursor(source: RunSource): { payloadOf(seq: number): LazyPayload | null } {
+  const iterator: Iterator<LazyPayload> | null = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
+  let current: LazyPayload | null = null;
+  return {
+    payloadOf(seq) {
+      if (!iterator) return null;
+      while (current === null || current.seq < seq) {
+        const next = iterator.next();
+        if (next.done) return null;
+        current = next.value;
+      }
+      return current.seq === seq ? current : null;
+    },
+  };
 }

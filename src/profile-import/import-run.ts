@@ -5,12 +5,12 @@
  * What no request showed is written empty and named in `notRecovered`.
  */
 import type { RunSource } from "../analysis/load-run.js";
+import { PromptReader } from "../analysis/prompt-parts.js";
 import { UserError } from "../errors.js";
 import { namespaceToolName } from "../mcp/naming.js";
 import { parseProxyDescription } from "../mcp/proxy-description.js";
 import { proxyParameters } from "../mcp/proxy-tool.js";
 import type { McpTexts } from "../mcp/runtime-context.js";
-import { codecFor } from "../providers/codecs.js";
 import type { ToolTexts } from "../runtime/profile.js";
 import { BUILTIN_ORDER, createBuiltinTools } from "../runtime/tools/builtin.js";
 import { type GuidelineSplit, splitGuidelines } from "./guidelines.js";
@@ -57,16 +57,19 @@ export type ImportProgress = (label: string, requests: number) => void;
 function readCapture(sources: RunSource[], progress?: ImportProgress): Capture {
   const capture: Capture = { labels: [], tools: new Map(), prompts: [], snippets: new Map(), requests: 0 };
   const seen = new Set<string>();
+  const prompts = new PromptReader();
   for (const source of sources) {
     if (!source.hasPayloads)
       throw new UserError(`run ${source.label} kept no wire bodies (payloads.jsonl): there is nothing to import`);
     const before = capture.requests;
-    for (const payload of source.payloads()) {
-      if (payload.api === null || payload.kind !== "loop") continue;
+    for (const payload of source.lazyPayloads()) {
+      const { api, body, kind } = payload.stored();
+      if (api === null || kind !== "loop") continue;
       capture.requests++;
       const read = capture.requests - before;
       if (read % PROGRESS_EVERY === 0) progress?.(source.label, read);
-      const d = codecFor(payload.api).dissect(payload.body);
+      // Tools and system parts alone, part by part: the conversation, most of a long session's body, is never joined.
+      const d = prompts.of(api, body, () => payload.load().body);
       const tools = d.tools.map((t) => sentTool(t.json));
       for (const tool of tools) if (!capture.tools.has(tool.name)) capture.tools.set(tool.name, tool);
       const toolNames = tools.map((t) => t.name);

@@ -10,13 +10,13 @@
 import { existsSync } from "node:fs";
 import type { RequestRecord } from "../../capture/types.js";
 import { inputError, UserError } from "../../errors.js";
-import { codecFor } from "../../providers/codecs.js";
 import type { CacheSplit } from "../cost/cache-model.js";
 import { cacheRates, percentOf, type RunCacheRates } from "../cost/cache-rates.js";
 import { dollars } from "../cost/money.js";
 import { type PricingTable, priceOf, requestDollars } from "../cost/pricing.js";
 import { type CostOptions, type RunCost, runCost } from "../cost/run-cost.js";
 import type { RunSource } from "../load-run.js";
+import { PromptReader } from "../prompt-parts.js";
 import { type CacheLimits, cacheGateFindings } from "./cache-gate.js";
 import {
   type Baseline,
@@ -233,13 +233,18 @@ function limitFigures(
 
 const cacheOf = (s: CacheSplit) => ({ read: s.cacheRead, write5m: s.cacheWrite5m, write1h: s.cacheWrite1h });
 
-/** Lines of each request's system text, from the wire bodies (none when the run kept no payloads). */
+/**
+ * Lines of each request's system text, from the wire bodies (none when the run kept no payloads),
+ * read part by part: a body's conversation is never joined nor parsed (prompt-parts.ts).
+ */
 function systemLineCounts(source: RunSource): Map<number, number> {
   const counts = new Map<number, number>();
   if (!source.hasPayloads) return counts;
-  for (const payload of source.payloads()) {
-    if (payload.api === null) continue;
-    const text = codecFor(payload.api).dissect(payload.body).systemParts.join("\n");
+  const prompts = new PromptReader();
+  for (const payload of source.lazyPayloads()) {
+    const { api, body } = payload.stored();
+    if (api === null) continue;
+    const text = prompts.of(api, body, () => payload.load().body).systemParts.join("\n");
     counts.set(payload.seq, text === "" ? 0 : text.split("\n").length);
   }
   return counts;

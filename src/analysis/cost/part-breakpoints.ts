@@ -13,10 +13,11 @@ import { toolsLoadedBy, unloadedTools } from "../../capture/deferred-tools.js";
 import type { TokenCounter } from "../../capture/tokens.js";
 import type { Part } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
-import type { CacheBreakpoint, WireDissection } from "../../providers/types.js";
+import type { CacheBreakpoint, WireApi, WireDissection } from "../../providers/types.js";
 import { type BodyElement, type BodyElements, bodyElements, bodyOfElements } from "../body-elements.js";
 import type { PartedBody } from "../load-run.js";
 import type { CacheBreakpointAt } from "./cache-model.js";
+import { blockCount, type ConverseFigures, converseFigures, converseWalk } from "./converse-breakpoints.js";
 
 /** A body's segments in the terms its breakpoints are summed in: tokens per segment, blocks per message. */
 interface SegmentLayout {
@@ -72,12 +73,6 @@ function breakpointsOf(layout: SegmentLayout): CacheBreakpointAt[] {
   }));
 }
 
-/** Content blocks of a message's JSON: its list's length, or one for a string content. */
-function blockCount(json: string): number {
-  const content = (JSON.parse(json) as { content?: unknown }).content;
-  return Array.isArray(content) ? Math.max(content.length, 1) : 1;
-}
-
 /**
  * What one element adds to its body's layout: its figure (a tool's as loaded), its blocks (a
  * message), its markers (at index 0), the name of a deferred tool, the tools a message loads.
@@ -99,6 +94,8 @@ export class PartBreakpoints {
    * model's rule); a key names content, not where it is sent.
    */
   private readonly figures = new Map<string, FigureTables>();
+  /** The same for Converse bodies' system blocks and messages, whose figures are of another shape. */
+  private readonly converseFigures = new Map<string, Record<"system" | "messages", Map<string, ConverseFigures>>>();
 
   constructor(readonly counter: TokenCounter) {}
 
@@ -106,9 +103,10 @@ export class PartBreakpoints {
    * The breakpoints of a body as stored; one its elements do not describe (no JSON object) is taken
    * whole (`whole` joins it), as the codec takes it.
    */
-  of(body: string | PartedBody, whole: () => string): CacheBreakpointAt[] {
+  of(body: string | PartedBody, whole: () => string, api: WireApi = "anthropic-messages"): CacheBreakpointAt[] {
     const elements = bodyElements(body);
-    if (!elements) return breakpointTokens(codec().dissect(whole()), this.counter);
+    if (!elements) return breakpointTokens(codecFor(api).dissect(whole()), this.counter);
+    if (api === "bedrock-converse") return this.converse(elements);
     // The fields around the arrays, taken apart alone: the model, a `system` sent as one string.
     const aroundDissection = codec().dissect(JSON.stringify(elements.top));
     const around = layoutOf(aroundDissection, this.counter);
@@ -136,6 +134,34 @@ export class PartBreakpoints {
     const automatic = this.automaticBreakpoint(elements);
     if (automatic) layout.breakpoints.push(automatic);
     return breakpointsOf(layout);
+  }
+
+  /** A Converse body: its tools from the fields around the arrays, its system blocks and messages part by part. */
+  private converse(elements: BodyElements): CacheBreakpointAt[] {
+    const around = codecFor("bedrock-converse").dissect(JSON.stringify(elements.top));
+    const tools = layoutOf(around, this.counter);
+    const tables = this.converseTablesOf(around.model);
+    const figuresOf = (part: "system" | "messages", index: number): ConverseFigures => {
+      const element = elements.arrays.get(part)![index]!;
+      let figures = tables[part].get(element.key);
+      if (!figures) {
+        figures = converseFigures(part, element.text(), this.counter, around.model);
+        tables[part].set(element.key, figures);
+      }
+      return figures;
+    };
+    const last = around.tools.length > 0 ? { part: "tools" as const, index: around.tools.length - 1 } : null;
+    const walked = converseWalk(elements, figuresOf, last);
+    return breakpointsOf({ ...walked, tools: tools.tools, breakpoints: [...tools.breakpoints, ...walked.breakpoints] });
+  }
+
+  private converseTablesOf(model: string): Record<"system" | "messages", Map<string, ConverseFigures>> {
+    let tables = this.converseFigures.get(model);
+    if (!tables) {
+      tables = { system: new Map(), messages: new Map() };
+      this.converseFigures.set(model, tables);
+    }
+    return tables;
   }
 
   private tablesOf(model: string): FigureTables {

@@ -16,7 +16,7 @@ import { codecFor } from "../../providers/codecs.js";
 import type { Usage, WireApi } from "../../providers/types.js";
 import { bodyElements } from "../body-elements.js";
 import { sharedTokensOf } from "../format.js";
-import type { LazyPayload, RunSource } from "../load-run.js";
+import { type LazyPayload, payloadCursor, type RunSource } from "../load-run.js";
 import {
   type CacheInput,
   type CacheModel,
@@ -25,7 +25,7 @@ import {
   cacheModel,
   geminiMinCacheTokens,
 } from "./cache-model.js";
-import { breakpointTokens, type PartBreakpoints, partBreakpoints } from "./part-breakpoints.js";
+import { type PartBreakpoints, partBreakpoints } from "./part-breakpoints.js";
 import {
   type ModelPrice,
   nearestPriced,
@@ -150,12 +150,8 @@ export class RunCosting {
       const payload = payloads.payloadOf(record.seq);
       if (payload !== null) {
         if (!this.breakpoints) return null;
-        // A Messages body as stored, never joined: each distinct part of the run is read once. Converse
-        // bodies (the same breakpoint rules, their own shapes) are taken apart whole.
-        breakpoints =
-          record.api === "anthropic-messages"
-            ? this.breakpoints.of(payload.stored().body, () => payload.load().body)
-            : breakpointTokens(codecFor(record.api as WireApi).dissect(payload.load().body), this.breakpoints.counter);
+        // The body as stored, never joined: each distinct part of the run is read once.
+        breakpoints = this.breakpoints.of(payload.stored().body, () => payload.load().body, record.api as WireApi);
       }
     }
     const { price, model } = this.rulesOf(provider, modelId);
@@ -392,23 +388,6 @@ function disagreement(predicted: CacheSplit, reported: CacheSplit): string | nul
 }
 
 const percent = (share: number) => `${Math.round(share * 100)}%`;
-
-/** Payloads by seq, read in step with the records (both files are in seq order). */
-function payloadCursor(source: RunSource): { payloadOf(seq: number): LazyPayload | null } {
-  const iterator: Iterator<LazyPayload> | null = source.hasPayloads ? source.lazyPayloads()[Symbol.iterator]() : null;
-  let current: LazyPayload | null = null;
-  return {
-    payloadOf(seq) {
-      if (!iterator) return null;
-      while (current === null || current.seq < seq) {
-        const next = iterator.next();
-        if (next.done) return null;
-        current = next.value;
-      }
-      return current.seq === seq ? current : null;
-    },
-  };
-}
 
 function summarize(requests: RequestCost[], lost: number, pricing: PricingTable): RunCost {
   const unpriced = [...new Set(requests.filter((r) => r.price === null).map((r) => r.model))].map((model) => ({

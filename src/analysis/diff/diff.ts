@@ -9,9 +9,8 @@
 import { changedToolKeys } from "../../capture/prefix.js";
 import type { RecordSummary } from "../../capture/run-index.js";
 import type { Part, RequestRecord } from "../../capture/types.js";
-import { codecFor } from "../../providers/codecs.js";
-import type { WireDissection } from "../../providers/types.js";
 import type { PartedBody, RunSource } from "../load-run.js";
+import { type PromptParts, PromptReader } from "../prompt-parts.js";
 import { bodyFieldChanges, FIELDS_LISTED, type FieldChange, type FieldFilter, fieldFilter } from "./body-fields.js";
 import { type DiffRecord, diffRecordProjector, shallowEqual } from "./diff-record.js";
 
@@ -70,12 +69,14 @@ export interface RequestDiff {
 }
 
 /**
- * A record, and when the run kept its wire body, a way to take that body apart: records say that
- * a system prompt or a tool definition changed; only the bodies say which lines and which keys.
+ * A record, and when the run kept its wire body, a way to read that body's tools and system parts:
+ * records say that a system prompt or a tool definition changed; only the bodies say which lines and
+ * which keys.
  */
 export interface DiffItem {
   record: DiffRecord;
-  dissect: (() => WireDissection) | null;
+  /** The body's tools and system parts, read part by part (prompt-parts.ts). */
+  prompt: (() => PromptParts) | null;
   /** The wire body as stored (in parts where the run stored it so); null when the run kept none. */
   body: (() => string | PartedBody) | null;
 }
@@ -154,9 +155,9 @@ function bodyDetail(a: DiffItem, b: DiffItem): Pick<RequestDiff, "toolsChanged" 
   const none = { toolsChanged: [], systemLines: null };
   const sameTools = a.record.hashes.tools === b.record.hashes.tools;
   const sameSystem = a.record.hashes.system === b.record.hashes.system;
-  if ((sameTools && sameSystem) || !a.dissect || !b.dissect) return none;
-  const da = a.dissect();
-  const db = b.dissect();
+  if ((sameTools && sameSystem) || !a.prompt || !b.prompt) return none;
+  const da = a.prompt();
+  const db = b.prompt();
   const jsonA = new Map(da.tools.map((t) => [t.name, t.json]));
   const toolsChanged = db.tools
     .filter((t) => jsonA.has(t.name) && jsonA.get(t.name) !== t.json)
@@ -165,9 +166,9 @@ function bodyDetail(a: DiffItem, b: DiffItem): Pick<RequestDiff, "toolsChanged" 
 }
 
 function systemLineChanges(
-  da: WireDissection,
+  da: PromptParts,
   probeA: string,
-  db: WireDissection,
+  db: PromptParts,
   probeB: string,
 ): NonNullable<RequestDiff["systemLines"]> {
   const linesA = da.systemParts.join("\n").split("\n");
@@ -429,9 +430,11 @@ function* projected(summaries: Iterable<RecordSummary>): Generator<DiffRecord> {
 
 function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies: boolean): Iterable<DiffItem> {
   if (!withBodies) {
-    for (const record of records) yield { record, dissect: null, body: null };
+    for (const record of records) yield { record, prompt: null, body: null };
     return;
   }
+  // One reader per run: a prompt element the run sends again is read once.
+  const prompts = new PromptReader();
   const payloads = source.lazyPayloads()[Symbol.iterator]();
   let payload = payloads.next();
   for (const record of records) {
@@ -439,11 +442,11 @@ function* withItems(records: Iterable<DiffRecord>, source: RunSource, withBodies
     const found = !payload.done && payload.value.seq === record.seq ? payload.value : null;
     yield {
       record,
-      dissect: found
+      prompt: found
         ? () => {
-            const { api, body } = found.load();
+            const { api, body } = found.stored();
             // Only unrecorded side payloads lack an api, and this one has a record.
-            return codecFor(api!).dissect(body);
+            return prompts.of(api!, body, () => found.load().body);
           }
         : null,
       body: found ? () => found.stored().body : null,

@@ -118,19 +118,22 @@ function exchangeAttributes(record: RequestRecord): { attributes: Attributes; er
   return { attributes, errorType };
 }
 
-/** The texts as the conventions name them (JSON text, since OTLP attributes hold no nested maps). */
-function contentAttributes(record: RequestRecord, body: string | undefined): Attributes {
-  const attributes: Attributes = {};
-  if (body !== undefined) {
-    const d = codecFor(record.api as WireApi).dissect(body);
-    attributes["gen_ai.system_instructions"] = JSON.stringify(
-      d.systemParts.map((content) => ({ type: "text", content })),
-    );
-    attributes["gen_ai.input.messages"] = JSON.stringify(
+/** The request's texts as the conventions name them (JSON text, since OTLP attributes hold no nested maps). */
+function bodyAttributes(record: RequestRecord, body: string | undefined): Attributes {
+  if (body === undefined) return {};
+  const d = codecFor(record.api as WireApi).dissect(body);
+  return {
+    "gen_ai.system_instructions": JSON.stringify(d.systemParts.map((content) => ({ type: "text", content }))),
+    "gen_ai.input.messages": JSON.stringify(
       d.messages.map((m) => ({ role: m.role, parts: [{ type: "text", content: m.text }] })),
-    );
-    attributes["gen_ai.tool.definitions"] = JSON.stringify(d.tools.map((t) => JSON.parse(t.json)));
-  }
+    ),
+    "gen_ai.tool.definitions": JSON.stringify(d.tools.map((t) => JSON.parse(t.json))),
+  };
+}
+
+/** What the record itself says of the texts: the tools' names and the reply. */
+function contentAttributes(record: RequestRecord): Attributes {
+  const attributes: Attributes = {};
   attributes["payload_probe.tools.names"] = record.tools;
   if (record.response) {
     const parts: unknown[] = [];
@@ -162,8 +165,16 @@ export function recordEndMs(record: RequestRecord): number {
   return Date.parse(record.ts) + record.durationMs;
 }
 
-/** The `chat {model}` span of one request; `body` is its wire body, needed only for `--content full`. */
-export function chatSpan(record: RequestRecord, parent: string | null, options: PlanOptions, body?: string): SpanPlan {
+/**
+ * The `chat {model}` span of one request; `body` reads its wire body, needed only for `--content
+ * full`, when the span is sent.
+ */
+export function chatSpan(
+  record: RequestRecord,
+  parent: string | null,
+  options: PlanOptions,
+  body?: () => string | undefined,
+): SpanPlan {
   const exchange = exchangeAttributes(record);
   const attributes: Attributes = {
     "gen_ai.operation.name": "chat",
@@ -174,8 +185,9 @@ export function chatSpan(record: RequestRecord, parent: string | null, options: 
     ...(record.response && { "gen_ai.response.finish_reasons": [finishReason(record)] }),
     ...exchange.attributes,
     ...measureAttributes(record, options),
-    ...(options.content === "full" && contentAttributes(record, body)),
+    ...(options.content === "full" && contentAttributes(record)),
   };
+  const full = options.content === "full" && body;
   return {
     id: `chat:${record.seq}`,
     parent,
@@ -184,6 +196,7 @@ export function chatSpan(record: RequestRecord, parent: string | null, options: 
     startMs: Date.parse(record.ts),
     endMs: recordEndMs(record),
     attributes,
+    ...(full && { lateAttributes: () => bodyAttributes(record, full()) }),
     errorType: exchange.errorType,
   };
 }

@@ -71,6 +71,11 @@ export interface OtlpSession {
 /** The batch processor's bounds: at most this many spans wait, and one request carries at most a batch. */
 const MAX_QUEUE = 2048;
 const BATCH = 512;
+/**
+ * The characters of requests' texts (`--content full`) handed over before the queue is flushed: a
+ * long session's spans each carry their whole conversation, so a batch of them would hold gigabytes.
+ */
+const LATE_TEXT_CHARS = 32 * 1024 * 1024;
 const REACH_TIMEOUT_MS = 2000;
 /** How much longer than an export's deadline the batch processor and `close` wait, as a backstop. */
 const DEADLINE_MARGIN_MS = 1000;
@@ -172,13 +177,14 @@ function guarded(
 
 const hrTime = (ms: number): HrTime => [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
 
-function startSpan(provider: BasicTracerProvider, plan: SpanPlan, parent: Context): Span {
+/** The span of a plan, its attributes with `late` (the plan's late attributes, made now). */
+function startSpan(provider: BasicTracerProvider, plan: SpanPlan, parent: Context, late: Attributes = {}): Span {
   const span = provider.getTracer("payload-probe").startSpan(
     plan.name,
     {
       kind: plan.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL,
       startTime: hrTime(plan.startMs),
-      attributes: plan.attributes,
+      attributes: { ...plan.attributes, ...late },
       root: plan.parent === null,
     },
     parent,
@@ -249,23 +255,34 @@ function buildPipeline(settings: OtlpSettings, target: OtlpTarget): Pipeline {
   };
 }
 
+/**
+ * The spans of a planned run, parents first, handed to the batch processor. The queue is bounded: a
+ * long run is handed over a batch at a time, or sooner where its requests' texts are large.
+ */
+async function emitPlans(provider: BasicTracerProvider, processor: SpanProcessor, plans: SpanPlan[]): Promise<void> {
+  const spans = new Map<string, Span>();
+  let lateChars = 0;
+  for (const [index, plan] of plans.entries()) {
+    const parent = plan.parent === null ? undefined : spans.get(plan.parent);
+    const late = plan.lateAttributes?.() ?? {};
+    const span = startSpan(provider, plan, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT, late);
+    spans.set(plan.id, span);
+    span.end(hrTime(plan.endMs));
+    lateChars += Object.values(late).reduce<number>((n, v) => n + (typeof v === "string" ? v.length : 0), 0);
+    if ((index + 1) % BATCH === 0 || lateChars > LATE_TEXT_CHARS) {
+      await processor.forceFlush();
+      lateChars = 0;
+    }
+  }
+}
+
 export function openOtlpSession(settings: OtlpSettings): OtlpSession {
   const target = settings.target ?? resolveOtlpTarget(undefined);
   const { url } = target;
   const { provider, processor, settled, disconnect } = buildPipeline(settings, target);
   return {
     url,
-    async emit(plans) {
-      const spans = new Map<string, Span>();
-      for (const [index, plan] of plans.entries()) {
-        const parent = plan.parent === null ? undefined : spans.get(plan.parent);
-        const span = startSpan(provider, plan, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
-        spans.set(plan.id, span);
-        span.end(hrTime(plan.endMs));
-        // The queue is bounded: a long run is handed over a batch at a time rather than overflowing it.
-        if ((index + 1) % BATCH === 0) await processor.forceFlush();
-      }
-    },
+    emit: (plans) => emitPlans(provider, processor, plans),
     startAgent(name, attributes) {
       const agent = startSpan(
         provider,

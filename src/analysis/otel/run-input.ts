@@ -9,7 +9,7 @@ import { dirname } from "node:path";
 import { runFiles } from "../../capture/run-format.js";
 import type { RequestRecord } from "../../capture/types.js";
 import { jsonlRows } from "../../files/jsonl.js";
-import type { RunSource } from "../load-run.js";
+import { payloadCursor, type RunSource } from "../load-run.js";
 import { eventLines } from "../record-file.js";
 import type { RunEvent, RunTraceInput, WireLine } from "./run-trace.js";
 import type { ContentMode } from "./span-plan.js";
@@ -51,9 +51,20 @@ export function readRunTraceInput(source: RunSource, content: ContentMode): RunT
   const records = [...source.records()].sort((a, b) => a.seq - b.seq);
   const dir = source.recordsFile ? dirname(source.recordsFile) : null;
   const input = traceInput(records, source.label, [...source.events()], dir);
-  if (content === "full" && source.hasPayloads) {
-    input.bodies = new Map();
-    for (const payload of source.payloads()) if (payload.api !== null) input.bodies.set(payload.seq, payload.body);
-  }
+  if (content === "full" && source.hasPayloads) input.body = bodyReader(source);
   return input;
+}
+
+/**
+ * Each request's body when its span is sent, one at a time: in seq order (as the spans are sent) from
+ * one pass over the payloads, else by its own row.
+ */
+function bodyReader(source: RunSource): (seq: number) => string | undefined {
+  const cursor = payloadCursor(source);
+  let last = 0;
+  return (seq) => {
+    const payload = seq >= last ? cursor.payloadOf(seq)?.load() : source.payload(seq, "request");
+    last = Math.max(last, seq);
+    return payload?.api === null ? undefined : payload?.body;
+  };
 }

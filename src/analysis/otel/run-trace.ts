@@ -42,8 +42,8 @@ export interface RunTraceInput {
   /** In the order they were logged. */
   events: RunEvent[];
   wire: WireLine[];
-  /** Wire bodies by seq, for `--content full`. */
-  bodies?: Map<number, string>;
+  /** The wire body of request `seq`, for `--content full`: read when its span is sent, in seq order. */
+  body?: (seq: number) => string | undefined;
 }
 
 export const AGENT_SPAN_ID = "agent";
@@ -125,7 +125,8 @@ function planConversation(input: RunTraceInput, options: PlanOptions, startMs: n
     // A sampling request is made while a tool waits on its MCP server: the tool opened last.
     const within = record.kind === "sampling" ? [...open.values()].at(-1)?.plan.id : undefined;
     const parent = within ?? conversationParent(record, AGENT_SPAN_ID);
-    chats.push(chatSpan(record, parent, options, input.bodies?.get(record.seq)));
+    const body = input.body;
+    chats.push(chatSpan(record, parent, options, body && (() => body(record.seq))));
     lastEnd = Math.max(lastEnd, recordEndMs(record));
   }
   takeEvents(Number.POSITIVE_INFINITY, lastEnd);

@@ -30,6 +30,11 @@ export interface SpanPlan {
   startMs: number;
   endMs: number;
   attributes: Attributes;
+  /**
+   * Attributes made when the span is sent, not planned: a request's texts (`--content full`), so a
+   * long run's plan never holds every body's texts at once.
+   */
+  lateAttributes?: () => Attributes;
   /** Set when the operation failed: the span's status is ERROR and `error.type` says this. */
   errorType?: string;
 }

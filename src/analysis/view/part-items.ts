@@ -1,17 +1,20 @@
 /**
- * A Messages body's page items made once per distinct part of the run (body-elements.ts): each tool
- * definition, system block and message is taken apart, hashed for the page and counted the first
- * time the run sends it, and every later request that sends it again is a walk over keys.
+ * A body's page items made once per distinct part of the run (body-elements.ts): each element of
+ * the arrays that hold its segments (element-segments.ts: a message, a tool definition, a system
+ * block, an input item, a content) is taken apart, hashed for the page and counted the first time the
+ * run sends it, and every later request that sends it again is a walk over keys.
  *
  * The body's frame (the wire body with its segments cut out) is made from the text around its parts
- * with each part's piece put in: a hole where the part is a segment exactly as the page puts it back.
- * A body this cannot make so (a short element left in the skeleton, a `system` sent as one string, a
- * segment whose text is not its part's) has its frame made whole, as any other API's is.
+ * with each part's piece put in: the part with a hole where each of its segments' text stands, as
+ * the page puts it back; the segments of the fields around the arrays are cut from the text around
+ * the parts. A body this cannot make so (an element with segments left short in the skeleton, a
+ * segment whose text is not in its element's, segments out of the order the whole body's cut finds
+ * them in) has its frame made whole.
  */
 import { joinBody } from "../../capture/body-parts.js";
-import { codecFor } from "../../providers/codecs.js";
-import type { WireDissection } from "../../providers/types.js";
-import { type BodyElement, type BodyElements, bodyElements, bodyOfElements } from "../body-elements.js";
+import type { WireApi } from "../../providers/types.js";
+import { type BodyElement, type BodyElements, bodyElements } from "../body-elements.js";
+import { aroundSegments, elementSegments, type Segments, segmentArrays } from "../element-segments.js";
 import type { PartedBody } from "../load-run.js";
 
 /** The page's items a body's segments become (view-data.ts, ItemTable). */
@@ -21,26 +24,35 @@ export interface SegmentItems {
   message(role: string, json: string): number;
 }
 
-/** A part as the page holds it: its item, and its piece of a frame (null: the frame is made whole). */
+type Kind = "tools" | "system" | "messages";
+
+/** The kinds in the order a body's segments are listed and its frame cut. */
+const KINDS: readonly Kind[] = ["tools", "system", "messages"];
+
+/** Each kind's letter in a frame's holes, in the order the frame cuts them (view-data.ts, bodyFrame). */
+const LETTERS: Record<Kind, string> = { tools: "T", system: "S", messages: "M" };
+
+/** A segment's text as a frame finds it in the body: a system part as its JSON string. */
+function needlesOf(segments: Segments): Record<Kind, string[]> {
+  return {
+    tools: segments.tools.map((t) => t.json),
+    system: segments.systemParts.map((p) => JSON.stringify(p)),
+    messages: segments.messages.map((m) => m.json),
+  };
+}
+
+/**
+ * An element as the page holds it: how many segments of each kind it has, their items once asked
+ * for (the page's items take their ids in the order they are asked for, as a body taken apart whole
+ * gives them), and its piece of a frame (null: the frame is made whole).
+ */
 interface PartItem {
-  id: number;
+  counts: Record<Kind, number>;
+  ids: Partial<Record<Kind, number[]>>;
   piece: string | null;
 }
 
-/** Which of the body's arrays become which items, in cache order, and the letter of their holes. */
-const ARRAYS = [
-  { name: "tools", hole: "T" },
-  { name: "system", hole: "S" },
-  { name: "messages", hole: "M" },
-] as const;
-
-type ArrayName = (typeof ARRAYS)[number]["name"];
-
-/**
- * The segments of a Messages body as item ids, each kind made when asked for (the page's items take
- * their ids in the order they are asked for, as a body taken apart whole gives them), and its frame
- * when the parts make it (after the segments).
- */
+/** The segments of a body as item ids, each kind made when asked for, and its frame when the parts make it. */
 export interface BodyItems {
   tools(): number[];
   system(): number[];
@@ -48,15 +60,20 @@ export interface BodyItems {
   frame(): string | null;
 }
 
-const codec = () => codecFor("anthropic-messages");
+/**
+ * Where a segment's text was found: its unit (the skeleton's text k is unit 2k, part k unit 2k + 1),
+ * its start and end there, and its hole's letter.
+ */
+interface Found {
+  unit: number;
+  at: number;
+  end: number;
+  letter: string;
+}
 
 export class PartItems {
-  /** Each element's item by its key, one table per array. */
-  private readonly known: Record<ArrayName, Map<string, PartItem>> = {
-    tools: new Map(),
-    system: new Map(),
-    messages: new Map(),
-  };
+  /** Each element's item by its key, one table per API and array (a key names content, not what reads it). */
+  private readonly known = new Map<string, Map<string, PartItem>>();
 
   constructor(
     private readonly items: SegmentItems,
@@ -64,89 +81,168 @@ export class PartItems {
     private readonly hole: (letter: string) => string,
   ) {}
 
-  /** A Messages body's items; null for a body its elements do not describe (the caller takes it whole). */
-  of(body: string | PartedBody): BodyItems | null {
+  /** A body's items; null for a body its elements do not describe (the caller takes it whole). */
+  of(api: WireApi, body: string | PartedBody): BodyItems | null {
     const elements = bodyElements(body);
-    if (!elements) return null;
-    let around: WireDissection | null = null;
-    const aroundOf = () => (around ??= codec().dissect(JSON.stringify(elements.top)));
-    const ids = (name: ArrayName) => {
-      const list = elements.arrays.get(name);
-      return list ? list.map((element) => this.itemOf(name, element).id) : this.aroundItems(name, aroundOf());
-    };
+    const arrays = elements && segmentArrays(api, elements);
+    if (!elements || !arrays) return null;
+    let around: Segments | null = null;
+    const aroundOf = () => (around ??= aroundSegments(api, elements));
     const self = this;
-    return {
-      tools: () => ids("tools"),
-      system: () => ids("system"),
-      *messages() {
-        const list = elements.arrays.get("messages");
-        if (!list) yield* self.aroundItems("messages", aroundOf());
-        else for (const element of list) yield self.itemOf("messages", element).id;
-      },
-      frame: () => this.frameOf(elements, aroundOf()),
-    };
-  }
-
-  /**
-   * The frame: the text around the parts with each part's piece put in (a part of no segment as it
-   * is); null when a segment is no part, or a part's text is not its segment's.
-   */
-  private frameOf(elements: BodyElements, around: WireDissection): string | null {
-    const pieces: (string | undefined)[] = [];
-    for (const { name } of ARRAYS) {
-      const list = elements.arrays.get(name);
-      if (!list) {
-        // A segment that is not an array's element has no piece of its own.
-        if (this.aroundItems(name, around).length > 0) return null;
-        continue;
-      }
-      for (const element of list) {
-        const { piece } = this.itemOf(name, element);
-        if (element.part === undefined || piece === null) return null;
-        pieces[element.part] = piece;
+    function* ids(kind: Kind): Generator<number> {
+      yield* self.aroundIds(kind, aroundOf());
+      for (const name of arrays!) {
+        for (const element of elements!.arrays.get(name) ?? []) yield* self.idsOf(api, name, element, kind);
       }
     }
-    const { skeleton } = elements;
-    return joinBody(
-      skeleton,
-      skeleton.slice(1).map((_, i) => pieces[i] ?? elements.partText(i)),
-    );
+    return {
+      tools: () => [...ids("tools")],
+      system: () => [...ids("system")],
+      messages: () => ids("messages"),
+      frame: () => this.frameOf(api, elements, arrays, aroundOf()),
+    };
   }
 
-  private aroundItems(name: ArrayName, d: WireDissection): number[] {
-    if (name === "tools") return d.tools.map((t) => this.items.tool(t.name, t.json));
-    if (name === "system") return d.systemParts.map((text) => this.items.systemPart(text));
-    return d.messages.map((m) => this.items.message(m.role, m.json));
+  private aroundIds(kind: Kind, around: Segments): number[] {
+    if (kind === "tools") return around.tools.map((t) => this.items.tool(t.name, t.json));
+    if (kind === "system") return around.systemParts.map((text) => this.items.systemPart(text));
+    return around.messages.map((m) => this.items.message(m.role, m.json));
   }
 
-  private itemOf(name: ArrayName, element: BodyElement): PartItem {
-    let item = this.known[name].get(element.key);
+  private idsOf(api: WireApi, name: string, element: BodyElement, kind: Kind): number[] {
+    let made: Segments | null = null;
+    const item = this.itemOf(api, name, element, (segments) => (made = segments));
+    if (item.counts[kind] === 0) return [];
+    item.ids[kind] ??= this.aroundIds(kind, made ?? elementSegments(api, name, element.text()));
+    return item.ids[kind];
+  }
+
+  private itemOf(api: WireApi, name: string, element: BodyElement, made?: (s: Segments) => void): PartItem {
+    const table = `${api} ${name}`;
+    const known = this.known.get(table) ?? new Map<string, PartItem>();
+    this.known.set(table, known);
+    let item = known.get(element.key);
     if (!item) {
-      item = this.make(name, element.text());
-      this.known[name].set(element.key, item);
+      const text = element.text();
+      const segments = elementSegments(api, name, text);
+      made?.(segments);
+      item = {
+        counts: {
+          tools: segments.tools.length,
+          system: segments.systemParts.length,
+          messages: segments.messages.length,
+        },
+        ids: {},
+        piece: this.pieceOf(text, needlesOf(segments)),
+      };
+      known.set(element.key, item);
     }
     return item;
   }
 
-  /** One element taken apart alone; its piece is a hole where its text is the segment's own. */
-  private make(name: ArrayName, text: string): PartItem {
-    const d = codec().dissect(bodyOfElements(name, [text]));
-    const letter = ARRAYS.find((a) => a.name === name)!.hole;
-    if (name === "tools") {
-      const tool = d.tools[0]!;
-      return { id: this.items.tool(tool.name, tool.json), piece: tool.json === text ? this.hole(letter) : null };
+  /**
+   * The element's text with a hole where each of its segments' text stands, found in order; null
+   * when one is not found there, or when it holds segments of two kinds (whose order in the whole
+   * body's cut is by kind first). A text under three characters (an empty system part's `""`) is
+   * no hole: the whole body's cut leaves it too.
+   */
+  private pieceOf(text: string, needles: Record<Kind, string[]>): string | null {
+    const kinds = KINDS.filter((kind) => needles[kind].length > 0);
+    if (kinds.length > 1) return null;
+    const kind = kinds[0];
+    if (kind === undefined) return text;
+    const found: Found[] = [];
+    let from = 0;
+    for (const needle of needles[kind]) {
+      if (needle.length < 3) continue;
+      const at = text.indexOf(needle, from);
+      if (at < 0) return null;
+      from = at + needle.length;
+      found.push({ unit: 0, at, end: from, letter: LETTERS[kind] });
     }
-    if (name === "messages") {
-      const message = d.messages[0]!;
-      const piece = message.json === text ? this.hole(letter) : null;
-      return { id: this.items.message(message.role, message.json), piece };
+    return this.cutOut(text, found);
+  }
+
+  /** The text with a hole for each cut, the cuts in order. */
+  private cutOut(text: string, cuts: readonly Found[]): string {
+    let out = "";
+    let pos = 0;
+    for (const c of cuts) {
+      out += text.slice(pos, c.at) + this.hole(c.letter);
+      pos = c.end;
     }
-    const part = d.systemParts[0]!;
-    // The page puts a system part back as its JSON string, inside its block.
-    const needle = JSON.stringify(part);
-    const at = text.indexOf(needle);
-    const piece =
-      needle.length < 3 ? text : at < 0 ? null : text.slice(0, at) + this.hole(letter) + text.slice(at + needle.length);
-    return { id: this.items.systemPart(part), piece };
+    return out + text.slice(pos);
+  }
+
+  /**
+   * The frame: the text around the parts with the segments it holds cut out (the fields around the
+   * arrays, short elements), and each part's piece put in (a part of no array that holds segments as
+   * it is); null when the parts cannot make it. Each kind's segments are looked for in the order the
+   * whole body's cut looks for them (view-data.ts, bodyFrame), each after the one before.
+   */
+  private frameOf(api: WireApi, elements: BodyElements, arrays: readonly string[], around: Segments): string | null {
+    const { skeleton } = elements;
+    const pieces: (string | undefined)[] = [];
+    const cuts: Found[] = [];
+    const last: Record<Kind, Found | null> = { tools: null, system: null, messages: null };
+    const cutFromSkeleton = (needles: Record<Kind, string[]>, within?: number): boolean => {
+      for (const kind of KINDS) {
+        for (const needle of needles[kind]) {
+          if (needle.length < 3) continue;
+          const place = this.findInSkeleton(skeleton, needle, last[kind], LETTERS[kind], within);
+          if (!place) return false;
+          last[kind] = place;
+          cuts.push(place);
+        }
+      }
+      return true;
+    };
+    if (!cutFromSkeleton(needlesOf(around))) return null;
+    for (const name of arrays) {
+      for (const element of elements.arrays.get(name) ?? []) {
+        const item = this.itemOf(api, name, element);
+        const kind = KINDS.find((k) => item.counts[k] > 0);
+        if (kind === undefined) continue;
+        if (element.part === undefined) {
+          if (!cutFromSkeleton(needlesOf(elementSegments(api, name, element.text())), element.within)) return null;
+          continue;
+        }
+        const unit = 2 * element.part + 1;
+        if (item.piece === null || (last[kind]?.unit ?? -1) > unit) return null;
+        last[kind] = { unit, at: 0, end: 0, letter: "" };
+        pieces[element.part] = item.piece;
+      }
+    }
+    const ordered = cuts.sort((x, y) => x.unit - y.unit || x.at - y.at);
+    if (ordered.some((c, i) => i > 0 && c.unit === ordered[i - 1]!.unit && c.at < ordered[i - 1]!.end)) return null;
+    const cutSkeleton = skeleton.map((text, i) => {
+      const here = ordered.filter((c) => c.unit === 2 * i);
+      return here.length === 0 ? text : this.cutOut(text, here);
+    });
+    return joinBody(
+      cutSkeleton,
+      cutSkeleton.slice(1).map((_, i) => pieces[i] ?? elements.partText(i)),
+    );
+  }
+
+  /**
+   * The first place of `needle` in the skeleton's texts after `after` (in the text `within` alone
+   * when given); null when there is none.
+   */
+  private findInSkeleton(
+    skeleton: readonly string[],
+    needle: string,
+    after: Found | null,
+    letter: string,
+    within?: number,
+  ): Found | null {
+    const first = Math.ceil((after?.unit ?? 0) / 2);
+    const [from, to] = within === undefined ? [first, skeleton.length - 1] : [within, within];
+    for (let i = Math.max(from, first); i <= to; i++) {
+      const start = after && after.unit === 2 * i ? after.end : 0;
+      const at = skeleton[i]!.indexOf(needle, start);
+      if (at >= 0) return { unit: 2 * i, at, end: at + needle.length, letter };
+    }
+    return null;
   }
 }

@@ -41,7 +41,7 @@ import { sourceGroup } from "../context/source-groups.js";
 import { fieldValue } from "../diff/body-fields.js";
 import type { RequestDiff } from "../diff/diff.js";
 import { kindLabel, sharedTokensOf } from "../format.js";
-import type { LazyPayload, RunSource } from "../load-run.js";
+import type { LazyPayload, RequestPayload, RunSource } from "../load-run.js";
 import { PartItems } from "./part-items.js";
 import type { ViewItem, ViewMeta, ViewPair, ViewReply, ViewRequest, ViewRun } from "./types.js";
 
@@ -207,7 +207,7 @@ class ItemTable {
 }
 
 /** Cut the segments out of a wire body; the frame left rebuilds the exact body with them put back. */
-function bodyFrame(body: string, d: WireDissection): string {
+export function bodyFrame(body: string, d: WireDissection): string {
   const needles: [string, string][] = [
     ...d.tools.map((t): [string, string] => ["T", t.json]),
     ...d.systemParts.map((p): [string, string] => ["S", JSON.stringify(p)]),
@@ -449,13 +449,13 @@ export function writeViewData(
 type ItemRefs = Pick<ViewRequest, "T" | "S" | "M" | "F">;
 
 /**
- * A request's items: a Messages body's from its parts, each distinct part made once per run
- * (part-items.ts), any other's from its body taken apart whole.
+ * A request's items from its body's parts, each distinct part made once per run (part-items.ts);
+ * from its body taken apart whole where the parts do not describe it.
  */
 function itemRefs(items: ItemTable, record: RequestRecord, payload: LazyPayload | null): ItemRefs {
   const stored = payload?.stored();
   if (!payload || !stored || stored.api === null) return { T: -1, S: -1, M: -1, F: -1 };
-  const made = stored.api === "anthropic-messages" ? items.parts.of(stored.body) : null;
+  const made = items.parts.of(stored.api, stored.body);
   if (!made) {
     const { api, body } = payload.load();
     return wholeItemRefs(items, record, body, codecFor(api!).dissect(body));
@@ -465,12 +465,12 @@ function itemRefs(items: ItemTable, record: RequestRecord, payload: LazyPayload 
   let M = -1;
   for (const m of made.messages()) M = items.node(M, m);
   // Made from the parts where they make it, else from the body joined.
-  const frame = made.frame() ?? wholeFrame(payload.load().body);
+  const frame = made.frame() ?? wholeFrame(payload.load());
   return { T, S, M, F: items.frame(frame) };
 }
 
-function wholeFrame(body: string): string {
-  return bodyFrame(body, codecFor("anthropic-messages").dissect(body));
+function wholeFrame({ api, body }: RequestPayload): string {
+  return bodyFrame(body, codecFor(api!).dissect(body));
 }
 
 function wholeItemRefs(items: ItemTable, record: RequestRecord, body: string, d: WireDissection): ItemRefs {

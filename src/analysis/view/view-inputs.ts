@@ -10,7 +10,9 @@ import { defaultTokenCachePath, TokenCountCache } from "../../capture/token-coun
 import type { TokenMeasure } from "../../capture/tokens.js";
 import type { RequestRecord } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
-import { type BodyElements, bodyElements, bodyOfElements } from "../body-elements.js";
+import type { WireApi } from "../../providers/types.js";
+import { type BodyElements, bodyElements } from "../body-elements.js";
+import { aroundSegments, elementSegments, segmentArrays } from "../element-segments.js";
 import type { ResponsePayload, RunSource } from "../load-run.js";
 import { replyBodyLines, usageTable } from "../show/show-render.js";
 import { replyOf } from "../show/show-reply.js";
@@ -28,15 +30,16 @@ export async function segmentMeasure(
   cache = new TokenCountCache(defaultTokenCachePath()),
 ): Promise<TokenMeasure> {
   return cache.measure((measure) => {
-    // Each distinct part of a Messages body once: the page counts each of its segments once too.
+    // Each distinct part of a body once: the page counts each of its segments once too.
     const seen = new Map<string, Set<string>>();
     for (const source of sources) {
       if (!source.hasPayloads) continue;
       for (const payload of source.lazyPayloads()) {
         const { api, body } = payload.stored();
         if (api === null) continue;
-        const elements = api === "anthropic-messages" ? bodyElements(body) : null;
-        if (elements) countElements(measure, elements, seen);
+        const elements = bodyElements(body);
+        const arrays = elements && segmentArrays(api, elements);
+        if (arrays) countElements(measure, api, elements!, arrays, seen);
         else measure.countRequestTokens(codecFor(api).dissect(payload.load().body));
       }
     }
@@ -44,18 +47,24 @@ export async function segmentMeasure(
   });
 }
 
-/** Every segment of a Messages body's parts not counted yet, each part taken apart alone, and the fields around them. */
-function countElements(measure: TokenMeasure, elements: BodyElements, seen: Map<string, Set<string>>): void {
-  const codec = codecFor("anthropic-messages");
-  measure.countRequestTokens(codec.dissect(JSON.stringify(elements.top)));
-  for (const [name, list] of elements.arrays) {
-    // The keys counted so far, one set per array: a key names content, whichever array sends it.
-    const counted = seen.get(name) ?? new Set<string>();
-    seen.set(name, counted);
-    for (const element of list) {
+/** Every segment of a body's parts not counted yet, each part taken apart alone, and the fields around them. */
+function countElements(
+  measure: TokenMeasure,
+  api: WireApi,
+  elements: BodyElements,
+  arrays: readonly string[],
+  seen: Map<string, Set<string>>,
+): void {
+  measure.countRequestTokens(aroundSegments(api, elements));
+  for (const name of arrays) {
+    // The keys counted so far, one set per API and array: a key names content, whichever array sends it.
+    const table = `${api} ${name}`;
+    const counted = seen.get(table) ?? new Set<string>();
+    seen.set(table, counted);
+    for (const element of elements.arrays.get(name) ?? []) {
       if (counted.has(element.key)) continue;
       counted.add(element.key);
-      const d = codec.dissect(bodyOfElements(name, [element.text()]));
+      const d = elementSegments(api, name, element.text());
       measure.countRequestTokens(d);
       // The page counts a tool's definition whether or not a message loads it (a deferred tool alone is not).
       for (const tool of d.tools) measure.segmentTokens({ kind: "tools", text: tool.json });

@@ -262,7 +262,7 @@ describe("a chat span per request (GenAI conventions, in-memory exporter)", asyn
     const r = byApi("anthropic-messages");
     const [none, full] = await throughSdk([
       chatSpan(r, null, { content: "none" }),
-      chatSpan({ ...r, seq: 99 }, null, { content: "full" }, bodies.get("anthropic-messages")),
+      chatSpan({ ...r, seq: 99 }, null, { content: "full" }, () => bodies.get("anthropic-messages")),
     ]);
     expect(Object.keys(none!.attributes).filter((k) => k.startsWith("payload_probe.hash."))).toEqual([]);
     expect(Object.keys(none!.attributes).filter((k) => k.startsWith("payload_probe.context."))).toEqual([]);
