@@ -8,9 +8,11 @@ import { PROJECT_ROOT } from "../project-root.js";
 import { cliName, probeCommand, readInvokedAs } from "../text/invoked-as.js";
 import { nearest } from "../text/nearest.js";
 import { printable } from "../text/terminal-text.js";
+import { dropOutputToClosedPipes } from "./broken-pipe.js";
 
 restoreExtraCaCerts();
 readInvokedAs();
+dropOutputToClosedPipes();
 
 interface Command {
   main(argv: string[]): Promise<number>;

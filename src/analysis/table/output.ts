@@ -4,6 +4,7 @@
  * the reader instead of filling memory. Every line is made printable (text/terminal-text.ts), since most
  * lines hold something a capture said; only a table our own code coloured (table-output.ts) is written as it is.
  */
+import type { Writable } from "node:stream";
 import { printable } from "../../text/terminal-text.js";
 import { wrapLine } from "../../text/text-wrap.js";
 
@@ -16,7 +17,7 @@ export class LineWriter {
   private pending: string[] = [];
   private pendingChars = 0;
 
-  constructor(private readonly stream: NodeJS.WritableStream) {}
+  constructor(private readonly stream: Writable) {}
 
   async line(text: string): Promise<void> {
     return this.styledLine(printable(text, { lines: true }));
@@ -52,6 +53,16 @@ export class LineWriter {
     const chunk = `${this.pending.join("\n")}\n`;
     this.pending = [];
     this.pendingChars = 0;
-    if (!this.stream.write(chunk)) await new Promise<void>((resolve) => this.stream.once("drain", () => resolve()));
+    if (this.stream.write(chunk) || this.stream.destroyed) return;
+    // A pipe whose reader left never drains: it closes, and what is left to write is dropped.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.stream.off("drain", done);
+        this.stream.off("close", done);
+        resolve();
+      };
+      this.stream.once("drain", done);
+      this.stream.once("close", done);
+    });
   }
 }
