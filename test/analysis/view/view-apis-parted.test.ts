@@ -20,6 +20,7 @@ import { codecFor } from "../../../src/providers/codecs.js";
 import type { WireApi } from "../../../src/providers/types.js";
 import { captureRun, SESSIONS } from "../../fixtures/api-sessions.js";
 import { partedBody } from "../../fixtures/parted-body.js";
+import { savedPageData } from "./saved-page.js";
 
 const base = mkdtempSync(join(tmpdir(), "pp-view-apis-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -52,14 +53,9 @@ function counted(dir: string): { source: RunSource; joins: () => number } {
 
 async function pageOf(source: RunSource, name: string): Promise<{ index: string; items: ViewItem[] }> {
   const out = join(base, `${name}.html`);
-  writeViewPage(out, [source], null, { counter: await loadTokenCounter(), markers: {}, rawBytes: 0 });
-  const html = readFileSync(out, "utf8");
-  const element = (id: string) => {
-    const open = `<script type="application/json" id="${id}">`;
-    const start = html.indexOf(open) + open.length;
-    return html.slice(start, html.indexOf("</script>", start));
-  };
-  return { index: element("view-index"), items: JSON.parse(element("view-items")) as ViewItem[] };
+  await writeViewPage(out, [source], null, { counter: await loadTokenCounter(), markers: {}, rawBytes: 0 });
+  const { index, items } = savedPageData(readFileSync(out, "utf8"));
+  return { index, items: JSON.parse(items) as ViewItem[] };
 }
 
 /** Pages of the run parted and whole; returns how many bodies the parted page joined. */
