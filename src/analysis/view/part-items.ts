@@ -7,9 +7,13 @@
  * The body's frame (the wire body with its segments cut out) is made from the text around its parts
  * with each part's piece put in: the part with a hole where each of its segments' text stands, as
  * the page puts it back; the segments of the fields around the arrays are cut from the text around
- * the parts. A body this cannot make so (an element with segments left short in the skeleton, a
- * segment whose text is not in its element's, segments out of the order the whole body's cut finds
- * them in) has its frame made whole.
+ * the parts. A part whose segments are not all its own text (a Responses namespace's first tool is
+ * the namespace holding it alone; a developer message of two text parts has the texts joined as its
+ * system part) is a piece of the page's own, stored once, with a hole for each segment found in it
+ * and a skip for each that is not: the frame holds a hole for the piece, so no frame holds the
+ * part's text. A body this cannot make so (a short element in the skeleton or a field around the
+ * arrays whose segment is not found, segments out of the order the whole body's cut finds them in)
+ * has its frame made whole.
  */
 import { joinBody } from "../../capture/body-parts.js";
 import type { WireApi } from "../../providers/types.js";
@@ -22,6 +26,8 @@ export interface SegmentItems {
   tool(name: string, json: string): number;
   systemPart(text: string): number;
   message(role: string, json: string): number;
+  /** A stored piece (a part's text with holes and skips). */
+  piece(text: string): number;
 }
 
 type Kind = "tools" | "system" | "messages";
@@ -31,6 +37,12 @@ const KINDS: readonly Kind[] = ["tools", "system", "messages"];
 
 /** Each kind's letter in a frame's holes, in the order the frame cuts them (view-data.ts, bodyFrame). */
 const LETTERS: Record<Kind, string> = { tools: "T", system: "S", messages: "M" };
+
+/** Where a stored piece goes in a frame. */
+const PIECE = "P";
+
+/** A segment's skip: the letter of its kind in lower case, which takes the segment and writes nothing. */
+const skip = (kind: Kind) => LETTERS[kind].toLowerCase();
 
 /** A segment's text as a frame finds it in the body: a system part as its JSON string. */
 function needlesOf(segments: Segments): Record<Kind, string[]> {
@@ -42,14 +54,31 @@ function needlesOf(segments: Segments): Record<Kind, string[]> {
 }
 
 /**
+ * An element's piece of a frame: its text with a hole for each of its segments, put in the frame
+ * as it is where each segment is its own text found in order (as the whole body's cut leaves it),
+ * else stored once as an item of its own (`id` once made) and the frame holds a hole for it.
+ */
+interface Piece {
+  text: string;
+  stored: boolean;
+  id?: number;
+}
+
+/**
  * An element as the page holds it: how many segments of each kind it has, their items once asked
  * for (the page's items take their ids in the order they are asked for, as a body taken apart whole
- * gives them), and its piece of a frame (null: the frame is made whole).
+ * gives them), and its piece of a frame.
  */
 interface PartItem {
   counts: Record<Kind, number>;
   ids: Partial<Record<Kind, number[]>>;
-  piece: string | null;
+  piece: Piece;
+}
+
+/** A body's frame: its text with holes, and the ids of the stored pieces its `P` holes take in order. */
+export interface BodyFrame {
+  text: string;
+  pieces: number[];
 }
 
 /** The segments of a body as item ids, each kind made when asked for, and its frame when the parts make it. */
@@ -57,7 +86,7 @@ export interface BodyItems {
   tools(): number[];
   system(): number[];
   messages(): Iterable<number>;
-  frame(): string | null;
+  frame(): BodyFrame | null;
 }
 
 /**
@@ -141,26 +170,33 @@ export class PartItems {
   }
 
   /**
-   * The element's text with a hole where each of its segments' text stands, found in order; null
-   * when one is not found there, or when it holds segments of two kinds (whose order in the whole
-   * body's cut is by kind first). A text under three characters (an empty system part's `""`) is
+   * The element's text with a hole where each of its segments' text stands, found in order, and a
+   * skip where one is not found (after the one before it); stored when it has a skip. An element
+   * with segments of two kinds (whose order in the whole body's cut is by kind first) is its text
+   * after a skip for each, stored. A text under three characters (an empty system part's `""`) is
    * no hole: the whole body's cut leaves it too.
    */
-  private pieceOf(text: string, needles: Record<Kind, string[]>): string | null {
+  private pieceOf(text: string, needles: Record<Kind, string[]>): Piece {
+    const long = (kind: Kind) => needles[kind].filter((needle) => needle.length >= 3);
     const kinds = KINDS.filter((kind) => needles[kind].length > 0);
-    if (kinds.length > 1) return null;
+    if (kinds.length > 1) {
+      const skips = kinds.flatMap((kind) => long(kind).map(() => this.hole(skip(kind))));
+      return { text: skips.join("") + text, stored: true };
+    }
     const kind = kinds[0];
-    if (kind === undefined) return text;
+    if (kind === undefined) return { text, stored: false };
     const found: Found[] = [];
     let from = 0;
-    for (const needle of needles[kind]) {
-      if (needle.length < 3) continue;
+    for (const needle of long(kind)) {
       const at = text.indexOf(needle, from);
-      if (at < 0) return null;
+      if (at < 0) {
+        found.push({ unit: 0, at: from, end: from, letter: skip(kind) });
+        continue;
+      }
       from = at + needle.length;
       found.push({ unit: 0, at, end: from, letter: LETTERS[kind] });
     }
-    return this.cutOut(text, found);
+    return { text: this.cutOut(text, found), stored: found.some((f) => f.letter !== LETTERS[kind]) };
   }
 
   /** The text with a hole for each cut, the cuts in order. */
@@ -177,12 +213,14 @@ export class PartItems {
   /**
    * The frame: the text around the parts with the segments it holds cut out (the fields around the
    * arrays, short elements), and each part's piece put in (a part of no array that holds segments as
-   * it is); null when the parts cannot make it. Each kind's segments are looked for in the order the
-   * whole body's cut looks for them (view-data.ts, bodyFrame), each after the one before.
+   * it is, a stored piece as its hole); null when the parts cannot make it. Each kind's segments are
+   * looked for in the order the whole body's cut looks for them (view-data.ts, bodyFrame), each
+   * after the one before.
    */
-  private frameOf(api: WireApi, elements: BodyElements, arrays: readonly string[], around: Segments): string | null {
+  private frameOf(api: WireApi, elements: BodyElements, arrays: readonly string[], around: Segments): BodyFrame | null {
     const { skeleton } = elements;
     const pieces: (string | undefined)[] = [];
+    const stored: Piece[] = [];
     const cuts: Found[] = [];
     const last: Record<Kind, Found | null> = { tools: null, system: null, messages: null };
     const cutFromSkeleton = (needles: Record<Kind, string[]>, within?: number): boolean => {
@@ -201,16 +239,18 @@ export class PartItems {
     for (const name of arrays) {
       for (const element of elements.arrays.get(name) ?? []) {
         const item = this.itemOf(api, name, element);
-        const kind = KINDS.find((k) => item.counts[k] > 0);
-        if (kind === undefined) continue;
+        const kinds = KINDS.filter((k) => item.counts[k] > 0);
+        if (kinds.length === 0) continue;
         if (element.part === undefined) {
           if (!cutFromSkeleton(needlesOf(elementSegments(api, name, element.text())), element.within)) return null;
           continue;
         }
         const unit = 2 * element.part + 1;
-        if (item.piece === null || (last[kind]?.unit ?? -1) > unit) return null;
-        last[kind] = { unit, at: 0, end: 0, letter: "" };
-        pieces[element.part] = item.piece;
+        if (kinds.some((kind) => (last[kind]?.unit ?? -1) > unit)) return null;
+        for (const kind of kinds) last[kind] = { unit, at: 0, end: 0, letter: "" };
+        const { piece } = item;
+        pieces[element.part] = piece.stored ? this.hole(PIECE) : piece.text;
+        if (piece.stored) stored[element.part] = piece;
       }
     }
     const ordered = cuts.sort((x, y) => x.unit - y.unit || x.at - y.at);
@@ -219,10 +259,16 @@ export class PartItems {
       const here = ordered.filter((c) => c.unit === 2 * i);
       return here.length === 0 ? text : this.cutOut(text, here);
     });
-    return joinBody(
+    const text = joinBody(
       cutSkeleton,
       cutSkeleton.slice(1).map((_, i) => pieces[i] ?? elements.partText(i)),
     );
+    // The stored pieces in the order of their holes (the parts'), each an item once per run.
+    const ids = stored.flatMap((piece) => {
+      piece.id ??= this.items.piece(piece.text);
+      return [piece.id];
+    });
+    return { text, pieces: ids };
   }
 
   /**

@@ -60,8 +60,20 @@ export type ViewItem =
   | ["tools", number[]]
   | ["system", number[]]
   | ["node", number, number]
-  /** The body with U+0000 and a letter (T, S, M) where each segment goes; U+0002 n U+0002 before a hole: n of it. */
+  /**
+   * The body with U+0000 and a letter where each segment goes (T, S, M: the next tool, system part,
+   * message), or where the next stored piece goes (P: the next id of the list, present when it has
+   * any); U+0002 n U+0002 before a hole: n of it.
+   */
   | ["frame", string]
+  | ["frame", string, number[]]
+  /**
+   * An element of the body whose segments are not all its own text (a Responses namespace's first
+   * tool, a developer message of two text parts), stored once for every frame that holds it: its
+   * text with a hole for each segment found in it, and, for one that is not, U+0000 and the kind's
+   * letter in lower case (t, s, m), which takes that segment without writing it.
+   */
+  | ["piece", string]
   /**
    * A request's own facts: model, sha256 of its wire body, its cost lines (`view --cost`), the
    * model's reply with the usage as reported (null: none was read), and its tokens by source as the

@@ -6,7 +6,8 @@
  * table — a tool definition, a system part, a message, a tool set (which definitions), a system
  * set, a message-history node (parent node + one message: histories that share a prefix share
  * nodes), a wire-body frame (the body with its segments cut out, a run of equal holes written once
- * with its count) — and each request points into it.
+ * with its count), a piece that frames hold a hole for (a part whose segments are not all its own
+ * text, part-items.ts) — and each request points into it.
  * Tool sets and system sets are keyed by the records' own `hashes`, so an unchanged prompt is not
  * even hashed again.
  *
@@ -201,8 +202,13 @@ class ItemTable {
     }
     return id;
   }
-  frame(text: string): number {
-    return this.add(`f${digest(text)}`, () => ["frame", compactFrame(text)]);
+  piece(text: string): number {
+    return this.add(`p${digest(text)}`, () => ["piece", text]);
+  }
+  /** A frame, with the ids of the stored pieces its holes take (part-items.ts), when it has any. */
+  frame(text: string, pieces: readonly number[] = []): number {
+    if (pieces.length === 0) return this.add(`f${digest(text)}`, () => ["frame", compactFrame(text)]);
+    return this.add(`f${digest(text)} ${pieces.join(",")}`, () => ["frame", compactFrame(text), [...pieces]]);
   }
 }
 
@@ -465,8 +471,8 @@ function itemRefs(items: ItemTable, record: RequestRecord, payload: LazyPayload 
   let M = -1;
   for (const m of made.messages()) M = items.node(M, m);
   // Made from the parts where they make it, else from the body joined.
-  const frame = made.frame() ?? wholeFrame(payload.load());
-  return { T, S, M, F: items.frame(frame) };
+  const frame = made.frame() ?? { text: wholeFrame(payload.load()), pieces: [] };
+  return { T, S, M, F: items.frame(frame.text, frame.pieces) };
 }
 
 function wholeFrame({ api, body }: RequestPayload): string {

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type LazyPayload, type RunSource, resolveRun } from "../../../src/analysis/load-run.js";
+import { rebuildBody } from "../../../src/analysis/view/browser/rebuild-body.js";
 import { PartItems, type SegmentItems } from "../../../src/analysis/view/part-items.js";
 import type { ViewItem } from "../../../src/analysis/view/types.js";
 import { bodyFrame } from "../../../src/analysis/view/view-data.js";
@@ -20,6 +21,7 @@ import { codecFor } from "../../../src/providers/codecs.js";
 import type { WireApi } from "../../../src/providers/types.js";
 import { captureRun, SESSIONS } from "../../fixtures/api-sessions.js";
 import { partedBody } from "../../fixtures/parted-body.js";
+import { savedPageData } from "./saved-page.js";
 
 const base = mkdtempSync(join(tmpdir(), "pp-view-apis-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -52,14 +54,9 @@ function counted(dir: string): { source: RunSource; joins: () => number } {
 
 async function pageOf(source: RunSource, name: string): Promise<{ index: string; items: ViewItem[] }> {
   const out = join(base, `${name}.html`);
-  writeViewPage(out, [source], null, { counter: await loadTokenCounter(), markers: {}, rawBytes: 0 });
-  const html = readFileSync(out, "utf8");
-  const element = (id: string) => {
-    const open = `<script type="application/json" id="${id}">`;
-    const start = html.indexOf(open) + open.length;
-    return html.slice(start, html.indexOf("</script>", start));
-  };
-  return { index: element("view-index"), items: JSON.parse(element("view-items")) as ViewItem[] };
+  await writeViewPage(out, [source], null, { counter: await loadTokenCounter(), markers: {}, rawBytes: 0 });
+  const { index, items } = savedPageData(readFileSync(out, "utf8"));
+  return { index, items: JSON.parse(items) as ViewItem[] };
 }
 
 /** Pages of the run parted and whole; returns how many bodies the parted page joined. */
@@ -96,6 +93,11 @@ class ItemLog implements SegmentItems {
   message(role: string, json: string): number {
     return this.id(`msg ${role} ${json}`);
   }
+  /** Stored pieces, apart: the whole path makes none. */
+  readonly pieces: string[] = [];
+  piece(text: string): number {
+    return this.pieces.push(text) - 1;
+  }
 }
 
 const HOLE = "\u0000";
@@ -103,7 +105,7 @@ const HOLE = "\u0000";
 describe("view items part by part, every wire API", () => {
   for (const [name, make] of Object.entries(SESSIONS)) {
     it(`${name}: the items and frame of the whole body's dissection`, () => {
-      const { api, bodies, joinedFrames } = make();
+      const { api, bodies, joinedFrames, pieces = 0 } = make();
       const [partLog, wholeLog] = [new ItemLog(), new ItemLog()];
       let nullFrames = 0;
       const parts = new PartItems(partLog, (letter) => HOLE + letter);
@@ -117,10 +119,22 @@ describe("view items part by part, every wire API", () => {
         const made = parts.of(api, partedBody(body))!;
         expect({ tools: made.tools(), system: made.system(), messages: [...made.messages()] }).toEqual(expected);
         const frame = made.frame();
-        if (frame === null) nullFrames++;
-        else expect(frame).toBe(bodyFrame(body, d));
+        if (frame === null) {
+          nullFrames++;
+          continue;
+        }
+        // The whole body's cut where no part is a stored piece; the exact body again, pieces or not.
+        if (frame.pieces.length === 0) expect(frame.text).toBe(bodyFrame(body, d));
+        const texts = {
+          tools: d.tools.map((t) => t.json),
+          system: d.systemParts,
+          messages: d.messages.map((m) => m.json),
+        };
+        const piece = (id: number) => partLog.pieces[id]!;
+        expect(rebuildBody(["frame", frame.text, frame.pieces], piece, texts)).toBe(body);
       }
       expect(nullFrames).toBe(joinedFrames);
+      expect(partLog.pieces).toHaveLength(pieces);
       expect(partLog.made).toEqual(wholeLog.made);
       expect(wholeLog.made.length).toBeGreaterThan(bodies.length);
     });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
+import { captureRun, codexDefaultModelBodies } from "../../fixtures/api-sessions.js";
 import {
   chromiumPath,
   closePages,
@@ -91,6 +92,24 @@ describe.skipIf(!chromiumPath)("view pages in headless Chromium", () => {
     await open(file);
     expect(await page.locator(".row.req .bar").count()).toBe(30);
     await page.locator(".row.req", { hasText: "#30" }).click();
+    await page.locator("#raw").click();
+    await expect.poll(() => page.locator(".raw-body .facts").textContent()).toMatch(/matches the captured body/);
+    expect(await page.locator(".raw-body pre").textContent()).toBe(bodies.at(-1));
+    expect(problems).toEqual([]);
+  });
+
+  it("a Codex session on its default model: a body whose frame holds its tools' namespaces as a stored piece is rebuilt and matches its hash", async () => {
+    const dir = join(base, "codex-default-model");
+    const bodies = codexDefaultModelBodies(3);
+    await captureRun(
+      dir,
+      "openai-responses",
+      bodies.map((body) => ({ url: "/v1/responses", body })),
+    );
+    const file = join(base, "codex-default-model.html");
+    await cli("view", dir, "--out", file);
+    await open(file);
+    await page.locator(".row.req", { hasText: "#5" }).click();
     await page.locator("#raw").click();
     await expect.poll(() => page.locator(".raw-body .facts").textContent()).toMatch(/matches the captured body/);
     expect(await page.locator(".raw-body pre").textContent()).toBe(bodies.at(-1));

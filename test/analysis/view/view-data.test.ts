@@ -2,9 +2,11 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveRun } from "../../../src/analysis/load-run.js";
+import { rebuildBody } from "../../../src/analysis/view/browser/rebuild-body.js";
 import type { ItemOf, ViewItem, ViewRequest } from "../../../src/analysis/view/types.js";
 import { writeViewPage } from "../../../src/analysis/view/view-page.js";
 import { loadTokenCounter } from "../../../src/capture/tokens.js";
+import { captureRun, codexDefaultModelBodies } from "../../fixtures/api-sessions.js";
 import { runHandProbe } from "../hand-runs.js";
 import { savedPageData } from "./saved-page.js";
 import { growingSessionRun, runPartedProbe, runProbesInto, toolSearchRun } from "./view-runs.js";
@@ -41,6 +43,20 @@ function pageData(html: string) {
       items: JSON.parse(items) as ViewItem[],
     },
   };
+}
+
+/** Each request's wire body as the page's script rebuilds it from its frame and items (browser/rebuild-body.ts). */
+function rebuiltBodies(data: ReturnType<typeof pageData>["data"]): string[] {
+  const item = (id: number) => data.items[id]!;
+  return data.requests.map((r) => {
+    const messages: string[] = [];
+    for (let n = r.M; n >= 0; n = item(n)[1] as number) messages.unshift(item(item(n)[2] as number)[4] as string);
+    return rebuildBody(item(r.F) as ItemOf<"frame">, (id) => (item(id) as ItemOf<"piece">)[1], {
+      tools: (item(r.T)[1] as number[]).map((id) => item(id)[4] as string),
+      system: (item(r.S)[1] as number[]).map((id) => item(id)[3] as string),
+      messages,
+    });
+  });
 }
 
 async function page(run: string) {
@@ -90,30 +106,7 @@ describe("view page data", () => {
     // Joined from the run's parts where it stored them so (and checked against its hash).
     const bodies = [...resolveRun(run, { runsDir: runs }).payloads()].map((p) => p.body);
     expect(bodies.length).toBeGreaterThan(2);
-    const item = (id: number) => data.items[id]!;
-    data.requests.forEach((r, i) => {
-      const tools = (item(r.T)[1] as number[]).map((id) => item(id)[4] as string);
-      const system = (item(r.S)[1] as number[]).map((id) => item(id)[3] as string);
-      const messages: string[] = [];
-      for (let n = r.M; n >= 0; n = item(n)[1] as number) messages.unshift(item(item(n)[2] as number)[4] as string);
-      const next = { T: 0, S: 0, M: 0 };
-      // A run of equal holes is written once, after U+0002, its count and U+0002.
-      const [head, ...runs] = (item(r.F)[1] as string).split("\u0002");
-      let frame = head!;
-      for (let k = 0; k < runs.length; k += 2) {
-        const rest = runs[k + 1]!;
-        const unit = rest.slice(0, rest.indexOf("\u0000", 1) < 0 ? rest.length : rest.indexOf("\u0000", 1));
-        frame += unit.repeat(Number(runs[k])) + rest.slice(unit.length);
-      }
-      const pieces = frame.split("\u0000");
-      let body = pieces[0]!;
-      for (const piece of pieces.slice(1)) {
-        const c = piece[0] as "T" | "S" | "M";
-        const k = next[c]++;
-        body += (c === "T" ? tools[k]! : c === "S" ? JSON.stringify(system[k]) : messages[k]!) + piece.slice(1);
-      }
-      expect(body).toBe(bodies[i]);
-    });
+    expect(rebuiltBodies(data)).toEqual(bodies);
   });
 
   it("a run stored in parts gives the page its bodies stored whole would give", async () => {
@@ -164,6 +157,40 @@ describe("view page data", () => {
     const shown = new Set(data.items.filter((i) => i[0] === "msg").map((i) => i[4] as string));
     expect(shown.size).toBe(119);
     expect(JSON.parse(bodies.at(-1)!).messages.every((m: unknown) => shown.has(JSON.stringify(m)))).toBe(true);
+  });
+
+  it("a Codex session on its default model, its tools in namespaces: the page is no larger than the parts it shows, each once (issue 39)", async () => {
+    const dir = join(base, "codex-default-model");
+    const bodies = codexDefaultModelBodies(30);
+    await captureRun(
+      dir,
+      "openai-responses",
+      bodies.map((body) => ({ url: "/v1/responses", body })),
+    );
+    // What the page shows: each distinct input item (the tools' namespaces among them) once.
+    const parts = new Set<string>();
+    for (const body of bodies) for (const item of JSON.parse(body).input as unknown[]) parts.add(JSON.stringify(item));
+    const partBytes = [...parts].reduce((n, part) => n + Buffer.byteLength(part), 0);
+    const html = await page(dir);
+    expect(Buffer.byteLength(html)).toBeLessThanOrEqual(partBytes);
+    const { data } = pageData(html);
+    expect(data.requests).toHaveLength(32);
+    // No frame holds a part's text: the namespaces' item and a developer message of two text parts
+    // are pieces stored once, which every frame names.
+    const frames = data.items.filter((i): i is ItemOf<"frame"> => i[0] === "frame");
+    expect(frames.some((f) => f[1].includes('"type":"namespace"'))).toBe(false);
+    // What a frame holds of its own is the 2 KB of fields around the input, not the 55 KB of a body.
+    expect(Math.max(...frames.map((f) => f[1].length))).toBeLessThan(4000);
+    const pieces = data.items.flatMap((i, id) => (i[0] === "piece" ? [id] : []));
+    expect(pieces).toHaveLength(2);
+    expect(frames.map((f) => f[2])).toEqual(frames.map(() => pieces));
+    // The tools are listed and counted as the codec reads them, and every body is rebuilt exactly.
+    const toolNames = (data.items[data.requests[0]!.T] as ItemOf<"tools">)[1].map(
+      (id) => (data.items[id] as ItemOf<"tool">)[1],
+    );
+    expect(toolNames).toHaveLength(11);
+    expect(toolNames).toContain("functions.exec");
+    expect(rebuiltBodies(data)).toEqual(bodies);
   });
 
   it("text holding </script>, <!-- and U+2028/2029 cannot end the data element and survives intact", async () => {
