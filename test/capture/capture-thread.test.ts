@@ -8,6 +8,7 @@ import type { FinishedExchange } from "../../src/capture/capture.js";
 import { startCaptureProxy } from "../../src/capture/capture-proxy.js";
 import type { CAPTURE_QUEUE_LIMIT } from "../../src/capture/capture-thread.js";
 import { serveHttp } from "../../src/capture/http.js";
+import { savedPageData } from "../analysis/view/saved-page.js";
 import { runInProcess } from "../fixtures/cli-in-process.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { chatBody, jsonl, postChat, startCli } from "./http-harness.js";
@@ -279,7 +280,7 @@ describe("a run with requests relayed but not recorded", () => {
     expect(JSON.parse(cost.out)).toMatchObject({ lost: 1, requests: [{ seq: 1 }] });
     const page = join(runs, "page.html");
     expect((await cli("view", join(runs, "proxy"), "--out", page, "--runs", runs)).code).toBe(0);
-    expect(readFileSync(page, "utf8")).toMatch(
+    expect(savedPageData(readFileSync(page, "utf8")).index).toMatch(
       /"runs":\[\{"label":"[^"]+","probe":"proxy","runId":"[^"]+","requests":1,"lost":1,"secrets":0\}\]/,
     );
   });
