@@ -387,22 +387,10 @@ async function claudeWithProbeStub(work: string, key: string, toolSearch: string
 
 describe("real agents against the mock through the capture", () => {
   it.skipIf(!claude)(
-    "Claude Code (claude -p): exits 0, every request a full Messages record, bytes as the mock got them, no key in any file",
+    "Claude Code (claude -p) with an MCP server, a project CLAUDE.md and a skill: exits 0, every request a full Messages record, bytes as the mock got them, no key in any file; report --context names each, each request's sources add up to its total",
     async () => {
-      const key = fakeKey("sk-ant");
-      const session = await agentThroughCapture("claude-code", claude!.program, ["-p", "Say hello."], {
-        ...isolatedEnv(tempDir("claude-home-")),
-        ANTHROPIC_API_KEY: key,
-        ...CLAUDE_QUIET,
-      });
-      expectFaithfulCapture(session, "anthropic-messages", key, "claude-code");
-    },
-    180_000,
-  );
-
-  it.skipIf(!claude)(
-    "Claude Code with an MCP server, a project CLAUDE.md and a skill: report --context names each, each request's sources add up to its total",
-    async () => {
+      // One session serves both claims, as for Codex and the Gemini CLI below: the server, the file and
+      // the skill change what the prompt holds, not how the request is pointed, relayed or stored.
       const key = fakeKey("sk-ant");
       const work = tempDir("claude-context-work-");
       const claudeMd = "# House rules\n\nAlways run `npm test` before you commit, and keep each change small.\n";
@@ -415,6 +403,7 @@ describe("real agents against the mock through the capture", () => {
       );
       // Every tool definition sent up front, the MCP server's with them, rather than found by a tool search.
       const session = await claudeWithProbeStub(work, key, "false", "agent-session");
+      expectFaithfulCapture(session, "anthropic-messages", key, "claude-code");
       const report = spawnSync(process.execPath, [MAIN, "report", session.captured, "--context", "--json"], {
         encoding: "utf8",
       });
