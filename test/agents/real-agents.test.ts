@@ -6,7 +6,7 @@
  * one the mock received, and the fake key it was given reaches no file. Without an install the
  * tests skip with one line.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +21,7 @@ import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
 import { stopAfterTest } from "../fixtures/children.js";
 import { CLAUDE_QUIET } from "../fixtures/claude-quiet.js";
+import { runInProcess } from "../fixtures/cli-in-process.js";
 import { type FakeChatgptBackend, startFakeChatgptBackend } from "../fixtures/fake-chatgpt-backend.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -410,9 +411,8 @@ describe("real agents against the mock through the capture", () => {
       // Every tool definition sent up front, the MCP server's with them, rather than found by a tool search.
       const session = await claudeWithProbeStub(work, key, "false", "agent-session");
       expectFaithfulCapture(session, "anthropic-messages", key, "claude-code");
-      const report = spawnSync(process.execPath, [MAIN, "report", session.captured, "--context", "--json"], {
-        encoding: "utf8",
-      });
+      // report reads the run in this process (test/fixtures/cli-in-process.ts): the agent and record are the children here.
+      const report = await runInProcess({}, "report", session.captured, "--context", "--json");
       expect(report.status, report.stderr).toBe(0);
       const context = JSON.parse(report.stdout) as ContextJson;
       const records = jsonl<RequestRecord>(join(session.captured, "requests.jsonl"));
