@@ -122,6 +122,8 @@ export interface LayerViolation extends ImportEdge {
 }
 
 export interface LayerReport {
+  /** Every import the walk found, what the report was made from. */
+  edges: ImportEdge[];
   violations: LayerViolation[];
   /** Each import cycle as the modules along it, the first repeated at the end. */
   cycles: string[][];
@@ -171,7 +173,7 @@ function resolveRelative(root: string, fromFile: string, specifier: string, know
 }
 
 /** The import edges between modules under `root` (package and `node:` imports are not edges). */
-export function importEdges(root: string): ImportEdge[] {
+function importEdges(root: string): ImportEdge[] {
   const files = sourceFiles(root);
   const known = new Set(files.map((file) => toPosix(relative(root, file))));
   const edges: ImportEdge[] = [];
@@ -326,7 +328,7 @@ export function checkLayers(root: string, rules: LayerRule[] = LAYER_RULES): Lay
     if (rule) violations.push({ ...edge, rule });
   }
   violations.push(...commandBreaches(root, edges));
-  return { violations, cycles: importCycles(edges) };
+  return { edges, violations, cycles: importCycles(edges) };
 }
 
 export function formatViolation(v: LayerViolation): string {

@@ -6,7 +6,7 @@
  * one the mock received, and the fake key it was given reaches no file. Without an install the
  * tests skip with one line.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +21,7 @@ import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
 import { stopAfterTest } from "../fixtures/children.js";
 import { CLAUDE_QUIET } from "../fixtures/claude-quiet.js";
+import { runInProcess } from "../fixtures/cli-in-process.js";
 import { type FakeChatgptBackend, startFakeChatgptBackend } from "../fixtures/fake-chatgpt-backend.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -180,10 +181,16 @@ const geminiCli = installed("gemini-cli");
 const pi = findPi();
 if (!pi) console.log(`real pi pointer test skipped: pi is not installed; install it with './run.sh agents install pi'`);
 
-/** `gemini -p` with a fresh fake key in `home`, trusting the folder it runs in (a headless run asks for that). */
+/**
+ * `gemini -p` with a fresh fake key in `home`, trusting the folder it runs in (a headless run asks for
+ * that), in one process: the CLI starts itself again as a child to raise its heap limit unless
+ * GEMINI_CLI_NO_RELAUNCH is set (as its own relaunch sets it), which doubles its start (about 1.6
+ * against 0.8 s of CPU for `--version`) and changes nothing it sends. The session signed in with
+ * Google below runs as a user's does, through the relaunch.
+ */
 async function geminiCliThroughCapture(home: string, printedUpstream = false, work?: string) {
   const key = fakeKey("AIza");
-  const env = { ...isolatedEnv(home), GEMINI_API_KEY: key };
+  const env = { ...isolatedEnv(home), GEMINI_API_KEY: key, GEMINI_CLI_NO_RELAUNCH: "true" };
   const args = ["--skip-trust", "-p", "Say hello."];
   const program = geminiCli!.program;
   const session = await agentThroughCapture(
@@ -387,22 +394,10 @@ async function claudeWithProbeStub(work: string, key: string, toolSearch: string
 
 describe("real agents against the mock through the capture", () => {
   it.skipIf(!claude)(
-    "Claude Code (claude -p): exits 0, every request a full Messages record, bytes as the mock got them, no key in any file",
+    "Claude Code (claude -p) with an MCP server, a project CLAUDE.md and a skill: exits 0, every request a full Messages record, bytes as the mock got them, no key in any file; report --context names each, each request's sources add up to its total",
     async () => {
-      const key = fakeKey("sk-ant");
-      const session = await agentThroughCapture("claude-code", claude!.program, ["-p", "Say hello."], {
-        ...isolatedEnv(tempDir("claude-home-")),
-        ANTHROPIC_API_KEY: key,
-        ...CLAUDE_QUIET,
-      });
-      expectFaithfulCapture(session, "anthropic-messages", key, "claude-code");
-    },
-    180_000,
-  );
-
-  it.skipIf(!claude)(
-    "Claude Code with an MCP server, a project CLAUDE.md and a skill: report --context names each, each request's sources add up to its total",
-    async () => {
+      // One session serves both claims, as for Codex and the Gemini CLI below: the server, the file and
+      // the skill change what the prompt holds, not how the request is pointed, relayed or stored.
       const key = fakeKey("sk-ant");
       const work = tempDir("claude-context-work-");
       const claudeMd = "# House rules\n\nAlways run `npm test` before you commit, and keep each change small.\n";
@@ -415,9 +410,9 @@ describe("real agents against the mock through the capture", () => {
       );
       // Every tool definition sent up front, the MCP server's with them, rather than found by a tool search.
       const session = await claudeWithProbeStub(work, key, "false", "agent-session");
-      const report = spawnSync(process.execPath, [MAIN, "report", session.captured, "--context", "--json"], {
-        encoding: "utf8",
-      });
+      expectFaithfulCapture(session, "anthropic-messages", key, "claude-code");
+      // report reads the run in this process (test/fixtures/cli-in-process.ts): the agent and record are the children here.
+      const report = await runInProcess({}, "report", session.captured, "--context", "--json");
       expect(report.status, report.stderr).toBe(0);
       const context = JSON.parse(report.stdout) as ContextJson;
       const records = jsonl<RequestRecord>(join(session.captured, "requests.jsonl"));

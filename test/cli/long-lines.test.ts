@@ -8,6 +8,7 @@ import { cpSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_LINE_BYTES } from "../../src/files/jsonl.js";
+import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { closedPort } from "../fixtures/closed-port.js";
 import { sharedRun } from "../fixtures/shared-runs.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -31,8 +32,8 @@ beforeAll(() => {
 });
 afterAll(removeTempDirs);
 
-function expectRefused(file: string, ...args: string[]): void {
-  const result = cliIn(scratch, ...args, "--runs", runs);
+/** The command's one line: exit 2, the file and the line named, the real limit, no stack trace. */
+function expectRefusal(result: { code: number | null; stderr: string }, file: string, args: string[]): void {
   expect(result.stderr, args.join(" ")).not.toMatch(/internal error|\n\s+at /);
   expect(result.code, `${args.join(" ")}\n${result.stderr}`).toBe(2);
   expect(result.stderr.trim()).toBe(
@@ -40,32 +41,49 @@ function expectRefused(file: string, ...args: string[]): void {
   );
 }
 
+/**
+ * The command run in this process (test/fixtures/cli-in-process.ts: an error that is not the user's
+ * is thrown there, as main.ts would exit 3 with it), its output what main.ts prints.
+ */
+async function expectRefused(file: string, ...args: string[]): Promise<void> {
+  expectRefusal(await cliInScratch(scratch, ...args, "--runs", runs), file, args);
+}
+
 describe("a run file with a line over 256 MiB (issue 21)", () => {
   it("in requests.jsonl: report, diff, view, check --run and export otel exit 2 naming file and line", async () => {
     const requests = await runWithLongLine("long-requests", "requests.jsonl");
     cpSync((await sharedRun("p1")).dir, join(runs, "whole"), { recursive: true });
-    expectRefused(requests, "report", "long-requests");
-    expectRefused(requests, "diff", "whole", "long-requests");
-    expectRefused(requests, "view", "long-requests", "--out", join(scratch, "view.html"));
+    // The built CLI once, as a child: main.ts's own line and exit code.
+    const args = ["report", "long-requests", "--runs", runs];
+    expectRefusal(cliIn(scratch, ...args), requests, args);
+    await expectRefused(requests, "diff", "whole", "long-requests");
+    await expectRefused(requests, "view", "long-requests", "--out", join(scratch, "view.html"));
     const baseline = join(scratch, "baseline.json");
-    expectRefused(requests, "check", "--run", join(runs, "long-requests"), "--baseline", baseline, "--update");
-    expectRefused(requests, "export", "otel", "long-requests", "--endpoint", `http://127.0.0.1:${await closedPort()}`);
+    await expectRefused(requests, "check", "--run", join(runs, "long-requests"), "--baseline", baseline, "--update");
+    await expectRefused(
+      requests,
+      "export",
+      "otel",
+      "long-requests",
+      "--endpoint",
+      `http://127.0.0.1:${await closedPort()}`,
+    );
   });
 
   it("in payloads.jsonl: view, report --segments, profile import and export otel --content full", async () => {
     const payloads = await runWithLongLine("long-payloads", "payloads.jsonl");
-    expectRefused(payloads, "view", "long-payloads", "--out", join(scratch, "view.html"));
-    expectRefused(payloads, "report", "long-payloads", "--segments");
-    expectRefused(payloads, "profile", "import", "long-payloads", "--out", join(scratch, "profile.json"));
+    await expectRefused(payloads, "view", "long-payloads", "--out", join(scratch, "view.html"));
+    await expectRefused(payloads, "report", "long-payloads", "--segments");
+    await expectRefused(payloads, "profile", "import", "long-payloads", "--out", join(scratch, "profile.json"));
     const down = `http://127.0.0.1:${await closedPort()}`;
-    expectRefused(payloads, "export", "otel", "long-payloads", "--endpoint", down, "--content", "full");
+    await expectRefused(payloads, "export", "otel", "long-payloads", "--endpoint", down, "--content", "full");
   });
 
   it("in events.jsonl and mcp-wire.jsonl: export otel exits 2", async () => {
     const down = `http://127.0.0.1:${await closedPort()}`;
     for (const file of ["events.jsonl", "mcp-wire.jsonl"]) {
       const path = await runWithLongLine(`long-${file.split(".")[0]}`, file);
-      expectRefused(path, "export", "otel", `long-${file.split(".")[0]}`, "--endpoint", down);
+      await expectRefused(path, "export", "otel", `long-${file.split(".")[0]}`, "--endpoint", down);
     }
   });
 });

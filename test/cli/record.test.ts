@@ -14,9 +14,10 @@ import type { RequestRecord } from "../../src/capture/types.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl } from "../capture/http-harness.js";
+import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { cliIn, startCliIn } from "./scratch-cli.js";
+import { startCliIn } from "./scratch-cli.js";
 
 const FIXTURES = join(PROJECT_ROOT, "test", "fixtures", "record");
 const CLIENT = join(FIXTURES, "sdk-client.mjs");
@@ -96,8 +97,9 @@ describe("record", () => {
     expect(result.stderr).toContain("record: 3 request(s): 3 recorded");
     expect(result.stderr).toContain(`report ${join(runs, "node")} · show ${join(runs, "node")} 1 · view`);
 
-    const show = (...args: string[]) => cliIn(scratch, "show", ...args, "--runs", runs);
-    const first = show("node", "1", "--part", "reply");
+    // show and diff read the run in this process (test/fixtures/cli-in-process.ts): record is the child here.
+    const show = (...args: string[]) => cliInScratch(scratch, "show", ...args, "--runs", runs);
+    const first = await show("node", "1", "--part", "reply");
     expect(first.code, first.stderr).toBe(0);
     const lines = first.stdout.split("\n");
     expect(lines[4]).toMatch(/^══ reply \(HTTP 200, complete · first byte [\d.]+ ms · took [\d.]+ ms\) ══$/);
@@ -109,7 +111,7 @@ describe("record", () => {
       "}",
     ]);
     expect(first.stdout).toContain("── usage · reported: a mock's estimate · ours: our token count");
-    const json = JSON.parse(show("node", "3", "--json").stdout) as { reply: Record<string, unknown> };
+    const json = JSON.parse((await show("node", "3", "--json")).stdout) as { reply: Record<string, unknown> };
     expect(json.reply).toMatchObject({
       status: 200,
       ending: "complete",
@@ -137,8 +139,8 @@ describe("record", () => {
       const result = await startRecord(scratch, args, { SESSION_ID: session }).done;
       expect(result.code, result.stderr).toBe(0);
     }
-    const diff = (...args: string[]) => cliIn(scratch, "diff", "node@2", "node", ...args, "--runs", runs);
-    const plain = diff();
+    const diff = (...args: string[]) => cliInScratch(scratch, "diff", "node@2", "node", ...args, "--runs", runs);
+    const plain = await diff();
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toContain("#1 (turn 1)  identical");
     const at3 = plain.stdout.slice(plain.stdout.indexOf("#3 (turn"));
@@ -147,10 +149,10 @@ describe("record", () => {
       "  tools    same [read]",
       '  body     metadata.user_id: A "session-a" B "session-b"',
     ]);
-    const ignored = diff("--ignore", "metadata.user_id");
+    const ignored = await diff("--ignore", "metadata.user_id");
     expect(ignored.stdout).toContain("#3 (turn 1)  identical but for ignored fields: metadata.user_id");
     expect(ignored.stdout).toContain("0 request(s) differ");
-    const json = JSON.parse(diff("--json").stdout) as { requests: { bodyFields: unknown }[] };
+    const json = JSON.parse((await diff("--json")).stdout) as { requests: { bodyFields: unknown }[] };
     expect(json.requests[2]!.bodyFields).toEqual([{ path: "metadata.user_id", a: "session-a", b: "session-b" }]);
   });
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cacheAgreement } from "../../src/analysis/cache-agreement.js";
-import { cliIn } from "../cli/scratch-cli.js";
+import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { copySharedRuns, sharedRecords } from "../fixtures/shared-runs.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "pp-seq-cache-"));
@@ -34,24 +34,40 @@ describe("seq-namespace vs seq-search on Anthropic Messages and OpenAI Responses
   it("report and diff show the hit rate and write amplification; check --min-cache-hit fails seq-search in one line", async () => {
     await copySharedRuns(VARIANTS, runs);
     const rate = (text: string, side = "") => Number(new RegExp(`${side}cache: hit rate ([\\d.]+)%`).exec(text)![1]);
-    const report = cliIn(scratch, "report", "seq-search-anthropic", "--runs", runs);
+    // The commands read the runs in this process (test/fixtures/cli-in-process.ts); check-run.test.ts
+    // and report-diff-cli.test.ts run them as children.
+    const report = await cliInScratch(scratch, "report", "seq-search-anthropic", "--runs", runs);
     expect(report.code).toBe(0);
     expect(report.stdout).toMatch(/cache: hit rate [\d.]+% \(\d+ of \d+ prompt tokens read\), write amplification/);
-    const diff = cliIn(scratch, "diff", "seq-namespace-anthropic", "seq-search-anthropic", "--runs", runs).stdout;
+    const diff = (
+      await cliInScratch(scratch, "diff", "seq-namespace-anthropic", "seq-search-anthropic", "--runs", runs)
+    ).stdout;
     // Each activation breaks the prefix in tools: seq-search reads less of its prompt from the cache.
     expect(rate(diff, "A ")).toBeGreaterThan(rate(diff, "B "));
-    const responses = cliIn(scratch, "diff", "seq-namespace-responses", "seq-search-responses", "--runs", runs).stdout;
+    const responses = (
+      await cliInScratch(scratch, "diff", "seq-namespace-responses", "seq-search-responses", "--runs", runs)
+    ).stdout;
     expect(responses).toContain("no cache writes");
     // Each run gated against its own baseline (the shared runs ran in another workspace than the committed ones).
     const check = (probe: string, ...flags: string[]) =>
-      cliIn(scratch, "check", "--run", probe, "--baseline", join(scratch, `${probe}.json`), "--runs", runs, ...flags);
-    const gate = (probe: string, min: string) => {
-      expect(check(probe, "--update").code).toBe(0);
+      cliInScratch(
+        scratch,
+        "check",
+        "--run",
+        probe,
+        "--baseline",
+        join(scratch, `${probe}.json`),
+        "--runs",
+        runs,
+        ...flags,
+      );
+    const gate = async (probe: string, min: string) => {
+      expect((await check(probe, "--update")).code).toBe(0);
       return check(probe, "--min-cache-hit", min);
     };
     const floor = String(Math.floor(rate(diff, "A ")) / 100);
-    expect(gate("seq-namespace-anthropic", floor).code).toBe(0);
-    const failed = gate("seq-search-anthropic", floor);
+    expect((await gate("seq-namespace-anthropic", floor)).code).toBe(0);
+    const failed = await gate("seq-search-anthropic", floor);
     expect(failed.code).toBe(1);
     expect(failed.stdout.split("\n")[0]).toBe(
       `seq-search-anthropic: cache hit rate ${rate(diff, "B ")}% is below the minimum ${Number(floor) * 100}% (by our cache model)`,
