@@ -12,39 +12,19 @@ import type { PartedBody } from "../../../src/analysis/load-run.js";
 import { loadTokenCounter } from "../../../src/capture/tokens.js";
 import { codecFor } from "../../../src/providers/codecs.js";
 import { baseUrlFor, resolveModel } from "../../../src/providers/models.js";
-import type { Context, Message } from "../../../src/providers/types.js";
+import { long, toolRoundsContext } from "../../fixtures/api-sessions.js";
 import { partedBody } from "../../fixtures/parted-body.js";
 
-const long = (word: string, n: number) => Array.from({ length: n }, (_, i) => `${word}${i % 19}`).join(" ");
 const point = { cachePoint: { type: "default" } };
 const hourPoint = { cachePoint: { type: "default", ttl: "1h" } };
-
-function context(rounds: number): Context {
-  const messages: Message[] = [{ role: "user", content: long("ask", 300) }];
-  for (let n = 1; n <= rounds; n++) {
-    messages.push({ role: "assistant", text: "", toolCalls: [{ id: `c${n}`, name: "read", arguments: `{"n":${n}}` }] });
-    messages.push({
-      role: "tool",
-      toolCallId: `c${n}`,
-      toolName: "read",
-      content: long(`out${n}`, 700),
-      isError: false,
-    });
-  }
-  const tools = ["read", "grep"].map((name) => ({
-    name,
-    description: long(name, 200),
-    parameters: { type: "object" },
-  }));
-  return { systemPrompt: long("system", 900), messages, tools };
-}
 
 const model = resolveModel(
   "bedrock/anthropic.claude-sonnet-4-5",
   "bedrock-converse",
   baseUrlFor("bedrock-converse", "http://h:1/v1"),
 );
-const runtimeBody = (rounds: number) => codecFor("bedrock-converse").buildRequest(model, context(rounds), "loop").body;
+const runtimeBody = (rounds: number) =>
+  codecFor("bedrock-converse").buildRequest(model, toolRoundsContext(rounds), "loop").body;
 
 const toolEntry = (name: string) => ({ toolSpec: { name, description: long(name, 200), inputSchema: { json: {} } } });
 const userText = (word: string) => ({ role: "user", content: [{ text: long(word, 2000) }] });
