@@ -174,21 +174,21 @@ export class PartItems {
    * skip where one is not found (after the one before it); stored when it has a skip. An element
    * with segments of two kinds (whose order in the whole body's cut is by kind first) is its text
    * after a skip for each, stored. A text under three characters (an empty system part's `""`) is
-   * no hole: the whole body's cut leaves it too.
+   * a skip, never a hole, as in the whole body's cut.
    */
   private pieceOf(text: string, needles: Record<Kind, string[]>): Piece {
-    const long = (kind: Kind) => needles[kind].filter((needle) => needle.length >= 3);
     const kinds = KINDS.filter((kind) => needles[kind].length > 0);
     if (kinds.length > 1) {
-      const skips = kinds.flatMap((kind) => long(kind).map(() => this.hole(skip(kind))));
+      const skips = kinds.flatMap((kind) => needles[kind].map(() => this.hole(skip(kind))));
       return { text: skips.join("") + text, stored: true };
     }
     const kind = kinds[0];
     if (kind === undefined) return { text, stored: false };
     const found: Found[] = [];
     let from = 0;
-    for (const needle of long(kind)) {
-      const at = text.indexOf(needle, from);
+    for (const needle of needles[kind]) {
+      // A short needle could match inside something else: its text stays, a skip counts it.
+      const at = needle.length < 3 ? -1 : text.indexOf(needle, from);
       if (at < 0) {
         found.push({ unit: 0, at: from, end: from, letter: skip(kind) });
         continue;
@@ -226,7 +226,9 @@ export class PartItems {
     const cutFromSkeleton = (needles: Record<Kind, string[]>, within?: number): boolean => {
       for (const kind of KINDS) {
         for (const needle of needles[kind]) {
-          if (needle.length < 3) continue;
+          // A short needle's skip goes with the next hole of its kind, which may be in another part:
+          // the whole body's cut places it (view-data.ts, bodyFrame).
+          if (needle.length < 3) return false;
           const place = this.findInSkeleton(skeleton, needle, last[kind], LETTERS[kind], within);
           if (!place) return false;
           last[kind] = place;

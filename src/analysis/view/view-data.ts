@@ -219,25 +219,32 @@ export function bodyFrame(body: string, d: WireDissection): string {
     ...d.systemParts.map((p): [string, string] => ["S", JSON.stringify(p)]),
     ...d.messages.map((m): [string, string] => ["M", m.json]),
   ];
-  const found: { at: number; end: number; code: string }[] = [];
+  const found: { at: number; end: number; code: string; skips: string }[] = [];
   const from: Record<string, number> = { T: 0, S: 0, M: 0 };
+  // A short needle (an empty system part is `""`) could match inside something else, so its text stays
+  // literal; a skip (its letter in lower case) still counts it, written before the next hole of its
+  // kind (or at the end), so every later segment of that kind fills its own hole.
+  const skips: Record<string, string> = { T: "", S: "", M: "" };
   for (const [code, needle] of needles) {
-    // A short needle (an empty system part is `""`) could match inside something else: keep it literal.
-    if (needle.length < 3) continue;
+    if (needle.length < 3) {
+      skips[code] += HOLE + code.toLowerCase();
+      continue;
+    }
     const at = body.indexOf(needle, from[code]);
     if (at < 0) return body;
     from[code] = at + needle.length;
-    found.push({ at, end: at + needle.length, code });
+    found.push({ at, end: at + needle.length, code, skips: skips[code]! });
+    skips[code] = "";
   }
   found.sort((x, y) => x.at - y.at);
   let frame = "";
   let pos = 0;
   for (const f of found) {
     if (f.at < pos) return body;
-    frame += body.slice(pos, f.at) + HOLE + f.code;
+    frame += body.slice(pos, f.at) + f.skips + HOLE + f.code;
     pos = f.end;
   }
-  return frame + body.slice(pos);
+  return frame + body.slice(pos) + skips.T + skips.S + skips.M;
 }
 
 function toolChange(previous: string[] | null, tools: string[]): string[] {
