@@ -216,14 +216,17 @@ export class RunDatabaseReader {
   recordsOf(run: string): RequestRecord[] {
     const rows = this.read(
       () =>
-        this.db.prepare(`SELECT record FROM requests WHERE run_id = ? ORDER BY seq`).all(run) as { record: string }[],
+        this.db.prepare(`SELECT seq, record FROM requests WHERE run_id = ? ORDER BY seq`).all(run) as {
+          seq: number;
+          record: string;
+        }[],
     );
+    // A base comes later in seq order than a record naming it when requests finished out of order.
+    const bySeq = new Map(rows.map((row) => [row.seq, row.record]));
     const roles = new RolesResolver(
       (reference) => {
-        const row = this.read(() =>
-          this.db.prepare(`SELECT record FROM requests WHERE run_id = ? AND seq = ?`).get(run, reference.base),
-        ) as { record: string } | undefined;
-        return row ? (JSON.parse(row.record) as StoredRecord) : null;
+        const record = bySeq.get(reference.base);
+        return record === undefined ? null : (JSON.parse(record) as StoredRecord);
       },
       (seq, what) => new StorageError(`${this.path}: run ${run}, record ${seq}: ${what}`, this.path),
     );
