@@ -31,7 +31,7 @@
  */
 import type { WireDissection } from "../providers/types.js";
 import { asArray, asObject } from "../providers/wire-json.js";
-import { unloadedTools } from "./deferred-tools.js";
+import { referencedTool, unloadedTools } from "./deferred-tools.js";
 import type { KnownText } from "./known-texts.js";
 import { mediaOf } from "./message-media.js";
 import { TextMemo } from "./text-memo.js";
@@ -237,13 +237,10 @@ function anthropicPieces(block: Record<string, unknown>, calls: Map<string, stri
  */
 function resultPieces(block: Record<string, unknown>, source: string): Piece[] {
   const content = asArray(block.content);
-  const isReference = (part: unknown) => {
-    const { type, tool_name } = asObject(part);
-    return type === "tool_reference" && typeof tool_name === "string";
-  };
+  const isReference = (part: unknown) => referencedTool(part) !== undefined;
   if (!content.some(isReference)) return [{ source, value: block }];
   const references = content.filter(isReference).map((part) => ({
-    source: toolSource(asObject(part).tool_name as string),
+    source: toolSource(referencedTool(part)!),
     value: part,
   }));
   return [{ source, value: { ...block, content: content.filter((part) => !isReference(part)) } }, ...references];

@@ -39,7 +39,12 @@ export function toolsLoadedBy(messageJson: string): string[] {
 /** The tool names a message's `tool_reference` blocks name, wherever they sit (inside a tool result). */
 function toolReferences(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(toolReferences);
-  const item = asObject(value);
-  if (item.type === "tool_reference" && typeof item.tool_name === "string") return [item.tool_name];
-  return [...asArray(item.content)].flatMap(toolReferences);
+  const name = referencedTool(value);
+  return name === undefined ? [...asArray(asObject(value).content)].flatMap(toolReferences) : [name];
+}
+
+/** The tool a `tool_reference` block loads; undefined for any other value. */
+export function referencedTool(value: unknown): string | undefined {
+  const { type, tool_name } = asObject(value);
+  return type === "tool_reference" && typeof tool_name === "string" ? tool_name : undefined;
 }

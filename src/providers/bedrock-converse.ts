@@ -11,6 +11,7 @@ import type {
   RenderedReply,
   ResponseStream,
   ScriptedReply,
+  ToolCall,
   Usage,
   WireDissection,
   WireRequest,
@@ -39,13 +40,13 @@ type Block = Record<string, unknown>;
 
 const CACHE_POINT = { cachePoint: { type: "default" } };
 
+/** A tool call as Converse writes it, in a request's assistant message and in a reply alike. */
+const toolUseBlock = (call: ToolCall): Block => ({
+  toolUse: { toolUseId: call.id, name: call.name, input: argumentsObject(call.arguments) },
+});
+
 function assistantBlocks(message: AssistantMessage): Block[] {
-  return [
-    ...(message.text.trim() === "" ? [] : [{ text: message.text }]),
-    ...message.toolCalls.map((call) => ({
-      toolUse: { toolUseId: call.id, name: call.name, input: argumentsObject(call.arguments) },
-    })),
-  ];
+  return [...(message.text.trim() === "" ? [] : [{ text: message.text }]), ...message.toolCalls.map(toolUseBlock)];
 }
 
 /** Tool results travel in a user message, consecutive ones together; the last user message ends in a cache point. */
@@ -206,12 +207,7 @@ function streamedReply(reply: ScriptedReply, stopReason: string): string[] {
 function renderReply(reply: ScriptedReply, _requestBody: string, url = ""): RenderedReply {
   const stopReason = reply.kind === "text" ? "end_turn" : "tool_use";
   if (bedrockConverseEndpoint(url)?.stream) return { streamed: true, chunks: streamedReply(reply, stopReason) };
-  const content =
-    reply.kind === "text"
-      ? [{ text: reply.text }]
-      : reply.calls.map((call) => ({
-          toolUse: { toolUseId: call.id, name: call.name, input: argumentsObject(call.arguments) },
-        }));
+  const content = reply.kind === "text" ? [{ text: reply.text }] : reply.calls.map(toolUseBlock);
   const whole = { output: { message: { role: "assistant", content } }, stopReason, ...replyUsage(reply) };
   return { streamed: false, chunks: [JSON.stringify({ ...whole, metrics: { latencyMs: 0 } })] };
 }
@@ -245,30 +241,31 @@ interface Walk {
   last: Omit<CacheBreakpoint, "ttl"> | null;
 }
 
-function dissectTools(entries: Block[], walk: Walk): WireDissection["tools"] {
-  const tools: WireDissection["tools"] = [];
-  for (const entry of entries) {
-    if (entry.cachePoint !== undefined) walk.breakpoints.push(...pointBefore(walk.last, entry));
-    else {
-      const spec = asObject(entry.toolSpec ?? entry.systemTool);
-      tools.push({ name: String(spec.name ?? Object.keys(entry)[0] ?? ""), json: JSON.stringify(entry) });
-      walk.last = { part: "tools", index: tools.length - 1 };
-    }
-  }
-  return tools;
-}
-
-function dissectSystem(blocks: Block[], walk: Walk): string[] {
-  const parts: string[] = [];
+/** Each element of a tools or system list, and for each cache point between them its breakpoint. */
+function walkElements<T>(blocks: Block[], part: "tools" | "system", walk: Walk, element: (block: Block) => T): T[] {
+  const elements: T[] = [];
   for (const block of blocks) {
     if (block.cachePoint !== undefined) walk.breakpoints.push(...pointBefore(walk.last, block));
     else {
-      const guarded = asObject(asObject(block.guardContent).text).text;
-      parts.push(typeof block.text === "string" ? block.text : typeof guarded === "string" ? guarded : "");
-      walk.last = { part: "system", index: parts.length - 1 };
+      elements.push(element(block));
+      walk.last = { part, index: elements.length - 1 };
     }
   }
-  return parts;
+  return elements;
+}
+
+function dissectTools(entries: Block[], walk: Walk): WireDissection["tools"] {
+  return walkElements(entries, "tools", walk, (entry) => {
+    const spec = asObject(entry.toolSpec ?? entry.systemTool);
+    return { name: String(spec.name ?? Object.keys(entry)[0] ?? ""), json: JSON.stringify(entry) };
+  });
+}
+
+function dissectSystem(blocks: Block[], walk: Walk): string[] {
+  return walkElements(blocks, "system", walk, (block) => {
+    const guarded = asObject(asObject(block.guardContent).text).text;
+    return typeof block.text === "string" ? block.text : typeof guarded === "string" ? guarded : "";
+  });
 }
 
 /** A user message of tool results only reads as role `tool`, as the same turn does in chat completions. */
@@ -281,9 +278,12 @@ function dissectMessages(wire: unknown[], walk: Walk): WireDissection["messages"
     const message = asObject(value);
     const sent = asArray(message.content).map(asObject);
     const blocks = sent.filter((block) => block.cachePoint === undefined);
-    for (const [at, block] of sent.entries()) {
-      if (block.cachePoint === undefined) continue;
-      const before = sent.slice(0, at).filter((b) => b.cachePoint === undefined).length;
+    let before = 0; // the message's content blocks before this one
+    for (const block of sent) {
+      if (block.cachePoint === undefined) {
+        before++;
+        continue;
+      }
       walk.breakpoints.push(
         ...pointBefore(before > 0 ? { part: "messages", index, block: before - 1 } : walk.last, block),
       );
