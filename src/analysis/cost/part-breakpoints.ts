@@ -15,6 +15,7 @@ import type { Part } from "../../capture/types.js";
 import { codecFor } from "../../providers/codecs.js";
 import type { CacheBreakpoint, WireApi, WireDissection } from "../../providers/types.js";
 import { type BodyElement, type BodyElements, bodyElements, bodyOfElements } from "../body-elements.js";
+import { aroundSegments } from "../element-segments.js";
 import type { PartedBody } from "../load-run.js";
 import type { CacheBreakpointAt } from "./cache-model.js";
 import { blockCount, type ConverseFigures, converseFigures, converseWalk } from "./converse-breakpoints.js";
@@ -108,7 +109,7 @@ export class PartBreakpoints {
     if (!elements) return breakpointTokens(codecFor(api).dissect(whole()), this.counter);
     if (api === "bedrock-converse") return this.converse(elements);
     // The fields around the arrays, taken apart alone: the model, a `system` sent as one string.
-    const aroundDissection = codec().dissect(JSON.stringify(elements.top));
+    const aroundDissection = aroundSegments("anthropic-messages", elements);
     const around = layoutOf(aroundDissection, this.counter);
     const tables = this.tablesOf(aroundDissection.model);
     const layout: SegmentLayout = { tools: [], system: [], messages: [], messageBlocks: [], breakpoints: [] };
@@ -138,7 +139,7 @@ export class PartBreakpoints {
 
   /** A Converse body: its tools from the fields around the arrays, its system blocks and messages part by part. */
   private converse(elements: BodyElements): CacheBreakpointAt[] {
-    const around = codecFor("bedrock-converse").dissect(JSON.stringify(elements.top));
+    const around = aroundSegments("bedrock-converse", elements);
     const tools = layoutOf(around, this.counter);
     const tables = this.converseTablesOf(around.model);
     const figuresOf = (part: "system" | "messages", index: number): ConverseFigures => {
