@@ -15,15 +15,13 @@ function changed(page: PageContext): number[] {
 
 /** The pair after `from` in the list that differs, wrapping around; null when none differs. */
 function nextChange(page: PageContext, from: number | null): number | null {
-  const all = changed(page);
-  if (all.length === 0) return null;
-  const at = from === null ? -1 : all.indexOf(from);
-  if (at >= 0) return all[(at + 1) % all.length];
-  if (from === null) return all[0];
-  // An open pair that does not differ: the first differing one drawn below it.
+  const pairs = page.pairs;
+  if (!pairs) return null;
+  const differs = (i: number) => !pairs[i].same;
+  // The list is laid out once per press; an open pair that does not differ counts by its place too.
   const order = itemsInListOrder(page);
-  const place = order.indexOf(from);
-  return all.find((i) => order.indexOf(i) > place) ?? all[0];
+  const place = from === null ? -1 : order.indexOf(from);
+  return order.slice(place + 1).find(differs) ?? order.find(differs) ?? null;
 }
 
 /** Where the open pair stands among the changes: `change 2 of 5`. */
