@@ -66,8 +66,9 @@ function countElements(
       counted.add(element.key);
       const d = elementSegments(api, name, element.text());
       measure.countRequestTokens(d);
-      // The page counts a tool's definition whether or not a message loads it (a deferred tool alone is not).
-      for (const tool of d.tools) measure.segmentTokens({ kind: "tools", text: tool.json });
+      // The page counts a tool's definition whether or not a message loads it; taken apart alone, a
+      // deferred tool is one no message loads, which the request's count left out.
+      for (const tool of d.tools) if (tool.deferred) measure.segmentTokens({ kind: "tools", text: tool.json });
     }
   }
 }
