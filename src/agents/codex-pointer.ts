@@ -16,10 +16,11 @@
  * forward proxy records them (`record -- codex` turns it on by itself: cli/record.ts).
  *
  * A user signed in with ChatGPT (auth.json holds the sign-in's tokens) keeps Codex's own provider:
- * the stand-in's config.toml sets only `chatgpt_base_url`, at the proxy's HTTPS listener (Codex
- * refuses a backend that is not HTTPS), auth.json is linked (read by Codex through the link and, when
- * it refreshes the tokens, written in place through it: never copied), and CODEX_CA_CERTIFICATE names
- * a bundle of the session's authority and the roots Codex would trust without it.
+ * the stand-in's config.toml sets only `chatgpt_base_url` and the provider's `openai_base_url` (unless
+ * the user set one), both at the proxy's HTTPS listener (Codex refuses a backend that is not HTTPS),
+ * auth.json is linked (read by Codex through the link and, when it refreshes the tokens, written in
+ * place through it: never copied), and CODEX_CA_CERTIFICATE names a bundle of the session's authority
+ * and the roots Codex would trust without it.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -107,6 +108,11 @@ function pointChatgpt(ctx: PointerContext, authority: string): Record<string, st
   const userHome = userConfigDir(ctx.env, "CODEX_HOME", ".codex");
   const { table } = userCodexConfig(userHome);
   table.chatgpt_base_url = `${ctx.bases.chatgpt}/`;
+  // Codex's `openai` provider, signed in with ChatGPT, lists its models at
+  // https://chatgpt.com/backend-api/codex/models whatever `chatgpt_base_url` says (the workspace
+  // routing moves its model requests only): its base at the proxy too, so that call is recorded.
+  // Model requests still follow the routing, as this base shares `chatgpt_base_url`'s origin.
+  table.openai_base_url ??= `${ctx.bases.chatgpt}/codex`;
   const linked = (name: string) => LINKED.has(name) || name === "auth.json";
   const home = linkedStandIn(userHome, join(ctx.tempDir, "codex-home"), linked);
   writeFileSync(join(home, "config.toml"), `${stringify(table)}\n`, { mode: 0o600 });

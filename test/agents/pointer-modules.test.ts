@@ -179,7 +179,7 @@ describe("codex pointer, signed in with ChatGPT", () => {
   const SIGN_IN = JSON.stringify({ auth_mode: "chatgpt", tokens: { access_token: "at-secret", refresh_token: "rt" } });
   const AUTHORITY = "-----BEGIN CERTIFICATE-----\nc2Vzc2lvbg==\n-----END CERTIFICATE-----\n";
 
-  it("keeps Codex's own provider: chatgpt_base_url at the HTTPS base, auth.json linked (never copied), CODEX_CA_CERTIFICATE trusting the session's authority and the roots", () => {
+  it("keeps Codex's own provider: chatgpt_base_url and its openai_base_url at the HTTPS base, auth.json linked (never copied), CODEX_CA_CERTIFICATE trusting the session's authority and the roots", () => {
     const { home, ctx } = userWith({
       ".codex/config.toml": 'model = "gpt-5.4"\n',
       ".codex/auth.json": SIGN_IN,
@@ -191,6 +191,7 @@ describe("codex pointer, signed in with ChatGPT", () => {
     expect(parse(readFileSync(join(env.CODEX_HOME!, "config.toml"), "utf8"))).toEqual({
       model: "gpt-5.4",
       chatgpt_base_url: `${bases.chatgpt}/`,
+      openai_base_url: `${bases.chatgpt}/codex`,
     });
     expect(lstatSync(join(env.CODEX_HOME!, "auth.json")).isSymbolicLink()).toBe(true);
     expect(readlinkSync(join(env.CODEX_HOME!, "auth.json"))).toBe(join(home, ".codex", "auth.json"));
@@ -198,6 +199,18 @@ describe("codex pointer, signed in with ChatGPT", () => {
     expect(bundle.startsWith(AUTHORITY)).toBe(true);
     expect(bundle.match(/BEGIN CERTIFICATE/g)!.length).toBeGreaterThan(50);
     expect(bundle).not.toContain("at-secret");
+  });
+
+  it("a user's own openai_base_url is kept: Codex's model list goes where the user sent it", () => {
+    const { home, ctx } = userWith({
+      ".codex/config.toml": 'openai_base_url = "https://gateway.example/codex"\n',
+      ".codex/auth.json": SIGN_IN,
+    });
+    const env = pointed(codexPointer, home, { ...ctx, authority: AUTHORITY });
+    expect(parse(readFileSync(join(env.CODEX_HOME!, "config.toml"), "utf8"))).toEqual({
+      openai_base_url: "https://gateway.example/codex",
+      chatgpt_base_url: `${bases.chatgpt}/`,
+    });
   });
 
   it("a user's own CA file (CODEX_CA_CERTIFICATE, else SSL_CERT_FILE) is trusted after the authority instead of the roots", () => {

@@ -573,10 +573,14 @@ describe("real agents against the mock through the capture", () => {
         // which Codex 0.169 opens without them).
         expect(backend!.refused.filter((line) => line !== "POST /backend-api/ps/mcp")).toEqual([]);
         expect(backend!.seen).toContain("GET /backend-api/wham/accounts/check");
+        // Refused, the socket is tried once: Codex takes the refusal as final.
+        if (!sockets) expect(backend!.seen.filter((line) => line.startsWith("UPGRADE"))).toHaveLength(1);
         const requests = requestRows(session.captured);
         const urls = (kind: string) => requests.filter((row) => row.kind === kind).map((row) => row.url);
         expect(urls("loop")).toEqual([1, 2].map(() => `${backend!.base}/codex/responses`));
         expect(urls("side")).toContain(`${backend!.base}/wham/accounts/check`);
+        // Its model list too, through record's `openai_base_url`: it reaches no chatgpt.com of its own.
+        expect(urls("side")).toContain(`${backend!.base}/codex/models?client_version=0.169.0`);
         // The sign-in is read where it is, never copied or written; no token reaches a file or record's output.
         expect(readFileSync(signIn.file)).toEqual(authBefore);
         for (const secret of [signIn.tokens.access_token, signIn.tokens.refresh_token, signIn.tokens.id_token]) {
@@ -587,22 +591,19 @@ describe("real agents against the mock through the capture", () => {
       };
       // Names of one length: the work folder's path is in the prompt, and message sizes are compared.
       const socket = await run("codex-chgp", true);
-      // The backend refusing the socket, Codex falls back to POSTs (zstd-compressed). Falling back, it
-      // adds a configuration_update item (the reasoning effort) and sends its own copies of earlier
-      // items, with metadata the server's copies on the socket's chain lack: the messages' sizes
-      // differ by those, every other figure is the same.
+      // The backend refusing the socket (426, as a server without WebSockets answers), Codex falls back
+      // to POSTs (zstd-compressed) at its first try, its warm-up, before the first turn. Over HTTP it
+      // sends its own copies of earlier items, the call with metadata the server's copy on the
+      // socket's chain lacks, and each item's create_time with as many digits as its float has: the
+      // messages' sizes differ by those, every other figure is the same.
       const http = await run("codex-chgh", false);
       const overSocket = loopTurns(socket.captured);
       const overHttp = loopTurns(http.captured);
       const withoutMessages = (record: RequestRecord) => {
-        const { messagesBytes: _, roles, ...rest } = turnShape(record);
-        return { ...rest, roles: roles.filter((role) => role !== "configuration_update") };
+        const { messagesBytes: _, ...rest } = turnShape(record);
+        return rest;
       };
       expect(overSocket.map(withoutMessages)).toEqual(overHttp.map(withoutMessages));
-      expect(overHttp.map((record) => record.roles.filter((role) => role === "configuration_update"))).toEqual([
-        ["configuration_update"],
-        ["configuration_update"],
-      ]);
       expectChainedTurns(socket, overSocket);
       for (const record of loopTurns(http.captured)) expect(record.transport).toBeUndefined();
       // Against an API key's session: the same tools, roles and system; Codex signed in with ChatGPT
