@@ -63,8 +63,9 @@ The command runs with an environment that points the known agents there:
   OPENAI_BASE_URL=<proxy>/openai/v1
   GOOGLE_GEMINI_BASE_URL=<proxy>/gemini
   CODE_ASSIST_ENDPOINT=<proxy>/code-assist
-  Codex: a temporary CODEX_HOME; signed in with ChatGPT, chatgpt_base_url at
-    the HTTPS listener and CODEX_CA_CERTIFICATE trusting it (auth.json linked)
+  Codex: a temporary CODEX_HOME; signed in with ChatGPT, chatgpt_base_url and
+    openai_base_url at the HTTPS listener and CODEX_CA_CERTIFICATE trusting it
+    (auth.json linked)
 Agents that read only a config file get a temporary one, removed afterwards;
 your own files are left alone (one whose config cannot be read is left
 unpointed, and record says so). The agents pointed:
