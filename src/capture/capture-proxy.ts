@@ -18,7 +18,7 @@ import { type ProxyTarget, proxyTargets, type Routed } from "./proxy-targets.js"
 import { credentialQueryName } from "./redact.js";
 import { ResponseChain, SocketTurns, turnExchange } from "./responses-socket.js";
 import { serveCapture } from "./served-capture.js";
-import { type TunnelReader, tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
+import { type TunnelReader, type TunnelTimeouts, tunnelExchange, tunnelUpgrade } from "./websocket-tunnel.js";
 
 export type { ProxyRoute } from "./proxy-routes.js";
 
@@ -68,6 +68,8 @@ export interface CaptureProxyOptions {
   onFinished?: (exchange: FinishedExchange) => void;
   /** The capture queue's bounds, the shutdown's drain time and where capture notices go (capture-thread.ts). */
   capture?: Pick<CaptureThreadOptions, "queueLimit" | "drainMs" | "notice">;
+  /** A WebSocket tunnel's bounds in place of the defaults (websocket-tunnel.ts): tests that must see one hold shorten it. */
+  tunnel?: Partial<TunnelTimeouts>;
 }
 
 export interface CaptureProxy {
@@ -344,13 +346,14 @@ async function relaySocket(
   upgrade: { request: IncomingMessage; socket: Duplex; head: Buffer },
   capture: CaptureThread,
   chain: ResponseChain,
+  timeouts?: Partial<TunnelTimeouts>,
 ): Promise<void> {
   const ts = new Date().toISOString();
   const started = performance.now();
   const { request, socket, head } = upgrade;
   const turns = to.api === "openai-responses" ? socketTurns(chain, capture, to.shown, agentOf(request.headers)) : null;
   const upstream = { target: to.target, path: to.targetPath, authorization: to.route.authorization };
-  const summary = await tunnelUpgrade(request, socket, head, upstream, turns?.reader);
+  const summary = await tunnelUpgrade(request, socket, head, upstream, turns?.reader, timeouts);
   turns?.close(summary.decodeFailure ?? summary.error);
   const { request: handed, response } = tunnelExchange(to.shown, summary);
   capture.handLater(handed, response, ts, performance.now() - started);
@@ -418,7 +421,7 @@ class ProxyRequests {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    await relaySocket(to, { request, socket, head }, capture, this.responseChain);
+    await relaySocket(to, { request, socket, head }, capture, this.responseChain, this.options.tunnel);
   };
 }
 

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
 import { asStorageError, keepingFailure, storageError } from "../files/storage-error.js";
-import { isProcessAlive } from "../processes/pid-lock.js";
+import { isProcessAlive, waitFromEnvironment } from "../processes/pid-lock.js";
 import { processStart } from "../processes/process-identity.js";
 import type { StoredPart } from "./payload-rows.js";
 import { RolesResolver, type StoredRecord } from "./record-roles.js";
@@ -87,11 +87,12 @@ export interface RunRow {
 }
 
 /**
- * How long a statement waits for another process's write to finish. payload-probe writes one row per
- * statement, so another run holds the lock for milliseconds; a lock held for seconds is someone
- * else's open transaction (a `sqlite3` shell, a stuck program), which waiting longer does not end.
+ * How long a statement waits for another process's write to finish, in ms: PAYLOAD_PROBE_DB_WAIT
+ * seconds, 5 by default. payload-probe writes one row per statement, so another run holds the lock
+ * for milliseconds; a lock held for seconds is someone else's open transaction (a `sqlite3` shell, a
+ * stuck program), which waiting longer does not end.
  */
-const BUSY_TIMEOUT_MS = 5_000;
+const busyTimeoutMs = () => waitFromEnvironment("PAYLOAD_PROBE_DB_WAIT", 5);
 
 /** Where SQLite keeps a WAL database's shared index; a read-only connection needs it or must make it. */
 const shmPath = (path: string) => `${path}-shm`;
@@ -115,8 +116,9 @@ export class RunDatabaseReader {
   /** Opens an existing database read-only; one that cannot be read is a StorageError naming the file. */
   static open(path: string): RunDatabaseReader {
     let db: Database.Database | undefined;
+    const timeout = busyTimeoutMs();
     try {
-      db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+      db = new Database(path, { readonly: true, fileMustExist: true, timeout });
       // SQLite opens the file lazily: the first read is where a damaged or unreadable file shows.
       db.prepare("SELECT count(*) FROM sqlite_master").get();
       checkFormat(path, db);
@@ -293,7 +295,7 @@ export class RunDatabase extends RunDatabaseReader {
   constructor(path: string) {
     const db = asStorageError(dirname(path), () => {
       mkdirSync(dirname(path), { recursive: true });
-      return asStorageError(path, () => new Database(path, { timeout: BUSY_TIMEOUT_MS }));
+      return asStorageError(path, () => new Database(path, { timeout: busyTimeoutMs() }));
     });
     super(path, db);
     try {

@@ -47,6 +47,11 @@ function responseHead(bytes: Buffer): { status: number; end: number; deflate: bo
   return { status: status ? Number(status[1]) : 0, end: end + 4, deflate };
 }
 
+export interface TunnelTimeouts {
+  answerMs: number;
+  lingerMs: number;
+}
+
 /**
  * A tunnel's bounds (lifecycle.ts). `answerMs`: from the upgrade request to the upstream's answer (its
  * connection and status line): an upstream that accepts and never answers is cut, and the client told
@@ -54,7 +59,7 @@ function responseHead(bytes: Buffer): { status: number; end: number; deflate: bo
  * a peer that never closes cannot keep the tunnel, and the server's close, waiting. A switched socket
  * that is merely quiet is left open: an agent's socket idles while its user thinks.
  */
-const TUNNEL_TIMEOUTS = { answerMs: 30_000, lingerMs: 2_000 };
+const TUNNEL_TIMEOUTS: TunnelTimeouts = { answerMs: 30_000, lingerMs: 2_000 };
 
 /** Who reads a tunnel's messages, each direction's whole text messages in order (responses-socket.ts). */
 export interface TunnelReader {
@@ -118,7 +123,7 @@ class TunnelWatch {
  * Tunnels one upgrade request (a WebSocket) to the upstream: the request head rewritten for the
  * upstream, then every byte both ways as it comes, the upstream's answer included. Resolves once
  * both sides have closed, with what the capture records of it; within `timeouts` of an upstream
- * that does not answer, or of one side closing (TUNNEL_TIMEOUTS). With a `reader`, once the upstream
+ * that does not answer, or of one side closing (TUNNEL_TIMEOUTS, or `shorter`). With a `reader`, once the upstream
  * has switched protocols each direction's messages are also decoded from a copy of its bytes and
  * handed to it; what is relayed is never touched.
  */
@@ -128,8 +133,9 @@ export function tunnelUpgrade(
   head: Buffer,
   to: { target: URL; path: string; authorization: string | undefined },
   reader?: TunnelReader,
-  timeouts = TUNNEL_TIMEOUTS,
+  shorter: Partial<TunnelTimeouts> = {},
 ): Promise<TunnelSummary> {
+  const timeouts = { ...TUNNEL_TIMEOUTS, ...shorter };
   const upstream = connectUpstream(to.target);
   const watch = new TunnelWatch(reader);
   // Written before anything is piped: the socket queues it until it connects.

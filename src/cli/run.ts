@@ -49,6 +49,7 @@ ${OTEL_FLAG_HELP}; each probe run is sent when it has finished
 
 A run of a probe that is already running (in this clone or another) waits for it and says which
 process holds its lock; after PAYLOAD_PROBE_LOCK_WAIT seconds (default 300) it gives up with exit 2.
+A database another program keeps locked is waited for PAYLOAD_PROBE_DB_WAIT seconds (default 5).
 One prompt may take at most ${REQUESTS_PER_PROMPT} model requests before a text answer; a probe over a limit is bad input.
 
 Exit: 0 every expect held, 1 an expect did not hold, 2 bad input (probe, config, skill file, a limit),

@@ -8,7 +8,7 @@ import { StorageError } from "../errors.js";
 const MEANINGS: [code: string, meaning: string][] = [
   [
     "SQLITE_BUSY",
-    "another process holds its write lock and kept it past the wait; let that process finish (or close the program that has it open) and run again",
+    "another process holds its write lock and kept it past the wait (PAYLOAD_PROBE_DB_WAIT seconds, 5 by default); let that process finish (or close the program that has it open) and run again",
   ],
   ["SQLITE_LOCKED", "another connection holds a lock on it; let it finish and run again"],
   [

@@ -45,4 +45,15 @@ export class EarlyStartedTransport implements Transport {
   close(): Promise<void> {
     return this.inner.close();
   }
+
+  /** The server process's id, as the SDK's stdio transport gives it; null once it is gone or for another kind. */
+  get pid(): number | null {
+    return processId(this.inner);
+  }
+}
+
+/** The id of the process behind a stdio transport (the SDK's, or one started early); null for any other. */
+export function processId(transport: Transport | undefined): number | null {
+  const pid = (transport as { pid?: unknown } | undefined)?.pid;
+  return typeof pid === "number" ? pid : null;
 }

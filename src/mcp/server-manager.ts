@@ -4,7 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildCacheEntry, computeConfigHash, isEntryValid, writeCacheEntry } from "./cache.js";
 import { type ClientSdk, clientSdk } from "./client-sdk.js";
-import { EarlyStartedTransport } from "./early-transport.js";
+import { EarlyStartedTransport, processId } from "./early-transport.js";
 import { KEEP_ALIVE_TIMINGS, KeepAlive, type KeepAliveTimings } from "./keep-alive.js";
 import { serverUnavailableText } from "./render.js";
 import { installSamplingHandler, type SamplingHandler } from "./sampling.js";
@@ -118,6 +118,7 @@ export class ServerManager {
         },
         drop: async (server, error) => {
           options.log("mcp_health_check_failed", { server, error: errorMessage(error) });
+          this.terminate(server);
           await this.disconnect(server, "health check failed");
         },
         reconnect: async (server) => {
@@ -465,6 +466,21 @@ export class ServerManager {
   async disconnect(name: string, reason: string): Promise<void> {
     const state = this.states.get(name);
     if (state && (await this.close(state))) this.options.log("mcp_disconnect", { server: name, reason });
+  }
+
+  /**
+   * Sends SIGTERM to a stdio server that stopped answering. Closing its connection ends its stdin
+   * and waits 2 s for it to exit before the SDK sends SIGTERM; a server that does not answer a ping
+   * does not read its stdin either, so that wait only delays its replacement.
+   */
+  private terminate(name: string): void {
+    const pid = processId(this.states.get(name)?.client?.transport);
+    if (pid === null) return;
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // It exited meanwhile: the close finds it gone.
+    }
   }
 
   /** Closes the server's connection; false when it had none. */

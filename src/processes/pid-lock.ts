@@ -147,15 +147,21 @@ const LOCK_WAIT_VARIABLE = "PAYLOAD_PROBE_LOCK_WAIT";
 /** How long a run waits for another run of its probe by default: far longer than any probe run takes. */
 export const DEFAULT_LOCK_WAIT_SECONDS = 300;
 
-/** The longest wait for a lock, in ms: PAYLOAD_PROBE_LOCK_WAIT seconds, else the default. */
-export function lockWaitMs(): number {
-  const value = process.env[LOCK_WAIT_VARIABLE]?.trim();
-  if (value === undefined || value === "") return DEFAULT_LOCK_WAIT_SECONDS * 1000;
+/**
+ * A wait for another process set in seconds by an environment variable (PAYLOAD_PROBE_LOCK_WAIT,
+ * PAYLOAD_PROBE_DB_WAIT), in ms; the default when it is unset or empty.
+ */
+export function waitFromEnvironment(variable: string, defaultSeconds: number): number {
+  const value = process.env[variable]?.trim();
+  if (value === undefined || value === "") return defaultSeconds * 1000;
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds < 0)
-    throw new UserError(`${LOCK_WAIT_VARIABLE} "${value}": expected a number of seconds, 0 or more`);
+    throw new UserError(`${variable} "${value}": expected a number of seconds, 0 or more`);
   return seconds * 1000;
 }
+
+/** The longest wait for a lock, in ms: PAYLOAD_PROBE_LOCK_WAIT seconds, else the default. */
+export const lockWaitMs = (): number => waitFromEnvironment(LOCK_WAIT_VARIABLE, DEFAULT_LOCK_WAIT_SECONDS);
 
 /**
  * Waits until the lock is free and takes it; `onWait` is told once who holds it meanwhile. After

@@ -78,6 +78,9 @@ async function proxyTo(port: number, drainMs?: number) {
       for (const wake of waiting.splice(0)) wake();
     },
     ...(drainMs !== undefined && { capture: { drainMs, notice: () => undefined } }),
+    // The tunnels' linger (2 s by default) bounds the tests' waits on an upstream that never closes:
+    // short, the bound still has to hold for the proxy to close.
+    tunnel: { lingerMs: 100 },
   });
   closers.push(() => proxy.close());
   const exchangeWritten = () =>

@@ -59,6 +59,9 @@ describe("a run folder swapped in at close (issue 21)", () => {
   it("keeps the previous run when a write fails mid-run, and the next run keeps the partial one", () => {
     const runsDir = tempDir("run-folder-");
     const previous = finishedRun(runsDir, '{"first":true}');
+    // SQLite's wait for the lock short (5 s by default): the point is that the write fails, not when.
+    process.env.PAYLOAD_PROBE_DB_WAIT = "0.1";
+    closers.push(() => delete process.env.PAYLOAD_PROBE_DB_WAIT);
     const run = openCaptureRun({ name: "p1", runsDir });
     writeFileSync(join(run.liveDir, "requests.jsonl"), '{"partial":true}\n');
     const holder = new Database(join(runsDir, "payload-probe.db"));

@@ -141,7 +141,8 @@ describe("two runs of one probe at once (issue 8)", () => {
     try {
       const [chunk] = (await once(holder.stdout!, "data")) as [Buffer];
       expect(chunk.toString()).toBe("held\n");
-      process.env.PAYLOAD_PROBE_LOCK_WAIT = "1";
+      // As short as shows the wait and its end: the holder never lets go, so any limit ends it.
+      process.env.PAYLOAD_PROBE_LOCK_WAIT = "0.2";
       const run = startCliIn(scratch, ["run", "p1", "--runs", join(scratch, "runs")], PROJECT_ROOT);
       delete process.env.PAYLOAD_PROBE_LOCK_WAIT;
       started.push(run.child);
@@ -151,8 +152,8 @@ describe("two runs of one probe at once (issue 8)", () => {
       const waiting = result.stderr.split("\n").filter((line) => line.includes("waiting for p1"));
       expect(waiting).toHaveLength(1);
       expect(waiting[0]).toContain(holderLine);
-      expect(waiting[0]).toContain(`holds ${lockPath} (giving up after 1 s)`);
-      expect(result.stderr).toContain(`payload-probe: ${lockPath}: still held after 1 s by ${holderLine}`);
+      expect(waiting[0]).toContain(`holds ${lockPath} (giving up after 0.2 s)`);
+      expect(result.stderr).toContain(`payload-probe: ${lockPath}: still held after 0.2 s by ${holderLine}`);
       expect(result.stderr).toMatch(/PAYLOAD_PROBE_LOCK_WAIT sets how many seconds to wait.*remove the lock file\n$/);
       expect(result.stderr).not.toMatch(/\n\s+at /);
       expect(readFileSync(lockPath, "utf8").split("\n")[0]).toBe(String(holder.pid));

@@ -4,16 +4,24 @@
  * connection, one that keeps answering 503. Every export must end by its deadline
  * (OTEL_EXPORTER_OTLP_TIMEOUT, made short here) with the exit codes the help gives: `export otel`
  * exits 1 saying once why, `run --otel` keeps the run's own code and warns.
+ *
+ * The five CLIs run at once, before the tests: each spends most of its time waiting on its collector
+ * (the deadline, or the SDK's back-off of about a second before it tries again). That wait is what
+ * is tested, so it stays; run one after another, the five would wait five times over.
  */
 import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { sharedRun } from "../fixtures/shared-runs.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { startCliIn } from "./scratch-cli.js";
 
+/**
+ * Short, but long enough for a CLI on a loaded machine to reach the collector and, for `reset`, to
+ * hear its answer after the SDK's one retry (0.8–1.2 s later) before the deadline cuts it.
+ */
 const DEADLINE_MS = 2000;
 for (const name of ["OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_HEADERS"])
   delete process.env[name];
@@ -65,12 +73,11 @@ async function startCollector(fault: Fault): Promise<FaultyCollector> {
   return collector;
 }
 
-afterAll(() => removeTempDirs());
-
-/** What a test started, stopped after it even when it timed out waiting for the CLI. */
+/** What the file started, stopped after it even when it timed out waiting for a CLI. */
 const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
+afterAll(async () => {
   for (const stop of stops.splice(0)) await stop();
+  removeTempDirs();
 });
 
 /**
@@ -79,9 +86,9 @@ afterEach(async () => {
  */
 async function cliAgainst(fault: Fault, args: (url: string) => string[]) {
   const collector = await startCollector(fault);
-  process.env.OTEL_EXPORTER_OTLP_TIMEOUT = String(DEADLINE_MS);
-  const { child, done } = startCliIn(tempDir("otel-faults-"), args(collector.url), PROJECT_ROOT);
-  delete process.env.OTEL_EXPORTER_OTLP_TIMEOUT;
+  const { child, done } = startCliIn(tempDir("otel-faults-"), args(collector.url), PROJECT_ROOT, {
+    OTEL_EXPORTER_OTLP_TIMEOUT: String(DEADLINE_MS),
+  });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGKILL");
     await collector.close();
@@ -103,34 +110,38 @@ const WHY: Record<Fault, RegExp> = {
   unavailable: new RegExp(`no complete answer within ${DEADLINE_MS} ms|retryable status`),
 };
 
-describe("export otel against a collector that misbehaves", () => {
-  it.each(["silent", "trickle", "reset", "unavailable"] as const)(
-    "%s: ends by the deadline, exit 1, one warning saying why",
-    async (fault) => {
-      const { dir } = await sharedRun("p1");
-      const { result, requests } = await cliAgainst(fault, (url) => ["export", "otel", dir, "--endpoint", url]);
-      expect(requests).toBeGreaterThan(0);
-      expect(result.code).toBe(1);
-      expect(result.stdout).toMatch(/not sent: http:\/\/127\.0\.0\.1:\d+\/v1\/traces did not take the spans/);
-      const warnings = otelWarnings(result.stderr);
-      expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatch(WHY[fault]);
-    },
+const FAULTS = ["silent", "trickle", "reset", "unavailable"] as const;
+type Outcome = Awaited<ReturnType<typeof cliAgainst>>;
+let exported: Record<Fault, Outcome>;
+let ranWithOtel: Outcome;
+
+beforeAll(async () => {
+  const runs = join(tempDir("otel-faults-runs-"), "runs");
+  // The run starts while the exports' run is still being made.
+  const run = cliAgainst("trickle", (url) => ["run", "p1", "--runs", runs, "--no-db", "--otel", url]);
+  const exports = sharedRun("p1").then(({ dir }) =>
+    Promise.all(FAULTS.map((fault) => cliAgainst(fault, (url) => ["export", "otel", dir, "--endpoint", url]))),
   );
+  const [ran, outcomes] = await Promise.all([run, exports]);
+  ranWithOtel = ran;
+  exported = Object.fromEntries(FAULTS.map((fault, index) => [fault, outcomes[index]!])) as Record<Fault, Outcome>;
+});
+
+describe("export otel against a collector that misbehaves", () => {
+  it.each(FAULTS)("%s: ends by the deadline, exit 1, one warning saying why", (fault) => {
+    const { result, requests } = exported[fault];
+    expect(requests).toBeGreaterThan(0);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/not sent: http:\/\/127\.0\.0\.1:\d+\/v1\/traces did not take the spans/);
+    const warnings = otelWarnings(result.stderr);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(WHY[fault]);
+  });
 });
 
 describe("run --otel against a collector that trickles its body", () => {
-  it("prints the result, warns once and exits with the run's own code", async () => {
-    const runs = join(tempDir("otel-faults-runs-"), "runs");
-    const { result, requests } = await cliAgainst("trickle", (url) => [
-      "run",
-      "p1",
-      "--runs",
-      runs,
-      "--no-db",
-      "--otel",
-      url,
-    ]);
+  it("prints the result, warns once and exits with the run's own code", () => {
+    const { result, requests } = ranWithOtel;
     expect(requests).toBeGreaterThan(0);
     expect(result.stdout).toMatch(/expect: held/);
     expect(result.code).toBe(0);

@@ -327,7 +327,11 @@ describe("mock --otel", () => {
   it("sends each request as it is captured, under the run's invoke_agent span ended on SIGTERM", async () => {
     const dir = tempDir("otel-mock-");
     const { file } = await writeTinyProbe(dir);
-    const mock = await startCli(["mock", file, "--runs", dir, "--no-db", "--otel", receiver.url]);
+    // Each span sent as it ends (OTEL_BSP_SCHEDULE_DELAY, 1 s by default): the test waits for it to arrive.
+    const mock = await startCli(["mock", file, "--runs", dir, "--no-db", "--otel", receiver.url], {
+      ...process.env,
+      OTEL_BSP_SCHEDULE_DELAY: "0",
+    });
     await parseReply(await postChat(`${mock.url}/chat/completions`, chatBody("read notes.txt")));
     const [chat] = await receiver.waitForSpans(1);
     expect(chat!.name).toBe("chat mock-model");

@@ -81,11 +81,15 @@ function previousCapture(runs?: (scratch: string) => void) {
   return { scratch, db: join(scratch, "runs", "payload-probe.db"), before: snapshot(), snapshot };
 }
 
-/** A CLI run that must fail at once: bounded, so a proxy that starts serving after all fails the test instead of hanging. */
+/**
+ * A CLI run that must fail at once: bounded, so a proxy that starts serving after all fails the test
+ * instead of hanging. SQLite's wait for a write lock is set short (PAYLOAD_PROBE_DB_WAIT, 5 s by
+ * default): the locked database's point is that the wait ends in one line, not how long it lasts.
+ */
 function failing(scratch: string, ...args: string[]) {
   const result = spawnSync(process.execPath, [MAIN, ...args], {
     cwd: scratch,
-    env: scratchEnv(scratch),
+    env: { ...scratchEnv(scratch), PAYLOAD_PROBE_DB_WAIT: "0.1" },
     encoding: "utf8",
     timeout: 30_000,
   });
@@ -111,7 +115,9 @@ describe("a database or disk that cannot be used (issue 21)", () => {
     cleanups.push(() => holder.close());
     holder.exec("BEGIN IMMEDIATE");
     for (const args of [RUN, PROXY]) {
-      expectOneLine(failing(scratch, ...args), db);
+      const result = failing(scratch, ...args);
+      expectOneLine(result, db);
+      expect(result.stderr).toContain("kept it past the wait (PAYLOAD_PROBE_DB_WAIT seconds, 5 by default)");
       expect(snapshot()).toEqual(before);
     }
     const report = failing(scratch, ...REPORT_LATEST);

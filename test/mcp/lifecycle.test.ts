@@ -201,7 +201,9 @@ describe("keep-alive", () => {
           lifecycle: "keep-alive",
         },
       },
-      keepAlive: { healthCheckMs: 10_000, reconnectMinMs: 100, reconnectMaxMs: 400 },
+      // Delays that show the doubling and the ceiling, as short as they can be: each failed attempt's
+      // Node process takes far longer than they do.
+      keepAlive: { healthCheckMs: 10_000, reconnectMinMs: 20, reconnectMaxMs: 80 },
     });
     // From now on the server cannot start: its fixture file is gone.
     renameSync(fixture, `${fixture}.away`);
@@ -212,7 +214,7 @@ describe("keep-alive", () => {
       ofType(adapter, "mcp_reconnect_scheduled")
         .slice(0, 5)
         .map((d) => d.inMs),
-    ).toEqual([100, 200, 400, 400, 400]);
+    ).toEqual([20, 40, 80, 80, 80]);
     expect(ofType(adapter, "mcp_connect_failed")[0]!.error).toMatch(/stub fixture not found/);
     renameSync(`${fixture}.away`, fixture);
     await adapter.until(() => ofType(adapter, "mcp_connect").length === 2);

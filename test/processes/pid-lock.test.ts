@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
-import { isProcessAlive, tryLock, waitForLock } from "../../src/processes/pid-lock.js";
+import { isProcessAlive, tryLock, waitForLock, waitFromEnvironment } from "../../src/processes/pid-lock.js";
 import { processCommandLine, processStart } from "../../src/processes/process-identity.js";
 import { escapeRegExp } from "../../src/text/regexp.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -130,5 +130,29 @@ describe("pid locks", () => {
     // What the process is doing, at its end, survives the cut.
     expect(line).toMatch(/x…x+ the-end$/);
     expect(line.length).toBeLessThan(200);
+  });
+});
+
+describe("a wait set by an environment variable (PAYLOAD_PROBE_LOCK_WAIT, PAYLOAD_PROBE_DB_WAIT)", () => {
+  const VARIABLE = "PAYLOAD_PROBE_TEST_WAIT";
+  afterEach(() => delete process.env[VARIABLE]);
+
+  it("is the default when unset or empty, else its seconds in ms", () => {
+    expect(waitFromEnvironment(VARIABLE, 5)).toBe(5000);
+    process.env[VARIABLE] = " ";
+    expect(waitFromEnvironment(VARIABLE, 5)).toBe(5000);
+    process.env[VARIABLE] = "0.25";
+    expect(waitFromEnvironment(VARIABLE, 5)).toBe(250);
+    process.env[VARIABLE] = "0";
+    expect(waitFromEnvironment(VARIABLE, 5)).toBe(0);
+  });
+
+  it("refuses what is not a number of seconds, naming the variable and the value", () => {
+    for (const value of ["-1", "soon", "Infinity"]) {
+      process.env[VARIABLE] = value;
+      expect(() => waitFromEnvironment(VARIABLE, 5)).toThrow(
+        new UserError(`${VARIABLE} "${value}": expected a number of seconds, 0 or more`),
+      );
+    }
   });
 });

@@ -19,6 +19,7 @@ export interface OtlpTarget {
 const TRACES_PATH = "v1/traces";
 const DEFAULT_BASE = "http://localhost:4318";
 const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_BATCH_DELAY_MS = 1000;
 
 const env = (name: string): string | undefined => process.env[name]?.trim() || undefined;
 
@@ -63,6 +64,16 @@ function protocol(): OtlpProtocol {
 function timeoutMs(): number {
   const value = Number(env("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") ?? env("OTEL_EXPORTER_OTLP_TIMEOUT"));
   return Number.isFinite(value) && value > 0 ? value : DEFAULT_TIMEOUT_MS;
+}
+
+/**
+ * How long an ended span waits to be sent with others: OTEL_BSP_SCHEDULE_DELAY in ms, as the SDK's
+ * batch processor reads it, else 1 s (the SDK's own default, 5 s, would hold a live capture's spans
+ * back); a value that is not a number of ms is ignored, as a bad timeout is.
+ */
+export function batchDelayMs(): number {
+  const value = Number(env("OTEL_BSP_SCHEDULE_DELAY") ?? Number.NaN);
+  return Number.isFinite(value) && value >= 0 ? value : DEFAULT_BATCH_DELAY_MS;
 }
 
 export function resolveOtlpTarget(endpoint: string | undefined): OtlpTarget {

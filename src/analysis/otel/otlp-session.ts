@@ -32,7 +32,7 @@ import {
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { trustedCas } from "../../processes/extra-ca-certs.js";
-import { type OtlpTarget, resolveOtlpTarget } from "./otlp-config.js";
+import { batchDelayMs, type OtlpTarget, resolveOtlpTarget } from "./otlp-config.js";
 import type { Attributes, SpanPlan } from "./span-plan.js";
 
 export interface OtlpSettings {
@@ -237,7 +237,7 @@ function buildPipeline(settings: OtlpSettings, target: OtlpTarget): Pipeline {
   const processor = new BatchSpanProcessor(settings.exporter ?? endpoint!, {
     maxQueueSize: MAX_QUEUE,
     maxExportBatchSize: BATCH,
-    scheduledDelayMillis: 1000,
+    scheduledDelayMillis: batchDelayMs(),
     // Ours ends every export by the deadline; the processor's own limit only backs it up, so that it
     // never gives up on a batch whose outcome (and so the exit code) is still to come.
     exportTimeoutMillis: target.timeoutMs + DEADLINE_MARGIN_MS,

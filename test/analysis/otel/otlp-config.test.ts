@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveOtlpTarget } from "../../../src/analysis/otel/otlp-config.js";
+import { batchDelayMs, resolveOtlpTarget } from "../../../src/analysis/otel/otlp-config.js";
 import { UserError } from "../../../src/errors.js";
 
 const NAMES = [
@@ -9,6 +9,7 @@ const NAMES = [
   "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
   "OTEL_EXPORTER_OTLP_TIMEOUT",
   "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+  "OTEL_BSP_SCHEDULE_DELAY",
 ];
 const saved = Object.fromEntries(NAMES.map((name) => [name, process.env[name]]));
 const setEnv = (values: Record<string, string>) => {
@@ -48,6 +49,19 @@ describe("where spans go (the OTLP exporter specification's endpoint rules)", ()
       OTEL_EXPORTER_OTLP_TIMEOUT: "2500",
     });
     expect(resolveOtlpTarget(undefined)).toMatchObject({ protocol: "http/json", timeoutMs: 2500 });
+  });
+
+  it("the batch delay from OTEL_BSP_SCHEDULE_DELAY (ms, 0 sends each span at once), else 1 s", () => {
+    setEnv({});
+    expect(batchDelayMs()).toBe(1000);
+    setEnv({ OTEL_BSP_SCHEDULE_DELAY: "0" });
+    expect(batchDelayMs()).toBe(0);
+    setEnv({ OTEL_BSP_SCHEDULE_DELAY: "250" });
+    expect(batchDelayMs()).toBe(250);
+    for (const value of ["", "soon", "-5"]) {
+      setEnv({ OTEL_BSP_SCHEDULE_DELAY: value });
+      expect(batchDelayMs()).toBe(1000);
+    }
   });
 
   it("a URL that is not http(s) and the gRPC protocol are usage errors naming where they came from", () => {
