@@ -13,6 +13,7 @@
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
+import { finished } from "node:stream/promises";
 import { Worker } from "node:worker_threads";
 import type { Recording, SessionPart } from "../../capture/capture-session.js";
 import { listen } from "../../capture/http.js";
@@ -182,10 +183,7 @@ export async function startLiveView(options: LiveViewOptions): Promise<LiveView>
     },
     async close() {
       const note = `the run is in ${options.dir()}`.replace(/[\r\n]+/g, " ");
-      const ending = [...clients].map(
-        (client) => new Promise<void>((done) => client.end(`event: end\ndata: ${note}\n\n`, () => done())),
-      );
-      await Promise.all(ending);
+      await Promise.all([...clients].map((client) => endEventStream(client, note)));
       clients.clear();
       const closed = new Promise<void>((done) => server.close(() => done()));
       // A page's idle keep-alive connection would otherwise hold the process until the browser lets go.
@@ -194,6 +192,17 @@ export async function startLiveView(options: LiveViewOptions): Promise<LiveView>
       await data.worker.close();
     },
   };
+}
+
+/**
+ * Sends a page's event stream its `end` and settles once the stream has finished or its connection
+ * has closed. A page that went away a moment before the stop left a stream whose connection is
+ * already destroyed but not yet reported closed: its `end` never finishes, and waiting for that
+ * alone kept the command from ever exiting.
+ */
+export async function endEventStream(stream: ServerResponse, note: string): Promise<void> {
+  stream.end(`event: end\ndata: ${note}\n\n`);
+  await finished(stream).catch(() => undefined);
 }
 
 function serve(

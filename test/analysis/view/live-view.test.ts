@@ -5,10 +5,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { appendFileSync, cpSync, existsSync } from "node:fs";
-import { get, type IncomingMessage, request } from "node:http";
+import { createServer, get, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { captureLocation, type LiveView, startLiveView } from "../../../src/analysis/view/live-view.js";
+import { captureLocation, endEventStream, type LiveView, startLiveView } from "../../../src/analysis/view/live-view.js";
 import { type MockServer, startMockServer } from "../../../src/capture/mock-server.js";
 import { chatBody, MAIN, parseReply, postChat, startCli, writeTinyProbe } from "../../capture/http-harness.js";
 import { removeTempDirs, tempDir } from "../../runtime/harness.js";
@@ -170,6 +170,29 @@ describe("live view server", () => {
     }
     await expect(fetch(view.url)).rejects.toThrow();
     await server.close();
+  });
+
+  it("ending a stream whose page went away the moment before settles when its connection closes", async () => {
+    // The state a stop can meet: the stream's connection destroyed, its `close` not yet emitted. An
+    // `end` there never finishes; `mock --view` once waited for it after a page closed and never exited.
+    let stream: ServerResponse | undefined;
+    const pages = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream", connection: "close" });
+      response.write("event: changed\ndata: 0\n\n");
+      stream = response;
+    });
+    open.push({ close: () => new Promise<void>((done) => pages.close(() => done())) });
+    await new Promise<void>((done) => pages.listen(0, "127.0.0.1", done));
+    const { port } = pages.address() as { port: number };
+    await new Promise<void>((done) => get(`http://127.0.0.1:${port}/`, (page) => page.once("data", () => done())));
+    const closed = new Promise<void>((done) => stream!.once("close", () => setImmediate(done)));
+    stream!.socket!.destroy();
+    let settled = false;
+    void endEventStream(stream!, "the run is here").then(() => {
+      settled = true;
+    });
+    await closed;
+    expect(settled).toBe(true);
   });
 
   it("answers only GET at its own address: another Host is refused, so a rebound name cannot read the run", async () => {
