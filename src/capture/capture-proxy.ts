@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { Agent, type Dispatcher } from "undici";
+import type { Agent, Dispatcher } from "undici";
 import { trustedCas } from "../processes/extra-ca-certs.js";
 import { USAGE_ESTIMATE_HEADER } from "../providers/http-transport.js";
 import { AWS_EVENT_STREAM } from "./aws-event-stream.js";
@@ -217,12 +217,16 @@ class ClientRelay implements Dispatcher.DispatchHandler {
  * The relay's own pool of kept-alive upstream connections, trusting the certificates run.sh held back
  * from start-up. Not undici's global dispatcher: that slot is shared with Node's built-in fetch, and
  * when fetch ran first in the process it holds Node's bundled undici, whose dispatch takes another
- * handler interface than ClientRelay's ("invalid onError method").
+ * handler interface than ClientRelay's ("invalid onError method"). undici is loaded by the first
+ * request to relay, not at start-up: loading it costs about 80 ms of CPU, which a proxy that is
+ * stopped before any request (or a command that refuses to start) never needs.
  */
-let upstreamPool: Agent | undefined;
-function upstreamDispatcher(): Agent {
-  const ca = trustedCas();
-  upstreamPool ??= new Agent(ca ? { connect: { ca } } : {});
+let upstreamPool: Promise<Agent> | undefined;
+function upstreamDispatcher(): Promise<Agent> {
+  upstreamPool ??= import("undici").then(({ Agent }) => {
+    const ca = trustedCas();
+    return new Agent(ca ? { connect: { ca } } : {});
+  });
   return upstreamPool;
 }
 
@@ -250,7 +254,8 @@ function relay(
       headers: authorization ? { authorization, ...headers } : headers,
       body: bytes.length > 0 ? bytes : undefined,
     };
-    upstreamDispatcher().dispatch(options, new ClientRelay(origin, response, resolve, to.rewriteReply));
+    const relayed = new ClientRelay(origin, response, resolve, to.rewriteReply);
+    void upstreamDispatcher().then((pool) => pool.dispatch(options, relayed));
   });
 }
 
