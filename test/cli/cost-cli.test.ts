@@ -19,6 +19,7 @@ import { PROJECT_ROOT } from "../../src/project-root.js";
 import { savedPageData } from "../analysis/view/saved-page.js";
 import { runProbesInto } from "../analysis/view/view-runs.js";
 import { runInProcess } from "../fixtures/cli-in-process.js";
+import { expectDollars } from "../fixtures/expect-dollars.js";
 
 /**
  * The command in this process (test/fixtures/cli-in-process.ts), priced from the library alone; a
@@ -42,16 +43,6 @@ beforeAll(async () => {
   ({ base, runs } = await runProbesInto(["seq-namespace", "seq-search", "p1-anthropic", "p1"]));
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
-
-/**
- * A printed figure against its hand sum: equal to the rounding of the sum, or — where the sum sits on
- * a rounding boundary and floating point tips it — within half a unit of the last digit kept.
- */
-function expectDollars(printed: number, byHand: number): void {
-  if (printed === roundDollars(byHand)) return;
-  const unit = Math.abs(byHand) < 0.01 ? 10 ** (Math.floor(Math.log10(Math.abs(byHand))) - 3) : 0.01;
-  expect(Math.abs(printed - byHand)).toBeLessThanOrEqual(unit / 2 + 1e-12);
-}
 
 /** OpenAI's rule by hand: nothing below 1,024 shared tokens, else whole steps of 128. */
 const cachedByHand = (tokens: number) => (tokens < 1024 ? 0 : tokens - (tokens % 128));

@@ -9,13 +9,13 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { strlen } from "cli-table3/src/utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { roundDollars } from "../../src/analysis/cost/money.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
 import { savedPageData } from "../analysis/view/saved-page.js";
 import { runProbesInto } from "../analysis/view/view-runs.js";
 import { cliInProcess } from "../fixtures/cli-in-process.js";
+import { expectDollars } from "../fixtures/expect-dollars.js";
 import { startCliIn } from "./scratch-cli.js";
 
 /** A command in this process (test/fixtures/cli-in-process.ts); `export otel` below is the built CLI's child. */
@@ -48,7 +48,7 @@ describe("report --cost on Gemini", () => {
       expect(records[i]!.tokens!.total).toBeLessThan(2048);
       expect(r.predicted.cacheRead).toBe(0);
       // 2.5 Flash: $0.30 per million prompt tokens.
-      expect(r.predictedCost).toBe(roundDollars((records[i]!.tokens!.total * 0.3) / 1e6));
+      expectDollars(r.predictedCost, (records[i]!.tokens!.total * 0.3) / 1e6);
     }
     const { out } = await cli("report", "p1-gemini", "--cost");
     for (const line of out.split("\n")) expect(strlen(line), line).toBeLessThanOrEqual(80);
@@ -71,7 +71,7 @@ describe("report --cost on Gemini", () => {
     // 3 Flash Preview: $0.50 per million prompt tokens, $0.05 read from the cache.
     const second = cost.requests[1];
     const byHand = ((records[1]!.tokens!.total - reads[1]) * 0.5 + reads[1] * 0.05) / 1e6;
-    expect(second.predictedCost).toBe(roundDollars(byHand));
+    expectDollars(second.predictedCost, byHand);
   });
 
   it("the provider's usageMetadata is the reported split, compared with the prediction", async () => {
