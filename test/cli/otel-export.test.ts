@@ -57,6 +57,13 @@ async function inProcess(args: string[], env: EnvChanges = {}): Promise<CliResul
   return { code: status, signal: null, stdout, stderr };
 }
 
+/** `export otel p1 --endpoint <receiver> <flags>` in this process, exit 0, and the spans the receiver took. */
+async function exportP1(...flags: string[]): Promise<ReceivedSpan[]> {
+  const exported = await inProcess(["export", "otel", "p1", "--runs", runs, "--endpoint", receiver.url, ...flags]);
+  expect(exported.code, exported.stderr).toBe(0);
+  return receiver.exports.splice(0).flatMap((e) => e.spans);
+}
+
 beforeAll(async () => {
   scratch = tempDir("otel-cli-");
   runs = join(scratch, "runs");
@@ -203,33 +210,9 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
   });
 
   it("--content none leaves hashes out; full adds the texts, which JSON-decode to the run's own", async () => {
-    const none = await inProcess([
-      "export",
-      "otel",
-      "p1",
-      "--runs",
-      runs,
-      "--endpoint",
-      receiver.url,
-      "--content",
-      "none",
-    ]);
-    expect(none.code).toBe(0);
-    const bare = receiver.exports.splice(0).flatMap((e) => e.spans);
+    const bare = await exportP1("--content", "none");
     expect(bare.some((s) => Object.keys(s.attributes).some((k) => k.includes("hash")))).toBe(false);
-    const full = await inProcess([
-      "export",
-      "otel",
-      "p1",
-      "--runs",
-      runs,
-      "--endpoint",
-      receiver.url,
-      "--content",
-      "full",
-    ]);
-    expect(full.code).toBe(0);
-    const spans = receiver.exports.splice(0).flatMap((e) => e.spans);
+    const spans = await exportP1("--content", "full");
     const first = spans.find((s) => s.attributes["payload_probe.seq"] === 1)!;
     const messages = JSON.parse(first.attributes["gen_ai.input.messages"] as string);
     expect(messages[0].role).toBe("user");
@@ -251,21 +234,7 @@ describe("OpenTelemetry export over OTLP/HTTP (a receiver on 127.0.0.1)", () => 
     );
     expect(predicted.size).toBe(4);
     /** `export otel p1` priced as `model`, and the spans the receiver took. */
-    const exportAs = async (model: string) => {
-      const exported = await inProcess([
-        "export",
-        "otel",
-        "p1",
-        "--runs",
-        runs,
-        "--endpoint",
-        receiver.url,
-        "--model",
-        model,
-      ]);
-      expect(exported.code).toBe(0);
-      return receiver.exports.splice(0).flatMap((e) => e.spans);
-    };
+    const exportAs = (model: string) => exportP1("--model", model);
     const spans = await exportAs("gpt-4.1");
     const chats = spans.filter((s) => s.name.startsWith("chat "));
     expect(chats).toHaveLength(4);
