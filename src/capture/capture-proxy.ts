@@ -231,7 +231,7 @@ function upstreamDispatcher(): Promise<Agent> {
 }
 
 /** Sends one request upstream on the relay's pool (its connections kept alive) and relays the response. */
-function relay(
+async function relay(
   to: ProxyTarget,
   request: IncomingMessage,
   bytes: Buffer,
@@ -245,6 +245,7 @@ function relay(
   // The length of the bytes sent: the client's, unless --cache-diagnostics added a field (diagnostics-chain.ts).
   if (headers["content-length"] !== undefined) headers["content-length"] = String(bytes.length);
   if (to.route.hostHeader !== undefined) headers.host = to.route.hostHeader;
+  const pool = await upstreamDispatcher();
   return new Promise((resolve) => {
     const options: Dispatcher.DispatchOptions = {
       origin,
@@ -254,8 +255,7 @@ function relay(
       headers: authorization ? { authorization, ...headers } : headers,
       body: bytes.length > 0 ? bytes : undefined,
     };
-    const relayed = new ClientRelay(origin, response, resolve, to.rewriteReply);
-    void upstreamDispatcher().then((pool) => pool.dispatch(options, relayed));
+    pool.dispatch(options, new ClientRelay(origin, response, resolve, to.rewriteReply));
   });
 }
 
