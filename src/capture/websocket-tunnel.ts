@@ -122,10 +122,10 @@ class TunnelWatch {
 /**
  * Tunnels one upgrade request (a WebSocket) to the upstream: the request head rewritten for the
  * upstream, then every byte both ways as it comes, the upstream's answer included. Resolves once
- * both sides have closed, with what the capture records of it; within `timeouts` of an upstream
- * that does not answer, or of one side closing (TUNNEL_TIMEOUTS, or `shorter`). With a `reader`, once the upstream
- * has switched protocols each direction's messages are also decoded from a copy of its bytes and
- * handed to it; what is relayed is never touched.
+ * both sides have closed, with what the capture records of it; within the bounds of an upstream
+ * that does not answer, or of one side closing (TUNNEL_TIMEOUTS, each replaced where `bounds` names
+ * it). With a `reader`, once the upstream has switched protocols each direction's messages are also
+ * decoded from a copy of its bytes and handed to it; what is relayed is never touched.
  */
 export function tunnelUpgrade(
   request: IncomingMessage,
@@ -133,9 +133,9 @@ export function tunnelUpgrade(
   head: Buffer,
   to: { target: URL; path: string; authorization: string | undefined },
   reader?: TunnelReader,
-  shorter: Partial<TunnelTimeouts> = {},
+  bounds: Partial<TunnelTimeouts> = {},
 ): Promise<TunnelSummary> {
-  const timeouts = { ...TUNNEL_TIMEOUTS, ...shorter };
+  const timeouts = { ...TUNNEL_TIMEOUTS, ...bounds };
   const upstream = connectUpstream(to.target);
   const watch = new TunnelWatch(reader);
   // Written before anything is piped: the socket queues it until it connects.
