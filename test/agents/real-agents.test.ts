@@ -617,23 +617,16 @@ describe("real agents against the mock through the capture", () => {
   );
 
   it.skipIf(!geminiCli)(
-    "Gemini CLI (gemini -p, the API key selected in its settings) in a folder with a GEMINI.md: exits 0, every request a full Gemini record, bytes as the mock got them, no key in any file; the file a source of its own in every request that inlines it, sums exact",
+    "Gemini CLI (gemini -p, the API key selected in its settings) in a folder with a GEMINI.md, --upstream as mock prints it (…/v1): exits 0, its /v1beta requests reach the mock (not /v1/v1beta, issue 35), every request a full Gemini record, bytes as the mock got them, no key in any file; the file a source of its own in every request that inlines it, sums exact",
     async () => {
-      // One session serves both claims, as for Codex above.
+      // One session serves the three claims, as for Codex above: the file changes what the prompt
+      // holds, and the upstream's form where the requests go, not how they are relayed or stored. The
+      // origin form is the SDK client's in test/cli/record.test.ts.
       const work = tempDir("gemini-context-work-");
       writeFileSync(join(work, "GEMINI.md"), INSTRUCTIONS);
-      const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome(), false, work);
+      const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome(), true, work);
       expectFaithfulCapture(session, "google-generative-ai", key, "gemini-cli");
       expectInstructionsAttributed(session, "GEMINI.md");
-    },
-    180_000,
-  );
-
-  it.skipIf(!geminiCli)(
-    "Gemini CLI with --upstream as mock prints it (…/v1): its /v1beta requests reach the mock, not /v1/v1beta (issue 35)",
-    async () => {
-      const { session, key } = await geminiCliThroughCapture(geminiApiKeyHome(), true);
-      expectFaithfulCapture(session, "google-generative-ai", key, "gemini-cli");
     },
     180_000,
   );
