@@ -13,7 +13,9 @@
  *
  * Left outside the bundles and loaded where they are used: better-sqlite3 (a native addon found at
  * run time) and gpt-tokenizer (megabytes of encoding data, needed only for a text whose count is not
- * cached), and node-forge (a certificate for record's HTTPS listener, made only when one is needed).
+ * cached), and @peculiar/x509 with the reflect-metadata polyfill it needs (certificates for record's
+ * HTTPS listeners, made only when one is needed: about 200 small modules that every other command
+ * would otherwise carry in its bundle).
  * A command's modules are in the CLI bundle but run only when the command does.
  */
 import "./help.mjs";
@@ -53,7 +55,7 @@ for (const entry of ENTRIES) {
     format: "cjs",
     platform: "node",
     target: "node20",
-    external: ["better-sqlite3", "gpt-tokenizer", "undici", "@opentelemetry/*", "node-forge"],
+    external: ["better-sqlite3", "gpt-tokenizer", "undici", "@opentelemetry/*", "@peculiar/x509", "reflect-metadata"],
     // jsonc-parser's `main` is a UMD wrapper whose require() calls esbuild cannot follow (they fail
     // at run time); its ES module build bundles. Plain Node (tsc's output, the tests) loads the UMD one.
     alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },

@@ -7,17 +7,18 @@
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { inputError } from "../errors.js";
 import { removeOwnFolder } from "../files/safe-path.js";
 import { userCacheDir } from "../files/user-cache.js";
 import {
   type AltName,
   authorityCertificate,
-  type Forge,
-  loadForge,
-  type PrivateKey,
-  rsaKeys,
+  ecKeys,
+  keysFromPem,
+  loadX509,
   serverCertificate,
   VALID_MS,
+  type X509,
 } from "./local-tls.js";
 
 const KEY_FILE = "key.pem";
@@ -56,9 +57,9 @@ function readPair(dir: string): { key: string; cert: string } | null {
  * and 0600 from its creation: a reader sees a whole pair or none, and two sessions making one at once
  * each end with a pair that matches (the certificate is renamed last, after its own key).
  */
-async function makeAuthority(forge: Forge, dir: string): Promise<{ key: string; cert: string }> {
-  const keys = await rsaKeys(forge);
-  const cert = forge.pki.certificateToPem(authorityCertificate(forge, keys, AUTHORITY_NAME, AUTHORITY_VALID_MS));
+async function makeAuthority(x509: X509, dir: string): Promise<{ key: string; cert: string }> {
+  const keys = await ecKeys();
+  const cert = (await authorityCertificate(x509, keys, AUTHORITY_NAME, AUTHORITY_VALID_MS)).toString("pem");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const stamp = `${process.pid}-${Date.now()}`;
@@ -71,26 +72,36 @@ async function makeAuthority(forge: Forge, dir: string): Promise<{ key: string; 
   return { key: keys.pem, cert };
 }
 
-/** The user's authority, made now when there is none yet. */
+/**
+ * The user's authority, made now when there is none yet. One made by an earlier version (an RSA key)
+ * is kept while it lasts and signs the new hosts' ECDSA keys.
+ */
 export async function userAuthority(env: NodeJS.ProcessEnv = process.env): Promise<UserAuthority> {
-  const forge = await loadForge();
+  const x509 = await loadX509();
   const dir = authorityDir(env);
   const found = readPair(dir);
-  const lasts = (pem: string) => forge.pki.certificateFromPem(pem).validity.notAfter.getTime() > Date.now() + VALID_MS;
-  const pair = found && lasts(found.cert) ? found : await makeAuthority(forge, dir);
-  const authority = forge.pki.certificateFromPem(pair.cert);
-  const authorityKey = forge.pki.privateKeyFromPem(pair.key) as PrivateKey;
-  // One key serves every host of the session: a key pair per host would cost a key generation each.
-  const hostKeys = rsaKeys(forge);
+  const lasts = (pem: string) => new x509.X509Certificate(pem).notAfter.getTime() > Date.now() + VALID_MS;
+  const pair = found && lasts(found.cert) ? found : await makeAuthority(x509, dir);
+  const authority = new x509.X509Certificate(pair.cert);
+  const authorityKeys = await keysFromPem(pair.key);
+  if (!authorityKeys) {
+    const expected =
+      "expected an ECDSA P-256 or RSA private key (`payload-probe ca --remove`, and record makes a new one)";
+    throw inputError(join(dir, KEY_FILE), undefined, expected);
+  }
+  // One key serves every host of the session: its certificates live in this process alone, so a key
+  // per host would protect nothing more.
+  const hostKeys = ecKeys();
   const made = new Map<string, Promise<{ key: string; cert: string }>>();
   return {
     certPem: pair.cert,
     certificateFor(host) {
       let certificate = made.get(host);
       if (!certificate) {
-        certificate = hostKeys.then((keys) => {
+        certificate = hostKeys.then(async (keys) => {
           const name: AltName = /^[\d.]+$|:/.test(host) ? { ip: host } : { dns: host };
-          return { key: keys.pem, cert: serverCertificate(forge, keys.publicKey, [name], authority, authorityKey) };
+          const cert = await serverCertificate(x509, keys.publicKey, [name], authority, authorityKeys.privateKey);
+          return { key: keys.pem, cert };
         });
         made.set(host, certificate);
       }
