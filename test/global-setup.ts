@@ -2,9 +2,6 @@
  * One temp folder for the whole suite, where read-only runs of committed probes are kept and shared
  * between test files and worker processes (test/fixtures/shared-runs.ts); removed when the suite ends.
  *
- * The endpoint through which the browser tests' one Chromium is launched, when the first of them asks,
- * and shared by every worker (test/fixtures/chromium-server.ts); closed before the check below.
- *
  * And the suite's check that every test stopped what it started: each process still alive at the end
  * that descends from this one or carries the run's marker (test/fixtures/suite-processes.ts) is named on
  * stderr, killed, and fails the run.
@@ -14,13 +11,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { serveChromium } from "./fixtures/chromium-server.js";
 import { killProcesses, leftoverProcesses, SUITE_MARKER_ENV } from "./fixtures/suite-processes.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     sharedRunsRoot: string;
-    chromiumEndpoint: string;
   }
 }
 
@@ -41,18 +36,14 @@ async function leftoversAfterGrace(marker: string) {
   return leftovers;
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default function setup(project: TestProject): () => Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "pp-shared-runs-"));
   project.provide("sharedRunsRoot", root);
-  // Set before the workers start, so they and everything they start inherit it (the browser too).
+  // Set before the workers start, so they and everything they start inherit it.
   const marker = randomUUID();
   process.env[SUITE_MARKER_ENV] = marker;
-  const chromium = await serveChromium();
-  project.provide("chromiumEndpoint", chromium.url);
   return async () => {
     rmSync(root, { recursive: true, force: true });
-    // The browser is the suite's, not a test's: closed before the check, which would count it.
-    await chromium.close();
     const leftovers = await leftoversAfterGrace(marker);
     if (leftovers.length === 0) return;
     await killProcesses(leftovers);
