@@ -19,7 +19,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     // One worker process runs many files: no test file mocks modules or leaves process state behind
-    // (env changes are restored, no chdir), and a fresh fork per file cost ~0.5 s each in start-up and
+    // (env changes are restored, and so is the cwd of a command run in the test's process; no other
+    // chdir), and a fresh fork per file cost ~0.5 s each in start-up and
     // re-imports (53 quick files: 41.8 s isolated, 15.6 s not; the suite 274 s → 183 s).
     isolate: false,
     // One worker more than cores: most files spend part of their time waiting on child processes (stub

@@ -1,3 +1,9 @@
+/**
+ * `payload-probe agents install`, and pi found on PATH or in the cache. The built CLI runs as a child
+ * for the failed installs (exit 2, one line, no stack), usage errors, a hint that names how the CLI
+ * was started, and the JSON of agents already there (the smoke test); pi already there, and a run on
+ * pi, run in this process (test/fixtures/cli-in-process.ts).
+ */
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -5,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { findNpmAgent, NPM_AGENTS } from "../../src/agents/npm-agents.js";
 import { findPi, PI_PINS } from "../../src/agents/pi-install.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { runInProcess } from "../fixtures/cli-in-process.js";
 import { closedPort } from "../fixtures/closed-port.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
@@ -88,25 +95,25 @@ describe("agents install pi", () => {
 
   it.skipIf(!findPi())(
     "a probe saying agent.kind: pi runs on pi by default, into <probe>@pi",
-    () => {
+    async () => {
       const dir = tempDir("pi-kind-");
       const file = join(dir, "kind-pi.yaml");
       writeFileSync(
         file,
         "name: kind-pi\nagent: { kind: pi, noTools: true, noSkills: true }\nmodel: { script: [ { text: DONE } ] }\nprompts: [hello]\nexpect: { requests: 1 }\n",
       );
-      const env = { ...process.env, PAYLOAD_PROBE_WORKSPACE: join(dir, "ws") };
-      const { code, stdout } = cli(["run", file, "--runs", join(dir, "runs"), "--no-db"], env);
-      expect(code).toBe(0);
+      const env = { PAYLOAD_PROBE_WORKSPACE: join(dir, "ws") };
+      const { status, stdout } = await runInProcess(env, "run", file, "--runs", join(dir, "runs"), "--no-db");
+      expect(status).toBe(0);
       expect(stdout).toContain("kind-pi on pi");
       expect(existsSync(join(dir, "runs", "kind-pi@pi", "requests.jsonl"))).toBe(true);
     },
     120_000,
   );
 
-  it.skipIf(!findPi())("run again with pi installed: nothing to do, exit 0", () => {
-    const { code, stderr, stdout } = cli(["agents", "install", "pi"], process.env);
-    expect(code).toBe(0);
+  it.skipIf(!findPi())("run again with pi installed: nothing to do, exit 0", async () => {
+    const { status, stderr, stdout } = await runInProcess({}, "agents", "install", "pi");
+    expect(status).toBe(0);
     expect(stderr).toContain(`pi ${PI_PINS.pi} is already there`);
     expect(stdout).toContain(`pi ${PI_PINS.pi}`);
     expect(existsSync(findPi()!.packageDir)).toBe(true);

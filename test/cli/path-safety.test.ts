@@ -2,14 +2,15 @@
  * Issue 8, "names that become paths": every command that takes a name or writes a folder, fed `..`,
  * `.`, `a/b`, an absolute path or NUL, exits 2 and deletes nothing. Each case runs a command with a
  * scratch folder whose every file is a sentinel: after each command all of them are still there.
- * Names that a command could take as paths from its cwd run the built CLI as a child with cwd the
- * scratch folder, as does one refusal of each other kind (the exit code and one line a process
- * shows); the rest run in this process (test/fixtures/cli-in-process.ts), every path given absolute.
+ * One refusal of each kind runs the built CLI as a child with cwd the scratch folder (the exit code
+ * and one line a process shows); the rest run in this process (test/fixtures/cli-in-process.ts): names
+ * that a command could take as paths from its cwd with the scratch folder as cwd there too, the others
+ * with every path given absolute.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliInScratch } from "../fixtures/cli-in-process.js";
+import { cliInScratch, cliInScratchAt } from "../fixtures/cli-in-process.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { cliIn } from "./scratch-cli.js";
 
@@ -43,6 +44,8 @@ type Command = (scratch: string, ...args: string[]) => Promise<{ code: number | 
 
 /** The built CLI as a child, cwd the scratch folder. */
 const child: Command = async (folder, ...args) => cliIn(folder, ...args);
+/** The command in this process, cwd the scratch folder as for `child`. */
+const fromScratch: Command = (folder, ...args) => cliInScratchAt(folder, folder, ...args);
 
 /** Runs the command in this process and holds it to exit 2 with a one-paragraph message and every sentinel intact. */
 async function expectRefused(...args: string[]): Promise<string> {
@@ -96,9 +99,10 @@ describe("names that become paths (issue 8)", async () => {
 
   it("run, mock and check refuse probe names that are not a plain name or an existing file", async () => {
     const names = badNames().filter((name) => !name.includes("\0")); // argv cannot carry NUL
-    for (const name of names) {
-      await expectRefusedBy(child, "run", name, "--runs", runs);
-      await expectRefusedBy(child, "mock", name, "--runs", runs);
+    for (const [i, name] of names.entries()) {
+      const how = i === 0 ? child : fromScratch;
+      await expectRefusedBy(how, "run", name, "--runs", runs);
+      await expectRefusedBy(how, "mock", name, "--runs", runs);
     }
     await expectRefusedBy(child, "check", ...names);
   });

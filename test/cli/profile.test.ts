@@ -1,14 +1,23 @@
+/**
+ * `payload-probe profile import`. The built CLI runs as a child for its help, its usage errors, a
+ * missing run (exit 2 without a stack), and one import of each output (the JSON summary, the text
+ * summary: the smoke tests); the run it imports, and the other imports whose output or exit code is
+ * checked, run in this process (test/fixtures/cli-in-process.ts), every path given absolute.
+ */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { cliIn } from "./scratch-cli.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "pp-profile-cli-"));
 const runs = join(scratch, "runs");
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-beforeAll(() => {
-  expect(cliIn(scratch, "run", "p3", "--runs", runs, "--no-db").code).toBe(0);
+/** `payload-probe <args>` in this process, with the scratch folder's workspace and temp folder. */
+const inProcess = (...args: string[]) => cliInScratch(scratch, ...args);
+beforeAll(async () => {
+  expect((await inProcess("run", "p3", "--runs", runs, "--no-db")).code).toBe(0);
 });
 
 describe("payload-probe profile import", () => {
@@ -21,7 +30,7 @@ describe("payload-probe profile import", () => {
     expect(help.stdout).toContain("Exit: 0 written, 2");
   });
 
-  it("--json summarizes what was recovered and what was written empty; the file runs", () => {
+  it("--json summarizes what was recovered and what was written empty; the file runs", async () => {
     const out = join(scratch, "p3.json");
     const result = cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", out, "--json");
     expect(result.code).toBe(0);
@@ -40,31 +49,31 @@ describe("payload-probe profile import", () => {
     expect(summary.notRecovered).toContainEqual({ field: "skills.useBash", why: "only the other variant was sent" });
     expect(summary.notRecovered).toContainEqual({ field: "tools.bash", why: "no request sent this tool" });
     expect(JSON.parse(readFileSync(out, "utf8")).imported.notRecovered).toEqual(summary.notRecovered);
-    const again = cliIn(scratch, "run", "p3", "--runs", join(scratch, "again"), "--no-db", "--profile", out);
+    const again = await inProcess("run", "p3", "--runs", join(scratch, "again"), "--no-db", "--profile", out);
     expect(again.code).toBe(0);
   });
 
-  it("an existing file is kept unless --force", () => {
+  it("an existing file is kept unless --force", async () => {
     const out = join(scratch, "kept.json");
     expect(cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", out).code).toBe(0);
-    const refused = cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", out);
+    const refused = await inProcess("profile", "import", "p3", "--runs", runs, "--out", out);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toBe(
       `payload-probe: ${out}: a file is already there; pass --force to replace it, or --out another file\n`,
     );
-    expect(cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", out, "--force").code).toBe(0);
+    expect((await inProcess("profile", "import", "p3", "--runs", runs, "--out", out, "--force")).code).toBe(0);
   });
 
-  it("a folder at --out, or under a file, is exit 2 in one line, with --force too (issue 21)", () => {
+  it("a folder at --out, or under a file, is exit 2 in one line, with --force too (issue 21)", async () => {
     const folder = join(scratch, "a-folder");
     mkdirSync(folder);
-    const refused = cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", folder, "--force");
+    const refused = await inProcess("profile", "import", "p3", "--runs", runs, "--out", folder, "--force");
     expect(refused.code).toBe(2);
     expect(refused.stderr).toBe(`payload-probe: ${folder}: --out expected a file, but a folder is there\n`);
     const file = join(scratch, "plain.txt");
     writeFileSync(file, "mine\n");
     const under = join(file, "p3.json");
-    const unwritable = cliIn(scratch, "profile", "import", "p3", "--runs", runs, "--out", under);
+    const unwritable = await inProcess("profile", "import", "p3", "--runs", runs, "--out", under);
     expect(unwritable.code).toBe(2);
     expect(unwritable.stderr).toBe(`payload-probe: ${under}: --out cannot be written (EEXIST); --out another file\n`);
     expect(readFileSync(file, "utf8")).toBe("mine\n");

@@ -1,8 +1,13 @@
-/** `payload-probe skills list`, spawned from dist/ on real temp trees. */
+/**
+ * `payload-probe skills list` on real temp trees. The built CLI runs as a child for one list of each
+ * output (JSON, the table: the smoke tests) and for its usage errors and help; the other lists run in
+ * this process (test/fixtures/cli-in-process.ts), HOME set the same way.
+ */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+import { runInProcess } from "../fixtures/cli-in-process.js";
 import { link, makeTempDir, skillMd, writeTree } from "../skills/tree.js";
 
 const CLI = join(PROJECT_ROOT, "dist/cli/main.js");
@@ -35,6 +40,13 @@ function skills(...args: string[]) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
+/** `skills` in this process, with the same arguments and HOME. */
+async function skillsInProcess(...args: string[]) {
+  const env = { HOME: join(tmp.dir, "home") };
+  const { status, stdout, stderr } = await runInProcess(env, "skills", ...args, "--cwd", cwd, "--agent-dir", agentDir);
+  return { code: status, stdout, stderr };
+}
+
 describe("payload-probe skills list", () => {
   it("--json: roots in load order, loaded skills, every diagnostic (collision with winner and loser)", () => {
     const { code, stdout } = skills("list", join(tmp.dir, "extra"), "--json");
@@ -65,22 +77,26 @@ describe("payload-probe skills list", () => {
     ]);
   });
 
-  it("--trusted adds the project root; --no-skills keeps only the given paths", () => {
-    const trusted = JSON.parse(skills("list", "--trusted", "--json").stdout) as { skills: { name: string }[] };
+  it("--trusted adds the project root; --no-skills keeps only the given paths", async () => {
+    const trusted = JSON.parse((await skillsInProcess("list", "--trusted", "--json")).stdout) as {
+      skills: { name: string }[];
+    };
     expect(trusted.skills.map((s) => s.name)).toEqual(["project-skill", "hidden", "user-skill"]);
-    const none = JSON.parse(skills("list", "--no-skills", join(tmp.dir, "extra"), "--json").stdout) as {
+    const none = JSON.parse(
+      (await skillsInProcess("list", "--no-skills", join(tmp.dir, "extra"), "--json")).stdout,
+    ) as {
       skills: { name: string }[];
     };
     expect(none.skills.map((s) => s.name)).toEqual(["user-skill"]);
   });
 
-  it("tables: skills with where they come from; diagnostics counted, listed with --diagnostics", () => {
+  it("tables: skills with where they come from; diagnostics counted, listed with --diagnostics", async () => {
     const plain = skills("list");
     expect(plain.code).toBe(0);
     expect(plain.stdout).toContain("Skills (2):");
     expect(plain.stdout).toMatch(/│ hidden +│ user +│ no \(disable-model-invocation\) │/);
     expect(plain.stdout).toContain("1 diagnostic; run with --diagnostics to list them.");
-    const listed = skills("list", "--diagnostics");
+    const listed = await skillsInProcess("list", "--diagnostics");
     expect(listed.stdout).toMatch(/│ warning │ description is required │ .*broken\/SKILL\.md/);
   });
 

@@ -3,9 +3,13 @@
  * whose database or disk cannot be used end with one line and exit 2, and `runs/p1` still holds the
  * previous capture byte for byte. Real SQLite files and folders; a full disk is a small tmpfs and a
  * read-only one a read-only bind mount (both need root and mount), an immutable file `chattr +i`.
+ * In each case `proxy` runs the built CLI as a child (the one line and exit code a process shows,
+ * bounded by a time limit should it start serving after all); `run` and `report` run in this process
+ * (test/fixtures/cli-in-process.ts), from the scratch folder as the child.
  */
 import { spawnSync } from "node:child_process";
 import {
+  closeSync,
   cpSync,
   mkdtempSync,
   openSync,
@@ -20,8 +24,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { runInProcessAt } from "../fixtures/cli-in-process.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { cliIn, MAIN, scratchEnv } from "./scratch-cli.js";
+import { MAIN, scratchEnv } from "./scratch-cli.js";
 
 const PROBE = `name: p1
 agent: { noSkills: true, noTools: true }
@@ -57,24 +62,24 @@ const canChattr = (() => {
   return ok;
 })();
 
-/** A scratch folder in which the built CLI made one run of p1 in `runs`: made once, copied for each test. */
+/** A scratch folder in which the CLI made one run of p1 in `runs`: made once, copied for each test. */
 let firstCapture: string | undefined;
 afterAll(() => firstCapture && rmSync(firstCapture, { recursive: true, force: true }));
 
-function madeOnce(): string {
+async function madeOnce(): Promise<string> {
   if (firstCapture) return firstCapture;
   firstCapture = mkdtempSync(join(tmpdir(), "pp-storage-first-"));
   writeFileSync(join(firstCapture, "p1.yaml"), PROBE);
-  const first = cliIn(firstCapture, "run", "p1.yaml", "--runs", "runs");
+  const first = await inProcess(firstCapture, "run", "p1.yaml", "--runs", "runs");
   expect(first.code, first.stderr).toBe(0);
   return firstCapture;
 }
 
 /** A scratch folder with one finished run of p1 in `runs`, and the bytes of its folder to compare with later. */
-function previousCapture(runs?: (scratch: string) => void) {
+async function previousCapture(runs?: (scratch: string) => void) {
   const scratch = tempDir("storage-failure-");
   runs?.(scratch);
-  cpSync(madeOnce(), scratch, { recursive: true });
+  cpSync(await madeOnce(), scratch, { recursive: true });
   const folder = join(scratch, "runs", "p1");
   const snapshot = () =>
     Object.fromEntries(readdirSync(folder).map((name) => [name, readFileSync(join(folder, name)).toString("base64")]));
@@ -82,18 +87,31 @@ function previousCapture(runs?: (scratch: string) => void) {
 }
 
 /**
- * A CLI run that must fail at once: bounded, so a proxy that starts serving after all fails the test
- * instead of hanging. SQLite's wait for a write lock is set short (PAYLOAD_PROBE_DB_WAIT, 5 s by
- * default): the locked database's point is that the wait ends in one line, not how long it lasts.
+ * SQLite's wait for a write lock, set short (PAYLOAD_PROBE_DB_WAIT, 5 s by default): the locked
+ * database's point is that the wait ends in one line, not how long it lasts.
  */
-function failing(scratch: string, ...args: string[]) {
+const DB_WAIT = { PAYLOAD_PROBE_DB_WAIT: "0.1" };
+
+/**
+ * A CLI command that must fail at once: `proxy` as a child, bounded, so a proxy that starts serving
+ * after all fails the test instead of hanging; `run` and `report` in this process, where they end.
+ */
+async function failing(scratch: string, ...args: string[]) {
+  if (args[0] !== "proxy") return inProcess(scratch, ...args);
   const result = spawnSync(process.execPath, [MAIN, ...args], {
     cwd: scratch,
-    env: { ...scratchEnv(scratch), PAYLOAD_PROBE_DB_WAIT: "0.1" },
+    env: { ...scratchEnv(scratch), ...DB_WAIT },
     encoding: "utf8",
     timeout: 30_000,
   });
   return { code: result.status, stderr: result.stderr };
+}
+
+/** `payload-probe <args>` in this process, from the scratch folder with its workspace and temp folder. */
+async function inProcess(scratch: string, ...args: string[]) {
+  const env = { PAYLOAD_PROBE_WORKSPACE: join(scratch, "ws", "root"), TMPDIR: scratch, ...DB_WAIT };
+  const { status, stderr } = await runInProcessAt(scratch, env, ...args);
+  return { code: status, stderr };
 }
 
 /** Exit 2 with one line on stderr that names `file`, no stack trace. */
@@ -109,43 +127,45 @@ const PROXY = ["proxy", "--upstream", "http://127.0.0.1:9/v1", "--runs", "runs",
 const REPORT_LATEST = ["report", "p1@1", "--runs", "runs"];
 
 describe("a database or disk that cannot be used (issue 21)", () => {
-  it("locked by another writer: run and proxy give up after the busy wait in one line; report still reads", () => {
-    const { scratch, db, before, snapshot } = previousCapture();
+  it("locked by another writer: run and proxy give up after the busy wait in one line; report still reads", async () => {
+    const { scratch, db, before, snapshot } = await previousCapture();
     const holder = new Database(db);
     cleanups.push(() => holder.close());
     holder.exec("BEGIN IMMEDIATE");
     for (const args of [RUN, PROXY]) {
-      const result = failing(scratch, ...args);
+      const result = await failing(scratch, ...args);
       expectOneLine(result, db);
       expect(result.stderr).toContain("kept it past the wait (PAYLOAD_PROBE_DB_WAIT seconds, 5 by default)");
       expect(snapshot()).toEqual(before);
     }
-    const report = failing(scratch, ...REPORT_LATEST);
+    const report = await failing(scratch, ...REPORT_LATEST);
     expect(report.code, report.stderr).toBe(0);
     expect(report.stderr).toBe("");
   });
 
-  it("written by a newer payload-probe (a higher user_version): one line for run, proxy and report", () => {
-    const { scratch, db, before, snapshot } = previousCapture();
+  it("written by a newer payload-probe (a higher user_version): one line for run, proxy and report", async () => {
+    const { scratch, db, before, snapshot } = await previousCapture();
     const raw = new Database(db);
     raw.pragma("user_version = 999");
     raw.close();
     for (const args of [RUN, PROXY, REPORT_LATEST]) {
-      const result = failing(scratch, ...args);
+      const result = await failing(scratch, ...args);
       expectOneLine(result, db);
       expect(result.stderr).toMatch(/written by a newer payload-probe \(format 999, this one reads up to \d+\)/);
       expect(snapshot()).toEqual(before);
     }
   });
 
-  it("damaged: garbage over the file, or over its tables, is one line for run, proxy and report", () => {
-    const { scratch, db, before, snapshot } = previousCapture();
+  it("damaged: garbage over the file, or over its tables, is one line for run, proxy and report", async () => {
+    const { scratch, db, before, snapshot } = await previousCapture();
     const size = statSync(db).size;
     for (const from of [0, 4096]) {
       const fd = openSync(db, "r+");
       writeSync(fd, Buffer.alloc(size - from, 0xa5), 0, size - from, from);
+      // Closed: the commands run in this worker, which outlives the test.
+      closeSync(fd);
       for (const args of [RUN, PROXY, REPORT_LATEST]) {
-        expectOneLine(failing(scratch, ...args), db);
+        expectOneLine(await failing(scratch, ...args), db);
         expect(snapshot()).toEqual(before);
       }
     }
@@ -156,8 +176,8 @@ describe("a database or disk that cannot be used (issue 21)", () => {
     {
       timeout: 60_000,
     },
-    () => {
-      const { scratch, before, snapshot } = previousCapture((scratch) => {
+    async () => {
+      const { scratch, before, snapshot } = await previousCapture((scratch) => {
         const runs = join(scratch, "runs");
         spawnSync("mkdir", [runs]);
         expect(system("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", runs)).toBe(true);
@@ -171,7 +191,7 @@ describe("a database or disk that cannot be used (issue 21)", () => {
         expect((error as NodeJS.ErrnoException).code).toBe("ENOSPC");
       }
       for (const args of [RUN, PROXY]) {
-        const result = failing(scratch, ...args);
+        const result = await failing(scratch, ...args);
         expectOneLine(result, join(scratch, "runs"));
         expect(snapshot()).toEqual(before);
       }
@@ -183,8 +203,8 @@ describe("a database or disk that cannot be used (issue 21)", () => {
     {
       timeout: 60_000,
     },
-    () => {
-      const { scratch, db, snapshot } = previousCapture();
+    async () => {
+      const { scratch, db, snapshot } = await previousCapture();
       const runs = join(scratch, "runs");
       // run's closing cost line reads the run's row, which leaves SQLite's -shm and -wal beside the
       // database; a database that arrives without them (copied alone) is what SQLite cannot read here.
@@ -194,13 +214,13 @@ describe("a database or disk that cannot be used (issue 21)", () => {
       cleanups.push(() => system("umount", "-l", runs));
       for (const args of [RUN, PROXY]) {
         // The first thing written there is the run folder's lock: the line names it.
-        expectOneLine(failing(scratch, ...args), join(runs, "p1.lock"));
+        expectOneLine(await failing(scratch, ...args), join(runs, "p1.lock"));
         expect(snapshot()).toEqual(before);
       }
       // The folder reads without the database; p1@N needs it, and SQLite cannot open it here: said in one line.
-      const folder = failing(scratch, "report", "p1", "--runs", "runs");
+      const folder = await failing(scratch, "report", "p1", "--runs", "runs");
       expect(folder.code, folder.stderr).toBe(0);
-      const latest = failing(scratch, ...REPORT_LATEST);
+      const latest = await failing(scratch, ...REPORT_LATEST);
       expectOneLine(latest, db);
       expect(latest.stderr).toContain("-shm");
     },
@@ -211,15 +231,15 @@ describe("a database or disk that cannot be used (issue 21)", () => {
     {
       timeout: 60_000,
     },
-    () => {
-      const { scratch, db, before, snapshot } = previousCapture();
+    async () => {
+      const { scratch, db, before, snapshot } = await previousCapture();
       expect(system("chattr", "+i", db)).toBe(true);
       cleanups.push(() => system("chattr", "-i", db));
       for (const args of [RUN, PROXY]) {
-        expectOneLine(failing(scratch, ...args), db);
+        expectOneLine(await failing(scratch, ...args), db);
         expect(snapshot()).toEqual(before);
       }
-      const report = failing(scratch, ...REPORT_LATEST);
+      const report = await failing(scratch, ...REPORT_LATEST);
       expect(report.code, report.stderr).toBe(0);
     },
   );

@@ -2,16 +2,18 @@
  * A team's own folder: a probe, its MCP server, a skill and baselines, none of them in the checkout,
  * run by the built CLI from that folder and through run.sh from elsewhere. Paths inside the probe
  * are taken from its folder, paths on the command line from the cwd, and nothing recorded depends
- * on what the folder is called. What depends on the cwd runs as a child; report, diff and check
- * --run of a run already recorded, whose output is what is checked, run in this process
- * (test/fixtures/cli-in-process.ts) with every path absolute.
+ * on what the folder is called. The built CLI runs as a child for the first command of each test
+ * that depends on the cwd, for run.sh, and for the hint that names how the CLI was started and the
+ * command that follows it; the other commands run in this process (test/fixtures/cli-in-process.ts),
+ * those that depend on the cwd with the same cwd as the child would have, the rest with every path
+ * absolute.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { cliInScratch } from "../fixtures/cli-in-process.js";
+import { cliInScratch, cliInScratchAt } from "../fixtures/cli-in-process.js";
 import { teamFolder } from "../fixtures/team-folder.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, MAIN, scratchEnv } from "./scratch-cli.js";
@@ -38,7 +40,8 @@ describe("a probe kept in a team's own folder", () => {
     const other = join(scratch, "a-much-longer-folder-name");
     cpSync(alpha, other, { recursive: true });
     for (const team of [alpha, other]) {
-      const updated = cli(team, scratch, node, "check", "--update", "--runs", join(scratch, "runs"));
+      const args = ["check", "--update", "--runs", join(scratch, "runs")];
+      const updated = team === alpha ? cli(team, scratch, node, ...args) : await cliInScratchAt(team, scratch, ...args);
       expect(updated.code, updated.stderr).toBe(0);
       expect(existsSync(baseline(team))).toBe(true);
     }
@@ -47,7 +50,7 @@ describe("a probe kept in a team's own folder", () => {
     // The staged skill's path, which enters the prompt, names no folder above the probe's.
     const records = readFileSync(join(scratch, "runs", "team-probe", "requests.jsonl"), "utf8");
     for (const name of ["alpha-team", "a-much-longer-folder-name"]) expect(records).not.toContain(name);
-    const checked = cli(other, scratch, node, "check", "--runs", join(scratch, "runs"));
+    const checked = await cliInScratchAt(other, scratch, "check", "--runs", join(scratch, "runs"));
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     // Priced as the probe's priceAs default though the probe is not among the shipped ones.
     const cost = await cliInScratch(scratch, "report", "team-probe", "--cost", "--runs", join(scratch, "runs"));
@@ -74,7 +77,7 @@ describe("a probe kept in a team's own folder", () => {
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
   });
 
-  it("the missing-baseline hint repeats --baseline, and following it writes there", () => {
+  it("the missing-baseline hint repeats --baseline, and following it writes there", async () => {
     const scratch = tempDir("team-hint-");
     teamFolder(scratch, "team");
     const args = ["check", "team/probes/team-probe.yaml", "--baseline", "team/baselines", "--runs", "runs"];
@@ -90,7 +93,7 @@ describe("a probe kept in a team's own folder", () => {
     expect(followed.code, followed.stderr).toBe(0);
     expect(existsSync(join(scratch, "team", "baselines", "team-probe.json"))).toBe(true);
     expect(existsSync(join(scratch, "team", "probes", "baselines"))).toBe(false);
-    expect(cli(scratch, scratch, node, ...args).code).toBe(0);
+    expect((await cliInScratchAt(scratch, scratch, ...args)).code).toBe(0);
   });
 
   it("a probe kept outside probes/ is priced as its priceAs by report --cost, diff and check --run, from the run alone", async () => {
@@ -109,7 +112,8 @@ describe("a probe kept in a team's own folder", () => {
     const runs = ["--runs", "../runs"];
     const absoluteRuns = ["--runs", join(scratch, "runs")];
     for (let i = 0; i < 2; i++) {
-      const ran = cli(elsewhere, scratch, node, "run", "../team/checks/team-probe.yaml", ...runs);
+      const args = ["run", "../team/checks/team-probe.yaml", ...runs];
+      const ran = i === 0 ? cli(elsewhere, scratch, node, ...args) : await cliInScratchAt(elsewhere, scratch, ...args);
       expect(ran.code, ran.stderr).toBe(0);
     }
     const priced = (result: { code: number | null; stdout: string; stderr: string }) => {

@@ -1,8 +1,14 @@
+/**
+ * `payload-probe view`. The built CLI runs as a child for the page written by default (the smoke test)
+ * and for a run it cannot find (exit 2 without a stack); --diff, --out and --open run in this process
+ * (test/fixtures/cli-in-process.ts), PATH set the same way for --open.
+ */
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/project-root.js";
+import { cliInProcess } from "../../fixtures/cli-in-process.js";
 import { untilInFolder } from "../../fixtures/watch-until.js";
 import { runProbesInto } from "./view-runs.js";
 
@@ -34,16 +40,16 @@ describe("payload-probe view on the command line", () => {
     expect(existsSync(`${page}.partial`)).toBe(false);
   });
 
-  it("--diff writes view-diff-<other>.html beside run A, --out anywhere", () => {
+  it("--diff writes view-diff-<other>.html beside run A, --out anywhere", async () => {
     const other = join(base, "copy");
     mkdirSync(other);
     for (const f of ["requests.jsonl", "payloads.jsonl"])
       writeFileSync(join(other, f), readFileSync(join(runs, "p7", f)));
-    expect(cli(["view", "p7", "--diff", other, "--runs", runs]).code).toBe(0);
+    expect((await cliInProcess({}, "view", "p7", "--diff", other, "--runs", runs)).code).toBe(0);
     expect(existsSync(join(runs, "p7", "view-diff-copy.html"))).toBe(true);
     const out = join(base, "elsewhere", "page.html");
     mkdirSync(dirname(out));
-    expect(cli(["view", "p7", "--out", out, "--runs", runs]).code).toBe(0);
+    expect((await cliInProcess({}, "view", "p7", "--out", out, "--runs", runs)).code).toBe(0);
     expect(existsSync(out)).toBe(true);
   });
 
@@ -58,18 +64,13 @@ describe("payload-probe view on the command line", () => {
     );
     chmodSync(join(bin, "xdg-open"), 0o755);
     const page = join(base, "open.html");
-    const withOpener = cli(["view", "p7", "--out", page, "--open", "--runs", runs], {
-      ...process.env,
-      PATH: `${bin}:/usr/bin:/bin`,
-    });
+    const opening = ["view", "p7", "--out", page, "--open", "--runs", runs];
+    const withOpener = await cliInProcess({ PATH: `${bin}:/usr/bin:/bin` }, ...opening);
     expect(withOpener.code).toBe(0);
     // The CLI leaves the opener running on its own (detached), as a desktop's would.
     await untilInFolder(base, () => existsSync(opened));
     expect(readFileSync(opened, "utf8")).toBe(page);
-    const without = cli(["view", "p7", "--out", page, "--open", "--runs", runs], {
-      ...process.env,
-      PATH: "/nonexistent",
-    });
+    const without = await cliInProcess({ PATH: "/nonexistent" }, ...opening);
     expect(without.code).toBe(0);
     expect(without.out).toContain(`no xdg-open here: open ${page} in a browser`);
   });
