@@ -23,6 +23,7 @@ const CLOCK_SLACK_MS = 3600 * 1000;
 
 export type X509 = typeof import("@peculiar/x509");
 type Certificate = import("@peculiar/x509").X509Certificate;
+type GeneralName = import("@peculiar/x509").JsonGeneralName;
 type CryptoKey = webcrypto.CryptoKey;
 
 /** A key pair that signs: the private key, its public key, and the private key as PKCS #8 PEM. */
@@ -137,7 +138,9 @@ export async function serverCertificate(
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension(
-        names.map((name) => ("ip" in name ? { type: "ip", value: name.ip } : { type: "dns", value: name.dns })),
+        names.map(
+          (name): GeneralName => ("ip" in name ? { type: "ip", value: name.ip } : { type: "dns", value: name.dns }),
+        ),
       ),
     ],
   });
