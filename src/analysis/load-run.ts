@@ -132,21 +132,14 @@ export function resolveRun(spec: string, lookup: RunLookup): RunSource {
   for (const dir of candidates) {
     if (isRunFolder(dir)) return folderSource(dir, lookup);
   }
-  const db = openDatabase(lookup);
-  if (db) {
-    const records = db.recordsOf(spec);
-    db.close();
-    if (records.length > 0) return databaseSource(spec, lookup);
-  }
+  if (fromDatabaseIfAny(lookup, (db) => db.recordsOf(spec).length > 0, false)) return databaseSource(spec, lookup);
   throw new UserError(
     `no run "${spec}": expected a run folder (with requests.jsonl), a run id in ${databasePath(lookup)}, or <probe>@N`,
   );
 }
 
 function nthLatestRun(probe: string, n: number, lookup: RunLookup): RunSource {
-  const db = openDatabase(lookup);
-  const runs = db?.runsOf(probe) ?? [];
-  db?.close();
+  const runs = fromDatabaseIfAny(lookup, (db) => db.runsOf(probe), []);
   const run = n >= 1 ? runs[n - 1] : undefined;
   if (!run)
     throw new UserError(
@@ -166,11 +159,12 @@ function databasePath(lookup: RunLookup): string {
 }
 
 /**
- * Opening the database never creates one (a lookup in a folder without it simply finds nothing) and
- * never writes to it: a read-only connection reads on a read-only filesystem and beside a writer.
+ * What `read` makes of the run database, or `none` where there is none: a lookup never creates one (in
+ * a folder without it, it simply finds nothing) and never writes to it (a read-only connection reads
+ * on a read-only filesystem and beside a writer).
  */
-function openDatabase(lookup: RunLookup): RunDatabaseReader | null {
-  return existsSync(databasePath(lookup)) ? RunDatabaseReader.open(databasePath(lookup)) : null;
+function fromDatabaseIfAny<T>(lookup: RunLookup, read: (db: RunDatabaseReader) => T, none: T): T {
+  return existsSync(databasePath(lookup)) ? fromDatabase(lookup, read) : none;
 }
 
 /** A run folder read as it is now: each read of `records()` or `payloads()` reads the files again. */
@@ -224,13 +218,11 @@ type RunRowKey = { id: string } | { folder: string };
  * was written). Read-only, and 0 from a database older than the column.
  */
 function lostOf(lookup: RunLookup, key: RunRowKey): number {
-  if (!existsSync(databasePath(lookup))) return 0;
-  const db = RunDatabaseReader.open(databasePath(lookup));
-  try {
-    return db.lostOf("id" in key ? key : { probe: basename(key.folder), dir: key.folder });
-  } finally {
-    db.close();
-  }
+  return fromDatabaseIfAny(
+    lookup,
+    (db) => db.lostOf("id" in key ? key : { probe: basename(key.folder), dir: key.folder }),
+    0,
+  );
 }
 
 /** What `read` makes of the run database, on a connection of its own, closed after. */
