@@ -6,18 +6,29 @@
  * 127.0.0.1, a scratch HOME, real files; the tests wait for events, not clocks.
  */
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { get } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startMockServer } from "../../src/capture/mock-server.js";
+import type { RequestRecord } from "../../src/capture/types.js";
 import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { type OtlpReceiver, startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
-import { startCli, writeTinyProbe } from "../capture/http-harness.js";
+import { jsonl, startCli, writeTinyProbe } from "../capture/http-harness.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { startCliIn } from "./scratch-cli.js";
+import { type CliResult, startCliIn } from "./scratch-cli.js";
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -98,36 +109,83 @@ function brokenCodexHome(scratch: string) {
   return { config, bin, env };
 }
 
-describe("record with an agent's config it cannot read", () => {
-  it("runs a command that is not that agent, saying so once, and captures it with its OTel span", async () => {
-    const scratch = tempDir("session-record-warn-");
-    const { config, env } = brokenCodexHome(scratch);
-    const otlp = await receiver();
-    const marker = join(scratch, "ran");
-    const args = ["record", "--no-db", "--runs", join(scratch, "runs"), "--otel", otlp.url, "--name", "agent"];
-    const result = await startCliIn(scratch, [...args, "--", "node", CLIENT, "touch", marker], scratch, env).done;
-    expect(result.code, result.stderr).toBe(0);
-    expect(existsSync(marker)).toBe(true);
-    const warnings = result.stderr.split("\n").filter((line) => line.includes("Codex is not pointed"));
-    expect(warnings).toHaveLength(1);
-    expect(result.stderr).toContain(config);
-    expect(otlp.spans().map((span) => span.name)).toEqual(["invoke_agent agent"]);
-  });
+/** The shared session's mock and folder: the mock closed, then the folder removed, when the file's tests are done. */
+const sharedClosers: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const close of sharedClosers.splice(0).reverse()) await close();
+});
 
-  it("stops before anything starts when the command is that agent, and the earlier run of its name stays", async () => {
-    const scratch = tempDir("session-record-keep-");
+/** The shared session: its folders, record's flags for the run `agent` up to `--`, what record said, the spans sent. */
+interface AgentSession extends ReturnType<typeof brokenCodexHome> {
+  scratch: string;
+  runs: string;
+  own: string[];
+  result: CliResult;
+  spans: string[];
+}
+
+let agentSession: Promise<AgentSession> | undefined;
+
+/**
+ * The SDK script, `node sdk-client.mjs all`, recorded once as the run `agent` in front of a mock, with
+ * a Codex config record cannot read and an OTLP receiver, for the tests below (as
+ * test/agents/real-agents.test.ts shares a Codex session): a command that is not Codex, run and
+ * captured with its span, whose run must then outlast each later `record` of its name that is
+ * refused. The folder and the mock stay until the file's tests are done.
+ */
+function recordedAgent() {
+  agentSession ??= (async () => {
+    const scratch = realpathSync(mkdtempSync(join(tmpdir(), "session-record-agent-")));
+    sharedClosers.push(async () => rmSync(scratch, { recursive: true, force: true }));
     const runs = join(scratch, "runs");
-    const { config, bin, env } = brokenCodexHome(scratch);
+    const home = brokenCodexHome(scratch);
     const probe = await loadProbeFile(join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-probe.yaml"), PROJECT_ROOT);
     const mock = await startMockServer(
       { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
       { runsDir: runs, runName: "upstream" },
     );
-    closers.push(() => mock.close());
-    const upstream = mock.baseUrl.replace(/\/v1$/, "");
-    const own = ["record", "--runs", runs, "--upstream", upstream, "--name", "agent", "--"];
-    const first = await startCliIn(scratch, [...own, "node", CLIENT, "all"], scratch, env).done;
-    expect(first.code, first.stderr).toBe(0);
+    sharedClosers.push(() => mock.close());
+    const own = ["record", "--runs", runs, "--upstream", mock.baseUrl.replace(/\/v1$/, ""), "--name", "agent"];
+    const otlp = await startOtlpReceiver();
+    try {
+      const args = [...own, "--otel", otlp.url, "--", "node", CLIENT, "all"];
+      const result = await startCliIn(scratch, args, scratch, home.env).done;
+      return { ...home, scratch, runs, own: [...own, "--"], result, spans: otlp.spans().map((span) => span.name) };
+    } finally {
+      await otlp.close();
+    }
+  })();
+  return agentSession;
+}
+
+/** The database's rows of the run `agent`, by status. */
+function agentRows(runs: string) {
+  const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
+  const rows = db.prepare("SELECT status FROM runs WHERE probe = 'agent'").all();
+  db.close();
+  return rows;
+}
+
+describe("record with an agent's config it cannot read", () => {
+  it("runs a command that is not that agent, saying so once, and captures it with its OTel span", async () => {
+    const { runs, config, result, spans } = await recordedAgent();
+    expect(result.code, result.stderr).toBe(0);
+    // The command ran: the run holds its requests.
+    expect(jsonl<RequestRecord>(join(runs, "agent", "requests.jsonl")).map((r) => r.api)).toEqual([
+      "openai-completions",
+      "openai-responses",
+      "anthropic-messages",
+    ]);
+    const warnings = result.stderr.split("\n").filter((line) => line.includes("Codex is not pointed"));
+    expect(warnings).toHaveLength(1);
+    expect(result.stderr).toContain(config);
+    // The session's span, beside one span of each of its requests.
+    expect(spans.toSorted()).toEqual(["chat mock-model", "chat mock-model", "chat mock-model", "invoke_agent agent"]);
+  });
+
+  it("stops before anything starts when the command is that agent, and the earlier run of its name stays", async () => {
+    const { scratch, runs, config, bin, env, own, result } = await recordedAgent();
+    expect(result.code, result.stderr).toBe(0);
     const earlier = readFileSync(join(runs, "agent", "requests.jsonl"), "utf8");
 
     const marker = join(scratch, "codex-ran");
@@ -137,25 +195,12 @@ describe("record with an agent's config it cannot read", () => {
     expect(second.stderr).toContain(`${config}: expected TOML as Codex reads it (line 2`);
     expect(existsSync(marker)).toBe(false);
     expect(readFileSync(join(runs, "agent", "requests.jsonl"), "utf8")).toBe(earlier);
-    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
-    const rows = db.prepare("SELECT status FROM runs WHERE probe = 'agent'").all();
-    db.close();
-    expect(rows).toEqual([{ status: "captured" }]);
+    expect(agentRows(runs)).toEqual([{ status: "captured" }]);
   });
 
   it("a command that cannot be started (its interpreter is missing) leaves the earlier run of its name in place", async () => {
-    const scratch = tempDir("session-record-unstarted-");
-    const runs = join(scratch, "runs");
-    const { bin, env } = brokenCodexHome(scratch);
-    const probe = await loadProbeFile(join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-probe.yaml"), PROJECT_ROOT);
-    const mock = await startMockServer(
-      { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
-      { runsDir: runs, runName: "upstream" },
-    );
-    closers.push(() => mock.close());
-    const own = ["record", "--runs", runs, "--upstream", mock.baseUrl.replace(/\/v1$/, ""), "--name", "agent", "--"];
-    const first = await startCliIn(scratch, [...own, "node", CLIENT, "all"], scratch, env).done;
-    expect(first.code, first.stderr).toBe(0);
+    const { scratch, runs, bin, env, own, result } = await recordedAgent();
+    expect(result.code, result.stderr).toBe(0);
     const earlier = readFileSync(join(runs, "agent", "requests.jsonl"), "utf8");
 
     // Found on PATH and executable, so record starts its proxy; only the kernel's exec then fails.
@@ -166,9 +211,6 @@ describe("record with an agent's config it cannot read", () => {
     expect(readFileSync(join(runs, "agent", "requests.jsonl"), "utf8")).toBe(earlier);
     // Nothing of the second run is left beside it (no live folder, no previous-run folder).
     expect(readdirSync(runs).filter((entry) => entry.includes("agent") && !entry.endsWith(".lock"))).toEqual(["agent"]);
-    const db = new Database(join(runs, "payload-probe.db"), { readonly: true });
-    const rows = db.prepare("SELECT status FROM runs WHERE probe = 'agent'").all();
-    db.close();
-    expect(rows).toEqual([{ status: "captured" }]);
+    expect(agentRows(runs)).toEqual([{ status: "captured" }]);
   });
 });

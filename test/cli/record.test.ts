@@ -4,11 +4,21 @@
  * process is real; nothing waits on a clock.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { loadProbeFile } from "../../src/probes/load.js";
@@ -17,7 +27,7 @@ import { filesContaining, jsonl } from "../capture/http-harness.js";
 import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
-import { startCliIn } from "./scratch-cli.js";
+import { type CliResult, startCliIn } from "./scratch-cli.js";
 
 const FIXTURES = join(PROJECT_ROOT, "test", "fixtures", "record");
 const CLIENT = join(FIXTURES, "sdk-client.mjs");
@@ -31,12 +41,18 @@ afterEach(async () => {
   removeTempDirs();
 });
 
-async function mockIn(runs: string, runName: string, script = "sdk-probe.yaml"): Promise<MockServer> {
+/** A mock answering as the probe `script` says, its run `runName` in `runs`; the caller closes it. */
+async function startMock(runs: string, runName: string, script = "sdk-probe.yaml"): Promise<MockServer> {
   const probe = await loadProbeFile(join(FIXTURES, script), PROJECT_ROOT);
-  const mock = await startMockServer(
+  return startMockServer(
     { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
     { runsDir: runs, runName },
   );
+}
+
+/** `startMock`, closed after the test. */
+async function mockIn(runs: string, runName: string, script = "sdk-probe.yaml"): Promise<MockServer> {
+  const mock = await startMock(runs, runName, script);
   closers.push(() => mock.close());
   return mock;
 }
@@ -53,6 +69,59 @@ const requestBodies = (dir: string) =>
     .filter((payload) => payload.type === "request")
     .map((payload) => payload.body);
 
+/** One recorded session of the SDK script: what record said and the request bodies its mock got. */
+interface SdkSession {
+  result: CliResult;
+  atUpstream: string[];
+}
+
+/** Folders the shared sessions were recorded in, removed when the file's tests are done. */
+const sharedScratch: string[] = [];
+afterAll(() => {
+  for (const dir of sharedScratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+let sdkSessions: Promise<{ scratch: string; runs: string; opened: SdkSession; exiting: SdkSession }> | undefined;
+
+/**
+ * The same command, `node sdk-client.mjs all`, recorded twice into one runs folder, once for the
+ * tests that read it (as test/agents/real-agents.test.ts shares a Codex session): the first session
+ * with --open and a stand-in xdg-open first on PATH, the second with the command exiting 3; each
+ * sends its own `metadata.user_id` to a mock of its own. Both mocks are closed, and the stand-in has
+ * written what it was asked to open, before any test reads them. Each session is a record child, the
+ * SDK script's child and a mock.
+ */
+function recordedTwice() {
+  sdkSessions ??= (async () => {
+    const scratch = realpathSync(mkdtempSync(join(tmpdir(), "record-twice-")));
+    sharedScratch.push(scratch);
+    const runs = join(scratch, "runs");
+    const bin = join(scratch, "bin");
+    mkdirSync(bin);
+    const opened = join(scratch, "opened.txt");
+    // A stand-in xdg-open: it writes down what it was asked to open.
+    writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\necho "$1" >> "${opened}"\n`, { mode: 0o755 });
+    const session = async (id: string, flags: string[], env: Record<string, string>): Promise<SdkSession> => {
+      const mock = await startMock(runs, `upstream-${id}`);
+      try {
+        // No `--`: the first word that is not one of record's flags starts the command.
+        const args = [...flags, "--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"];
+        const result = await startRecord(scratch, args, { SESSION_ID: id, ...env }).done;
+        return { result, atUpstream: requestBodies(mock.liveDir) };
+      } finally {
+        await mock.close();
+      }
+    };
+    const first = await session("session-a", ["--open"], { PATH: `${bin}:${process.env.PATH}` });
+    // xdg-open runs on its own, past record's end: wait for its line when record served a viewer.
+    if (first.result.stderr.includes("VIEW http"))
+      await untilInFolder(scratch, () => readFileSync(opened, "utf8").endsWith("\n"));
+    const second = await session("session-b", [], { EXIT_CODE: "3" });
+    return { scratch, runs, opened: first, exiting: second };
+  })();
+  return sdkSessions;
+}
+
 /** No process of the group is left (the group id is the record process's pid). */
 function groupGone(pid: number): boolean {
   try {
@@ -64,17 +133,11 @@ function groupGone(pid: number): boolean {
 }
 
 describe("record", () => {
-  // One session serves what record stores and what show then prints of it: each session is a record
-  // child, the SDK script's child and a mock.
+  // One session serves what record stores and what show then prints of it: the second of the two
+  // sessions recorded once for this file (recordedTwice).
   it("captures every request of the SDK clients in full, byte for byte as the upstream got them, and takes the command's exit code; show prints what the model answered each: tool calls with arguments, text, stop reason, status, timing and usage", async () => {
-    const scratch = tempDir("record-");
-    const runs = join(scratch, "runs");
-    const mock = await mockIn(runs, "upstream");
-    // No `--`: the first word that is not one of record's flags starts the command.
-    const { done } = startRecord(scratch, ["--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"], {
-      EXIT_CODE: "3",
-    });
-    const result = await done;
+    const { scratch, runs, exiting } = await recordedTwice();
+    const { result, atUpstream } = exiting;
     expect(result.code, result.stderr).toBe(3);
     expect(result.stdout).toBe("");
 
@@ -90,7 +153,6 @@ describe("record", () => {
       [200, "complete", "text", "estimate"],
       [200, "complete", "text", "estimate"],
     ]);
-    const atUpstream = requestBodies(mock.liveDir);
     expect(atUpstream).toHaveLength(3);
     expect(requestBodies(join(runs, "node"))).toEqual(atUpstream);
 
@@ -123,22 +185,18 @@ describe("record", () => {
       firstByteMs: records[2]!.firstByteMs,
     });
 
-    // The keys went to the upstream in headers and nowhere else: no byte of any file, SQLite included.
-    await mock.close();
+    // The keys went to the upstream in headers and nowhere else: no byte of any file of either session
+    // (their mocks closed), SQLite included.
     for (const key of Object.values(KEYS)) expect(filesContaining(scratch, key)).toEqual([]);
-    // The session's private folder went with it.
+    // Each session's private folder went with it.
     expect(readdirSync(scratch).filter((name) => name.startsWith("payload-probe-record-"))).toEqual([]);
   });
 
   it("diff of the same command recorded twice names the one body field that differs, and --ignore sets it apart", async () => {
-    const scratch = tempDir("record-diff-");
-    const runs = join(scratch, "runs");
-    for (const session of ["session-a", "session-b"]) {
-      const mock = await mockIn(runs, `upstream-${session}`);
-      const args = ["--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"];
-      const result = await startRecord(scratch, args, { SESSION_ID: session }).done;
-      expect(result.code, result.stderr).toBe(0);
-    }
+    // The two sessions of recordedTwice: the first exits 0, the second as its command did (3).
+    const { scratch, runs, opened, exiting } = await recordedTwice();
+    expect(opened.result.code, opened.result.stderr).toBe(0);
+    expect(exiting.result.code, exiting.result.stderr).toBe(3);
     const diff = (...args: string[]) => cliInScratch(scratch, "diff", "node@2", "node", ...args, "--runs", runs);
     const plain = await diff();
     expect(plain.code, plain.stderr).toBe(0);
@@ -157,25 +215,17 @@ describe("record", () => {
   });
 
   it("--open opens the live viewer with xdg-open as it is served, and the summary says its address again", async () => {
-    const scratch = tempDir("record-open-");
-    const runs = join(scratch, "runs");
-    const mock = await mockIn(runs, "upstream");
-    const bin = join(scratch, "bin");
-    mkdirSync(bin);
-    // A stand-in xdg-open on PATH: it writes down what it was asked to open.
-    writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\necho "$1" >> "${join(scratch, "opened.txt")}"\n`, { mode: 0o755 });
-    const args = ["--open", "--upstream", originOf(mock), "--runs", runs, "node", CLIENT, "all"];
-    const result = await startRecord(scratch, args, { PATH: `${bin}:${process.env.PATH}` }).done;
+    // The first session of recordedTwice, with its stand-in xdg-open.
+    const { scratch, runs, opened } = await recordedTwice();
+    const { result } = opened;
     expect(result.code, result.stderr).toBe(0);
     const url = /VIEW (http:\/\/127\.0\.0\.1:\d+\/)/.exec(result.stderr)?.[1];
     expect(url, result.stderr).toBeDefined();
-    await untilInFolder(scratch, () => existsSync(join(scratch, "opened.txt")));
     expect(readFileSync(join(scratch, "opened.txt"), "utf8")).toBe(`${url}\n`);
     const summary = result.stderr.slice(result.stderr.indexOf("record: 3 request(s)"));
     expect(summary).toContain(
       `the viewer was at ${url} (stopped with the recording; 'view ${join(runs, "node")}' writes the page)`,
     );
-    await mock.close();
   });
 
   it("a Gemini session through @google/genai: full records of both turns, countTokens kept as a side payload, no key in any file", async () => {
