@@ -4,7 +4,10 @@
  * arguments as JSON inside JSON, SSE deltas split across chunks), pass through each way a run is
  * captured; afterwards no byte of any file under the runs folder — JSONL, payload-probe.db and its
  * WAL (read as bytes and through SQL), a view page, an imported profile — holds any of their values.
- * Each capture path is one entry of CAPTURE_PATHS.
+ * Each capture path is one entry of CAPTURE_PATHS. The proxy and the mock run as the built CLI's
+ * children (their exit on a signal is part of what is checked); record and run run in this process
+ * (test/fixtures/cli-in-process.ts): what they write is the point here, and their own children (the
+ * command, the probe's tools) are real processes all the same.
  */
 
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -15,8 +18,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { savedPageData } from "../analysis/view/saved-page.js";
-import { cliIn, startCliIn } from "../cli/scratch-cli.js";
-import { cliInScratch } from "../fixtures/cli-in-process.js";
+import { cliInScratch, cliInScratchAt } from "../fixtures/cli-in-process.js";
 import { CORPUS_SEED, credentialCorpus, dotEnv, lookAlikes } from "../fixtures/secret-corpus.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { jsonl, sqlDump, startCli } from "./http-harness.js";
@@ -208,8 +210,8 @@ post(process.env.OPENAI_BASE_URL + "/chat/completions", "chat.json")
   .then(() => post(process.env.ANTHROPIC_BASE_URL + "/v1/messages", "messages.json"));`;
       const origin = mock.baseUrl.replace(/\/v1$/, "");
       const args = ["record", "--upstream", origin, "--runs", runs, "--name", "rec", "--no-view", "--"];
-      const { done } = startCliIn(scratch, [...args, process.execPath, "-e", client]);
-      const result = await done;
+      // From the scratch folder, where the command finds its two files.
+      const result = await cliInScratchAt(scratch, scratch, ...args, process.execPath, "-e", client);
       expect(result.code, result.stderr).toBe(0);
       await mock.close();
       return [join(runs, "rec"), join(runs, "corpus-mock")];
@@ -218,7 +220,7 @@ post(process.env.OPENAI_BASE_URL + "/chat/completions", "chat.json")
   {
     name: "the runtime (run on a probe whose prompt, tool call, tool result and reply carry the corpus)",
     async capture(scratch, runs) {
-      const result = cliIn(scratch, "run", corpusProbe(scratch), "--runs", runs);
+      const result = await cliInScratch(scratch, "run", corpusProbe(scratch), "--runs", runs);
       expect(result.code, result.stderr).toBe(0);
       return [join(runs, "secrets-corpus")];
     },

@@ -3,10 +3,10 @@
  * run by the built CLI from that folder and through run.sh from elsewhere. Paths inside the probe
  * are taken from its folder, paths on the command line from the cwd, and nothing recorded depends
  * on what the folder is called. The built CLI runs as a child for the first command of each test
- * that depends on the cwd, for run.sh, and for the hint that names how the CLI was started and the
- * command that follows it; the other commands run in this process (test/fixtures/cli-in-process.ts),
- * those that depend on the cwd with the same cwd as the child would have, the rest with every path
- * absolute.
+ * that depends on the cwd, for run.sh (once), and for the hint that names how the CLI was started;
+ * the other commands, the hint's own arguments among them, run in this process
+ * (test/fixtures/cli-in-process.ts), those that depend on the cwd with the same cwd as the child
+ * would have, the rest with every path absolute.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -59,7 +59,7 @@ describe("a probe kept in a team's own folder", () => {
     expect(cost.stdout + cost.stderr).not.toContain("price unknown");
   });
 
-  it("runs by relative paths from another cwd, through node and through run.sh", () => {
+  it("runs by relative paths from another cwd, through node and through run.sh", async () => {
     const scratch = tempDir("team-cwd-");
     const team = teamFolder(scratch, "team");
     const elsewhere = join(scratch, "elsewhere");
@@ -73,7 +73,8 @@ describe("a probe kept in a team's own folder", () => {
     const ran = cli(elsewhere, scratch, runSh, "run", probe, ...runs);
     expect(ran.code, ran.stderr).toBe(0);
     expect(existsSync(join(scratch, "runs", "team-probe", "requests.jsonl"))).toBe(true);
-    const checked = cli(elsewhere, scratch, runSh, "check", probe, ...runs);
+    // run.sh hands the CLI its arguments and cwd as they came: once through it is the proof.
+    const checked = await cliInScratchAt(elsewhere, scratch, "check", probe, ...runs);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
   });
 
@@ -89,7 +90,8 @@ describe("a probe kept in a team's own folder", () => {
         relative(scratch, MAIN) +
         " check team/probes/team-probe.yaml --baseline team/baselines --runs runs --update",
     );
-    const followed = cli(scratch, scratch, [process.execPath, MAIN], ...hint!.split(" ").slice(2));
+    // The hint's command after `node <main>`, from the folder it was printed in.
+    const followed = await cliInScratchAt(scratch, scratch, ...hint!.split(" ").slice(2));
     expect(followed.code, followed.stderr).toBe(0);
     expect(existsSync(join(scratch, "team", "baselines", "team-probe.json"))).toBe(true);
     expect(existsSync(join(scratch, "team", "probes", "baselines"))).toBe(false);
