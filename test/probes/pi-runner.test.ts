@@ -1,7 +1,6 @@
-import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { findPi } from "../../src/agents/pi-install.js";
 import type { Baseline } from "../../src/analysis/check/check.js";
@@ -13,12 +12,15 @@ import { modelsJson, piMcpConfig } from "../../src/probes/pi-agent-dir.js";
 import { piCannotRun, piExpect, runProbeOnPi } from "../../src/probes/pi-runner.js";
 import type { RunResult } from "../../src/probes/run-options.js";
 import { runProbe } from "../../src/probes/runner.js";
+import { checkoutWorkspaceRoot } from "../../src/probes/workspace.js";
 import { importProfile } from "../../src/profile-import/import-run.js";
 import { writeImportedProfile } from "../../src/profile-import/write.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { readWireLog } from "../../src/stub-mcp/wire-log.js";
-import { defaultWorkspaceRootsOf, withoutWorkspaceRoot } from "../cli/scratch-cli.js";
+import { defaultWorkspaceRootsOf } from "../cli/scratch-cli.js";
+import { runInProcessAt } from "../fixtures/cli-in-process.js";
 import { jsonlObjects } from "../fixtures/jsonl-rows.js";
+import { sharedRecords } from "../fixtures/shared-runs.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
@@ -75,6 +77,26 @@ describe("pi's agent dir (no pi needed)", () => {
 const pi = findPi();
 if (!pi) console.log(`real pi tests skipped: pi is not installed; install it with './run.sh agents install pi'`);
 
+/** `check` run in this process with the default workspace root: PAYLOAD_PROBE_WORKSPACE unset while it runs. */
+const NO_WORKSPACE_ROOT = { PAYLOAD_PROBE_WORKSPACE: undefined };
+
+/**
+ * `check p4 --agent both --json` in `base`, in this process (the CLI's exit codes as a child are
+ * test/cli/check.test.ts's), with the default workspace root, stored as the root the baselines were
+ * made with. pi's baseline says its tool definitions were 100 bytes smaller: pi's run is a regression.
+ */
+async function checkP4OnBoth(base: string) {
+  const baselines = join(base, "baselines");
+  mkdirSync(baselines);
+  copyFileSync(join(PROJECT_ROOT, "probes/baselines/p4.json"), join(baselines, "p4.json"));
+  const piBaseline = JSON.parse(readFileSync(join(PROJECT_ROOT, "probes/baselines/p4@pi.json"), "utf8"));
+  piBaseline.requests[0].bytes.tools -= 100;
+  writeFileSync(join(baselines, "p4@pi.json"), JSON.stringify(piBaseline));
+  const runsDir = join(base, "runs");
+  const args = ["check", "p4", "--agent", "both", "--baseline", baselines, "--runs", runsDir, "--json"];
+  return { run: await runInProcessAt(PROJECT_ROOT, NO_WORKSPACE_ROOT, ...args), runsDir };
+}
+
 describe.skipIf(!pi)("the real pi against the mock", () => {
   const places = () => {
     const base = tempDir("pi-run-");
@@ -83,10 +105,10 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
   // pi's runs of committed probes, made once for the tests that only read them (a pi run costs seconds);
   // their folder outlives each test's temp folders and goes with the last test.
   let sharedBase: string | undefined;
+  const shared = () => (sharedBase ??= mkdtempSync(join(tmpdir(), "pi-shared-")));
   const sharedRuns = new Map<string, Promise<RunResult>>();
   const onPiOnce = (name: string) => {
-    sharedBase ??= mkdtempSync(join(tmpdir(), "pi-shared-"));
-    const options = { runsDir: join(sharedBase, "runs"), workspaceRoot: join(sharedBase, "ws"), database: false };
+    const options = { runsDir: join(shared(), "runs"), workspaceRoot: join(shared(), "ws"), database: false };
     if (!sharedRuns.has(name))
       sharedRuns.set(
         name,
@@ -94,7 +116,21 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
       );
     return { options, result: sharedRuns.get(name)! };
   };
+  // One check session serves two tests, as the runs above: its test reads the verdicts, and its
+  // p4@pi run is pi's p4 for the profile test. Its workspace root goes with the last test.
+  let checkOnBoth: ReturnType<typeof checkP4OnBoth> | undefined;
+  const checkRoots: (() => void)[] = [];
+  const checkOnBothOnce = () => {
+    const base = join(shared(), "check");
+    if (!checkOnBoth) {
+      mkdirSync(base);
+      checkRoots.push(defaultWorkspaceRootsOf([join(base, "runs")]).remove);
+      checkOnBoth = checkP4OnBoth(base);
+    }
+    return checkOnBoth;
+  };
   afterAll(() => {
+    for (const remove of checkRoots) remove();
     if (sharedBase) rmSync(sharedBase, { recursive: true, force: true });
   });
 
@@ -119,8 +155,8 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     // `p1@pi` is a run name the analysis commands find.
     expect(resolveRun("p1@pi", { runsDir: options.runsDir }).count()).toBe(4);
 
-    const onRuntime = await runProbe(await load("p1"), options);
-    const row = fidelityRow("p1", onRuntime.records, onPi.records);
+    // The runtime's side is the suite's shared run of p1: the comparison is of structure, not paths.
+    const row = fidelityRow("p1", await sharedRecords("p1"), onPi.records);
     expect(row.differs).toEqual([]);
     expect(row.verdict).toBe("match");
   }, 180_000);
@@ -153,33 +189,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
   }, 180_000);
 
   it("check --agent both: each probe on each agent against its own baseline, pi's named <probe>@pi, then the fidelity table", async () => {
-    const base = tempDir("pi-check-");
-    const baselines = join(base, "baselines");
-    mkdirSync(baselines);
-    copyFileSync(join(PROJECT_ROOT, "probes/baselines/p4.json"), join(baselines, "p4.json"));
-    // pi's baseline says its tool definitions were 100 bytes smaller: pi's run is now a regression.
-    const piBaseline = JSON.parse(readFileSync(join(PROJECT_ROOT, "probes/baselines/p4@pi.json"), "utf8"));
-    piBaseline.requests[0].bytes.tools -= 100;
-    writeFileSync(join(baselines, "p4@pi.json"), JSON.stringify(piBaseline));
-    const roots = defaultWorkspaceRootsOf([join(base, "runs")]);
-    onTestFinished(roots.remove);
-    const run = spawnSync(
-      process.execPath,
-      [
-        join(PROJECT_ROOT, "dist/cli/main.js"),
-        "check",
-        "p4",
-        "--agent",
-        "both",
-        "--baseline",
-        baselines,
-        "--runs",
-        join(base, "runs"),
-        "--json",
-      ],
-      // The default workspace root, stored as the root the baselines were made with.
-      { cwd: PROJECT_ROOT, env: withoutWorkspaceRoot(), encoding: "utf8", timeout: 120_000 },
-    );
+    const { run } = await checkOnBothOnce();
     expect(run.status).toBe(1);
     const { checks, fidelity } = JSON.parse(run.stdout) as {
       checks: { probe: string; status: string; regressions: { probe: string; metric: string }[] }[];
@@ -205,12 +215,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
     const roots = defaultWorkspaceRootsOf([join(base, "runs")]);
     onTestFinished(roots.remove);
     const args = ["check", "p0", "--agent", "pi", "--baseline", baselines, "--runs", join(base, "runs")];
-    const run = spawnSync(process.execPath, [join(PROJECT_ROOT, "dist/cli/main.js"), ...args], {
-      cwd: PROJECT_ROOT,
-      env: withoutWorkspaceRoot(),
-      encoding: "utf8",
-      timeout: 120_000,
-    });
+    const run = await runInProcessAt(PROJECT_ROOT, NO_WORKSPACE_ROOT, ...args);
     expect(run.status, run.stdout + run.stderr).toBe(1);
     expect(run.stdout.split("\n")[0]).toMatch(/^p0@pi: cache prefix broken in tools \(request 4\)/);
   }, 180_000);
@@ -224,19 +229,30 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
   });
 
   it("a profile imported from pi's own p1, p3 and p4 gives the runtime pi's toolsChars and systemChars, request for request", async () => {
-    const names = ["p1", "p3", "p4"];
-    const onPi = [];
-    for (const name of names) onPi.push(await onPiOnce(name).result);
-    const options = onPiOnce("p1").options;
-    const sources = onPi.map((result) => resolveRun(result.dir, { runsDir: options.runsDir }));
+    const { options } = onPiOnce("p1");
+    const check = await checkOnBothOnce();
+    // Each probe runs again where pi ran it, so the paths in its prompt are as long as pi's: p1 and p3 in
+    // the shared root, p4 in the default root of the check's runs folder (given here, it is stored as
+    // written; the check stored it as the recorded root, which is as long).
+    const p4Root = checkoutWorkspaceRoot(check.runsDir);
+    const onPi = [
+      { name: "p1", dir: (await onPiOnce("p1").result).dir, options },
+      { name: "p3", dir: (await onPiOnce("p3").result).dir, options },
+      {
+        name: "p4",
+        dir: join(check.runsDir, "p4@pi"),
+        options: { runsDir: join(shared(), "check", "again"), workspaceRoot: p4Root, database: false },
+      },
+    ];
+    const sources = onPi.map(({ dir }) => resolveRun(dir, { runsDir: dirname(dir) }));
     const file = join(tempDir("pi-profile-"), "pi.json");
     writeImportedProfile(importProfile(sources, "pi").profile, file, true);
     const sizes = (records: RequestRecord[]) => records.map((r) => [r.toolsChars, r.systemChars]);
-    for (const [i, name] of names.entries()) {
+    for (const { name, dir, options } of onPi) {
       const probe = await load(name);
-      const again = await runProbe({ ...probe, agent: { ...probe.agent, profile: file } }, options);
-      expect(again.failures).toEqual([]);
-      expect(sizes(again.records)).toEqual(sizes(onPi[i]!.records));
+      const rerun = await runProbe({ ...probe, agent: { ...probe.agent, profile: file } }, options);
+      expect(rerun.failures).toEqual([]);
+      expect(sizes(rerun.records), name).toEqual(sizes(jsonlObjects<RequestRecord>(join(dir, "requests.jsonl"))));
     }
   }, 180_000);
 });
