@@ -21,12 +21,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { type OtlpReceiver, startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
 import { jsonl, startCli, writeTinyProbe } from "../capture/http-harness.js";
+import { startProbeMock } from "../fixtures/probe-mock.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, startCliIn } from "./scratch-cli.js";
 
@@ -139,11 +138,8 @@ function recordedAgent() {
     sharedClosers.push(async () => rmSync(scratch, { recursive: true, force: true }));
     const runs = join(scratch, "runs");
     const home = brokenCodexHome(scratch);
-    const probe = await loadProbeFile(join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-probe.yaml"), PROJECT_ROOT);
-    const mock = await startMockServer(
-      { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
-      { runsDir: runs, runName: "upstream" },
-    );
+    const probeFile = join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-probe.yaml");
+    const mock = await startProbeMock(probeFile, { runsDir: runs, runName: "upstream" });
     sharedClosers.push(() => mock.close());
     const own = ["record", "--runs", runs, "--upstream", mock.baseUrl.replace(/\/v1$/, ""), "--name", "agent"];
     const otlp = await startOtlpReceiver();

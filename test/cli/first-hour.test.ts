@@ -11,11 +11,11 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
-import { loadProbeFile } from "../../src/probes/load.js";
+import type { MockServer } from "../../src/capture/mock-server.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { chromiumPath, closePages, pageCollecting, sharedChromium } from "../fixtures/chromium.js";
 import { cliInScratch } from "../fixtures/cli-in-process.js";
+import { startProbeMock } from "../fixtures/probe-mock.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { startCliIn } from "./scratch-cli.js";
 
@@ -37,11 +37,7 @@ afterAll(async () => {
 });
 
 async function mockIn(runs: string, runName: string): Promise<MockServer> {
-  const probe = await loadProbeFile(join(FIXTURES, "sdk-probe.yaml"), PROJECT_ROOT);
-  const mock = await startMockServer(
-    { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
-    { runsDir: runs, runName },
-  );
+  const mock = await startProbeMock(join(FIXTURES, "sdk-probe.yaml"), { runsDir: runs, runName });
   closers.push(() => mock.close());
   return mock;
 }

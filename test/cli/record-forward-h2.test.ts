@@ -10,11 +10,10 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startMockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { jsonl } from "../capture/http-harness.js";
+import { startProbeMock } from "../fixtures/probe-mock.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { startCliIn } from "./scratch-cli.js";
 
@@ -44,11 +43,7 @@ describe("record --forward and HTTP/2", () => {
   it("h2 beside http/1.1 gets HTTP/1.1 and is recorded; h2 alone and h2 prior knowledge fail at once, each said once on stderr", async () => {
     const scratch = tempDir("record-forward-h2-");
     const runs = join(scratch, "runs");
-    const probe = await loadProbeFile(join(FIXTURES, "h2-probe.yaml"), PROJECT_ROOT);
-    const mock = await startMockServer(
-      { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
-      { runsDir: runs, runName: "upstream" },
-    );
+    const mock = await startProbeMock(join(FIXTURES, "h2-probe.yaml"), { runsDir: runs, runName: "upstream" });
     closers.push(() => mock.close());
     const origin = mock.baseUrl.replace(/\/v1$/, "");
     const args = ["--forward", "--forward-to", `api.openai.com=${origin}`, "--runs", runs, "--no-view"];

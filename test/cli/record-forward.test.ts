@@ -11,11 +11,11 @@ import { join } from "node:path";
 import { createServer as createTlsServer, type Server } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
 import { localCertificate } from "../../src/capture/local-tls.js";
-import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
+import type { MockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl } from "../capture/http-harness.js";
+import { startProbeMock } from "../fixtures/probe-mock.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { cliIn, MAIN, scratchEnv, startCliIn } from "./scratch-cli.js";
 
@@ -30,11 +30,7 @@ afterEach(async () => {
 });
 
 async function mockIn(runs: string): Promise<MockServer> {
-  const probe = await loadProbeFile(join(FIXTURES, "sdk-probe.yaml"), PROJECT_ROOT);
-  const mock = await startMockServer(
-    { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
-    { runsDir: runs, runName: "upstream" },
-  );
+  const mock = await startProbeMock(join(FIXTURES, "sdk-probe.yaml"), { runsDir: runs, runName: "upstream" });
   closers.push(() => mock.close());
   return mock;
 }

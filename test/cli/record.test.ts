@@ -19,12 +19,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type MockServer, startMockServer } from "../../src/capture/mock-server.js";
+import type { MockServer } from "../../src/capture/mock-server.js";
 import type { RequestRecord } from "../../src/capture/types.js";
-import { loadProbeFile } from "../../src/probes/load.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { filesContaining, jsonl } from "../capture/http-harness.js";
 import { cliInScratch } from "../fixtures/cli-in-process.js";
+import { startProbeMock } from "../fixtures/probe-mock.js";
 import { untilInFolder } from "../fixtures/watch-until.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, startCliIn } from "./scratch-cli.js";
@@ -42,13 +42,8 @@ afterEach(async () => {
 });
 
 /** A mock answering as the probe `script` says, its run `runName` in `runs`; the caller closes it. */
-async function startMock(runs: string, runName: string, script = "sdk-probe.yaml"): Promise<MockServer> {
-  const probe = await loadProbeFile(join(FIXTURES, script), PROJECT_ROOT);
-  return startMockServer(
-    { name: probe.name, markers: {}, script: probe.model.script, modelId: probe.model.id },
-    { runsDir: runs, runName },
-  );
-}
+const startMock = (runs: string, runName: string, script = "sdk-probe.yaml") =>
+  startProbeMock(join(FIXTURES, script), { runsDir: runs, runName });
 
 /** `startMock`, closed after the test. */
 async function mockIn(runs: string, runName: string, script = "sdk-probe.yaml"): Promise<MockServer> {
