@@ -1,4 +1,7 @@
 /**
+ * The suite's TMPDIR on a memory file system where there is one (test/fixtures/suite-tmpdir.ts), set
+ * before the workers start so that they and every process they start keep their files there.
+ *
  * One temp folder for the whole suite, where read-only runs of committed probes are kept and shared
  * between test files and worker processes (test/fixtures/shared-runs.ts); removed when the suite ends.
  *
@@ -12,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { killProcesses, leftoverProcesses, SUITE_MARKER_ENV } from "./fixtures/suite-processes.js";
+import { suiteTmpdir } from "./fixtures/suite-tmpdir.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -37,18 +41,28 @@ async function leftoversAfterGrace(marker: string) {
 }
 
 export default function setup(project: TestProject): () => Promise<void> {
-  const root = mkdtempSync(join(tmpdir(), "pp-shared-runs-"));
-  project.provide("sharedRunsRoot", root);
-  // Set before the workers start, so they and everything they start inherit it.
+  // Both set before the workers start, so they and everything they start inherit them.
+  const tmp = suiteTmpdir(process.env);
+  if (tmp) process.env.TMPDIR = tmp.dir;
   const marker = randomUUID();
   process.env[SUITE_MARKER_ENV] = marker;
+  const root = mkdtempSync(join(tmpdir(), "pp-shared-runs-"));
+  project.provide("sharedRunsRoot", root);
   return async () => {
-    rmSync(root, { recursive: true, force: true });
-    const leftovers = await leftoversAfterGrace(marker);
-    if (leftovers.length === 0) return;
-    await killProcesses(leftovers);
-    for (const p of leftovers) console.error(`left running by a test: pid ${p.pid}: ${p.command}`);
-    process.exitCode = 1;
-    throw new Error(`${leftovers.length} process(es) started by the tests were still running at the end (killed)`);
+    try {
+      rmSync(root, { recursive: true, force: true });
+      await failOnLeftovers(marker);
+    } finally {
+      tmp?.remove();
+    }
   };
+}
+
+async function failOnLeftovers(marker: string): Promise<void> {
+  const leftovers = await leftoversAfterGrace(marker);
+  if (leftovers.length === 0) return;
+  await killProcesses(leftovers);
+  for (const p of leftovers) console.error(`left running by a test: pid ${p.pid}: ${p.command}`);
+  process.exitCode = 1;
+  throw new Error(`${leftovers.length} process(es) started by the tests were still running at the end (killed)`);
 }

@@ -85,12 +85,14 @@ describe("runs", () => {
   });
 
   it("takes every form of run: show p3@2 1 reads the older run from the database, show <seq> the latest", async () => {
-    const older = await cli(["show", "p3@2", "1", "--runs", runs]);
+    // Wide enough that show's first line is one line whatever the temporary folder's length.
+    const wide = { COLUMNS: "200" };
+    const older = await cli(["show", "p3@2", "1", "--runs", runs], wide);
     expect(older.code, older.err).toBe(0);
     expect(older.out.split("\n")[0]).toContain(`${runIds[1]} · request 1`);
-    const latest = await cli(["show", "2", "--runs", runs]);
+    const latest = await cli(["show", "2", "--runs", runs], wide);
     expect(latest.code, latest.err).toBe(0);
-    expect(latest.out.split("\n")[0]).toBe(`${join(runs, "p3")} · request 2 · loop · openai-completions`);
+    expect(latest.out.split("\n")[0]).toBe(`${join(runs, "p3")} · request 2 · loop · openai-completions qwen3.8-flash`);
     const folder = await cli(["show", join(runs, "p3"), "1", "--runs", runs]);
     expect(folder.code).toBe(0);
   });
