@@ -100,6 +100,15 @@ function servePrompts(server: Server, prompts: StubPrompt[]): void {
   });
 }
 
+/**
+ * The event loop stopped for good: no stdin read, no reply, no JavaScript signal handler, as a server
+ * stuck in a loop is. The thread waits on a value nothing ever changes, so it burns no CPU while the
+ * client's timeouts run (a busy loop spent a core until the process was killed).
+ */
+function blockForever(): never {
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+
 async function callFixtureTool(
   server: Server,
   tool: StubTool,
@@ -114,7 +123,7 @@ async function callFixtureTool(
     case "hang":
       return new Promise<never>(() => {});
     case "block":
-      for (;;);
+      return blockForever();
     case "garbage":
       process.stdout.write(GARBAGE_LINE);
       break;

@@ -2,7 +2,8 @@
 
 /**
  * How a fixture tool misbehaves when called; absent means it answers normally. `hang` never answers
- * the call but keeps serving; `block` busy-loops, so the process lives on and answers nothing, pings included.
+ * the call but keeps serving; `block` stops the server's only thread for good, so the process lives on
+ * and answers nothing, pings included.
  */
 export type ToolFault = "crash" | "hang" | "block" | "garbage" | "error";
 export const TOOL_FAULTS: readonly ToolFault[] = ["crash", "hang", "block", "garbage", "error"];
