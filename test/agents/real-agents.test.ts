@@ -18,11 +18,12 @@ import { folderSource } from "../../src/analysis/load-run.js";
 import { readBody, sendJson, serveHttp } from "../../src/capture/http.js";
 import type { RequestRecord } from "../../src/capture/types.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { filesContaining, jsonl, MAIN, startCli } from "../capture/http-harness.js";
+import { filesContaining, jsonl, MAIN } from "../capture/http-harness.js";
 import { stopAfterTest } from "../fixtures/children.js";
 import { CLAUDE_QUIET } from "../fixtures/claude-quiet.js";
 import { runInProcess } from "../fixtures/cli-in-process.js";
 import { type FakeChatgptBackend, startFakeChatgptBackend } from "../fixtures/fake-chatgpt-backend.js";
+import { startProbeMock } from "../fixtures/probe-mock.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
@@ -95,8 +96,9 @@ async function agentThroughCapture(
   work = tempDir(`${name}-work-`),
 ): Promise<Session> {
   const runs = tempDir(`real-${name}-`);
-  const mock = await startCli(["mock", join(FIXTURES, `${script}.yaml`), "--runs", runs]);
-  const upstream = printedUpstream ? mock.url : new URL(mock.url).origin;
+  // The mock in this process: its subject is the agent and record in front of it, not the mock's CLI.
+  const mock = await startProbeMock(join(FIXTURES, `${script}.yaml`), { runsDir: runs });
+  const upstream = printedUpstream ? mock.baseUrl : new URL(mock.baseUrl).origin;
   const front = await before?.(upstream);
   const record = [
     MAIN,
@@ -112,10 +114,14 @@ async function agentThroughCapture(
     ...(front?.flags ?? []),
     "--",
   ];
-  const agent = await runAgent(process.execPath, [...record, program, ...args], env, work);
-  await front?.close();
-  expect(await mock.stop()).toBe(0);
-  return { agent, captured: join(runs, name), upstream: join(runs, `${script}-mock`), runs };
+  let agent: Session["agent"];
+  try {
+    agent = await runAgent(process.execPath, [...record, program, ...args], env, work);
+    await front?.close();
+  } finally {
+    await mock.close();
+  }
+  return { agent, captured: join(runs, name), upstream: mock.dir, runs };
 }
 
 /**
