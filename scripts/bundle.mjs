@@ -22,7 +22,6 @@ import "./help.mjs";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import { serialize } from "node:v8";
 import { build } from "esbuild";
 
 const ENTRIES = [
@@ -141,14 +140,16 @@ await build({
 });
 
 /**
- * gpt-tokenizer's o200k_base ranks as a V8 structured clone, for src/capture/tokens.ts: its module
- * spells the 200,000 ranks as one array literal that Node parses at every load. Named after the
- * installed version, so a tokenizer update is never read with another version's ranks.
+ * gpt-tokenizer's o200k_base ranks as a table read in place (src/capture/rank-table.ts), for
+ * src/capture/tokens.ts: its module spells the 200,000 ranks as one array literal that Node parses at
+ * every load, and its encoder builds a Map of them. Named after the installed version, so a
+ * tokenizer update is never read with another version's ranks.
  */
 const { default: ranks } = await import("gpt-tokenizer/bpeRanks/o200k_base");
 const { version: tokenizerVersion } = JSON.parse(readFileSync("node_modules/gpt-tokenizer/package.json", "utf8"));
+const { writeRankTable } = await import("../dist/capture/rank-table.js");
 mkdirSync("dist/tokenizer", { recursive: true });
-writeFileSync(`dist/tokenizer/o200k_base-${tokenizerVersion}.v8`, serialize(ranks));
+writeFileSync(`dist/tokenizer/o200k_base-${tokenizerVersion}.ranks`, writeRankTable(ranks));
 
 /**
  * dist/build-id.json: for each entry, the sha256 of its own bytes and of everything that runs when

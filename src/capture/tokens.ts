@@ -22,13 +22,13 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { deserialize } from "node:v8";
 import { PROJECT_ROOT } from "../project-root.js";
 import type { WireDissection } from "../providers/types.js";
 import { type BytePairCore, mergeLongPiecesFast } from "./bpe-merge.js";
 import { unloadedTools } from "./deferred-tools.js";
 import { leadingMatch } from "./leading-match.js";
 import { mediaOf } from "./message-media.js";
+import { type RankTable, readRankTable } from "./rank-table.js";
 import { TextMemo } from "./text-memo.js";
 import type { CacheSegment, Part, TokenCounts } from "./types.js";
 
@@ -83,11 +83,11 @@ export function loadTokenCounter(): Promise<TokenCounter> {
 }
 
 /**
- * The ranks as the build step wrote them (scripts/bundle.mjs): gpt-tokenizer's own o200k_base array,
- * as a V8 structured clone, named after the installed gpt-tokenizer's version.
+ * The ranks as the build step wrote them (scripts/bundle.mjs): gpt-tokenizer's own o200k_base array
+ * as a table read in place (rank-table.ts), named after the installed gpt-tokenizer's version.
  */
 export function builtRanksPath(): string {
-  return join(PROJECT_ROOT, "dist", "tokenizer", `${TOKEN_ENCODING}-${tokenizerVersion()}.v8`);
+  return join(PROJECT_ROOT, "dist", "tokenizer", `${TOKEN_ENCODING}-${tokenizerVersion()}.ranks`);
 }
 
 /** The installed gpt-tokenizer's version: what counted a fact, and whose ranks the build wrote. */
@@ -113,19 +113,27 @@ async function loadEncoding(): Promise<Tokenizer> {
 
 /**
  * gpt-tokenizer's o200k_base module holds its 200,000 ranks as one JavaScript array literal, which Node
- * parses at every load (0.37 s of 0.40 s). The same array read back from the build's structured clone
- * takes a tenth of that, and goes to gpt-tokenizer's own GptEncoding exactly as that module hands it
- * over; only where no build wrote it (tsc's output alone) is the module loaded.
+ * parses at every load (0.37 s of 0.40 s), and its encoder then builds a Map of every token's text. The
+ * build's table (rank-table.ts) is read in place instead: gpt-tokenizer's own GptEncoding gets only
+ * the ranks that are no text, and asks the table where it would ask its Map. Only where no build
+ * wrote the table (tsc's output alone) is the module loaded.
  */
 async function loadGptEncoding(): Promise<Encoding> {
-  let ranks: (string | number[])[];
+  let table: RankTable;
   try {
-    ranks = deserialize(readFileSync(builtRanksPath())) as (string | number[])[];
+    table = readRankTable(readFileSync(builtRanksPath()));
   } catch {
     return (await import("gpt-tokenizer/encoding/o200k_base")).default;
   }
   const { GptEncoding } = await import("gpt-tokenizer/GptEncoding");
-  return GptEncoding.getEncodingApi(TOKEN_ENCODING, () => ranks);
+  const encoding = GptEncoding.getEncodingApi(TOKEN_ENCODING, () => table.byteRanks);
+  // gpt-tokenizer keeps the Map private; a version that renamed it must fail here, not count wrong.
+  const core = (encoding as unknown as { bytePairEncodingCoreProcessor: { bytePairStringRankEncoder: unknown } })
+    .bytePairEncodingCoreProcessor;
+  if (!(core.bytePairStringRankEncoder instanceof Map))
+    throw new Error(`gpt-tokenizer ${tokenizerVersion()}: its encoder keeps no text-to-rank Map to replace`);
+  core.bytePairStringRankEncoder = table.byText;
+  return encoding;
 }
 
 /** No special tokens recognised: whatever the text holds is counted as text. */

@@ -3,9 +3,11 @@
  * gpt-tokenizer's o200k_base module: the ranks must be that module's, and the counts the same.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { deserialize } from "node:v8";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { type RankValue, readRankTable } from "../../src/capture/rank-table.js";
 import { builtRanksPath, loadTokenCounter } from "../../src/capture/tokens.js";
+import { PROJECT_ROOT } from "../../src/project-root.js";
 
 const TEXTS = [
   "",
@@ -16,15 +18,29 @@ const TEXTS = [
   "ünïcödé, 中文字符, русский текст, emoji 😀👩‍👩‍👧, and \u0000 control",
   "/tmp/pp-shared-runs-Xyz123/ws/p1/cwd and Current working directory: /work/main",
   "function f(a, b) {\n  return a + b; // sum\n}\n".repeat(20),
+  // Prose in two languages' worth of punctuation and a lockfile: 420,000 characters in all.
+  readFileSync(join(PROJECT_ROOT, "docs", "decisions.md"), "utf8"),
+  readFileSync(join(PROJECT_ROOT, "package-lock.json"), "utf8"),
 ];
 
 describe("the tokenizer from the build's ranks", () => {
-  it("reads gpt-tokenizer's own o200k_base ranks", async () => {
+  it("reads gpt-tokenizer's own o200k_base ranks: each text at its rank, the byte strings in their place", async () => {
     expect(existsSync(builtRanksPath())).toBe(true);
-    const module = (await import("gpt-tokenizer/bpeRanks/o200k_base")).default as unknown[];
-    const built = deserialize(readFileSync(builtRanksPath())) as unknown[];
-    expect(built.length).toBe(module.length);
-    expect(JSON.stringify(built)).toBe(JSON.stringify(module));
+    const module = (await import("gpt-tokenizer/bpeRanks/o200k_base")).default as RankValue[];
+    const table = readRankTable(readFileSync(builtRanksPath()));
+    const wrong = module.filter((value, rank) =>
+      typeof value === "string"
+        ? table.byText.get(value) !== rank || rank in table.byteRanks
+        : table.byteRanks[rank] === undefined,
+    );
+    expect(wrong).toEqual([]);
+    expect(table.byteRanks.length).toBe(module.length);
+    expect(JSON.stringify(table.byteRanks.flatMap((value, rank) => [[rank, value]]))).toBe(
+      JSON.stringify(module.flatMap((value, rank) => (typeof value === "string" ? [] : [[rank, value]]))),
+    );
+    // Texts that are no token, some sharing a hash slot's neighbourhood with ones that are.
+    for (const text of ["", "not a token at all", " the cat sat on the mat", "\u0000\u0001", "東京都庁"])
+      expect(table.byText.get(text)).toBe(module.indexOf(text) >= 0 ? module.indexOf(text) : undefined);
   });
 
   it("counts as gpt-tokenizer's o200k_base module counts", async () => {
