@@ -3,31 +3,11 @@
  * folder of this test's own below /dev/shm stands for the root, so nothing of another suite is touched.
  */
 import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statfsSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../src/project-root.js";
-import { MEMORY_ROOT, suiteTmpdir } from "./fixtures/suite-tmpdir.js";
-
-/** The file in a suite's folder that names its pid. */
-const OWNER = ".payload-probe-suite-pid";
-
-const onTmpfs = (path: string): boolean => {
-  try {
-    return statfsSync(path).type === 0x01021994;
-  } catch {
-    return false;
-  }
-};
+import { MEMORY_ROOT, OWNER_FILE as OWNER, onTmpfs, suiteTmpdir } from "./fixtures/suite-tmpdir.js";
 
 /** A pid no process has any more: a child that has exited. */
 function goneProcessPid(): number {

@@ -7,9 +7,9 @@
  * the Map's (it hashes the text once and compares it in place, as the Map does).
  *
  * The layout, little-endian: a header of five u32 (ranks, texts, slots, UTF-16 units of all texts,
- * bytes of the JSON after them), then the slots (i32: a text's index + 1, 0 for none), the texts' offsets into
- * the UTF-16 units (u32, one more than texts), their ranks (i32), the units, and last the ranks that
- * are no text (byte strings that are not UTF-8) as JSON `[[rank, [byte, …]], …]`.
+ * bytes of the JSON after them); the slots (i32: a text's index + 1, 0 for none); the texts' offsets
+ * into the UTF-16 units (u32, one more than texts); their ranks (i32); the units; and last the ranks
+ * that are no text (byte strings that are not UTF-8) as JSON `[[rank, [byte, …]], …]`.
  */
 
 /** What the ranks array of gpt-tokenizer holds at each rank: the token's text, or its bytes. */

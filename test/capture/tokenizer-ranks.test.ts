@@ -38,7 +38,7 @@ describe("the tokenizer from the build's ranks", () => {
     expect(JSON.stringify(table.byteRanks.flatMap((value, rank) => [[rank, value]]))).toBe(
       JSON.stringify(module.flatMap((value, rank) => (typeof value === "string" ? [] : [[rank, value]]))),
     );
-    // Texts that are no token, some sharing a hash slot's neighbourhood with ones that are.
+    // A few texts more, tokens or not, each answered as the module's array has it.
     for (const text of ["", "not a token at all", " the cat sat on the mat", "\u0000\u0001", "東京都庁"])
       expect(table.byText.get(text)).toBe(module.indexOf(text) >= 0 ? module.indexOf(text) : undefined);
   });
