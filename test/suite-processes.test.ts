@@ -33,17 +33,32 @@ function idleChild(marker: string): ChildProcess {
   return child;
 }
 
-/** A grandchild whose parent, a shell, has exited: it is reparented away from this worker. Its pid is the shell's one output line. */
+/** What the orphan runs: it says so on the stdout it shares with its shell, then idles. */
+const SAYS_READY = 'process.stdout.write("ready\\n"); setInterval(() => {}, 60_000)';
+
+/**
+ * A grandchild whose parent, a shell, has exited: it is reparented away from this worker. Its pid is
+ * the shell's line; its own "ready" says it is Node by now, not a shell's fork still on its way to
+ * exec (whose environment and command line a read of /proc can catch in between).
+ */
 async function orphan(marker: string): Promise<number> {
-  const shell = spawn("sh", ["-c", `"${process.execPath}" -e "${IDLE}" >/dev/null 2>&1 & echo $!`], {
+  const shell = spawn("sh", ["-c", `"${process.execPath}" -e '${SAYS_READY}' 2>/dev/null & echo $!`], {
     env: { ...process.env, [SUITE_MARKER_ENV]: marker },
     stdio: ["ignore", "pipe", "ignore"],
   });
-  const [line] = await Promise.all([
-    new Promise<string>((resolve) => createInterface({ input: shell.stdout! }).once("line", resolve)),
+  const lines = createInterface({ input: shell.stdout! });
+  const [pid] = await Promise.all([
+    new Promise<number>((resolve) => {
+      let said: { pid?: number; ready?: boolean } = {};
+      lines.on("line", (line) => {
+        said = line === "ready" ? { ...said, ready: true } : { ...said, pid: Number(line) };
+        if (said.pid !== undefined && said.ready) resolve(said.pid);
+      });
+    }),
     new Promise((resolve) => shell.once("exit", resolve)),
   ]);
-  const pid = Number(line);
+  lines.close();
+  shell.stdout!.destroy();
   started.push({ pid, ppid: 0, command: "" });
   return pid;
 }
