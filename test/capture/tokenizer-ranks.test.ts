@@ -2,12 +2,14 @@
  * The tokenizer loads from the ranks the build wrote (dist/tokenizer/, scripts/bundle.mjs) instead of
  * gpt-tokenizer's o200k_base module: the ranks must be that module's, and the counts the same.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type RankValue, readRankTable } from "../../src/capture/rank-table.js";
 import { builtRanksPath, loadTokenCounter } from "../../src/capture/tokens.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
+
+const REAL_AGENT_BODIES = join(PROJECT_ROOT, "test", "fixtures", "real-agents");
 
 const TEXTS = [
   "",
@@ -21,6 +23,8 @@ const TEXTS = [
   // Prose in two languages' worth of punctuation and a lockfile: 420,000 characters in all.
   readFileSync(join(PROJECT_ROOT, "docs", "decisions.md"), "utf8"),
   readFileSync(join(PROJECT_ROOT, "package-lock.json"), "utf8"),
+  // Whole bodies real agents sent (Claude Code, Codex, Gemini CLI): 320 KB of JSON, schemas and prose.
+  ...readdirSync(REAL_AGENT_BODIES).map((name) => readFileSync(join(REAL_AGENT_BODIES, name), "utf8")),
 ];
 
 describe("the tokenizer from the build's ranks", () => {
