@@ -6,18 +6,8 @@
  * 127.0.0.1, a scratch HOME, real files; the tests wait for events, not clocks.
  */
 
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -26,7 +16,7 @@ import { PROJECT_ROOT } from "../../src/project-root.js";
 import { type OtlpReceiver, startOtlpReceiver } from "../analysis/otel/otlp-receiver.js";
 import { jsonl, startCli, writeTinyProbe } from "../capture/http-harness.js";
 import { startProbeMock } from "../fixtures/probe-mock.js";
-import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { fileTempDir, removeFileTempDirs, removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, startCliIn } from "./scratch-cli.js";
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -108,10 +98,11 @@ function brokenCodexHome(scratch: string) {
   return { config, bin, env };
 }
 
-/** The shared session's mock and folder: the mock closed, then the folder removed, when the file's tests are done. */
+/** The shared session's mock, closed when the file's tests are done; its folder is removed after it. */
 const sharedClosers: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
-  for (const close of sharedClosers.splice(0).reverse()) await close();
+  for (const close of sharedClosers.splice(0)) await close();
+  removeFileTempDirs();
 });
 
 /** The shared session: its folders, record's flags for the run `agent` up to `--`, what record said, the spans sent. */
@@ -134,8 +125,7 @@ let agentSession: Promise<AgentSession> | undefined;
  */
 function recordedAgent() {
   agentSession ??= (async () => {
-    const scratch = realpathSync(mkdtempSync(join(tmpdir(), "session-record-agent-")));
-    sharedClosers.push(async () => rmSync(scratch, { recursive: true, force: true }));
+    const scratch = fileTempDir("session-record-agent-");
     const runs = join(scratch, "runs");
     const home = brokenCodexHome(scratch);
     const probeFile = join(PROJECT_ROOT, "test", "fixtures", "record", "sdk-probe.yaml");

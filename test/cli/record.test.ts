@@ -4,18 +4,8 @@
  * process is real; nothing waits on a clock.
  */
 import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -26,7 +16,7 @@ import { filesContaining, jsonl } from "../capture/http-harness.js";
 import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { startProbeMock } from "../fixtures/probe-mock.js";
 import { untilInFolder } from "../fixtures/watch-until.js";
-import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { fileTempDir, removeFileTempDirs, removeTempDirs, tempDir } from "../runtime/harness.js";
 import { type CliResult, startCliIn } from "./scratch-cli.js";
 
 const FIXTURES = join(PROJECT_ROOT, "test", "fixtures", "record");
@@ -70,11 +60,8 @@ interface SdkSession {
   atUpstream: string[];
 }
 
-/** Folders the shared sessions were recorded in, removed when the file's tests are done. */
-const sharedScratch: string[] = [];
-afterAll(() => {
-  for (const dir of sharedScratch.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+// The folders the shared sessions were recorded in.
+afterAll(removeFileTempDirs);
 
 let sdkSessions: Promise<{ scratch: string; runs: string; opened: SdkSession; exiting: SdkSession }> | undefined;
 
@@ -88,8 +75,7 @@ let sdkSessions: Promise<{ scratch: string; runs: string; opened: SdkSession; ex
  */
 function recordedTwice() {
   sdkSessions ??= (async () => {
-    const scratch = realpathSync(mkdtempSync(join(tmpdir(), "record-twice-")));
-    sharedScratch.push(scratch);
+    const scratch = fileTempDir("record-twice-");
     const runs = join(scratch, "runs");
     const bin = join(scratch, "bin");
     mkdirSync(bin);

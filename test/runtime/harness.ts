@@ -14,16 +14,38 @@ export const profile = loadProfile();
 export const model = resolveModel(DEFAULT_MODEL_REF, "openai-completions");
 
 const dirs: string[] = [];
+const fileDirs: string[] = [];
 
-/** A fresh temp folder (real path, so tool results can be compared with it), removed by `removeTempDirs`. */
-export function tempDir(prefix = "runtime-test-"): string {
+/** A fresh temp folder (real path, so tool results can be compared with it), kept in `list` for removal. */
+function madeTempDir(prefix: string, list: string[]): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  dirs.push(dir);
+  list.push(dir);
   return dir;
 }
 
+const removeAll = (list: string[]) => {
+  for (const dir of list.splice(0)) rmSync(dir, { recursive: true, force: true });
+};
+
+/** A fresh temp folder for one test, removed by `removeTempDirs` (each file's afterEach). */
+export function tempDir(prefix = "runtime-test-"): string {
+  return madeTempDir(prefix, dirs);
+}
+
 export function removeTempDirs(): void {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  removeAll(dirs);
+}
+
+/**
+ * A fresh temp folder that outlives the test that made it, for what a file's tests share (a session
+ * recorded once), removed by `removeFileTempDirs` when the file's tests are done.
+ */
+export function fileTempDir(prefix: string): string {
+  return madeTempDir(prefix, fileDirs);
+}
+
+export function removeFileTempDirs(): void {
+  removeAll(fileDirs);
 }
 
 /** The parsed JSON of one openai-completions request body. */
