@@ -11,7 +11,6 @@ import { spawnSync } from "node:child_process";
 import {
   closeSync,
   cpSync,
-  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -21,12 +20,11 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { runInProcessAt } from "../fixtures/cli-in-process.js";
-import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { fileTempDir, removeFileTempDirs, removeTempDirs, tempDir } from "../runtime/harness.js";
 import { MAIN, scratchEnv } from "./scratch-cli.js";
 
 const PROBE = `name: p1
@@ -65,11 +63,11 @@ const canChattr = (() => {
 
 /** A scratch folder in which the CLI made one run of p1 in `runs`: made once, copied for each test. */
 let firstCapture: string | undefined;
-afterAll(() => firstCapture && rmSync(firstCapture, { recursive: true, force: true }));
+afterAll(removeFileTempDirs);
 
 async function madeOnce(): Promise<string> {
   if (firstCapture) return firstCapture;
-  firstCapture = mkdtempSync(join(tmpdir(), "pp-storage-first-"));
+  firstCapture = fileTempDir("pp-storage-first-");
   writeFileSync(join(firstCapture, "p1.yaml"), PROBE);
   const first = await inProcess(firstCapture, "run", "p1.yaml", "--runs", "runs");
   expect(first.code, first.stderr).toBe(0);
