@@ -1,5 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { findPi } from "../../src/agents/pi-install.js";
@@ -21,7 +20,7 @@ import { defaultWorkspaceRootsOf } from "../cli/scratch-cli.js";
 import { runInProcessAt } from "../fixtures/cli-in-process.js";
 import { jsonlObjects } from "../fixtures/jsonl-rows.js";
 import { sharedRecords } from "../fixtures/shared-runs.js";
-import { removeTempDirs, tempDir } from "../runtime/harness.js";
+import { fileTempDir, removeFileTempDirs, removeTempDirs, tempDir } from "../runtime/harness.js";
 
 afterEach(removeTempDirs);
 
@@ -105,7 +104,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
   // pi's runs of committed probes, made once for the tests that only read them (a pi run costs seconds);
   // their folder outlives each test's temp folders and goes with the last test.
   let sharedBase: string | undefined;
-  const shared = () => (sharedBase ??= mkdtempSync(join(tmpdir(), "pi-shared-")));
+  const shared = () => (sharedBase ??= fileTempDir("pi-shared-"));
   const sharedRuns = new Map<string, Promise<RunResult>>();
   const onPiOnce = (name: string) => {
     const options = { runsDir: join(shared(), "runs"), workspaceRoot: join(shared(), "ws"), database: false };
@@ -131,7 +130,7 @@ describe.skipIf(!pi)("the real pi against the mock", () => {
   };
   afterAll(() => {
     for (const remove of checkRoots) remove();
-    if (sharedBase) rmSync(sharedBase, { recursive: true, force: true });
+    removeFileTempDirs();
   });
 
   it("p1: 4 requests with [read, mcp] each, every expectation holds, and the structure matches the runtime's", async () => {
