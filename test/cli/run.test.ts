@@ -12,7 +12,7 @@ import { join, relative } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SAFE_NAME_RULE } from "../../src/files/safe-path.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
-import { runInProcess } from "../fixtures/cli-in-process.js";
+import { cliInScratch } from "../fixtures/cli-in-process.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
 
 const MAIN = join(PROJECT_ROOT, "dist/cli/main.js");
@@ -68,15 +68,10 @@ function cli(...args: string[]): Result {
 }
 
 /**
- * `cli` in this process (test/fixtures/cli-in-process.ts), with the same temp folders: an error that
- * is not the user's is thrown where the child would print its stack.
+ * `cli` in this process (test/fixtures/cli-in-process.ts), its workspace and temp folder in a temp
+ * folder too: an error that is not the user's is thrown where the child would print its stack.
  */
-async function inProcess(...args: string[]): Promise<Result> {
-  const base = tempDir("cli-test-");
-  const env = { TMPDIR: base, PAYLOAD_PROBE_WORKSPACE: join(base, "workspace") };
-  const { status, stdout, stderr } = await runInProcess(env, ...args);
-  return { code: status, stdout, stderr };
-}
+const inProcess = (...args: string[]): Promise<Result> => cliInScratch(tempDir("cli-test-"), ...args);
 
 /** `run <probe>` into a temp runs folder, by `how` (the built CLI unless told). */
 const runProbeCli = (probe: string, how: Cli = cli) => how("run", probe, "--runs", join(tempDir("cli-test-"), "runs"));
