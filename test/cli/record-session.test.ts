@@ -19,11 +19,19 @@ afterEach(() => {
   removeTempDirs();
 });
 
-/** Running: a process that ended but whose adoptive parent has not reaped it yet (a zombie) is not. */
+/** The kernel's flag on a process that has begun to exit (include/linux/sched.h). */
+const PF_EXITING = 0x4;
+
+/**
+ * Running: neither a zombie nor on its way to one. A dying process closes its files (the pipes a test
+ * waits on) before its state turns Z, but only after the kernel set PF_EXITING (/proc/<pid>/stat
+ * field 9): without that flag, a pipe's end could be seen while the state still said R.
+ */
 function alive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[0] !== "Z" && (Number(fields[9 - 3]) & PF_EXITING) === 0;
   } catch {
     return false;
   }
