@@ -1,7 +1,7 @@
 /**
  * Issue 8, "two runs of the same probe at once": two `run` processes of the same probes, with one runs
  * folder and one workspace root, both finish with the records they would have alone, and the shared
- * database stays whole. The second run waits for the first's lock and says so.
+ * database stays whole. A run that finds a probe's lock held waits for it and says so.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { liveRunDir } from "../../src/capture/run-folder.js";
+import { tryLock } from "../../src/processes/pid-lock.js";
 import { PROJECT_ROOT } from "../../src/project-root.js";
 import { stopAfterTest } from "../fixtures/children.js";
 import { removeTempDirs, tempDir } from "../runtime/harness.js";
@@ -34,15 +35,39 @@ afterEach(() => {
 
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean);
 
+/** Resolves once the run's stderr holds `text`; fails if the run ends first. */
+function saysWaiting(run: ReturnType<typeof startCliIn>, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let said = "";
+    run.child.stderr!.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+      if (said.includes(text)) resolve();
+    });
+    void run.done.then((result) => reject(new Error(`the run ended without "${text}": ${result.stderr}`)));
+  });
+}
+
 describe("two runs of one probe at once (issue 8)", () => {
   it("both exit 0 with whole run folders and a consistent database", async () => {
     const scratch = tempDir("concurrent-runs-");
     const runs = join(scratch, "runs");
-    const first = startCliIn(scratch, ["run", "p1", "p6", "--runs", runs], PROJECT_ROOT);
-    const second = startCliIn(scratch, ["run", "p1", "p6", "--runs", runs], PROJECT_ROOT);
-    const results = await Promise.all([first.done, second.done]);
-    for (const result of results) expect(result.code, result.stderr).toBe(0);
-    expect(results.map((r) => r.stderr).join("")).toMatch(/waiting for p[16]: process \d+ \(.*node.*\) holds .*\.lock/);
+    // Held here until both runs wait for it, so they run at once however the machine schedules them:
+    // started one after the other, the first could be done before the second took a lock.
+    const held = tryLock(join(scratch, "ws", "root", "p1.lock"));
+    if (!("release" in held)) throw new Error(`p1's lock is held by ${held.heldBy}`);
+    const both = [0, 1].map(() => startCliIn(scratch, ["run", "p1", "p6", "--runs", runs], PROJECT_ROOT));
+    try {
+      await Promise.all(both.map((run) => saysWaiting(run, "waiting for p1:")));
+    } finally {
+      held.release();
+    }
+    const results = await Promise.all(both.map((run) => run.done));
+    for (const result of results) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(
+        new RegExp(`waiting for p1: process ${process.pid} \\(.*node.*\\) holds .*p1\\.lock`),
+      );
+    }
 
     // p1's stub server gets one connection per run: a log shared by both runs would hold it twice.
     const wire = lines(join(runs, "p1", "mcp-wire.jsonl")).map((line) => JSON.parse(line));
