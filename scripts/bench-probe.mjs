@@ -21,7 +21,8 @@
  * `--parts` adds, in the same rounds, what a probe's wall time is made of, each as a process of its
  * own: a bare Node start (`node -e 0`), the CLI's start (`--version`: Node, the bundle from its code
  * cache, nothing else), and the probe stub's whole life (start, one `initialize` answered, exit on
- * end of input), the process p1 starts when it calls the lazy server's tool.
+ * end of input), the process p1 starts when it calls the lazy server's tool; and the same life of the
+ * fixture stub over stdio (configurable-stub.js), the server of the MCP probes and of most MCP tests.
  */
 import "./help.mjs";
 import { spawnSync } from "node:child_process";
@@ -65,6 +66,12 @@ if (process.argv.includes("--parts"))
     { label: "node -e 0", dir: here, command: ["node", "-e", "0"] },
     { label: "--version", dir: here, command: ["node", "dist/cli/main.js", "--version"] },
     { label: "stub", dir: here, command: ["node", "dist/stub-mcp/probe-stub.js"], input: INITIALIZE },
+    {
+      label: "fixture stub",
+      dir: here,
+      command: ["node", "dist/stub-mcp/configurable-stub.js", "--fixture", "fixtures/stub-servers/a.json"],
+      input: INITIALIZE,
+    },
   );
 for (const side of sides) {
   side.scratch = mkdtempSync(join(tmpdir(), `bench-${side.label}-`));
@@ -133,7 +140,7 @@ console.log(`./run.sh ${probe === "all" ? "run all" : probe}, median of ${rounds
 for (const side of sides) {
   const waits = side.waits ? `  (${side.waits} rounds waited for a lock)` : "";
   console.log(
-    `${side.label.padEnd(9)} wall ${format(median(side.walls), 3)} s  peak RSS ${format(median(side.rss), 1)} MB  ${side.dir}${waits}`,
+    `${side.label.padEnd(12)} wall ${format(median(side.walls), 3)} s  peak RSS ${format(median(side.rss), 1)} MB  ${side.dir}${waits}`,
   );
 }
 const mine = sides.find((side) => side.label === "this");
@@ -144,6 +151,6 @@ for (const other of sides.filter((side) => side !== mine && !side.command)) {
 }
 for (const part of sides.filter((side) => side.command))
   console.log(
-    `share     ${part.label.padEnd(10)} ${format((median(part.walls) / median(mine.walls)) * 100, 0)}% of this`,
+    `share     ${part.label.padEnd(12)} ${format((median(part.walls) / median(mine.walls)) * 100, 0)}% of this`,
   );
 for (const side of sides) rmSync(side.scratch, { recursive: true, force: true });

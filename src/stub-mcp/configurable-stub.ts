@@ -13,7 +13,6 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { inputError } from "../errors.js";
 import { loadFixture } from "./fixture.js";
 import { createFixtureServer } from "./fixture-server.js";
-import { serveSse, serveStreamableHttp } from "./http-serve.js";
 import { WireLoggedTransport } from "./logged-transport.js";
 import { parseStubArgs, runStub } from "./stub-cli.js";
 import { GARBAGE_LINE } from "./tool-results.js";
@@ -29,6 +28,9 @@ runStub(async () => {
 
   const createMcpServer = () => createFixtureServer(fixture, name);
   if (args.httpPort !== undefined || args.ssePort !== undefined) {
+    // Loaded only here: the SDK's HTTP transports bring Hono, whose first lines reach for fetch's
+    // globals (Node then loads its own undici) and node:crypto, about a fifth of a stdio stub's start.
+    const { serveSse, serveStreamableHttp } = await import("./http-serve.js");
     const port =
       args.ssePort !== undefined
         ? await serveSse({ port: args.ssePort, createMcpServer, log })
