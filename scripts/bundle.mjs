@@ -13,10 +13,13 @@
  *
  * Left outside the bundles and loaded where they are used: better-sqlite3 (a native addon found at
  * run time) and gpt-tokenizer (megabytes of encoding data, needed only for a text whose count is not
- * cached), and @peculiar/x509 with the reflect-metadata polyfill it needs (certificates for record's
- * HTTPS listeners, made only when one is needed: about 200 small modules that every other command
- * would otherwise carry in its bundle).
- * A command's modules are in the CLI bundle but run only when the command does.
+ * cached). A command's modules are in the CLI bundle but run only when the command does.
+ *
+ * Libraries that only some commands load are bundles of their own, `dist/bundles/<library>.cjs`,
+ * loaded through the same loader at their first import (LIBRARIES): from node_modules, Node resolved
+ * and compiled a hundred files or more at every start that used one (undici alone 55 ms of CPU at a
+ * relaying proxy's start); inside the CLI bundle, every other command would read them at every start
+ * (@peculiar/x509 alone is about 200 small modules, for certificates record makes only when needed).
  */
 import "./help.mjs";
 import { createHash } from "node:crypto";
@@ -40,6 +43,72 @@ const WORKERS = new Set(["src/capture/capture-worker.ts", "src/analysis/view/liv
 /** What src/processes/bundle-loader.ts expects a bundle to be: a function of Node's five CommonJS arguments. */
 const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) {";
 
+/**
+ * The libraries bundled apart (see above), each a bundle of the packages the commands import
+ * together, in the order they load: the proxy's relay (and the CA file held back from Node's start),
+ * OTLP export, and record's certificates (x509 wants the Reflect metadata polyfill loaded first).
+ */
+const LIBRARIES = {
+  undici: ["undici"],
+  otel: [
+    "@opentelemetry/api",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/exporter-trace-otlp-proto",
+    "@opentelemetry/resources",
+    "@opentelemetry/sdk-trace-base",
+  ],
+  x509: ["reflect-metadata", "@peculiar/x509"],
+};
+const libraryOf = new Map(
+  Object.entries(LIBRARIES).flatMap(([library, packages]) => packages.map((p) => [p, library])),
+);
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/**
+ * Turns an entry's import of a package of LIBRARIES into a load of its library's bundle, from beside
+ * the entry's bundle (`__dirname` is the wrapper's: dist/bundles), which exports each package by
+ * name. An `import()` stays lazy: esbuild runs the module that loads it only when the import runs.
+ */
+const librariesApart = {
+  name: "libraries-apart",
+  setup(build) {
+    const filter = new RegExp(`^(${[...libraryOf.keys()].map(escapeRegExp).join("|")})$`);
+    build.onResolve({ filter }, (args) => ({ path: args.path, namespace: "library-apart" }));
+    build.onLoad({ filter: /.*/, namespace: "library-apart" }, (args) => {
+      const bundle = JSON.stringify(`${libraryOf.get(args.path)}.cjs`);
+      return {
+        contents: `const { loadBundle } = require("./src/processes/bundle-loader.ts");\nmodule.exports = loadBundle(require("node:path").join(__dirname, ${bundle}))[${JSON.stringify(args.path)}];\n`,
+        resolveDir: ".",
+        loader: "js",
+      };
+    });
+  },
+};
+
+/** Options every bundle shares: one CommonJS module body, wrapped as Node wraps one, ASCII only. */
+const WRAPPED = {
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  // Each bundle is a CommonJS module body already wrapped as Node wraps one, so the loader compiles
+  // the file's own text, not a copy with the wrapper joined on (megabytes more heap at every start).
+  // The sources are ES modules, strict by definition: the body says so before esbuild's own
+  // "use strict" (which the banner's line stops being a directive). import.meta.url is the bundle's
+  // own URL, as each module's was the file it came from.
+  banner: {
+    js: `${WRAPPER_START}"use strict";\nvar __bundleUrl = require("node:url").pathToFileURL(__filename).href;`,
+  },
+  footer: { js: "})" },
+  define: { "import.meta.url": "__bundleUrl" },
+  // import() of a package left outside (or of a Node built-in) becomes require(): a script run through
+  // node:vm has no module loader of its own for import() (Node 20 offers one only as an experiment,
+  // with a warning), and an import() left in fails when it runs.
+  supported: { "dynamic-import": false },
+  sourcemap: true,
+  logLevel: "warning",
+};
+
 const bundleOf = (entry) => `dist/bundles/${entry === "src/cli/main.ts" ? "cli" : basename(entry, ".ts")}.cjs`;
 const launcherOf = (entry) =>
   WORKERS.has(entry)
@@ -48,34 +117,27 @@ const launcherOf = (entry) =>
 
 for (const entry of ENTRIES) {
   await build({
+    ...WRAPPED,
     entryPoints: [entry],
     outfile: bundleOf(entry),
-    bundle: true,
-    format: "cjs",
-    platform: "node",
-    target: "node20",
-    external: ["better-sqlite3", "gpt-tokenizer", "undici", "@opentelemetry/*", "@peculiar/x509", "reflect-metadata"],
+    external: ["better-sqlite3", "gpt-tokenizer"],
+    plugins: [librariesApart],
     // jsonc-parser's `main` is a UMD wrapper whose require() calls esbuild cannot follow (they fail
     // at run time); its ES module build bundles. Plain Node (tsc's output, the tests) loads the UMD one.
     alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
-    // import() of a package left outside becomes require(): a script run through node:vm has no
-    // module loader of its own for import() (Node 20 offers one only as an experiment, with a warning).
-    supported: { "dynamic-import": false },
-    // Each bundle is a CommonJS module body already wrapped as Node wraps one, so the loader compiles
-    // the file's own text, not a copy with the wrapper joined on (megabytes more heap at every start).
-    // The sources are ES modules, strict by definition: the body says so before esbuild's own
-    // "use strict" (which the banner's line stops being a directive). import.meta.url is the bundle's
-    // own URL, as each module's was the file it came from.
-    banner: {
-      js: `${WRAPPER_START}"use strict";\nvar __bundleUrl = require("node:url").pathToFileURL(__filename).href;`,
-    },
-    footer: { js: "})" },
-    define: { "import.meta.url": "__bundleUrl" },
-    sourcemap: true,
-    logLevel: "warning",
   });
   asciiOnly(bundleOf(entry));
   await writeLauncher(entry);
+}
+
+for (const [library, packages] of Object.entries(LIBRARIES)) {
+  const exports = packages.map((name) => `  ${JSON.stringify(name)}: require(${JSON.stringify(name)}),`);
+  await build({
+    ...WRAPPED,
+    stdin: { contents: `module.exports = {\n${exports.join("\n")}\n};\n`, resolveDir: ".", loader: "js" },
+    outfile: `dist/bundles/${library}.cjs`,
+  });
+  asciiOnly(`dist/bundles/${library}.cjs`);
 }
 
 /**
@@ -83,14 +145,18 @@ for (const entry of ENTRIES) {
  * a UTF-8 pass (about 8 ms of the CLI's start, for 2.4 MB). esbuild writes code as ASCII (it escapes
  * strings, templates, regular expressions and names) but leaves comments as they were written, so a
  * character past ASCII in a comment becomes "?", one per UTF-16 unit so the source map's columns
- * still hold. One outside a comment stops the build rather than be misread.
+ * still hold. One outside a comment stops the build rather than be misread. A comment is a line
+ * comment, a line of a doc comment, or a line inside a block comment that opened a line of its own
+ * (the license notices esbuild gathers at a bundle's end, whose lines need not start with "*").
  */
 function asciiOnly(file) {
   const text = readFileSync(file, "utf8");
+  let inBlock = false;
   for (const [index, line] of text.split("\n").entries()) {
     const at = line.search(/[\u0080-\uffff]/);
-    if (at >= 0 && !/^\s*(\*|\/\*)/.test(line) && !line.slice(0, at).includes("//"))
-      throw new Error(`${file}:${index + 1}: a character past ASCII outside a comment`);
+    const comment = inBlock || /^\s*(\*|\/\*)/.test(line) || (at >= 0 && line.slice(0, at).includes("//"));
+    if (at >= 0 && !comment) throw new Error(`${file}:${index + 1}: a character past ASCII outside a comment`);
+    inBlock = (inBlock || /^\s*\/\*/.test(line)) && !line.includes("*/");
   }
   writeFileSync(file, text.replace(/[\u0080-\uffff]/g, "?"));
 }
@@ -107,7 +173,7 @@ async function writeLauncher(entry) {
   const variant = entry === "src/cli/main.ts" ? ", process.argv[2]" : "";
   await build({
     stdin: {
-      contents: `import { runBundle } from "./src/processes/bundle-loader.ts";\nrunBundle(require("node:path").join(__dirname, ${JSON.stringify(bundle)})${variant});\n`,
+      contents: `import { loadBundle } from "./src/processes/bundle-loader.ts";\nloadBundle(require("node:path").join(__dirname, ${JSON.stringify(bundle)})${variant});\n`,
       resolveDir: ".",
       loader: "ts",
     },

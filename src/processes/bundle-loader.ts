@@ -1,6 +1,7 @@
 /**
- * Starts a CommonJS bundle (`dist/bundles/<name>.cjs`, written by scripts/bundle.mjs) from V8's code
- * cache: the small entries `dist/cli/main.js` and `dist/stub-mcp/<stub>.js` carry a copy of this and call it.
+ * Loads a CommonJS bundle (`dist/bundles/<name>.cjs`, written by scripts/bundle.mjs) from V8's code
+ * cache: the small entries `dist/cli/main.js` and `dist/stub-mcp/<stub>.js` carry a copy of this and
+ * start their bundle with it, and the CLI loads a library it bundles apart (undici) with it.
  *
  * Node 20 compiles every ES module from its source at every start (a compile cache for modules came
  * only with Node 22), and a probe run starts the CLI and then each stub server: both spent about a
@@ -26,12 +27,12 @@ import { replaceFile } from "../files/replace-file.js";
 type ModuleBody = (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
 
 /**
- * Runs the bundle at path `file`: a CommonJS module's body that scripts/bundle.mjs wrapped as Node
- * wraps one, `(function (exports, require, module, __filename, __dirname) {…})`. `variant` names
- * what this start will mostly run (the CLI's command), so each command keeps a cache of the
- * functions it compiles rather than the first command's; it must be a plain word.
+ * Runs the bundle at path `file`, a CommonJS module's body that scripts/bundle.mjs wrapped as Node
+ * wraps one, `(function (exports, require, module, __filename, __dirname) {…})`, and returns its
+ * exports. `variant` names what this start will mostly run (the CLI's command), so each command
+ * keeps a cache of the functions it compiles rather than the first command's; it must be a plain word.
  */
-export function runBundle(file: string, variant = "main"): void {
+export function loadBundle(file: string, variant = "main"): unknown {
   const cacheFile = codeCachePath(file, /^[a-z]{1,16}$/.test(variant) ? variant : "other");
   const bundle = readFileSync(file);
   const compiledFrom: BundleKey = { crc: crc32(bundle), length: bundle.length };
@@ -50,6 +51,7 @@ export function runBundle(file: string, variant = "main"): void {
   }
   const module = { exports: {} };
   (script.runInThisContext() as ModuleBody)(module.exports, createRequire(file), module, file, dirname(file));
+  return module.exports;
 }
 
 /** Which bundle a cache was compiled from. */

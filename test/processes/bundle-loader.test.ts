@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -32,7 +32,7 @@ function setUp(variant?: string): { dir: string; start: Start } {
   mkdirSync(join(dir, "bundles"));
   writeFileSync(join(dir, "bundles", "probe.cjs"), BUNDLE);
   const args = variant === undefined ? "" : `, ${JSON.stringify(variant)}`;
-  const launcher = `import { runBundle } from ${JSON.stringify(LOADER)};\nrunBundle(new URL("./bundles/probe.cjs", import.meta.url).pathname${args});\n`;
+  const launcher = `import { loadBundle } from ${JSON.stringify(LOADER)};\nloadBundle(new URL("./bundles/probe.cjs", import.meta.url).pathname${args});\n`;
   writeFileSync(join(dir, "main.mjs"), launcher);
   const start: Start = (exitCode) =>
     spawnSync(process.execPath, [join(dir, "main.mjs")], {
@@ -125,12 +125,43 @@ describe("bundle loader", () => {
       "configurable-stub.cjs",
       "live-data-worker.cjs",
       "minimal-stub.cjs",
+      "otel.cjs",
       "probe-stub.cjs",
+      "undici.cjs",
+      "x509.cjs",
     ]);
     for (const name of bundles) {
       const bytes = readFileSync(join(PROJECT_ROOT, "dist/bundles", name));
       expect({ name, firstPastAscii: bytes.findIndex((byte) => byte > 0x7f) }).toEqual({ name, firstPastAscii: -1 });
     }
+  });
+
+  it("loads a library bundled apart (undici) with its package's own exports, and its cache; the CLI bundle asks node_modules for none", () => {
+    const dir = tempDir("bundle-library-");
+    mkdirSync(join(dir, "bundles"));
+    copyFileSync(join(PROJECT_ROOT, "dist/bundles/undici.cjs"), join(dir, "bundles", "undici.cjs"));
+    const script = `import { createRequire } from "node:module";
+import { loadBundle } from ${JSON.stringify(LOADER)};
+const bundled = loadBundle(new URL("./bundles/undici.cjs", import.meta.url).pathname).undici;
+const installed = createRequire(${JSON.stringify(join(PROJECT_ROOT, "package.json"))})("undici");
+console.log(JSON.stringify({ keys: Object.keys(bundled).sort(), same: Object.keys(installed).sort(), agent: typeof new bundled.Agent().dispatch }));`;
+    writeFileSync(join(dir, "main.mjs"), script);
+    const load = () => spawnSync(process.execPath, [join(dir, "main.mjs")], { encoding: "utf8", timeout: 120_000 });
+    const first = load();
+    expect(first.stderr).toBe("");
+    const { keys, same, agent } = JSON.parse(first.stdout) as { keys: string[]; same: string[]; agent: string };
+    expect(keys).toEqual(same);
+    expect(keys).toContain("Agent");
+    expect(agent).toBe("function");
+    const [cache] = cacheFiles(dir);
+    expect(cache).toBe(`undici.main.${process.version}-${process.platform}-${process.arch}.bin`);
+    const written = statSync(join(dir, "bundles", ".code-cache", cache!)).mtimeMs;
+    expect(load().stdout).toBe(first.stdout);
+    expect(statSync(join(dir, "bundles", ".code-cache", cache!)).mtimeMs).toBe(written);
+
+    const cli = readFileSync(join(PROJECT_ROOT, "dist/bundles/cli.cjs"), "latin1");
+    expect(cli).not.toMatch(/require\("(undici|@opentelemetry\/|@peculiar\/|reflect-metadata)/);
+    for (const library of ["undici", "otel", "x509"]) expect(cli).toContain(`"${library}.cjs"`);
   });
 
   it("takes no cache of another build: one written by a process of the old bundle after the rebuild", async () => {
