@@ -27,5 +27,9 @@ export default defineConfig({
     // servers, the CLI), which the extra file fills. On two cores: 1 worker 183 s, 2 → 128 s, 3 → 98 s,
     // 4 → 128 s (more workers than that only fight over the cores).
     maxWorkers: availableParallelism() + 1,
+    // Each module as Vite transformed it, kept on disk (node_modules/.experimental-vitest-cache) under a
+    // hash of its path, its text and the config, so a run after the first transforms only what changed
+    // (docs/performance.md, "A tenth look"). Vitest clears it when the lockfile changes.
+    experimental: { fsModuleCache: true },
   },
 });
