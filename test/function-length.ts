@@ -5,7 +5,8 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import ts from "typescript";
+import type * as TypeScript from "typescript";
+import { ts } from "./fixtures/typescript.js";
 
 export const MAX_FUNCTION_LINES = 60;
 
@@ -17,7 +18,7 @@ export interface LongFunction {
 }
 
 /** The name a reader would look for: the declared name, or what an arrow is assigned to. */
-function nameOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string {
+function nameOf(node: TypeScript.FunctionLikeDeclaration, source: TypeScript.SourceFile): string {
   if (node.name) return node.name.getText(source);
   if (ts.isConstructorDeclaration(node)) return "constructor";
   const parent = node.parent;
@@ -30,12 +31,12 @@ function nameOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string
 export function longFunctionsIn(file: string, text: string, max = MAX_FUNCTION_LINES): LongFunction[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const found: LongFunction[] = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TypeScript.Node): void => {
     if (ts.isFunctionLike(node) && "body" in node && node.body) {
       const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
       const lines = last - first + 1;
-      const name = nameOf(node as ts.FunctionLikeDeclaration, source);
+      const name = nameOf(node as TypeScript.FunctionLikeDeclaration, source);
       if (lines > max) found.push({ where: `${file}:${first + 1} ${name}`, name, lines });
     }
     ts.forEachChild(node, visit);

@@ -7,7 +7,8 @@
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import ts from "typescript";
+import type * as TypeScript from "typescript";
+import { ts } from "./fixtures/typescript.js";
 
 /** One layer: the folder it owns (relative to `src/`, ending in `/`) and the modules it may import. */
 export interface LayerRule {
@@ -145,12 +146,12 @@ const toPosix = (path: string): string => path.split(sep).join("/");
 function specifiersOf(path: string): Array<{ specifier: string; line: number }> {
   const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
   const found: Array<{ specifier: string; line: number }> = [];
-  const add = (node: ts.Node | undefined): void => {
+  const add = (node: TypeScript.Node | undefined): void => {
     if (node && ts.isStringLiteralLike(node)) {
       found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
     }
   };
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TypeScript.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
     else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0]);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
@@ -290,8 +291,8 @@ const CLI_ENTRY = "cli/main.ts";
 /** Whether a module exports a function `main` (a command's entry; main.ts also loads the help printer). */
 function exportsMain(path: string): boolean {
   const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
-  const exported = (node: ts.Node) =>
-    (ts.getCombinedModifierFlags(node as ts.Declaration) & ts.ModifierFlags.Export) !== 0;
+  const exported = (node: TypeScript.Node) =>
+    (ts.getCombinedModifierFlags(node as TypeScript.Declaration) & ts.ModifierFlags.Export) !== 0;
   return source.statements.some((statement) =>
     ts.isFunctionDeclaration(statement)
       ? statement.name?.text === "main" && exported(statement)

@@ -6,7 +6,8 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import ts from "typescript";
+import type * as TypeScript from "typescript";
+import { ts } from "./fixtures/typescript.js";
 
 /** An exported value no other module imports: `file name`, the file relative to `src/`. */
 export type UnusedExport = string;
@@ -21,11 +22,11 @@ function filesUnder(dir: string): string[] {
   return files;
 }
 
-const exported = (node: ts.Node): boolean =>
+const exported = (node: TypeScript.Node): boolean =>
   ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
 
 /** The values a module exports by declaration: functions, classes, enums, variables (not types). */
-function exportedValues(source: ts.SourceFile): string[] {
+function exportedValues(source: TypeScript.SourceFile): string[] {
   const names: string[] = [];
   for (const statement of source.statements) {
     if (!exported(statement)) continue;
@@ -40,9 +41,17 @@ function exportedValues(source: ts.SourceFile): string[] {
   return names;
 }
 
-/** Every name each module of `files` is imported by, `*` for a module used whole. */
-function importedNames(root: string, files: string[], modules: Set<string>): Map<string, Set<string>> {
+/**
+ * Every name each module of `files` is imported by, `*` for a module used whole; and the values each
+ * module of `modules` exports, read in the same pass (each file is parsed once).
+ */
+function importedNames(
+  root: string,
+  files: string[],
+  modules: Set<string>,
+): { used: Map<string, Set<string>>; exports: Map<string, string[]> } {
   const used = new Map<string, Set<string>>();
+  const exports = new Map<string, string[]>();
   const note = (module: string | undefined, name: string) => {
     if (module === undefined) return;
     used.set(module, (used.get(module) ?? new Set()).add(name));
@@ -56,7 +65,8 @@ function importedNames(root: string, files: string[], modules: Set<string>): Map
   for (const file of files) {
     const text = readFileSync(file, "utf8");
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-    const visit = (node: ts.Node): void => {
+    if (modules.has(file)) exports.set(file, exportedValues(source));
+    const visit = (node: TypeScript.Node): void => {
       if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
         const module = target(file, node.moduleSpecifier.text);
         const clause = node.importClause;
@@ -81,7 +91,7 @@ function importedNames(root: string, files: string[], modules: Set<string>): Map
     // A built module loaded by its path at run time (a child process's script, a benchmark).
     for (const match of text.matchAll(/dist\/([\w/.-]+)\.js/g)) note(join(src, `${match[1]}.ts`), "*");
   }
-  return used;
+  return { used, exports };
 }
 
 /** The exported values of the modules under `root/src` that no module of src/, test/ or scripts/ imports. */
@@ -95,14 +105,11 @@ export function unusedExports(root: string): UnusedExport[] {
       return [];
     }
   });
-  const used = importedNames(root, importers, new Set(modules));
+  const { used, exports } = importedNames(root, importers, new Set(modules));
   return modules.flatMap((module) => {
     const names = used.get(module) ?? new Set();
     if (names.has("*")) return [];
-    const source = ts.createSourceFile(module, readFileSync(module, "utf8"), ts.ScriptTarget.Latest, true);
     const file = relative(src, module).split(sep).join("/");
-    return exportedValues(source)
-      .filter((name) => !names.has(name))
-      .map((name) => `${file} ${name}`);
+    return (exports.get(module) ?? []).filter((name) => !names.has(name)).map((name) => `${file} ${name}`);
   });
 }
