@@ -62,9 +62,16 @@ export async function main(argv: string[]): Promise<number> {
   const sources = runs.map((spec) => resolveRun(spec, { runsDir, warn: warnOnStderr }));
   const price = await runPricer(values);
   const otel = await openOtel({ endpoint: values.endpoint, headers: headerArgs("export", values.header), content });
-  for (const source of sources) {
-    const spans = await otel.exportSource(source, await predictedCosts(source, price));
-    console.log(`${source.label}: ${spans} spans`);
+  try {
+    for (const source of sources) {
+      const spans = await otel.exportSource(source, await predictedCosts(source, price));
+      console.log(`${source.label}: ${spans} spans`);
+    }
+  } catch (error) {
+    // A run found unreadable midway (a line too long, a bad figure) leaves part of its spans queued:
+    // none is sent, and the session's timers and connections end with the command.
+    await otel.discard();
+    throw error;
   }
   const sent = await otel.close();
   console.log(sent ? `sent to ${otel.url}` : `not sent: ${otel.url} did not take the spans`);

@@ -30,6 +30,8 @@ export interface OtelExport {
   live(name: string): LiveRun;
   /** Sends what is left (bounded wait); true when every export was taken by the endpoint. */
   close(): Promise<boolean>;
+  /** Ends without sending what is left: a command that stopped on an error sends no part of a run. */
+  discard(): Promise<void>;
 }
 
 export function openOtelExport(
@@ -75,5 +77,6 @@ export function openOtelExport(
       await session.close();
       return !failed;
     },
+    discard: () => session.discard(),
   };
 }

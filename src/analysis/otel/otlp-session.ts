@@ -66,6 +66,11 @@ export interface OtlpSession {
   startAgent(name: string, attributes: Attributes): LiveAgentSpan;
   /** Sends what is queued, waiting at most the export timeout; never throws. */
   close(): Promise<void>;
+  /**
+   * Ends the session without sending what is queued (spans handed over and not yet exported are
+   * dropped, silently): for a command that stops on an error midway through a run's spans.
+   */
+  discard(): Promise<void>;
 }
 
 /** The batch processor's bounds: at most this many spans wait, and one request carries at most a batch. */
@@ -223,9 +228,28 @@ function endpointExporter(settings: OtlpSettings, target: OtlpTarget): GuardedEx
   };
 }
 
+/**
+ * An exporter that, once told to drop, ends every batch at once without sending it. A dropped batch
+ * reports success: dropping is what was asked, and a failed one would stop the processor's shutdown
+ * before it shuts the exporter down.
+ */
+function droppable(inner: SpanExporter): SpanExporter & { drop(): void } {
+  let dropping = false;
+  return {
+    export: (spans, done) => (dropping ? done({ code: 0 }) : inner.export(spans, done)),
+    shutdown: () => inner.shutdown(),
+    forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
+    drop: () => {
+      dropping = true;
+    },
+  };
+}
+
 interface Pipeline {
   provider: BasicTracerProvider;
   processor: SpanProcessor;
+  /** From now on, batches the processor hands over are dropped, not sent. */
+  drop(): void;
   /** Resolves once every export handed to the endpoint has ended (each within its deadline). */
   settled(): Promise<void>;
   /** Closes every connection to the endpoint, so none keeps the process alive. */
@@ -234,7 +258,8 @@ interface Pipeline {
 
 function buildPipeline(settings: OtlpSettings, target: OtlpTarget): Pipeline {
   const endpoint = settings.exporter ? undefined : endpointExporter(settings, target);
-  const processor = new BatchSpanProcessor(settings.exporter ?? endpoint!, {
+  const exporter = droppable(settings.exporter ?? endpoint!);
+  const processor = new BatchSpanProcessor(exporter, {
     maxQueueSize: MAX_QUEUE,
     maxExportBatchSize: BATCH,
     scheduledDelayMillis: batchDelayMs(),
@@ -250,6 +275,7 @@ function buildPipeline(settings: OtlpSettings, target: OtlpTarget): Pipeline {
   return {
     provider,
     processor,
+    drop: exporter.drop,
     settled: async () => endpoint?.settled(),
     disconnect: () => endpoint?.disconnect(),
   };
@@ -279,7 +305,7 @@ async function emitPlans(provider: BasicTracerProvider, processor: SpanProcessor
 export function openOtlpSession(settings: OtlpSettings): OtlpSession {
   const target = settings.target ?? resolveOtlpTarget(undefined);
   const { url } = target;
-  const { provider, processor, settled, disconnect } = buildPipeline(settings, target);
+  const { provider, processor, drop, settled, disconnect } = buildPipeline(settings, target);
   return {
     url,
     emit: (plans) => emitPlans(provider, processor, plans),
@@ -322,6 +348,13 @@ export function openOtlpSession(settings: OtlpSettings): OtlpSession {
       disconnect();
       if (outcome === "late")
         settings.warn(`OpenTelemetry export to ${url} did not finish in time; unsent spans were dropped`);
+    },
+    async discard() {
+      drop();
+      // The queue drains into the dropping exporter at once; an export already in flight ends by its deadline.
+      await provider.shutdown().catch(() => undefined);
+      await settled();
+      disconnect();
     },
   };
 }
