@@ -1,7 +1,8 @@
 /**
  * Loads a CommonJS bundle (`dist/bundles/<name>.cjs`, written by scripts/bundle.mjs) from V8's code
  * cache: the small entries `dist/cli/main.js` and `dist/stub-mcp/<stub>.js` carry a copy of this and
- * start their bundle with it, and the CLI loads a library it bundles apart (undici) with it.
+ * start their bundle with it, and the CLI loads the libraries it bundles apart (undici, OpenTelemetry,
+ * x509) with it.
  *
  * Node 20 compiles every ES module from its source at every start (a compile cache for modules came
  * only with Node 22), and a probe run starts the CLI and then each stub server: both spent about a
