@@ -1,7 +1,8 @@
 /**
  * Issue 8, "two runs of the same probe at once": two `run` processes of the same probes, with one runs
  * folder and one workspace root, both finish with the records they would have alone, and the shared
- * database stays whole. A run that finds a probe's lock held waits for it and says so.
+ * database stays whole. A run that finds a probe's lock held waits for it and says so, and two runs of
+ * one probe take turns.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -84,7 +85,15 @@ describe("two runs of one probe at once (issue 8)", () => {
          FROM runs ORDER BY probe`,
       )
       .all() as { probe: string; status: string; request_count: number; stored: number }[];
+    // The two runs of p1 took turns at its lock: the later one began once the earlier had finished.
+    const p1Runs = db
+      .prepare(
+        "SELECT pid, started_at AS startedAt, finished_at AS finishedAt FROM runs WHERE probe = 'p1' ORDER BY started_at",
+      )
+      .all() as { pid: number; startedAt: string; finishedAt: string }[];
     db.close();
+    expect(p1Runs.map((run) => run.pid).sort()).toEqual(both.map((run) => run.child.pid).sort());
+    expect(p1Runs[0]!.finishedAt <= p1Runs[1]!.startedAt, JSON.stringify(p1Runs)).toBe(true);
     expect(rows).toEqual([
       { probe: "p1", status: "passed", request_count: 4, stored: 4 },
       { probe: "p1", status: "passed", request_count: 4, stored: 4 },
