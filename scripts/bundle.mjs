@@ -27,6 +27,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 
+// tsc's output, which run.sh builds before this step (loaded after help.mjs has answered --help).
+const { escapeRegExp } = await import("../dist/text/regexp.js");
+
 const ENTRIES = [
   "src/cli/main.ts",
   "src/stub-mcp/probe-stub.ts",
@@ -62,7 +65,6 @@ const LIBRARIES = {
 const libraryOf = new Map(
   Object.entries(LIBRARIES).flatMap(([library, packages]) => packages.map((p) => [p, library])),
 );
-const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 /**
  * Turns an entry's import of a package of LIBRARIES into a load of its library's bundle, from beside
